@@ -1,0 +1,48 @@
+import { defineConfig } from "@playwright/test";
+
+// The browser tests start the real product (embedded PGlite in a fresh directory, demo seeded)
+// on their own ports and drive it in Debian's Chromium; no browser is ever downloaded.
+// E2E_PORT lets several browser runs share a machine (console on E2E_PORT, identity on +1).
+const PORT = Number(process.env.E2E_PORT ?? 3200);
+const AUTH_PORT = PORT + 1;
+export const E2E = {
+  console: `http://localhost:${PORT}`,
+  auth: `http://localhost:${AUTH_PORT}`,
+  password: "e2e-demo-password",
+};
+
+export default defineConfig({
+  testDir: "tests/e2e",
+  outputDir: process.env.E2E_PORT ? `test-results/${process.env.E2E_PORT}` : "test-results",
+  timeout: 60_000,
+  expect: { timeout: 15_000 },
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  use: {
+    baseURL: E2E.console,
+    screenshot: "only-on-failure",
+    trace: "retain-on-failure",
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    },
+  },
+  webServer: {
+    command: `bash scripts/e2e-server.sh ${PORT} ${AUTH_PORT} ${E2E.password}`,
+    url: `${E2E.console}/readyz`,
+    timeout: 120_000,
+    reuseExistingServer: false,
+    stdout: "ignore",
+    stderr: "pipe",
+  },
+});

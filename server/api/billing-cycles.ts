@@ -1,0 +1,115 @@
+import { z } from "zod";
+import { type Cycle, cycleOf, ensureCycles, groupTotals } from "../metering/cycles";
+import { formatUsdExact } from "../metering/money";
+import { newestEvents } from "../metering/usage-records";
+import type { Db } from "../platform/database";
+import { ApiError } from "../platform/errors";
+import { requireAdmin } from "./access";
+import type { Router } from "./route";
+import { ErrorSchema } from "./schemas";
+import { UsageRecordSchema } from "./usage-queries";
+
+const e = (description: string) => ({ description, schema: ErrorSchema });
+
+/** The most usage events one billing cycle detail carries. */
+export const MAX_CYCLE_EVENTS = 10_000;
+
+const money = z.string().meta({ description: 'USD as an exact decimal string, e.g. "12.34".' });
+
+export const BillingCycleSchema = z
+  .object({
+    billing_cycle_uuid: z.uuid(),
+    billing_cycle_start_date: z
+      .string()
+      .meta({ description: "YYYY-MM-DD; the cycle starts at midnight UTC." }),
+    billing_cycle_end_date: z
+      .string()
+      .nullable()
+      .meta({ description: "YYYY-MM-DD, exclusive (midnight UTC); null for the current cycle." }),
+    paid_amount_usd: money.meta({ description: "Sum of the cycle's payments, exact decimal string." }),
+    total_cost: money,
+    unattributed_cost: money.meta({ description: "Cost of usage without a workspace." }),
+    workspace_groups: z.array(
+      z.object({
+        group_name: z.string().meta({ description: '"default": the workspaces in no group.' }),
+        total_cost: money,
+        balance_remaining: money.meta({
+          description: "Cost minus the group's prepaid amount: still owed; negative when credit is left.",
+        }),
+      }),
+    ),
+    usage_breakdown: z.object({
+      usage_events: z.array(UsageRecordSchema).meta({
+        description: `Empty in the list; with billing_cycle_uuid, the ${MAX_CYCLE_EVENTS} newest events.`,
+      }),
+      usage_events_truncated: z.boolean().optional(),
+    }),
+  })
+  .meta({ id: "BillingCycle" });
+
+const QuerySchema = z.strictObject({
+  billing_cycle_uuid: z.uuid({ error: "billing_cycle_uuid must be a UUID." }).optional(),
+});
+
+async function cycleJson(db: Db, cycle: Cycle) {
+  const { groups, unattributedMicros, paidMicros } = await groupTotals(db, cycle);
+  let total = unattributedMicros;
+  for (const g of groups) total += g.totalMicros;
+  return {
+    billing_cycle_uuid: cycle.billingCycleUuid,
+    billing_cycle_start_date: cycle.startDate,
+    billing_cycle_end_date: cycle.endDate,
+    paid_amount_usd: formatUsdExact(paidMicros),
+    total_cost: formatUsdExact(total),
+    unattributed_cost: formatUsdExact(unattributedMicros),
+    workspace_groups: groups.map((g) => ({
+      group_name: g.groupName,
+      total_cost: formatUsdExact(g.totalMicros),
+      balance_remaining: formatUsdExact(g.balanceMicros),
+    })),
+  };
+}
+
+/** GET /v1/accounts/organization/billingcycles: the organization's billing cycles (administrators). */
+export function registerBillingCycles(router: Router, deps: { db: Db }) {
+  const { db } = deps;
+  router.route({
+    method: "GET",
+    path: "/v1/accounts/organization/billingcycles",
+    tag: "Accounts",
+    summary: "Billing cycles of the organization",
+    description:
+      "Without billing_cycle_uuid: every cycle, start date ascending, with cost per workspace group " +
+      "(usage events left out). With it: that one cycle, with its newest usage events. An " +
+      "organization without a cycle gets its current monthly cycle on first read.",
+    auth: "bearer",
+    query: QuerySchema,
+    responses: {
+      200: {
+        description: "The cycles (an array), or one cycle when billing_cycle_uuid is given",
+        schema: z.union([z.array(BillingCycleSchema), BillingCycleSchema]),
+      },
+      400: e("billing_cycle_uuid is not a UUID"),
+      401: e("Not signed in"),
+      403: e("Not an organization administrator"),
+      404: e("No such billing cycle in the organization"),
+    },
+    async handler({ principal, query }) {
+      const org = requireAdmin(principal, "see billing cycles");
+      const cycles = await ensureCycles(db, org.org_id);
+      if (!query.billing_cycle_uuid) {
+        const list = [];
+        for (const c of cycles)
+          list.push({ ...(await cycleJson(db, c)), usage_breakdown: { usage_events: [] } });
+        return list;
+      }
+      const cycle = cycleOf(cycles, query.billing_cycle_uuid);
+      if (!cycle) throw new ApiError(404, "not_found", "Billing cycle not found.");
+      const { events, truncated } = await newestEvents(db, cycle, MAX_CYCLE_EVENTS);
+      return {
+        ...(await cycleJson(db, cycle)),
+        usage_breakdown: { usage_events: events, usage_events_truncated: truncated },
+      };
+    },
+  });
+}

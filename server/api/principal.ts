@@ -1,0 +1,99 @@
+import type { FastifyRequest } from "fastify";
+import { errors as joseErrors, jwtVerify } from "jose";
+import { ApiError } from "../platform/errors";
+import type { IdentityGateway, OrgMemberInfo } from "../platform/identity-gateway";
+
+export type OrgMemberClaim = OrgMemberInfo;
+
+/** Who is calling, from a verified access token. */
+export type Principal = {
+  userId: string;
+  email: string;
+  /** The organization the call acts in: the token's active org, else the user's first one. */
+  org: OrgMemberClaim | null;
+  impersonatorUserId: string | null;
+  /** How the caller proved who they are. */
+  via: "bearer" | "api_key";
+  /** Set for API keys: an org key rather than a personal key. */
+  orgKey?: boolean;
+};
+
+type Claims = {
+  user_id?: string;
+  email?: string;
+  org_member_info?: OrgMemberClaim;
+  org_id_to_org_member_info?: Record<string, OrgMemberClaim>;
+  impersonator_user_id?: string;
+};
+
+const unauthorized = (message: string) => new ApiError(401, "unauthorized", message);
+
+/** Verifies bearer tokens offline with the identity service's public key. */
+export function createBearerVerifier(gateway: IdentityGateway) {
+  return async function verify(req: FastifyRequest): Promise<Principal> {
+    const header = req.headers.authorization;
+    if (!header && req.headers["x-api-key"] !== undefined)
+      throw unauthorized("Account calls need a bearer access token; API keys are not accepted here.");
+    if (!header) throw unauthorized("Missing bearer token.");
+    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    if (!match?.[1]) throw unauthorized("The Authorization header must be 'Bearer <access token>'.");
+    let claims: Claims;
+    try {
+      const { payload } = await jwtVerify(match[1], await gateway.verificationKey(), {
+        algorithms: ["RS256"],
+        issuer: gateway.issuer,
+        requiredClaims: ["exp", "iat"],
+      });
+      claims = payload as Claims;
+    } catch (err) {
+      if (err instanceof joseErrors.JWTExpired) throw unauthorized("The access token has expired.");
+      throw unauthorized("The access token is not valid.");
+    }
+    if (!claims.user_id || !claims.email) throw unauthorized("The access token is not valid.");
+    const org = claims.org_member_info ?? Object.values(claims.org_id_to_org_member_info ?? {})[0] ?? null;
+    return {
+      userId: claims.user_id,
+      email: claims.email,
+      org,
+      impersonatorUserId: claims.impersonator_user_id ?? null,
+      via: "bearer",
+    };
+  };
+}
+
+export type BearerVerifier = ReturnType<typeof createBearerVerifier>;
+
+// Longer than any token we issue; anything bigger is refused before reaching identity.
+const MAX_API_KEY_LENGTH = 512;
+
+/**
+ * Authenticates a product API call. With `apiKey: true` an `x-api-key` header is accepted
+ * (validated through the identity gateway, so keys work with identity on another host); it takes
+ * precedence over a bearer token. A personal key acts in its user's first organization, an org
+ * key in its organization. With `apiKey: false` (account calls) only bearer tokens count.
+ */
+export function createAuthenticator(gateway: IdentityGateway) {
+  const verifyBearer = createBearerVerifier(gateway);
+  return async function authenticate(req: FastifyRequest, opts: { apiKey: boolean }): Promise<Principal> {
+    const raw = req.headers["x-api-key"];
+    if (!opts.apiKey || raw === undefined) return verifyBearer(req);
+    const key = typeof raw === "string" ? raw.trim() : "";
+    if (!key || key.length > MAX_API_KEY_LENGTH) throw unauthorized("The API key is not valid.");
+    const found = await gateway.validateApiKey(key);
+    if (!found) throw unauthorized("The API key is not valid, has expired or was deleted.");
+    return {
+      userId: found.userId,
+      email: found.email,
+      org: found.org,
+      impersonatorUserId: null,
+      via: "api_key",
+      orgKey: found.orgKey,
+    };
+  };
+}
+
+export type Authenticate = ReturnType<typeof createAuthenticator>;
+
+export function isOrgAdmin(p: Principal): boolean {
+  return p.org?.inherited_user_roles_plus_current_role.includes("Admin") ?? false;
+}

@@ -1,0 +1,116 @@
+import { z } from "zod";
+
+/**
+ * The product API's request and response shapes. Routes validate with them and the OpenAPI
+ * document is generated from them, so the two cannot drift apart.
+ */
+
+export const ErrorSchema = z
+  .object({
+    error: z.object({
+      code: z.string().meta({ description: "Stable, machine-readable error code." }),
+      message: z.string().meta({ description: "A sentence for people." }),
+    }),
+  })
+  .meta({ id: "Error" });
+
+export const WorkspaceSchema = z
+  .object({
+    workspace_uuid: z.uuid(),
+    name: z.string(),
+    organization_uuid: z.string(),
+    organization_name: z.string(),
+    member_count: z.int().min(0),
+    created_at: z.iso.datetime(),
+    deleted_at: z.iso.datetime().nullable().meta({ description: "Set when the workspace was deleted." }),
+  })
+  .meta({ id: "Workspace" });
+
+export const MemberSchema = z
+  .object({
+    email: z.string(),
+    user_id: z.string(),
+    role: z.string().meta({ description: 'Role in the workspace; "Member" by default.' }),
+  })
+  .meta({ id: "WorkspaceMember" });
+
+export const OrganizationUserSchema = z
+  .object({
+    email: z.string(),
+    user_id: z.string(),
+    role: z.enum(["Owner", "Admin", "Member"]),
+  })
+  .meta({ id: "OrganizationUser" });
+
+export const CurrentUserSchema = z
+  .object({
+    email: z.string(),
+    is_admin: z.boolean(),
+    is_impersonating: z.boolean(),
+    organization: z.object({ name: z.string(), org_uuid: z.string() }).nullable(),
+    workspace: z.object({ workspace_uuid: z.uuid(), name: z.string() }).nullable(),
+    org_admin_emails: z.array(z.string()),
+  })
+  .meta({ id: "CurrentUser" });
+
+// ---- requests -------------------------------------------------------------------------------
+
+const workspaceName = z
+  .string({ error: "name must be a string." })
+  .trim()
+  .min(1, "name is required.")
+  .max(100, "name must be at most 100 characters.")
+  .meta({ description: "Trimmed; unique (case-insensitive) among the organization's live workspaces." });
+
+const organizationUuid = z
+  .string({ error: "organization_uuid must be a string." })
+  .min(1, "organization_uuid is required.")
+  .max(100, "organization_uuid is too long.")
+  .meta({ description: "Must be the caller's organization." });
+
+export const WorkspaceBodySchema = z
+  .strictObject({ name: workspaceName, organization_uuid: organizationUuid })
+  .meta({ id: "WorkspaceBody" });
+
+export const ChooseWorkspaceBodySchema = z
+  .strictObject({ workspace_uuid: z.uuid("workspace_uuid must be a UUID.") })
+  .meta({ id: "ChooseWorkspaceBody" });
+
+const email = z
+  .string({ error: "user_email must be a string." })
+  .trim()
+  .max(254, "user_email is too long.")
+  .pipe(z.email("user_email must be an email address."))
+  .transform((v) => v.toLowerCase());
+
+export const AddMemberBodySchema = z.strictObject({ user_email: email }).meta({ id: "AddMemberBody" });
+export const AddMemberQuerySchema = z.strictObject({ user_email: email.optional() });
+
+export const WorkspaceParamsSchema = z.strictObject({
+  workspace_uuid: z.uuid("workspace_uuid must be a UUID."),
+});
+export const MemberParamsSchema = z.strictObject({
+  workspace_uuid: z.uuid("workspace_uuid must be a UUID."),
+  user_email: email,
+});
+
+export const ListWorkspacesQuerySchema = z.strictObject({
+  show_deleted: z
+    .enum(["true", "false"], { error: "show_deleted must be true or false." })
+    .default("false")
+    .transform((v) => v === "true")
+    .meta({ description: "Include deleted workspaces (billing history)." }),
+});
+
+export const EmptyQuerySchema = z.strictObject({});
+
+export const componentSchemas = [
+  ErrorSchema,
+  WorkspaceSchema,
+  MemberSchema,
+  OrganizationUserSchema,
+  CurrentUserSchema,
+  WorkspaceBodySchema,
+  ChooseWorkspaceBodySchema,
+  AddMemberBodySchema,
+];

@@ -1,0 +1,50 @@
+import type { FastifyBaseLogger } from "fastify";
+import type { Config } from "../platform/config";
+import type { Database } from "../platform/database";
+import { installApiErrors } from "../platform/errors";
+import { registerHealth } from "../platform/health";
+import { acceptEmptyJsonBodies, allowOrigins, createHttpApp } from "../platform/http";
+import type { IdentityGateway } from "../platform/identity-gateway";
+import { registerAccounts } from "./accounts";
+import { registerBillingCycles } from "./billing-cycles";
+import { registerConsoleFiles } from "./console-files";
+import { registerOpenApi } from "./openapi";
+import { registerOperator } from "./operator";
+import { registerOrganizationUsers } from "./organization-users";
+import { createAuthenticator } from "./principal";
+import { createRouter } from "./route";
+import { registerUsageIngest } from "./usage-ingest";
+import { registerUsageQueries } from "./usage-queries";
+import { registerWorkspaceMembers } from "./workspace-members";
+import { createWorkspaceStore } from "./workspace-store";
+import { registerWorkspaces } from "./workspaces";
+import { registerMyWorkspace } from "./workspaces-mine";
+
+/** The product API (/v1) plus the console's static files on one origin. */
+export async function createApiService(
+  config: Config,
+  database: Database,
+  gateway: IdentityGateway,
+  logger: FastifyBaseLogger,
+) {
+  const app = createHttpApp(logger.child({ component: "api" }));
+  await allowOrigins(app, config.allowedOrigins, ["Content-Type", "Authorization", "X-API-Key"]);
+  installApiErrors(app);
+  acceptEmptyJsonBodies(app);
+  registerHealth(app, database);
+  const workspaces = createWorkspaceStore(database.db);
+  const router = createRouter(app, createAuthenticator(gateway));
+  const deps = { gateway, workspaces };
+  registerAccounts(router, deps);
+  registerOrganizationUsers(router, deps);
+  registerMyWorkspace(router, deps);
+  registerWorkspaces(router, deps);
+  registerWorkspaceMembers(router, deps);
+  registerOperator(router, deps);
+  registerUsageIngest(router, { db: database.db });
+  registerUsageQueries(router, { db: database.db });
+  registerBillingCycles(router, { db: database.db });
+  registerOpenApi(router, config.apiPublicUrl);
+  await registerConsoleFiles(app, config);
+  return { app, workspaces };
+}

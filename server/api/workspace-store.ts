@@ -1,0 +1,379 @@
+import { and, asc, eq, isNull, ne, sql } from "drizzle-orm";
+import { currentWorkspace, workspaceMembers, workspaces } from "../db/schema";
+import type { Db } from "../platform/database";
+import { ApiError } from "../platform/errors";
+import { type Actor, type Tx, writeAudit } from "./audit";
+
+export type WorkspaceRow = {
+  workspaceUuid: string;
+  organizationUuid: string;
+  name: string;
+  createdAt: Date;
+  deletedAt: Date | null;
+  memberCount: number;
+};
+
+export type MemberRow = { email: string; user_id: string; role: string };
+
+export type RestoreResult =
+  | { status: "restored"; workspace: WorkspaceRow }
+  | { status: "not_found" }
+  | { status: "not_deleted" }
+  | { status: "conflict"; name: string };
+
+const columns = {
+  workspaceUuid: workspaces.workspaceUuid,
+  organizationUuid: workspaces.organizationUuid,
+  name: workspaces.name,
+  createdAt: workspaces.createdAt,
+  deletedAt: workspaces.deletedAt,
+  // Spelled out: drizzle's column helpers lose their table names inside this subquery.
+  memberCount:
+    sql<number>`(select count(*) from workspace_members wm where wm.workspace_uuid = workspaces.workspace_uuid)`.mapWith(
+      Number,
+    ),
+};
+
+export const nameTaken = (name: string) =>
+  new ApiError(409, "conflict", `A workspace named ${name} already exists.`);
+
+/**
+ * Serializes workspace writes per organization for the rest of the transaction, so name
+ * uniqueness and "no changes to a deleted workspace" hold under concurrent requests.
+ */
+async function lockOrganization(tx: Tx, orgId: string) {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`workspaces:${orgId}`}, 0))`);
+}
+
+async function assertNameFree(tx: Tx, orgId: string, name: string, except?: string) {
+  const [clash] = await tx
+    .select({ id: workspaces.workspaceUuid })
+    .from(workspaces)
+    .where(
+      and(
+        eq(workspaces.organizationUuid, orgId),
+        isNull(workspaces.deletedAt),
+        sql`lower(${workspaces.name}) = lower(${name})`,
+        except ? ne(workspaces.workspaceUuid, except) : undefined,
+      ),
+    )
+    .limit(1);
+  if (clash) throw nameTaken(name);
+}
+
+async function liveWorkspace(tx: Tx | Db, orgId: string, uuid: string): Promise<WorkspaceRow | null> {
+  const [row] = await tx
+    .select(columns)
+    .from(workspaces)
+    .where(
+      and(
+        eq(workspaces.workspaceUuid, uuid),
+        eq(workspaces.organizationUuid, orgId),
+        isNull(workspaces.deletedAt),
+      ),
+    );
+  return row ?? null;
+}
+
+/**
+ * Workspaces of one organization. Deleted workspaces (deleted_at set) are invisible to every
+ * call except a listing that asks for them; every change writes its audit row in its transaction.
+ */
+export function createWorkspaceStore(db: Db) {
+  return {
+    /**
+     * The user's own workspace in the organization: the live one they chose as current, else
+     * the first live one they were added to.
+     */
+    async myWorkspace(orgId: string, userId: string) {
+      const [row] = await db
+        .select({ workspace_uuid: workspaces.workspaceUuid, name: workspaces.name })
+        .from(workspaceMembers)
+        .innerJoin(workspaces, eq(workspaceMembers.workspaceUuid, workspaces.workspaceUuid))
+        .leftJoin(
+          currentWorkspace,
+          and(
+            eq(currentWorkspace.userId, workspaceMembers.userId),
+            eq(currentWorkspace.organizationUuid, workspaces.organizationUuid),
+            eq(currentWorkspace.workspaceUuid, workspaces.workspaceUuid),
+          ),
+        )
+        .where(
+          and(
+            eq(workspaceMembers.userId, userId),
+            eq(workspaces.organizationUuid, orgId),
+            isNull(workspaces.deletedAt),
+          ),
+        )
+        .orderBy(sql`${currentWorkspace.workspaceUuid} is null`, asc(workspaceMembers.joinSeq))
+        .limit(1);
+      return row ?? null;
+    },
+
+    async list(orgId: string, opts: { includeDeleted: boolean }): Promise<WorkspaceRow[]> {
+      return db
+        .select(columns)
+        .from(workspaces)
+        .where(
+          and(
+            eq(workspaces.organizationUuid, orgId),
+            opts.includeDeleted ? undefined : isNull(workspaces.deletedAt),
+          ),
+        )
+        .orderBy(sql`lower(${workspaces.name})`, asc(workspaces.name), asc(workspaces.createdAt));
+    },
+
+    /** A live workspace of the organization, or null (deleted and other tenants' look alike). */
+    get(orgId: string, uuid: string) {
+      return liveWorkspace(db, orgId, uuid);
+    },
+
+    createWorkspace(orgId: string, name: string, actor: Actor): Promise<WorkspaceRow> {
+      return db.transaction(async (tx) => {
+        await lockOrganization(tx, orgId);
+        await assertNameFree(tx, orgId, name);
+        const [row] = await tx
+          .insert(workspaces)
+          .values({ organizationUuid: orgId, name })
+          .returning({ uuid: workspaces.workspaceUuid });
+        if (!row) throw new Error("workspace insert returned nothing");
+        await writeAudit(tx, {
+          organizationUuid: orgId,
+          actor,
+          action: "workspace.create",
+          targetType: "workspace",
+          targetId: row.uuid,
+          details: { name },
+        });
+        return (await liveWorkspace(tx, orgId, row.uuid)) as WorkspaceRow;
+      });
+    },
+
+    /** Renames a live workspace; null when there is none. An unchanged name changes nothing. */
+    renameWorkspace(orgId: string, uuid: string, name: string, actor: Actor): Promise<WorkspaceRow | null> {
+      return db.transaction(async (tx) => {
+        await lockOrganization(tx, orgId);
+        const current = await liveWorkspace(tx, orgId, uuid);
+        if (!current) return null;
+        if (current.name === name) return current;
+        await assertNameFree(tx, orgId, name, uuid);
+        await tx
+          .update(workspaces)
+          .set({ name, updatedAt: new Date() })
+          .where(eq(workspaces.workspaceUuid, uuid));
+        await writeAudit(tx, {
+          organizationUuid: orgId,
+          actor,
+          action: "workspace.rename",
+          targetType: "workspace",
+          targetId: uuid,
+          details: { from: current.name, to: name },
+        });
+        return { ...current, name };
+      });
+    },
+
+    /** Soft delete: hidden from every call at once; members and usage history are kept. */
+    deleteWorkspace(orgId: string, uuid: string, actor: Actor): Promise<boolean> {
+      return db.transaction(async (tx) => {
+        await lockOrganization(tx, orgId);
+        const current = await liveWorkspace(tx, orgId, uuid);
+        if (!current) return false;
+        await tx
+          .update(workspaces)
+          .set({ deletedAt: new Date(), updatedAt: new Date() })
+          .where(eq(workspaces.workspaceUuid, uuid));
+        await writeAudit(tx, {
+          organizationUuid: orgId,
+          actor,
+          action: "workspace.delete",
+          targetType: "workspace",
+          targetId: uuid,
+          details: { name: current.name },
+        });
+        return true;
+      });
+    },
+
+    /** Brings a deleted workspace back (operators only), unless its name was taken meanwhile. */
+    restoreWorkspace(uuid: string, actor: Actor): Promise<RestoreResult> {
+      return db.transaction(async (tx) => {
+        const [found] = await tx
+          .select({ orgId: workspaces.organizationUuid })
+          .from(workspaces)
+          .where(eq(workspaces.workspaceUuid, uuid));
+        if (!found) return { status: "not_found" };
+        await lockOrganization(tx, found.orgId);
+        const [row] = await tx.select(columns).from(workspaces).where(eq(workspaces.workspaceUuid, uuid));
+        if (!row) return { status: "not_found" };
+        if (!row.deletedAt) return { status: "not_deleted" };
+        try {
+          await assertNameFree(tx, row.organizationUuid, row.name);
+        } catch {
+          return { status: "conflict", name: row.name };
+        }
+        await tx
+          .update(workspaces)
+          .set({ deletedAt: null, updatedAt: new Date() })
+          .where(eq(workspaces.workspaceUuid, uuid));
+        await writeAudit(tx, {
+          organizationUuid: row.organizationUuid,
+          actor,
+          action: "workspace.restore",
+          targetType: "workspace",
+          targetId: uuid,
+          details: { name: row.name, deleted_at: row.deletedAt.toISOString() },
+        });
+        return { status: "restored", workspace: { ...row, deletedAt: null } };
+      });
+    },
+
+    /** Members of a live workspace in email order; null when there is no such workspace. */
+    async listMembers(orgId: string, uuid: string): Promise<MemberRow[] | null> {
+      if (!(await liveWorkspace(db, orgId, uuid))) return null;
+      return db
+        .select({
+          email: workspaceMembers.email,
+          user_id: workspaceMembers.userId,
+          role: workspaceMembers.role,
+        })
+        .from(workspaceMembers)
+        .where(eq(workspaceMembers.workspaceUuid, uuid))
+        .orderBy(asc(workspaceMembers.email));
+    },
+
+    /** Adds an organization user; null when the workspace is gone, 409 when already a member. */
+    addWorkspaceMember(
+      orgId: string,
+      uuid: string,
+      user: { id: string; email: string },
+      actor: Actor,
+    ): Promise<MemberRow | null> {
+      return db.transaction(async (tx) => {
+        await lockOrganization(tx, orgId);
+        if (!(await liveWorkspace(tx, orgId, uuid))) return null;
+        const [row] = await tx
+          .insert(workspaceMembers)
+          .values({ workspaceUuid: uuid, userId: user.id, email: user.email })
+          .onConflictDoNothing()
+          .returning({
+            email: workspaceMembers.email,
+            user_id: workspaceMembers.userId,
+            role: workspaceMembers.role,
+          });
+        if (!row) throw new ApiError(409, "conflict", `${user.email} is already a member of this workspace.`);
+        await writeAudit(tx, {
+          organizationUuid: orgId,
+          actor,
+          action: "workspace.member_add",
+          targetType: "workspace_member",
+          targetId: uuid,
+          details: { user_id: user.id, email: user.email, role: row.role },
+        });
+        return row;
+      });
+    },
+
+    removeWorkspaceMember(
+      orgId: string,
+      uuid: string,
+      email: string,
+      actor: Actor,
+    ): Promise<"removed" | "no_workspace" | "no_member"> {
+      return db.transaction(async (tx) => {
+        await lockOrganization(tx, orgId);
+        if (!(await liveWorkspace(tx, orgId, uuid))) return "no_workspace";
+        const removed = await tx
+          .delete(workspaceMembers)
+          .where(
+            and(eq(workspaceMembers.workspaceUuid, uuid), sql`lower(${workspaceMembers.email}) = ${email}`),
+          )
+          .returning({ userId: workspaceMembers.userId, email: workspaceMembers.email });
+        if (removed.length === 0) return "no_member";
+        for (const m of removed) {
+          await tx
+            .delete(currentWorkspace)
+            .where(and(eq(currentWorkspace.userId, m.userId), eq(currentWorkspace.workspaceUuid, uuid)));
+          await writeAudit(tx, {
+            organizationUuid: orgId,
+            actor,
+            action: "workspace.member_remove",
+            targetType: "workspace_member",
+            targetId: uuid,
+            details: { user_id: m.userId, email: m.email },
+          });
+        }
+        return "removed";
+      });
+    },
+
+    /** Makes one of the user's own live workspaces their current one; null when it is not theirs. */
+    chooseCurrent(orgId: string, userId: string, uuid: string, actor: Actor): Promise<WorkspaceRow | null> {
+      return db.transaction(async (tx) => {
+        await lockOrganization(tx, orgId);
+        const ws = await liveWorkspace(tx, orgId, uuid);
+        if (!ws) return null;
+        const [membership] = await tx
+          .select({ userId: workspaceMembers.userId })
+          .from(workspaceMembers)
+          .where(and(eq(workspaceMembers.workspaceUuid, uuid), eq(workspaceMembers.userId, userId)));
+        if (!membership) return null;
+        await tx
+          .insert(currentWorkspace)
+          .values({ userId, organizationUuid: orgId, workspaceUuid: uuid })
+          .onConflictDoUpdate({
+            target: [currentWorkspace.userId, currentWorkspace.organizationUuid],
+            set: { workspaceUuid: uuid, updatedAt: new Date() },
+          });
+        await writeAudit(tx, {
+          organizationUuid: orgId,
+          actor,
+          action: "workspace.current_set",
+          targetType: "workspace",
+          targetId: uuid,
+          details: { user_id: userId },
+        });
+        return ws;
+      });
+    },
+
+    // ---- unaudited writes for the demo seed ------------------------------------------------
+
+    async create(orgId: string, name: string) {
+      const [row] = await db.insert(workspaces).values({ organizationUuid: orgId, name }).returning();
+      if (!row) throw new Error("workspace insert returned nothing");
+      return row;
+    },
+
+    async addMember(workspaceUuid: string, user: { id: string; email: string }, role = "Member") {
+      await db
+        .insert(workspaceMembers)
+        .values({ workspaceUuid, userId: user.id, email: user.email, role })
+        .onConflictDoNothing();
+    },
+
+    async findByName(orgId: string, name: string) {
+      const [row] = await db
+        .select()
+        .from(workspaces)
+        .where(
+          and(
+            eq(workspaces.organizationUuid, orgId),
+            eq(workspaces.name, name),
+            isNull(workspaces.deletedAt),
+          ),
+        );
+      return row ?? null;
+    },
+
+    async countInOrg(orgId: string) {
+      const rows = await db
+        .select({ id: workspaces.workspaceUuid })
+        .from(workspaces)
+        .where(eq(workspaces.organizationUuid, orgId));
+      return rows.length;
+    },
+  };
+}
+
+export type WorkspaceStore = ReturnType<typeof createWorkspaceStore>;

@@ -1,0 +1,1 @@
+ALTER TABLE "workspace_members" ADD COLUMN "join_seq" bigserial NOT NULL;

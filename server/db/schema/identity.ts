@@ -1,0 +1,236 @@
+import { boolean, index, integer, pgSchema, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+
+// Identity tables live in their own PostgreSQL schema: the product API never reads them,
+// it goes through the identity gateway. Column names follow better-auth's model fields.
+export const identity = pgSchema("identity");
+
+const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull().defaultNow();
+const updatedAt = () => timestamp("updated_at", { withTimezone: true }).notNull().defaultNow();
+
+export const user = identity.table("user", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  email: text("email").notNull().unique(),
+  emailVerified: boolean("email_verified").notNull().default(false),
+  image: text("image"),
+  firstName: text("first_name"),
+  lastName: text("last_name"),
+  username: text("username").unique(),
+  /** JSON object of custom user properties (PropelAuth `properties`). */
+  properties: text("properties"),
+  twoFactorEnabled: boolean("two_factor_enabled").notNull().default(false),
+  /** better-auth admin plugin: "admin" marks a provider operator (may impersonate). */
+  role: text("role"),
+  /** Disabled users (PropelAuth `enabled: false`): cannot sign in, their API keys stop working. */
+  banned: boolean("banned").notNull().default(false),
+  banReason: text("ban_reason"),
+  banExpires: timestamp("ban_expires", { withTimezone: true }),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export const session = identity.table(
+  "session",
+  {
+    id: text("id").primaryKey(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    token: text("token").notNull().unique(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    ipAddress: text("ip_address"),
+    userAgent: text("user_agent"),
+    userId: text("user_id")
+      .notNull()
+      .references(() => user.id, { onDelete: "cascade" }),
+    activeOrganizationId: text("active_organization_id"),
+    impersonatedBy: text("impersonated_by"),
+  },
+  (t) => [index("session_user_id_idx").on(t.userId)],
+);
+
+export const account = identity.table(
+  "account",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").notNull(),
+    providerId: text("provider_id").notNull(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => user.id, { onDelete: "cascade" }),
+    accessToken: text("access_token"),
+    refreshToken: text("refresh_token"),
+    idToken: text("id_token"),
+    accessTokenExpiresAt: timestamp("access_token_expires_at", { withTimezone: true }),
+    refreshTokenExpiresAt: timestamp("refresh_token_expires_at", { withTimezone: true }),
+    scope: text("scope"),
+    password: text("password"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index("account_user_id_idx").on(t.userId)],
+);
+
+export const verification = identity.table(
+  "verification",
+  {
+    id: text("id").primaryKey(),
+    identifier: text("identifier").notNull(),
+    value: text("value").notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index("verification_identifier_idx").on(t.identifier)],
+);
+
+export const organization = identity.table("organization", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  slug: text("slug").notNull().unique(),
+  logo: text("logo"),
+  createdAt: createdAt(),
+  metadata: text("metadata"),
+  /** "single_role_in_hierarchy" or "multi_role". */
+  roleStructure: text("role_structure").notNull().default("single_role_in_hierarchy"),
+  /** The organization's email domain, for autojoin and restrict-to-domain. */
+  domain: text("domain"),
+  autojoinByDomain: boolean("autojoin_by_domain").notNull().default(false),
+  restrictToDomain: boolean("restrict_to_domain").notNull().default(false),
+  require2faBy: timestamp("require_2fa_by", { withTimezone: true }),
+  maxUsers: integer("max_users"),
+});
+
+export const member = identity.table(
+  "member",
+  {
+    id: text("id").primaryKey(),
+    organizationId: text("organization_id")
+      .notNull()
+      .references(() => organization.id, { onDelete: "cascade" }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => user.id, { onDelete: "cascade" }),
+    // better-auth stores several roles comma-joined; ours are lower-case owner/admin/member.
+    role: text("role").notNull().default("member"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("member_organization_id_idx").on(t.organizationId),
+    uniqueIndex("member_org_user_uq").on(t.organizationId, t.userId),
+  ],
+);
+
+export const invitation = identity.table(
+  "invitation",
+  {
+    id: text("id").primaryKey(),
+    organizationId: text("organization_id")
+      .notNull()
+      .references(() => organization.id, { onDelete: "cascade" }),
+    email: text("email").notNull(),
+    role: text("role"),
+    status: text("status").notNull().default("pending"),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    createdAt: createdAt(),
+    inviterId: text("inviter_id")
+      .notNull()
+      .references(() => user.id, { onDelete: "cascade" }),
+  },
+  (t) => [index("invitation_org_idx").on(t.organizationId), index("invitation_email_idx").on(t.email)],
+);
+
+/** Instance-wide secrets made on first start (auth secret, token signing key pair). */
+export const setting = identity.table("setting", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+  createdAt: createdAt(),
+});
+
+export const twoFactor = identity.table(
+  "two_factor",
+  {
+    id: text("id").primaryKey(),
+    secret: text("secret").notNull(),
+    backupCodes: text("backup_codes").notNull(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => user.id, { onDelete: "cascade" }),
+    verified: boolean("verified").default(true),
+    failedVerificationCount: integer("failed_verification_count").default(0),
+    lockedUntil: timestamp("locked_until", { withTimezone: true }),
+  },
+  (t) => [index("two_factor_user_idx").on(t.userId), index("two_factor_secret_idx").on(t.secret)],
+);
+
+/** End-user API keys (personal, or an organization's). Only a SHA-256 of the token is kept. */
+export const apiKey = identity.table(
+  "api_key",
+  {
+    id: text("id").primaryKey(),
+    tokenHash: text("token_hash").notNull().unique(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => user.id, { onDelete: "cascade" }),
+    orgId: text("org_id").references(() => organization.id, { onDelete: "cascade" }),
+    metadata: text("metadata"),
+    createdAt: createdAt(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }),
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
+  },
+  (t) => [index("api_key_user_idx").on(t.userId), index("api_key_org_idx").on(t.orgId)],
+);
+
+/** Every email the identity service sends; without SMTP_URL this is the outbox itself. */
+export const emailOutbox = identity.table(
+  "email_outbox",
+  {
+    id: text("id").primaryKey(),
+    to: text("to").notNull(),
+    kind: text("kind").notNull(),
+    subject: text("subject").notNull(),
+    text: text("text").notNull(),
+    html: text("html"),
+    createdAt: createdAt(),
+    deliveredAt: timestamp("delivered_at", { withTimezone: true }),
+    error: text("error"),
+  },
+  (t) => [index("email_outbox_to_idx").on(t.to)],
+);
+
+/** Fixed-window counters shared by every instance (login, MFA, email sends). */
+export const rateLimitBucket = identity.table("rate_limit_bucket", {
+  key: text("key").primaryKey(),
+  count: integer("count").notNull(),
+  windowStart: timestamp("window_start", { withTimezone: true }).notNull(),
+});
+
+/** Failed password sign-ins per email, for lock-out after repeated failures. */
+export const loginFailure = identity.table("login_failure", {
+  email: text("email").primaryKey(),
+  failures: integer("failures").notNull().default(0),
+  lastFailureAt: timestamp("last_failure_at", { withTimezone: true }).notNull().defaultNow(),
+  lockedUntil: timestamp("locked_until", { withTimezone: true }),
+});
+
+/** Who impersonated whom, and when. */
+export const impersonationAudit = identity.table("impersonation_audit", {
+  id: text("id").primaryKey(),
+  operatorUserId: text("operator_user_id").notNull(),
+  targetUserId: text("target_user_id").notNull(),
+  startedAt: timestamp("started_at", { withTimezone: true }).notNull().defaultNow(),
+  endedAt: timestamp("ended_at", { withTimezone: true }),
+});
+
+/** Per-organization SAML identity provider: the organization's members sign in through it. */
+export const samlConnection = identity.table("saml_connection", {
+  orgId: text("org_id")
+    .primaryKey()
+    .references(() => organization.id, { onDelete: "cascade" }),
+  idpEntityId: text("idp_entity_id").notNull(),
+  idpSsoUrl: text("idp_sso_url").notNull(),
+  /** The IdP's signing certificate (PEM or bare base64). */
+  idpCertificate: text("idp_certificate").notNull(),
+  enabled: boolean("enabled").notNull().default(true),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});

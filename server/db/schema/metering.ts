@@ -1,0 +1,175 @@
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  boolean,
+  date,
+  index,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  unique,
+  uuid,
+} from "drizzle-orm/pg-core";
+import { workspaces } from "./product";
+
+// Money is stored as integer micro-dollars (1 USD = 1,000,000) in bigint columns and read as
+// JavaScript bigint: sums never pass through floating point.
+const micros = (name: string) => bigint(name, { mode: "bigint" });
+
+/**
+ * What one unit of usage costs. Every dimension column is a wildcard when null; organization_uuid
+ * null is the global default price list. A rule applies to events with valid_from <= occurred_at <
+ * valid_to (valid_to null: open-ended).
+ */
+export const priceRules = pgTable(
+  "price_rules",
+  {
+    priceRuleUuid: uuid("price_rule_uuid").primaryKey().default(sql`gen_random_uuid()`),
+    organizationUuid: text("organization_uuid"),
+    operation: text("operation"),
+    evalType: text("eval_type"),
+    modality: text("modality"),
+    /** "eval" or "prompt". */
+    ruleMetric: text("rule_metric"),
+    unitPriceMicros: micros("unit_price_micros").notNull(),
+    validFrom: timestamp("valid_from", { withTimezone: true }).notNull().defaultNow(),
+    validTo: timestamp("valid_to", { withTimezone: true }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("price_rules_org_idx").on(t.organizationUuid, t.operation)],
+);
+
+/** One priced usage record, stored once per (organization, client event id). */
+export const usageEvents = pgTable(
+  "usage_events",
+  {
+    usageEventUuid: uuid("usage_event_uuid").primaryKey().default(sql`gen_random_uuid()`),
+    organizationUuid: text("organization_uuid").notNull(),
+    /** The client's idempotency key. */
+    eventId: text("event_id").notNull(),
+    occurredAt: timestamp("occurred_at", { withTimezone: true }).notNull(),
+    workspaceUuid: uuid("workspace_uuid"),
+    evalUuid: text("eval_uuid"),
+    evalRunUuid: text("eval_run_uuid"),
+    name: text("name"),
+    operation: text("operation").notNull(),
+    evalType: text("eval_type").notNull(),
+    /** Lower-cased; "" when the event has none. */
+    modality: text("modality").notNull().default(""),
+    isJailbreak: boolean("is_jailbreak").notNull().default(false),
+    hasGroundTruth: boolean("has_ground_truth").notNull().default(false),
+    createdBy: text("created_by"),
+    quantity: bigint("quantity", { mode: "number" }).notNull().default(1),
+    ruleMetric: text("rule_metric").notNull().default("eval"),
+    unitPriceMicros: micros("unit_price_micros").notNull(),
+    /** Negative for credits and price adjustments. */
+    costMicros: micros("cost_micros").notNull(),
+    priceRuleUuid: uuid("price_rule_uuid"),
+    notes: text("notes"),
+    ingestedAt: timestamp("ingested_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    unique("usage_events_org_event_id_key").on(t.organizationUuid, t.eventId),
+    index("usage_events_org_occurred_idx").on(t.organizationUuid, t.occurredAt.desc()),
+    index("usage_events_org_workspace_occurred_idx").on(
+      t.organizationUuid,
+      t.workspaceUuid,
+      t.occurredAt.desc(),
+    ),
+  ],
+);
+
+/** Per-day sums of usage_events, written in the same transaction as the events they count. */
+export const usageDaily = pgTable(
+  "usage_daily",
+  {
+    organizationUuid: text("organization_uuid").notNull(),
+    /** UTC day of occurred_at. */
+    day: date("day", { mode: "string" }).notNull(),
+    workspaceUuid: uuid("workspace_uuid"),
+    operation: text("operation").notNull(),
+    evalType: text("eval_type").notNull(),
+    modality: text("modality").notNull(),
+    isJailbreak: boolean("is_jailbreak").notNull(),
+    hasGroundTruth: boolean("has_ground_truth").notNull(),
+    ruleMetric: text("rule_metric").notNull(),
+    eventCount: bigint("event_count", { mode: "number" }).notNull(),
+    quantitySum: bigint("quantity_sum", { mode: "number" }).notNull(),
+    costMicrosSum: micros("cost_micros_sum").notNull(),
+  },
+  (t) => [
+    // NULLS NOT DISTINCT: events without a workspace share one row per day and dimensions.
+    unique("usage_daily_dims_key")
+      .on(
+        t.organizationUuid,
+        t.day,
+        t.workspaceUuid,
+        t.operation,
+        t.evalType,
+        t.modality,
+        t.isJailbreak,
+        t.hasGroundTruth,
+        t.ruleMetric,
+      )
+      .nullsNotDistinct(),
+    index("usage_daily_org_day_idx").on(t.organizationUuid, t.day.desc()),
+  ],
+);
+
+/** A billing period [start_date, end_date); end_date null is the current cycle. */
+export const billingCycles = pgTable(
+  "billing_cycles",
+  {
+    billingCycleUuid: uuid("billing_cycle_uuid").primaryKey().default(sql`gen_random_uuid()`),
+    organizationUuid: text("organization_uuid").notNull(),
+    startDate: date("start_date", { mode: "string" }).notNull(),
+    endDate: date("end_date", { mode: "string" }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("billing_cycles_org_start_idx").on(t.organizationUuid, t.startDate.desc())],
+);
+
+export const payments = pgTable(
+  "payments",
+  {
+    paymentUuid: uuid("payment_uuid").primaryKey().default(sql`gen_random_uuid()`),
+    organizationUuid: text("organization_uuid").notNull(),
+    billingCycleUuid: uuid("billing_cycle_uuid")
+      .notNull()
+      .references(() => billingCycles.billingCycleUuid, { onDelete: "restrict" }),
+    amountMicros: micros("amount_micros").notNull(),
+    paidAt: timestamp("paid_at", { withTimezone: true }).notNull().defaultNow(),
+    note: text("note"),
+  },
+  (t) => [index("payments_org_cycle_idx").on(t.organizationUuid, t.billingCycleUuid)],
+);
+
+/** Workspaces that share a prepaid balance. */
+export const workspaceGroups = pgTable(
+  "workspace_groups",
+  {
+    workspaceGroupUuid: uuid("workspace_group_uuid").primaryKey().default(sql`gen_random_uuid()`),
+    organizationUuid: text("organization_uuid").notNull(),
+    groupName: text("group_name").notNull(),
+    prepaidMicros: micros("prepaid_micros").notNull().default(sql`0`),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [unique("workspace_groups_org_name_key").on(t.organizationUuid, t.groupName)],
+);
+
+export const workspaceGroupMembers = pgTable(
+  "workspace_group_members",
+  {
+    workspaceGroupUuid: uuid("workspace_group_uuid")
+      .notNull()
+      .references(() => workspaceGroups.workspaceGroupUuid, { onDelete: "cascade" }),
+    workspaceUuid: uuid("workspace_uuid")
+      .notNull()
+      .references(() => workspaces.workspaceUuid, { onDelete: "cascade" }),
+  },
+  (t) => [
+    primaryKey({ columns: [t.workspaceGroupUuid, t.workspaceUuid] }),
+    index("workspace_group_members_workspace_idx").on(t.workspaceUuid),
+  ],
+);

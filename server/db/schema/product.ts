@@ -1,0 +1,69 @@
+import { sql } from "drizzle-orm";
+import { bigserial, index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+
+// Product tables reference identity users and organizations by id only (no foreign keys across
+// the identity boundary): the two services may run on separate databases in production.
+export const workspaces = pgTable(
+  "workspaces",
+  {
+    workspaceUuid: uuid("workspace_uuid").primaryKey().default(sql`gen_random_uuid()`),
+    organizationUuid: text("organization_uuid").notNull(),
+    name: text("name").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+    deletedAt: timestamp("deleted_at", { withTimezone: true }),
+  },
+  (t) => [index("workspaces_org_idx").on(t.organizationUuid)],
+);
+
+export const workspaceMembers = pgTable(
+  "workspace_members",
+  {
+    workspaceUuid: uuid("workspace_uuid")
+      .notNull()
+      .references(() => workspaces.workspaceUuid, { onDelete: "cascade" }),
+    userId: text("user_id").notNull(),
+    email: text("email").notNull(),
+    role: text("role").notNull().default("Member"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    /** Join order: timestamps can tie within one transaction; "first joined" must not. */
+    joinSeq: bigserial("join_seq", { mode: "number" }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.workspaceUuid, t.userId] }),
+    index("workspace_members_user_idx").on(t.userId),
+  ],
+);
+
+/** The workspace a user chose as current in an organization (else the first one they joined). */
+export const currentWorkspace = pgTable(
+  "current_workspace",
+  {
+    userId: text("user_id").notNull(),
+    organizationUuid: text("organization_uuid").notNull(),
+    workspaceUuid: uuid("workspace_uuid")
+      .notNull()
+      .references(() => workspaces.workspaceUuid, { onDelete: "cascade" }),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.organizationUuid] })],
+);
+
+/** Every change made through the product API: who did what to which object, when. */
+export const auditLog = pgTable(
+  "audit_log",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    at: timestamp("at", { withTimezone: true }).notNull().defaultNow(),
+    organizationUuid: text("organization_uuid").notNull(),
+    actorUserId: text("actor_user_id"),
+    actorEmail: text("actor_email"),
+    /** "bearer", "api_key" or "operator". */
+    actorVia: text("actor_via").notNull(),
+    action: text("action").notNull(),
+    targetType: text("target_type").notNull(),
+    targetId: text("target_id").notNull(),
+    details: jsonb("details").notNull().default({}),
+  },
+  (t) => [index("audit_log_org_at_idx").on(t.organizationUuid, t.at)],
+);

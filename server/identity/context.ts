@@ -1,0 +1,20 @@
+import type { Config } from "../platform/config";
+import type { Db } from "../platform/database";
+import type { Auth } from "./auth";
+import type { Directory } from "./directory";
+import type { Mailer } from "./email/mailer";
+import type { RateLimiter } from "./rate-limit";
+import type { TokenIssuer } from "./tokens";
+
+/** What the identity routes share; built once by createIdentityService. */
+export type IdentityContext = {
+  config: Config;
+  db: Db;
+  auth: Auth;
+  directory: Directory;
+  tokens: TokenIssuer;
+  mailer: Mailer;
+  limiter: RateLimiter;
+  /** Server-to-server secret of the backend API (/api/backend/v1, token_verification_metadata). */
+  backendApiKey: string;
+};

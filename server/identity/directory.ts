@@ -1,0 +1,79 @@
+import { and, asc, eq } from "drizzle-orm";
+import { account, member, organization, user } from "../db/schema";
+import type { Db } from "../platform/database";
+import { roleStructureOf } from "./orgs/roles";
+import { parseStoredRoles } from "./roles";
+import type { IdentityUser, OrgMembership } from "./tokens";
+
+/** Read-side queries over the identity tables, shaped for tokens and the identity gateway. */
+export function createDirectory(db: Db) {
+  return {
+    /** The user with has_password folded into one query (this runs on every token refresh). */
+    async findUser(userId: string, lastActiveAt?: Date): Promise<IdentityUser | null> {
+      const [u] = await db
+        .select({
+          id: user.id,
+          email: user.email,
+          emailVerified: user.emailVerified,
+          firstName: user.firstName,
+          lastName: user.lastName,
+          image: user.image,
+          username: user.username,
+          mfaEnabled: user.twoFactorEnabled,
+          disabled: user.banned,
+          createdAt: user.createdAt,
+          updatedAt: user.updatedAt,
+          credentialId: account.id,
+        })
+        .from(user)
+        .leftJoin(account, and(eq(account.userId, user.id), eq(account.providerId, "credential")))
+        .where(eq(user.id, userId))
+        .limit(1);
+      if (!u) return null;
+      const { updatedAt, credentialId, ...rest } = u;
+      return { ...rest, hasPassword: credentialId !== null, lastActiveAt: lastActiveAt ?? updatedAt };
+    },
+
+    async listMemberships(userId: string): Promise<OrgMembership[]> {
+      const rows = await db
+        .select({
+          orgId: organization.id,
+          orgName: organization.name,
+          slug: organization.slug,
+          metadata: organization.metadata,
+          roleStructure: organization.roleStructure,
+          role: member.role,
+        })
+        .from(member)
+        .innerJoin(organization, eq(member.organizationId, organization.id))
+        .where(eq(member.userId, userId))
+        .orderBy(asc(member.createdAt));
+      return rows.map(({ role, roleStructure, ...r }) => {
+        const parsed = parseStoredRoles(role);
+        return {
+          ...r,
+          roleStructure: roleStructureOf(roleStructure),
+          role: parsed.role,
+          additionalRoles: parsed.additional,
+        };
+      });
+    },
+
+    async listOrganizationUsers(orgId: string) {
+      const rows = await db
+        .select({ userId: user.id, email: user.email, role: member.role })
+        .from(member)
+        .innerJoin(user, eq(member.userId, user.id))
+        .where(eq(member.organizationId, orgId))
+        .orderBy(asc(user.email));
+      return rows.map((r) => ({ user_id: r.userId, email: r.email, role: parseStoredRoles(r.role).role }));
+    },
+
+    async findOrganization(orgId: string) {
+      const [o] = await db.select().from(organization).where(eq(organization.id, orgId));
+      return o ? { org_id: o.id, name: o.name, url_safe_org_name: o.slug } : null;
+    },
+  };
+}
+
+export type Directory = ReturnType<typeof createDirectory>;

@@ -1,0 +1,70 @@
+import { eq } from "drizzle-orm";
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { user } from "../../db/schema";
+import type { IdentityContext } from "../context";
+import { IdentityError } from "../errors";
+import { feRoutes, parseInput, requireSession } from "../fe/plumbing";
+import { authErrorCode, forwardCookies, toHeaders } from "../http";
+import { createImpersonationAudit } from "./audit";
+import { isOperator } from "./operators";
+
+const startBody = z.object({ user_email: z.string().trim().toLowerCase().email().max(254) }).strict();
+
+/** better-auth's refusals (e.g. impersonating another operator) in our error catalogue. */
+function mapAuthError(err: unknown): never {
+  const known = authErrorCode(err);
+  if (known && known.status === 403)
+    throw new IdentityError("action_forbidden", "You may not impersonate this user.");
+  if (known && known.status === 404) throw new IdentityError("user_not_found");
+  if (known && known.status < 500) throw new IdentityError("bad_request");
+  throw err;
+}
+
+/**
+ * Operator impersonation under /api/fe/v3: POST /impersonate {user_email} swaps the operator's
+ * session cookie for one of the target user (better-auth keeps the operator's session aside);
+ * POST /stop_impersonating swaps it back. Both are recorded in the impersonation audit.
+ */
+export function registerImpersonationRoutes(app: FastifyInstance, ctx: IdentityContext) {
+  const audit = createImpersonationAudit(ctx.db);
+
+  feRoutes(app, (scope) => {
+    scope.post("/impersonate", async (req, reply) => {
+      const found = await requireSession(ctx, req);
+      if (!isOperator(found.user as { role?: string | null }))
+        throw new IdentityError("action_forbidden", "Only provider operators may impersonate users.");
+      if ((found.session as { impersonatedBy?: string | null }).impersonatedBy)
+        throw new IdentityError("action_forbidden", "Stop the current impersonation first.");
+      const { user_email } = parseInput(startBody, req.body);
+      const [target] = await ctx.db
+        .select({ id: user.id, email: user.email })
+        .from(user)
+        .where(eq(user.email, user_email));
+      if (!target) throw new IdentityError("user_not_found");
+      if (target.id === found.user.id)
+        throw new IdentityError("bad_request", "You cannot impersonate yourself.");
+      const { headers } = await ctx.auth.api
+        .impersonateUser({ body: { userId: target.id }, headers: toHeaders(req), returnHeaders: true })
+        .catch(mapAuthError);
+      // Recorded before the cookie leaves: if the audit write fails, the client never gets the session.
+      await audit.started(found.user.id, target.id);
+      forwardCookies(headers, reply);
+      return { impersonated_user: { user_id: target.id, email: target.email } };
+    });
+
+    // A plain session lookup, not requireSession: stopping must work even if the target was disabled.
+    scope.post("/stop_impersonating", async (req, reply) => {
+      const found = await ctx.auth.api.getSession({ headers: toHeaders(req) });
+      if (!found) throw new IdentityError("not_logged_in");
+      const operatorId = (found.session as { impersonatedBy?: string | null }).impersonatedBy;
+      if (!operatorId) throw new IdentityError("bad_request", "You are not impersonating anyone.");
+      const { headers } = await ctx.auth.api
+        .stopImpersonating({ headers: toHeaders(req), returnHeaders: true })
+        .catch(mapAuthError);
+      await audit.stopped(operatorId, found.user.id);
+      forwardCookies(headers, reply);
+      return {};
+    });
+  });
+}

@@ -1,0 +1,175 @@
+import { and, eq } from "drizzle-orm";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { z } from "zod";
+import { account, user } from "../../db/schema";
+import { createApiKeyService } from "../api-keys/service";
+import { isExpirationOption } from "../api-keys/token";
+import type { IdentityContext } from "../context";
+import { IdentityError } from "../errors";
+import type { SessionUser } from "../fe/plumbing";
+import { toHeaders } from "../http";
+import { type accountPage as AccountPageFn, accountPage } from "../pages/account-page";
+import { messagePage } from "../pages/auth-pages";
+import * as acc from "./account";
+import { backupCodes, currentPendingSecret } from "./mfa-setup";
+import { asPageError, asStrings, fieldErrors, type pageKit, type RtQuery, withRt } from "./page-kit";
+import * as s from "./schemas";
+
+type Kit = ReturnType<typeof pageKit>;
+type Extra = Partial<Parameters<typeof AccountPageFn>[0]>;
+
+const profileForm = s.updateMetadataBody.pick({ first_name: true, last_name: true, username: true });
+const emailForm = z.object({
+  new_email: s.updateEmailBody.shape.new_email,
+  password: z.string().max(128).optional(),
+});
+const passwordForm = z.object({
+  password: s.updatePasswordBody.shape.password,
+  current_password: z.string().max(128).optional(),
+});
+
+/** The hosted /account page and its form actions (each keeps `rt`). */
+export function registerAccountPage(app: FastifyInstance, ctx: IdentityContext, kit: Kit) {
+  const keys = createApiKeyService(ctx.db, ctx.directory);
+
+  async function render(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    rt: string | undefined,
+    extra: Extra = {},
+    status = 200,
+  ) {
+    const session = await ctx.auth.api.getSession({ headers: toHeaders(req) });
+    if (!session) return reply.redirect(kit.loginUrlBackTo("/account", rt), 303);
+    const id = session.user.id;
+    const [u] = await ctx.db.select().from(user).where(eq(user.id, id));
+    if (!u) return reply.redirect(kit.loginUrlBackTo("/account", rt), 303);
+    const [cred] = await ctx.db
+      .select({ p: account.password })
+      .from(account)
+      .where(and(eq(account.userId, id), eq(account.providerId, "credential")));
+    const orgs = await ctx.directory.listMemberships(id);
+    const mfa = u.twoFactorEnabled
+      ? { enabled: true as const, backupCodesLeft: (await backupCodes(ctx, id)).length }
+      : { enabled: false as const, ...(await currentPendingSecret(ctx, id, u.email)) };
+    const listed = await keys.listPersonal(id, { offset: 0, pageSize: 50, pageNumber: 0 });
+    const view = {
+      rt,
+      returnUrl: kit.target(rt),
+      email: u.email,
+      firstName: u.firstName ?? "",
+      lastName: u.lastName ?? "",
+      username: u.username ?? "",
+      hasPassword: Boolean(cred?.p),
+      orgs: orgs.map((o) => ({ name: o.orgName, role: o.role })),
+      mfa,
+      apiKeys: listed.api_keys.map((k) => ({
+        id: k.api_key_id,
+        createdAt: k.created_at,
+        expiresAt: k.expires_at_seconds,
+      })),
+      ...extra,
+    };
+    return kit.send(reply, status, accountPage(view));
+  }
+
+  app.get<{ Querystring: RtQuery }>("/account", async (req, reply) => render(req, reply, req.query.rt));
+
+  /** One form action: same-origin and signed-in checks, then `run`; errors shown in its section. */
+  const action = (
+    path: string,
+    section: string,
+    run: (
+      req: FastifyRequest,
+      reply: FastifyReply,
+      v: Record<string, string>,
+      session: SessionUser,
+    ) => Promise<Extra | "done">,
+  ) =>
+    app.post<{ Querystring: RtQuery }>(path, async (req, reply) => {
+      const { rt } = req.query;
+      const values = asStrings(req.body);
+      if (!kit.sameOrigin(req))
+        return kit.send(
+          reply,
+          403,
+          messagePage("Refused", "This form was sent from another site.", {
+            href: withRt("/account", rt),
+            label: "Back",
+          }),
+        );
+      const session = await acc.requireSessionForPage(ctx, req);
+      if (!session) return reply.redirect(kit.loginUrlBackTo("/account", rt), 303);
+      try {
+        const extra = await run(req, reply, values, session);
+        if (extra === "done") return reply;
+        return render(req, reply, rt, { section, ...extra });
+      } catch (err) {
+        if (err instanceof z.ZodError)
+          return render(req, reply, rt, { section, values, errors: fieldErrors(err) }, 400);
+        const e = asPageError(err);
+        return render(req, reply, rt, { section, values, errors: e.errors, message: e.message }, e.status);
+      }
+    });
+
+  action("/account/profile", "profile", async (_req, _reply, v, session) => {
+    await acc.updateMetadata(ctx, session, profileForm.parse(v));
+    return { notice: "Profile saved." };
+  });
+  action("/account/email", "email", async (req, _reply, v, session) => {
+    const f = emailForm.parse(v);
+    await acc.updateEmail(ctx, req, session, f.new_email, f.password || undefined);
+    return { notice: `We sent a confirmation link to ${f.new_email}. Your email changes when you open it.` };
+  });
+  action("/account/password", "password", async (req, reply, v, session) => {
+    const f = passwordForm.parse(v);
+    const cookies = await acc.updatePassword(ctx, req, session, f.password, f.current_password || undefined);
+    if (cookies.length) reply.header("set-cookie", cookies);
+    return { notice: "Password changed. Other devices were signed out." };
+  });
+  action("/account/mfa/enable", "mfa", async (req, reply, v, session) => {
+    const cookies = await acc.enableMfa(ctx, req, session, s.mfaEnableBody.parse(v).code);
+    reply.header("set-cookie", cookies);
+    // The session was rotated: render from the new cookie, showing the backup codes this once.
+    req.headers.cookie = cookies.map((c) => c.split(";")[0]).join("; ");
+    return {
+      notice: "Two-factor authentication is on.",
+      newBackupCodes: await backupCodes(ctx, session.user.id),
+    };
+  });
+  action("/account/mfa/disable", "mfa", async (_req, _reply, _v, session) => {
+    await acc.turnOffMfa(ctx, session);
+    return { notice: "Two-factor authentication is off." };
+  });
+  action("/account/api_keys", "api-keys", async (_req, _reply, v, session) => {
+    const raw = v.expiration_option || "OneYear";
+    if (!isExpirationOption(raw))
+      throw new IdentityError("invalid_request_fields", undefined, {
+        expiration_option: "Choose one of the listed expiry options.",
+      });
+    const expiration = raw;
+    const created = await keys.create(session.user.id, { expiration });
+    return {
+      notice: "API key created. Copy it now: it is not shown again.",
+      newApiKey: created.api_key_token,
+    };
+  });
+  action("/account/api_keys/delete", "api-keys", async (_req, _reply, v, session) => {
+    await keys.delete(session.user.id, v.api_key_id ?? "");
+    return { notice: "API key deleted." };
+  });
+  action("/account/delete", "delete", async (req, reply, v) => {
+    if (v.confirm !== "DELETE") return { errors: { confirm: 'Type "DELETE" to confirm.' }, values: v };
+    const cookies = await acc.deleteMe(ctx, req);
+    if (cookies.length) reply.header("set-cookie", cookies);
+    kit.send(
+      reply,
+      200,
+      messagePage("Account deleted", "Your account has been deleted.", {
+        href: "/signup",
+        label: "Create a new account",
+      }),
+    );
+    return "done";
+  });
+}

@@ -1,0 +1,173 @@
+import { and, eq, ne } from "drizzle-orm";
+import type { FastifyRequest } from "fastify";
+import { account, user } from "../../db/schema";
+import type { IdentityContext } from "../context";
+import { IdentityError } from "../errors";
+import type { SessionUser } from "../fe/plumbing";
+import { authErrorCode, toHeaders } from "../http";
+import { enforce, LIMITS, normalizeEmail } from "./limits";
+import { backupCodes, disableMfa, newPendingSecret } from "./mfa-setup";
+
+// Account changes for the signed-in user, shared by /api/fe/v3 and the hosted /account page.
+// Each returns the Set-Cookie headers better-auth produced (it rotates the session on some).
+
+async function hasPassword(ctx: IdentityContext, userId: string) {
+  const [a] = await ctx.db
+    .select({ password: account.password })
+    .from(account)
+    .where(and(eq(account.userId, userId), eq(account.providerId, "credential")));
+  return Boolean(a?.password);
+}
+
+async function checkPassword(ctx: IdentityContext, userId: string, password: string | undefined) {
+  if (!(await hasPassword(ctx, userId))) return;
+  if (!password) throw new IdentityError("incorrect_password", "Please enter your current password.");
+  const ac = await ctx.auth.$context;
+  const [a] = await ctx.db
+    .select({ password: account.password })
+    .from(account)
+    .where(and(eq(account.userId, userId), eq(account.providerId, "credential")));
+  if (!(await ac.password.verify({ hash: a?.password ?? "", password })))
+    throw new IdentityError("incorrect_password", "The password is not correct.");
+}
+
+export async function securityStatus(ctx: IdentityContext, s: SessionUser) {
+  if ((s.user as { twoFactorEnabled?: boolean }).twoFactorEnabled)
+    return {
+      type: "Enabled" as const,
+      mfa_enabled: true as const,
+      backup_codes: await backupCodes(ctx, s.user.id),
+    };
+  const pending = await newPendingSecret(ctx, s.user.id, s.user.email);
+  return {
+    type: "Disabled" as const,
+    mfa_enabled: false as const,
+    new_secret: pending.secret,
+    new_qr: pending.qr,
+  };
+}
+
+/** Proves the pending secret with a code; better-auth enables MFA and rotates the session. */
+export async function enableMfa(ctx: IdentityContext, req: FastifyRequest, s: SessionUser, code: string) {
+  if ((s.user as { twoFactorEnabled?: boolean }).twoFactorEnabled)
+    throw new IdentityError("action_already_complete");
+  try {
+    const { headers } = await ctx.auth.api.verifyTOTP({
+      body: { code },
+      headers: toHeaders(req),
+      returnHeaders: true,
+    });
+    return headers.getSetCookie();
+  } catch (err) {
+    const e = authErrorCode(err);
+    if (e?.code === "TOTP_NOT_ENABLED")
+      throw new IdentityError("invalid_request_fields", undefined, { code: "Load a new secret first." });
+    if (e && e.status < 500)
+      throw new IdentityError("invalid_request_fields", undefined, { code: "The code is not correct." });
+    throw err;
+  }
+}
+
+export async function turnOffMfa(ctx: IdentityContext, s: SessionUser) {
+  if (!(s.user as { twoFactorEnabled?: boolean }).twoFactorEnabled)
+    throw new IdentityError("action_already_complete");
+  await disableMfa(ctx, s.user.id);
+}
+
+/** Mails a confirmation link to the new address; the change applies when it is opened. */
+export async function updateEmail(
+  ctx: IdentityContext,
+  req: FastifyRequest,
+  s: SessionUser,
+  newEmail: string,
+  password?: string,
+) {
+  const email = normalizeEmail(newEmail);
+  if (email === s.user.email)
+    throw new IdentityError("invalid_request_fields", undefined, {
+      new_email: "This is already your email.",
+    });
+  await checkPassword(ctx, s.user.id, password);
+  await enforce(ctx, `email-change:user:${s.user.id}`, LIMITS.emailChangePerUser, "confirmation_email_sent");
+  // For an address already in use better-auth answers the same and sends nothing, so this call
+  // does not reveal who has an account.
+  await ctx.auth.api.changeEmail({ body: { newEmail: email }, headers: toHeaders(req) });
+}
+
+/** Changes (or, for users without one, sets) the password; other sessions are signed out. */
+export async function updatePassword(
+  ctx: IdentityContext,
+  req: FastifyRequest,
+  s: SessionUser,
+  password: string,
+  current?: string,
+) {
+  if (!(await hasPassword(ctx, s.user.id))) {
+    await ctx.auth.api.setPassword({ body: { newPassword: password }, headers: toHeaders(req) });
+    return [];
+  }
+  await checkPassword(ctx, s.user.id, current);
+  const { headers } = await ctx.auth.api.changePassword({
+    body: { newPassword: password, currentPassword: current ?? "", revokeOtherSessions: true },
+    headers: toHeaders(req),
+    returnHeaders: true,
+  });
+  return headers.getSetCookie();
+}
+
+export type MetadataInput = {
+  first_name?: string | undefined;
+  last_name?: string | undefined;
+  username?: string | undefined;
+};
+
+export async function updateMetadata(ctx: IdentityContext, s: SessionUser, m: MetadataInput) {
+  if (m.username) {
+    const [taken] = await ctx.db
+      .select({ id: user.id })
+      .from(user)
+      .where(and(eq(user.username, m.username), ne(user.id, s.user.id)));
+    if (taken)
+      throw new IdentityError("invalid_request_fields", undefined, { username: "This username is taken." });
+  }
+  const u = s.user as { firstName?: string | null; lastName?: string | null };
+  const first = m.first_name ?? u.firstName ?? "";
+  const last = m.last_name ?? u.lastName ?? "";
+  await ctx.db
+    .update(user)
+    .set({
+      ...(m.first_name !== undefined ? { firstName: m.first_name || null } : {}),
+      ...(m.last_name !== undefined ? { lastName: m.last_name || null } : {}),
+      ...(m.username !== undefined ? { username: m.username || null } : {}),
+      name: [first, last].filter(Boolean).join(" ") || s.user.email,
+      updatedAt: new Date(),
+    })
+    .where(eq(user.id, s.user.id));
+}
+
+/** Deletes the account and everything hanging off it (sessions, memberships, keys cascade). */
+export async function deleteMe(ctx: IdentityContext, req: FastifyRequest) {
+  try {
+    const { headers } = await ctx.auth.api.deleteUser({
+      body: {},
+      headers: toHeaders(req),
+      returnHeaders: true,
+    });
+    return headers.getSetCookie();
+  } catch (err) {
+    const e = authErrorCode(err);
+    if (e?.code === "SESSION_EXPIRED")
+      throw new IdentityError("not_logged_in", "Please sign in again before deleting your account.");
+    throw err;
+  }
+}
+
+/** The session for a hosted form action, or null (the page then sends the visitor to sign in). */
+export async function requireSessionForPage(
+  ctx: IdentityContext,
+  req: FastifyRequest,
+): Promise<SessionUser | null> {
+  const found = await ctx.auth.api.getSession({ headers: toHeaders(req) });
+  if (!found || (found.user as { banned?: boolean | null }).banned) return null;
+  return found;
+}

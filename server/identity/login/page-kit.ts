@@ -1,0 +1,67 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { z } from "zod";
+import type { IdentityContext } from "../context";
+import { IdentityError } from "../errors";
+import { decodeReturnTarget, encodeReturnTarget } from "../return-target";
+
+// Shared plumbing of the hosted pages: HTML replies, the `rt` return target, same-origin form
+// checks, and turning IdentityErrors into messages shown in place.
+
+export type RtQuery = { rt?: string };
+
+export function pageKit(ctx: IdentityContext) {
+  const { config } = ctx;
+  const defaultTarget = `${config.publicUrl}/`;
+  const returnOrigins = [...config.allowedOrigins, config.authPublicUrl];
+  return {
+    defaultTarget,
+    /** The decoded return URL when allowed, else the console. */
+    target: (rt?: string) => decodeReturnTarget(rt, returnOrigins) ?? defaultTarget,
+    send: (reply: FastifyReply, status: number, body: string, cookies: string[] = []) => {
+      if (cookies.length) reply.header("set-cookie", cookies);
+      return reply
+        .status(status)
+        .header("cache-control", "no-store")
+        .type("text/html; charset=utf-8")
+        .send(body);
+    },
+    /** A form post from another site must not act for the visitor (login CSRF, account changes). */
+    sameOrigin: (req: FastifyRequest) => {
+      const origin = req.headers.origin;
+      return origin === undefined || origin === "null" || origin === config.authPublicUrl;
+    },
+    /** /login with a return target that comes back to `path` (itself keeping `rt`). */
+    loginUrlBackTo: (path: string, rt?: string) => {
+      const back = `${config.authPublicUrl}${withRt(path, rt)}`;
+      return `/login?rt=${encodeURIComponent(encodeReturnTarget(back))}`;
+    },
+  };
+}
+
+export const withRt = (path: string, rt?: string) =>
+  rt ? `${path}${path.includes("?") ? "&" : "?"}rt=${encodeURIComponent(rt)}` : path;
+
+export const asStrings = (body: unknown): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(body && typeof body === "object" ? (body as Record<string, unknown>) : {}).map(
+      ([k, v]) => [k, typeof v === "string" ? v : ""],
+    ),
+  );
+
+export function fieldErrors(error: z.ZodError): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const issue of error.issues) out[String(issue.path[0] ?? "form")] ??= issue.message;
+  return out;
+}
+
+/** An IdentityError as page state: field errors in place, otherwise one message. */
+export function asPageError(err: unknown) {
+  if (!(err instanceof IdentityError)) throw err;
+  const { retry_after_seconds: _r, ...fields } = err.fieldErrors ?? {};
+  const hasFields = Object.keys(fields).length > 0;
+  return {
+    status: err.status,
+    errors: hasFields ? fields : undefined,
+    message: hasFields ? undefined : err.message,
+  };
+}

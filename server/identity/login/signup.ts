@@ -1,0 +1,117 @@
+import { eq } from "drizzle-orm";
+import type { FastifyRequest } from "fastify";
+import { decodeJwt } from "jose";
+import { user } from "../../db/schema";
+import type { IdentityContext } from "../context";
+import { callbackCarrying } from "../email/templates";
+import { IdentityError } from "../errors";
+import { authErrorCode, toHeaders } from "../http";
+import {
+  authContext,
+  pendingConfirmCookie,
+  pendingConfirmUserId,
+  startSession,
+  startTwoFactorChallenge,
+} from "./cookies";
+import { clientIp, enforce, LIMITS, normalizeEmail } from "./limits";
+
+export type SignupInput = {
+  email: string;
+  password: string;
+  first_name?: string | undefined;
+  last_name?: string | undefined;
+  username?: string | undefined;
+  /** The hosted page's return target, carried by the confirmation link. */
+  rt?: string | undefined;
+};
+
+/**
+ * Creates the account and mails a confirmation link. Like PropelAuth, no session exists until
+ * the email is confirmed: the browser gets the "confirm your email" state instead, and the
+ * console never receives tokens for an address nobody has proven to own.
+ */
+export async function signUp(ctx: IdentityContext, req: FastifyRequest, input: SignupInput) {
+  await enforce(ctx, `signup:ip:${clientIp(req)}`, LIMITS.signupPerIp);
+  const email = normalizeEmail(input.email);
+  const [taken] = await ctx.db.select({ id: user.id }).from(user).where(eq(user.email, email));
+  if (taken)
+    throw new IdentityError("invalid_request_fields", undefined, {
+      email: "An account with this email already exists.",
+    });
+  if (input.username) {
+    const [u] = await ctx.db.select({ id: user.id }).from(user).where(eq(user.username, input.username));
+    if (u)
+      throw new IdentityError("invalid_request_fields", undefined, { username: "This username is taken." });
+  }
+  let created: { token: string | null; user: { id: string } };
+  try {
+    created = await ctx.auth.api.signUpEmail({
+      body: {
+        email,
+        password: input.password,
+        name: [input.first_name, input.last_name].filter(Boolean).join(" ") || email,
+        firstName: input.first_name || undefined,
+        lastName: input.last_name || undefined,
+        username: input.username || undefined,
+      },
+      headers: toHeaders(req),
+    });
+  } catch (err) {
+    const e = authErrorCode(err);
+    if (e && e.status < 500)
+      throw new IdentityError("invalid_request_fields", undefined, {
+        [e.code.includes("PASSWORD") ? "password" : "email"]: "This value is not accepted.",
+      });
+    throw err;
+  }
+  // better-auth signs new users in; drop that session until the email is confirmed.
+  if (created.token) await (await authContext(ctx)).internalAdapter.deleteSession(created.token);
+  await ctx.limiter.hit(
+    `confirm:user:${created.user.id}`,
+    LIMITS.resendConfirmation.limit,
+    LIMITS.resendConfirmation.windowSeconds,
+  );
+  await ctx.auth.api.sendVerificationEmail({ body: { email, callbackURL: callbackCarrying(input.rt) } });
+  return { userId: created.user.id, cookie: await pendingConfirmCookie(ctx, created.user.id) };
+}
+
+/** Sends the confirmation link again to the user this browser is confirming (or signed in as). */
+export async function resendConfirmation(ctx: IdentityContext, req: FastifyRequest) {
+  const session = await ctx.auth.api.getSession({ headers: toHeaders(req) });
+  const userId = session?.user.id ?? (await pendingConfirmUserId(ctx, req));
+  if (!userId) throw new IdentityError("not_logged_in");
+  const [u] = await ctx.db.select().from(user).where(eq(user.id, userId));
+  if (!u) throw new IdentityError("not_logged_in");
+  if (u.emailVerified) throw new IdentityError("email_already_confirmed");
+  // The client's resend handles rate_limit_exceeded (not confirmation_email_sent).
+  await enforce(ctx, `confirm:user:${userId}`, LIMITS.resendConfirmation);
+  await ctx.auth.api.sendVerificationEmail({ body: { email: u.email } });
+}
+
+/**
+ * Applies a confirmation link (sign-up, or a change of email). When this browser is the one that
+ * typed the password, the sign-in continues: a session, or the second-factor step.
+ */
+export async function confirmEmail(ctx: IdentityContext, req: FastifyRequest, token: string) {
+  const none: string[] = [];
+  try {
+    await ctx.auth.api.verifyEmail({ query: { token } });
+  } catch (err) {
+    if (authErrorCode(err)) return { ok: false as const, signedIn: false, cookies: none };
+    throw err;
+  }
+  // Valid by now (better-auth checked it); its payload names the address that was confirmed.
+  const claims = decodeJwt(token) as { email?: string; updateTo?: string };
+  const email = normalizeEmail(claims.updateTo ?? claims.email ?? "");
+  const [u] = await ctx.db.select().from(user).where(eq(user.email, email));
+  const pending = await pendingConfirmUserId(ctx, req);
+  if (!u || u.banned || pending !== u.id) return { ok: true as const, signedIn: false, cookies: none };
+  if (u.twoFactorEnabled)
+    return {
+      ok: true as const,
+      signedIn: false,
+      needsCode: true,
+      cookies: [await startTwoFactorChallenge(ctx, u.id)],
+    };
+  return { ok: true as const, signedIn: true, cookies: [await startSession(ctx, u.id)] };
+}

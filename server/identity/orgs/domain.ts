@@ -1,0 +1,50 @@
+// Email domains for autojoin and restrict-to-domain. A personal mailbox provider's domain can't
+// stand for an organization: anyone can get an address there.
+
+const PERSONAL_DOMAINS = new Set([
+  "gmail.com",
+  "googlemail.com",
+  "outlook.com",
+  "hotmail.com",
+  "hotmail.co.uk",
+  "live.com",
+  "msn.com",
+  "yahoo.com",
+  "yahoo.co.uk",
+  "ymail.com",
+  "icloud.com",
+  "me.com",
+  "mac.com",
+  "aol.com",
+  "proton.me",
+  "protonmail.com",
+  "pm.me",
+  "gmx.com",
+  "gmx.de",
+  "gmx.net",
+  "web.de",
+  "mail.com",
+  "mail.ru",
+  "yandex.com",
+  "yandex.ru",
+  "zoho.com",
+  "fastmail.com",
+  "hey.com",
+  "qq.com",
+  "163.com",
+  "126.com",
+]);
+
+export function emailDomain(email: string): string {
+  const at = email.lastIndexOf("@");
+  return at < 0
+    ? ""
+    : email
+        .slice(at + 1)
+        .trim()
+        .toLowerCase();
+}
+
+export function isPersonalDomain(domain: string): boolean {
+  return PERSONAL_DOMAINS.has(domain.toLowerCase());
+}

@@ -1,0 +1,127 @@
+import type { FastifyInstance } from "fastify";
+import type { IdentityContext } from "../context";
+import { IdentityError } from "../errors";
+import { parseInput } from "../fe/plumbing";
+import { acceptInvitePage, createOrgPage } from "../pages/org-misc";
+import { acceptInvite, findInvitation } from "./invites";
+import { createOrg } from "./manage";
+import { firstError, formOf, type PageKit } from "./page-kit";
+import * as s from "./schemas";
+
+/** The hosted pages around organizations: /create_org and /accept_invite. */
+export function registerOrgSidePages(app: FastifyInstance, ctx: IdentityContext, kit: PageKit) {
+  const { db } = ctx;
+
+  app.get("/create_org", async (req, reply) => {
+    if (!(await kit.actorOrNull(req))) return kit.toLogin(req, reply);
+    return kit.send(reply, 200, createOrgPage({}));
+  });
+
+  app.post("/create_org", async (req, reply) => {
+    if (!kit.sameOrigin(req))
+      return kit.send(reply, 403, createOrgPage({ message: "This form was sent from another site." }));
+    const actor = await kit.actorOrNull(req);
+    if (!actor) return reply.redirect("/login", 303);
+    const f = formOf(req.body);
+    try {
+      const body = parseInput(s.createOrgBody, {
+        name: f.name,
+        autojoin_by_domain: f.autojoin_by_domain === "on",
+        restrict_to_domain: f.restrict_to_domain === "on",
+      });
+      const { org_id } = await createOrg(db, actor, body);
+      return reply.redirect(`/org?id=${encodeURIComponent(org_id)}&done=created`, 303);
+    } catch (err) {
+      if (!(err instanceof IdentityError)) throw err;
+      const errors = err.code === "invalid_request_fields" ? { name: firstError(err) } : undefined;
+      return kit.send(
+        reply,
+        err.status,
+        createOrgPage({ values: f, errors, message: errors ? undefined : err.message }),
+      );
+    }
+  });
+
+  app.get<{ Querystring: { id?: string } }>("/accept_invite", async (req, reply) => {
+    const inv = await findInvitation(ctx, String(req.query.id ?? ""));
+    if (inv?.state !== "open")
+      return kit.send(reply, 404, acceptInvitePage({ kind: "invalid", consoleUrl: kit.consoleUrl }));
+    const actor = await kit.actorOrNull(req);
+    const here = kit.returnHere(req);
+    if (!actor)
+      return kit.send(
+        reply,
+        200,
+        acceptInvitePage({
+          kind: "sign_in",
+          orgName: inv.orgName,
+          email: inv.email,
+          role: inv.role,
+          loginUrl: `/login?rt=${here}`,
+          signupUrl: `/signup?rt=${here}`,
+        }),
+      );
+    if (actor.email !== inv.email.toLowerCase())
+      return kit.send(
+        reply,
+        403,
+        acceptInvitePage({
+          kind: "wrong_user",
+          orgName: inv.orgName,
+          email: inv.email,
+          signedInAs: actor.email,
+        }),
+      );
+    return kit.send(
+      reply,
+      200,
+      acceptInvitePage({
+        kind: "confirm",
+        id: inv.id,
+        orgName: inv.orgName,
+        email: actor.email,
+        role: inv.role,
+      }),
+    );
+  });
+
+  app.post<{ Querystring: { id?: string } }>("/accept_invite", async (req, reply) => {
+    if (!kit.sameOrigin(req))
+      return kit.send(reply, 403, acceptInvitePage({ kind: "invalid", consoleUrl: kit.consoleUrl }));
+    const actor = await kit.actorOrNull(req);
+    if (!actor) return kit.toLogin(req, reply);
+    const inv = await findInvitation(ctx, String(req.query.id ?? ""));
+    if (inv?.state !== "open")
+      return kit.send(reply, 404, acceptInvitePage({ kind: "invalid", consoleUrl: kit.consoleUrl }));
+    try {
+      await acceptInvite(ctx, actor, inv.id);
+      return reply.redirect(kit.consoleUrl, 303);
+    } catch (err) {
+      if (!(err instanceof IdentityError)) throw err;
+      if (err.code === "action_forbidden")
+        return kit.send(
+          reply,
+          403,
+          acceptInvitePage({
+            kind: "wrong_user",
+            orgName: inv.orgName,
+            email: inv.email,
+            signedInAs: actor.email,
+          }),
+        );
+      return kit.send(
+        reply,
+        err.status,
+        acceptInvitePage({
+          kind: "confirm",
+          id: inv.id,
+          orgName: inv.orgName,
+          email: actor.email,
+          role: inv.role,
+          message: err.message,
+        }),
+      );
+    }
+  });
+  // /saml (SAML set-up) is served by the saml module.
+}

@@ -1,0 +1,209 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import type { IdentityContext } from "../context";
+import { registerAccountPage } from "../login/account-page-routes";
+import { verifyLoginCode } from "../login/mfa-login";
+import { asPageError, asStrings, fieldErrors, pageKit, type RtQuery, withRt } from "../login/page-kit";
+import { forgotPassword, passwordlessLogin, redeemMagicLink, resetPassword } from "../login/recovery";
+import { confirmEmail, resendConfirmation } from "../login/signup";
+import { forgotPasswordPage, magicLinkRequestPage, resetPasswordPage } from "../pages/account-recovery";
+import { checkEmailPage, messagePage, mfaPage } from "../pages/auth-pages";
+
+const emailForm = z.object({
+  email: z
+    .string()
+    .trim()
+    .min(1, "Please enter your email.")
+    .max(254)
+    .email("Please enter a valid email address."),
+});
+const resetForm = z.object({
+  token: z.string().min(1).max(512),
+  password: z
+    .string()
+    .min(8, "Password must be at least 8 characters.")
+    .max(128, "Password must be at most 128 characters."),
+});
+const codeForm = z.object({
+  code: z.string().trim().min(1, "Please enter the code.").max(32, "The code is too long."),
+});
+
+type Q = RtQuery & { token?: string; backup?: string };
+
+/** Hosted account pages: MFA sign-in step, forgot/reset password, email confirmation, magic link, full account page. */
+export function registerAccountPages(app: FastifyInstance, ctx: IdentityContext) {
+  const kit = pageKit(ctx);
+  const refused = (rt?: string) =>
+    messagePage("Refused", "This form was sent from another site.", {
+      href: withRt("/login", rt),
+      label: "Back to sign in",
+    });
+
+  app.get<{ Querystring: Q }>("/login/mfa", async (req, reply) =>
+    kit.send(reply, 200, mfaPage({ rt: req.query.rt, backup: req.query.backup === "1" })),
+  );
+
+  app.post<{ Querystring: Q }>("/login/mfa", async (req, reply) => {
+    const values = asStrings(req.body);
+    const { rt } = req.query;
+    const backup = req.query.backup === "1";
+    if (!kit.sameOrigin(req)) return kit.send(reply, 403, refused(rt));
+    const parsed = codeForm.safeParse(values);
+    if (!parsed.success)
+      return kit.send(reply, 400, mfaPage({ rt, backup, errors: fieldErrors(parsed.error) }));
+    try {
+      const cookies = await verifyLoginCode(ctx, req, backup ? "backup" : "totp", parsed.data.code);
+      reply.header("set-cookie", cookies);
+      return reply.redirect(kit.target(rt), 303);
+    } catch (err) {
+      const e = asPageError(err);
+      if (e.status === 401) return reply.redirect(withRt("/login", rt), 303);
+      return kit.send(reply, e.status, mfaPage({ rt, backup, errors: e.errors, message: e.message }));
+    }
+  });
+
+  app.get<{ Querystring: Q }>("/forgot_password", async (req, reply) =>
+    kit.send(reply, 200, forgotPasswordPage({ rt: req.query.rt })),
+  );
+
+  app.post<{ Querystring: Q }>("/forgot_password", async (req, reply) => {
+    const values = asStrings(req.body);
+    const { rt } = req.query;
+    if (!kit.sameOrigin(req)) return kit.send(reply, 403, refused(rt));
+    const parsed = emailForm.safeParse(values);
+    if (!parsed.success)
+      return kit.send(reply, 400, forgotPasswordPage({ rt, values, errors: fieldErrors(parsed.error) }));
+    try {
+      const res = await forgotPassword(ctx, req, parsed.data.email);
+      return kit.send(
+        reply,
+        200,
+        messagePage("Check your email", res.message, {
+          href: withRt("/login", rt),
+          label: "Back to sign in",
+        }),
+      );
+    } catch (err) {
+      const e = asPageError(err);
+      return kit.send(reply, e.status, forgotPasswordPage({ rt, values, message: e.message }));
+    }
+  });
+
+  app.get<{ Querystring: Q }>("/reset_password", async (req, reply) =>
+    kit.send(reply, 200, resetPasswordPage({ rt: req.query.rt, token: String(req.query.token ?? "") })),
+  );
+
+  app.post<{ Querystring: Q }>("/reset_password", async (req, reply) => {
+    const values = asStrings(req.body);
+    const { rt } = req.query;
+    const token = values.token ?? "";
+    if (!kit.sameOrigin(req)) return kit.send(reply, 403, refused(rt));
+    const parsed = resetForm.safeParse(values);
+    if (!parsed.success)
+      return kit.send(reply, 400, resetPasswordPage({ rt, token, errors: fieldErrors(parsed.error) }));
+    try {
+      await resetPassword(ctx, parsed.data.token, parsed.data.password);
+      return kit.send(
+        reply,
+        200,
+        messagePage("Password changed", "Sign in with your new password.", {
+          href: withRt("/login", rt),
+          label: "Sign in",
+        }),
+      );
+    } catch (err) {
+      const e = asPageError(err);
+      return kit.send(reply, e.status, resetPasswordPage({ rt, token, message: e.message }));
+    }
+  });
+
+  app.get<{ Querystring: Q }>("/confirm_email", async (req, reply) => {
+    const { rt } = req.query;
+    const res = await confirmEmail(ctx, req, String(req.query.token ?? "").slice(0, 4096));
+    if (!res.ok)
+      return kit.send(
+        reply,
+        400,
+        messagePage(
+          "Link expired",
+          "This confirmation link is invalid or has expired. Sign in to get a new one.",
+          { href: withRt("/login", rt), label: "Sign in" },
+        ),
+      );
+    if (res.cookies.length) reply.header("set-cookie", res.cookies);
+    if (res.signedIn) return reply.redirect(kit.target(rt), 303);
+    if ("needsCode" in res && res.needsCode) return reply.redirect(withRt("/login/mfa", rt), 303);
+    return kit.send(
+      reply,
+      200,
+      messagePage("Email confirmed", "Your email address is confirmed.", {
+        href: withRt("/login", rt),
+        label: "Sign in",
+      }),
+    );
+  });
+
+  app.post<{ Querystring: Q }>("/confirm_email/resend", async (req, reply) => {
+    const { rt } = req.query;
+    if (!kit.sameOrigin(req)) return kit.send(reply, 403, refused(rt));
+    try {
+      await resendConfirmation(ctx, req);
+      return kit.send(reply, 200, checkEmailPage({ rt, notice: "We sent the link again." }));
+    } catch (err) {
+      const e = asPageError(err);
+      if (e.status === 401) return reply.redirect(withRt("/login", rt), 303);
+      return kit.send(reply, e.status, checkEmailPage({ rt, message: e.message }));
+    }
+  });
+
+  app.get<{ Querystring: Q }>("/magic_link/request", async (req, reply) =>
+    kit.send(reply, 200, magicLinkRequestPage({ rt: req.query.rt })),
+  );
+
+  app.post<{ Querystring: Q }>("/magic_link/request", async (req, reply) => {
+    const values = asStrings(req.body);
+    const { rt } = req.query;
+    if (!kit.sameOrigin(req)) return kit.send(reply, 403, refused(rt));
+    const parsed = emailForm.safeParse(values);
+    if (!parsed.success)
+      return kit.send(reply, 400, magicLinkRequestPage({ rt, values, errors: fieldErrors(parsed.error) }));
+    try {
+      await passwordlessLogin(ctx, req, parsed.data.email, false, rt);
+      return kit.send(
+        reply,
+        200,
+        messagePage("Check your email", "If an account exists for this email, we sent it a sign-in link.", {
+          href: withRt("/login", rt),
+          label: "Back to sign in",
+        }),
+      );
+    } catch (err) {
+      const e = asPageError(err);
+      return kit.send(reply, e.status, magicLinkRequestPage({ rt, values, message: e.message }));
+    }
+  });
+
+  // The link from the email. It carries `rt` only when the page asking for it had one.
+  app.get<{ Querystring: Q }>("/magic_link", async (req, reply) => {
+    const { rt } = req.query;
+    try {
+      const res = await redeemMagicLink(ctx, req, String(req.query.token ?? "").slice(0, 512));
+      reply.header("set-cookie", res.cookies);
+      return reply.redirect(res.needsCode ? withRt("/login/mfa", rt) : kit.target(rt), 303);
+    } catch (err) {
+      const e = asPageError(err);
+      return kit.send(
+        reply,
+        e.status,
+        messagePage(
+          "Sign-in link",
+          "This sign-in link could not be used.",
+          { href: withRt("/login", rt), label: "Back to sign in" },
+          e.message,
+        ),
+      );
+    }
+  });
+
+  registerAccountPage(app, ctx, kit);
+}

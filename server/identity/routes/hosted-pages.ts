@@ -1,0 +1,125 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import type { IdentityContext } from "../context";
+import { forwardCookies, toHeaders } from "../http";
+import { asPageError, asStrings, fieldErrors, pageKit, type RtQuery, withRt } from "../login/page-kit";
+import { passwordLogin } from "../login/password-login";
+import { signUp } from "../login/signup";
+import { checkEmailPage, loginPage, signupPage } from "../pages/auth-pages";
+import { FAVICON_SVG } from "../pages/html";
+import { encodeReturnTarget } from "../return-target";
+
+const loginForm = z.object({
+  email: z
+    .string()
+    .trim()
+    .min(1, "Please enter your email.")
+    .max(254)
+    .email("Please enter a valid email address."),
+  password: z.string().min(1, "Please enter your password.").max(128, "Password is too long."),
+});
+
+const signupForm = z.object({
+  first_name: z.string().trim().max(100, "First name is too long.").default(""),
+  last_name: z.string().trim().max(100, "Last name is too long.").default(""),
+  email: z
+    .string()
+    .trim()
+    .min(1, "Please enter your email.")
+    .max(254)
+    .email("Please enter a valid email address."),
+  password: z
+    .string()
+    .min(8, "Password must be at least 8 characters.")
+    .max(128, "Password must be at most 128 characters."),
+});
+
+/** Hosted sign-in and sign-up (server-rendered forms), and the plain sign-out form. */
+export function registerHostedPages(app: FastifyInstance, ctx: IdentityContext) {
+  const kit = pageKit(ctx);
+
+  app.get("/", async (_req, reply) => reply.redirect("/login"));
+  app.get("/favicon.svg", async (_req, reply) =>
+    reply.type("image/svg+xml").header("cache-control", "public, max-age=86400").send(FAVICON_SVG),
+  );
+
+  app.get<{ Querystring: RtQuery & { email?: string } }>("/login", async (req, reply) => {
+    const session = await ctx.auth.api.getSession({ headers: toHeaders(req) });
+    if (session) return reply.redirect(kit.target(req.query.rt), 303);
+    const email = typeof req.query.email === "string" ? req.query.email.slice(0, 254) : undefined;
+    return kit.send(reply, 200, loginPage({ rt: req.query.rt, values: email ? { email } : {} }));
+  });
+
+  app.post<{ Querystring: RtQuery }>("/login", async (req, reply) => {
+    const values = asStrings(req.body);
+    const rt = req.query.rt ?? values.rt;
+    if (!kit.sameOrigin(req))
+      return kit.send(
+        reply,
+        403,
+        loginPage({ rt, message: "This sign-in form was sent from another site." }),
+      );
+    const parsed = loginForm.safeParse(values);
+    if (!parsed.success)
+      return kit.send(reply, 400, loginPage({ rt, values, errors: fieldErrors(parsed.error) }));
+    try {
+      const out = await passwordLogin(ctx, req, parsed.data.email, parsed.data.password);
+      if (out.state === "ConfirmEmailRequired")
+        return kit.send(reply, 200, checkEmailPage({ email: parsed.data.email, rt }), out.cookies);
+      if (out.cookies.length) reply.header("set-cookie", out.cookies);
+      return reply.redirect(
+        out.state === "TwoFactorRequired" ? withRt("/login/mfa", rt) : kit.target(rt),
+        303,
+      );
+    } catch (err) {
+      const e = asPageError(err);
+      return kit.send(
+        reply,
+        e.status,
+        loginPage({ rt, values: { email: values.email ?? "" }, message: e.message }),
+      );
+    }
+  });
+
+  app.get<{ Querystring: RtQuery }>("/signup", async (req, reply) =>
+    kit.send(reply, 200, signupPage({ rt: req.query.rt })),
+  );
+
+  app.post<{ Querystring: RtQuery }>("/signup", async (req, reply) => {
+    const values = asStrings(req.body);
+    const rt = req.query.rt ?? values.rt;
+    const keep = { ...values, password: "" };
+    if (!kit.sameOrigin(req))
+      return kit.send(
+        reply,
+        403,
+        signupPage({ rt, message: "This sign-up form was sent from another site." }),
+      );
+    const parsed = signupForm.safeParse(values);
+    if (!parsed.success)
+      return kit.send(reply, 400, signupPage({ rt, values: keep, errors: fieldErrors(parsed.error) }));
+    try {
+      const { cookie } = await signUp(ctx, req, { ...parsed.data, rt });
+      return kit.send(reply, 200, checkEmailPage({ email: parsed.data.email, rt }), [cookie]);
+    } catch (err) {
+      const e = asPageError(err);
+      return kit.send(
+        reply,
+        e.status,
+        signupPage({ rt, values: keep, errors: e.errors, message: e.message }),
+      );
+    }
+  });
+
+  // The account page's sign-out button: a plain form, so it works without JavaScript.
+  app.post("/logout", async (req, reply) => {
+    if (!kit.sameOrigin(req)) return reply.status(403).send();
+    try {
+      const { headers } = await ctx.auth.api.signOut({ headers: toHeaders(req), returnHeaders: true });
+      forwardCookies(headers, reply);
+    } catch {
+      // Already signed out.
+    }
+    return reply.redirect(`/login?rt=${encodeURIComponent(encodeReturnTarget(kit.defaultTarget))}`, 303);
+  });
+}

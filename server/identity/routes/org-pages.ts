@@ -1,0 +1,175 @@
+import type { FastifyInstance, FastifyReply } from "fastify";
+import type { IdentityContext } from "../context";
+import { IdentityError } from "../errors";
+import { parseInput } from "../fe/plumbing";
+import { type Actor, orgAccess, requirePermission } from "../orgs/access";
+import { resolveAssignment } from "../orgs/assign";
+import { inviteUser, revokeInvite } from "../orgs/invites";
+import { updateOrg } from "../orgs/manage";
+import { changeRole, removeUser } from "../orgs/membership";
+import { orgPageData } from "../orgs/org-page-data";
+import { type Form, firstError, formOf, pageKit } from "../orgs/page-kit";
+import * as s from "../orgs/schemas";
+import { registerOrgSidePages } from "../orgs/side-pages";
+import { messagePage } from "../pages/org-misc";
+import { type OrgSection, orgPage } from "../pages/org-view";
+import { ROLE_HIERARCHY } from "../roles";
+
+/** Notices after a successful action, keyed so the page never echoes text from the URL. */
+const DONE: Record<string, string> = {
+  invited: "Invitation sent.",
+  role: "Role changed.",
+  removed: "Member removed.",
+  revoked: "Invitation revoked.",
+  settings: "Settings saved.",
+  created: "Organization created.",
+};
+
+/** Additional roles come as one checkbox per role (a form body keeps one value per name). */
+const extraRolesOf = (f: Form) => ROLE_HIERARCHY.filter((r) => f[`additional_${r}`] === "on");
+
+/** Hosted organization pages: /org, /create_org, /accept_invite (/saml: see saml/routes.ts). */
+export function registerOrgPages(app: FastifyInstance, ctx: IdentityContext) {
+  const { db } = ctx;
+  const kit = pageKit(ctx);
+  const { send, consoleUrl } = kit;
+  const notMember = (reply: FastifyReply) =>
+    send(
+      reply,
+      404,
+      messagePage("Organization not found", "You are not a member of this organization.", {
+        href: consoleUrl,
+        label: "Go to the console",
+      }),
+    );
+
+  async function renderOrg(
+    reply: FastifyReply,
+    actor: Actor,
+    orgId: string,
+    extra: {
+      status?: number;
+      notice?: string;
+      section?: OrgSection;
+      error?: string;
+      values?: Form;
+      search?: string;
+      page?: number;
+    },
+  ) {
+    const access = await orgAccess(db, actor, orgId);
+    const view = await orgPageData(db, access, { search: extra.search ?? "", page: extra.page ?? 0 });
+    view.notice = extra.notice;
+    if (extra.section) view.errors = { [extra.section]: extra.error };
+    if (extra.values) view.values = { email: extra.values.email, role: extra.values.role };
+    return send(reply, extra.status ?? 200, orgPage(view));
+  }
+
+  app.get<{ Querystring: { id?: string; q?: string; page?: string; done?: string } }>(
+    "/org",
+    async (req, reply) => {
+      const actor = await kit.actorOrNull(req);
+      if (!actor) return kit.toLogin(req, reply);
+      const q = req.query;
+      const page = Math.min(Math.max(Number.parseInt(q.page ?? "0", 10) || 0, 0), 100_000);
+      try {
+        const orgId = parseInput(s.orgId, q.id);
+        return await renderOrg(reply, actor, orgId, {
+          notice: DONE[q.done ?? ""],
+          search: (q.q ?? "").slice(0, 254),
+          page,
+        });
+      } catch (err) {
+        if (err instanceof IdentityError) return notMember(reply);
+        throw err;
+      }
+    },
+  );
+
+  /** One POST action of the /org page: run it, then go back to the page or show the refusal in place. */
+  function action(
+    path: string,
+    section: OrgSection,
+    done: string,
+    run: (actor: Actor, f: Form) => Promise<void>,
+  ) {
+    app.post(path, async (req, reply) => {
+      if (!kit.sameOrigin(req))
+        return send(
+          reply,
+          403,
+          messagePage("Refused", "This form was sent from another site.", {
+            href: consoleUrl,
+            label: "Go to the console",
+          }),
+        );
+      const actor = await kit.actorOrNull(req);
+      if (!actor) return reply.redirect("/login", 303);
+      const f = formOf(req.body);
+      const orgId = (f.org_id ?? "").slice(0, 64);
+      try {
+        await run(actor, f);
+        return reply.redirect(`/org?id=${encodeURIComponent(orgId)}&done=${done}`, 303);
+      } catch (err) {
+        if (!(err instanceof IdentityError)) throw err;
+        if (err.code === "org_not_found") return notMember(reply);
+        return renderOrg(reply, actor, orgId, {
+          status: err.status,
+          section,
+          error: firstError(err),
+          values: f,
+        });
+      }
+    });
+  }
+
+  action("/org/invite", "invite", "invited", async (actor, f) => {
+    const body = parseInput(s.inviteBody, {
+      org_id: f.org_id,
+      email: f.email,
+      role: f.role,
+      additional_roles: extraRolesOf(f),
+    });
+    const access = await orgAccess(db, actor, body.org_id);
+    requirePermission(access, "propelauth::can_invite");
+    await inviteUser(
+      ctx,
+      access,
+      actor,
+      body.email,
+      resolveAssignment(access, body.role, body.additional_roles),
+    );
+  });
+  action("/org/change_role", "members", "role", async (actor, f) => {
+    const body = parseInput(s.changeRoleBody, {
+      org_id: f.org_id,
+      user_id: f.user_id,
+      role: f.role,
+      additional_roles: extraRolesOf(f),
+    });
+    const access = await orgAccess(db, actor, body.org_id);
+    requirePermission(access, "propelauth::can_change_roles");
+    await changeRole(db, access, body.user_id, resolveAssignment(access, body.role, body.additional_roles));
+  });
+  action("/org/remove_user", "members", "removed", async (actor, f) => {
+    const body = parseInput(s.removeUserBody, { org_id: f.org_id, user_id: f.user_id });
+    await removeUser(db, await orgAccess(db, actor, body.org_id), body.user_id);
+  });
+  action("/org/revoke_invite", "invites", "revoked", async (actor, f) => {
+    const body = parseInput(s.revokeInviteBody, { org_id: f.org_id, email: f.email });
+    await revokeInvite(ctx, await orgAccess(db, actor, body.org_id), body.email);
+  });
+  action("/org/settings", "settings", "settings", async (actor, f) => {
+    const body = parseInput(s.updateOrgBody, {
+      org_id: f.org_id,
+      name: f.name,
+      autojoin_by_domain: f.autojoin_by_domain === "on",
+      restrict_to_domain: f.restrict_to_domain === "on",
+    });
+    const access = await orgAccess(db, actor, body.org_id);
+    requirePermission(access, "propelauth::can_update_org_metadata");
+    await updateOrg(db, access, actor, body);
+  });
+
+  registerOrgSidePages(app, ctx, kit);
+}

@@ -1,0 +1,44 @@
+import type { FastifyInstance } from "fastify";
+import type { IdentityContext } from "../context";
+import { forwardCookies, identityError, toHeaders } from "../http";
+import { registerImpersonationRoutes } from "../impersonation/routes";
+import { encodeReturnTarget } from "../return-target";
+
+/** The two calls @propelauth/javascript makes: refresh_token and logout (plus operator impersonation). */
+export function registerSessionApi(app: FastifyInstance, ctx: IdentityContext) {
+  const { auth, config, directory, tokens } = ctx;
+  registerImpersonationRoutes(app, ctx);
+
+  app.get<{ Querystring: { active_org_id?: string } }>("/api/v1/refresh_token", async (req, reply) => {
+    reply.header("cache-control", "no-store");
+    const session = await auth.api.getSession({ headers: toHeaders(req) });
+    if (!session) return identityError(reply, 401, "not_logged_in", "You are not logged in.");
+    // An operator's impersonation session: the client shows who is really acting.
+    const impersonatorId = (session.session as { impersonatedBy?: string | null }).impersonatedBy;
+    const [user, memberships, operator] = await Promise.all([
+      directory.findUser(session.user.id, new Date(session.session.updatedAt)),
+      directory.listMemberships(session.user.id),
+      impersonatorId ? directory.findUser(impersonatorId) : null,
+    ]);
+    if (!user) return identityError(reply, 401, "not_logged_in", "You are not logged in.");
+    const activeOrgId = req.query.active_org_id;
+    // The client maps a 401 here to "user_not_in_org".
+    if (activeOrgId !== undefined && !memberships.some((m) => m.orgId === activeOrgId))
+      return identityError(reply, 401, "user_not_in_org", "You are not a member of this organization.");
+    return tokens.authResponse(user, memberships, {
+      ...(activeOrgId ? { activeOrgId } : {}),
+      ...(operator ? { impersonator: { user_id: operator.id, email: operator.email } } : {}),
+    });
+  });
+
+  app.post("/api/v1/logout", async (req, reply) => {
+    try {
+      const { headers } = await auth.api.signOut({ headers: toHeaders(req), returnHeaders: true });
+      forwardCookies(headers, reply);
+    } catch {
+      // No session: logging out is already done; the client still needs JSON.
+    }
+    const back = encodeReturnTarget(`${config.publicUrl}/`);
+    return { redirect_to: `${config.authPublicUrl}/login?rt=${encodeURIComponent(back)}` };
+  });
+}

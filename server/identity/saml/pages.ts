@@ -1,0 +1,95 @@
+import { alert, type FieldErrors, html, input, page, SafeHtml } from "../pages/html";
+import { notice, orgStyle } from "../pages/org-style";
+
+// The hosted SAML pages: set-up for an organization's Owner, and the page a failed sign-in ends on.
+
+const CSS = `
+textarea{width:100%;min-height:160px;padding:6px 11px;border:1px solid var(--input);border-radius:8px;background:var(--card);
+color:var(--text);font:12px/1.5 ui-monospace,SFMono-Regular,Menlo,monospace;outline:none}
+textarea:focus{border-color:var(--primary);box-shadow:0 0 0 2px rgba(0,60,180,.35)}
+textarea[aria-invalid=true]{border-color:var(--error)}
+code.copy{display:block;padding:6px 8px;border:1px solid var(--border);border-radius:6px;word-break:break-all;user-select:all}
+`;
+
+export type SamlValues = {
+  idp_entity_id: string;
+  idp_sso_url: string;
+  idp_certificate: string;
+  enabled: boolean;
+};
+
+export type SamlSetupView = {
+  orgId: string;
+  orgName: string;
+  /** The email domain SAML sign-in is bound to. */
+  domain: string;
+  sp: { entityId: string; acsUrl: string; metadataUrl: string };
+  state: "none" | "enabled" | "disabled";
+  values: SamlValues;
+  errors?: FieldErrors;
+  message?: string;
+  notice?: string;
+  rt?: string;
+  /** Starts a sign-in through the IdP that comes back to this page. */
+  testUrl: string;
+  backUrl: string;
+};
+
+function textarea(name: string, label: string, value: string, error?: string): SafeHtml {
+  const id = `f-${name}`;
+  return html`<div class="field"><label for="${id}">${label}</label>
+<textarea id="${id}" name="${name}" spellcheck="false" aria-invalid="${error ? "true" : "false"}"
+ ${error ? new SafeHtml(`aria-describedby="${id}-error"`) : ""}>${value}</textarea>
+${error ? html`<div class="field-error" id="${id}-error" role="alert">${error}</div>` : ""}</div>`;
+}
+
+const STATE_TEXT = {
+  none: "Not set up yet.",
+  enabled: "On: members sign in through your identity provider.",
+  disabled: "Saved but turned off.",
+};
+
+export function samlSetupPage(v: SamlSetupView): string {
+  const e = v.errors ?? {};
+  return page(
+    "Single sign-on",
+    html`${orgStyle}<style>${new SafeHtml(CSS)}</style><div class="wide">
+<div class="card"><h1>Single sign-on (SAML) for ${v.orgName}</h1>
+<p class="sub">Status: <strong>${STATE_TEXT[v.state]}</strong> Sign-in is open to @${v.domain} addresses;
+new people become Members of ${v.orgName}.</p>${notice(v.notice)}
+<h2>1. Add Eval Console to your identity provider</h2>
+<dl><dt>Entity ID (audience)</dt><dd><code class="copy">${v.sp.entityId}</code></dd>
+<dt>Assertion consumer service (ACS) URL, HTTP-POST</dt><dd><code class="copy">${v.sp.acsUrl}</code></dd>
+<dt>Name ID</dt><dd>The user's email address (or send an <code>email</code> attribute)</dd>
+<dt>Metadata</dt><dd><a href="${v.sp.metadataUrl}" download="eval-console-saml-metadata.xml">Download the metadata XML</a></dd></dl>
+</div>
+<div class="card"><h2>2. Enter your identity provider's details</h2>${alert(v.message)}
+<form method="post" action="/saml" novalidate>
+<input type="hidden" name="org_id" value="${v.orgId}">${v.rt ? html`<input type="hidden" name="rt" value="${v.rt}">` : ""}
+${input("idp_entity_id", "Identity provider entity ID (issuer)", { value: v.values.idp_entity_id, error: e.idp_entity_id })}
+${input("idp_sso_url", "Single sign-on URL", { type: "url", value: v.values.idp_sso_url, error: e.idp_sso_url })}
+${textarea("idp_certificate", "Signing certificate (X.509, PEM)", v.values.idp_certificate, e.idp_certificate)}
+<div class="check"><input type="checkbox" id="f-enabled" name="enabled" value="on" ${v.values.enabled ? html`checked` : ""}>
+<label for="f-enabled" style="margin:0">Turn on SAML sign-in for ${v.orgName}</label></div>
+<button type="submit">Save</button></form></div>
+<div class="card"><h2>3. Test it</h2>${
+      v.state === "enabled"
+        ? html`<p class="sub">Signs you in through your identity provider, then comes back here.</p>
+<a class="button secondary" href="${v.testUrl}">Test sign-in</a>`
+        : html`<p class="sub">Save the details with SAML sign-in turned on to test it.</p>`
+    }</div>
+<p class="foot"><a href="${v.backUrl}">Back</a></p></div>`,
+  );
+}
+
+/** A refusal page with one way out. */
+export function samlMessagePage(
+  title: string,
+  message: string,
+  link: { href: string; label: string },
+): string {
+  return page(
+    title,
+    html`<div class="card"><h1>${title}</h1>${alert(message)}<a class="button" href="${link.href}">${link.label}</a></div>`,
+  );
+}

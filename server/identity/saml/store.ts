@@ -1,0 +1,116 @@
+import { randomUUID, X509Certificate } from "node:crypto";
+import type { CacheProvider } from "@node-saml/node-saml";
+import { and, eq, gt, like, lt } from "drizzle-orm";
+import { organization, samlConnection, verification } from "../../db/schema";
+import type { Db } from "../../platform/database";
+
+// Per-organization SAML settings (table saml_connection) and the ids of the sign-in requests we
+// sent, kept in the shared verification table so any instance can check a response.
+
+export type SamlConnection = typeof samlConnection.$inferSelect;
+
+export async function findConnection(db: Db, orgId: string): Promise<SamlConnection | null> {
+  const [row] = await db.select().from(samlConnection).where(eq(samlConnection.orgId, orgId)).limit(1);
+  return row ?? null;
+}
+
+export async function isSamlEnabled(db: Db, orgId: string): Promise<boolean> {
+  return (await findConnection(db, orgId))?.enabled === true;
+}
+
+/** The first organization with this email domain whose SAML sign-in is on, if any. */
+export async function samlOrgForDomain(db: Db, domain: string): Promise<string | null> {
+  if (!domain) return null;
+  const [row] = await db
+    .select({ id: organization.id })
+    .from(organization)
+    .innerJoin(samlConnection, eq(samlConnection.orgId, organization.id))
+    .where(and(eq(organization.domain, domain.toLowerCase()), eq(samlConnection.enabled, true)))
+    .orderBy(organization.createdAt)
+    .limit(1);
+  return row?.id ?? null;
+}
+
+export type ConnectionInput = {
+  idpEntityId: string;
+  idpSsoUrl: string;
+  idpCertificate: string;
+  enabled: boolean;
+};
+
+export async function saveConnection(db: Db, orgId: string, input: ConnectionInput) {
+  const now = new Date();
+  await db
+    .insert(samlConnection)
+    .values({ orgId, ...input, createdAt: now, updatedAt: now })
+    .onConflictDoUpdate({ target: samlConnection.orgId, set: { ...input, updatedAt: now } });
+}
+
+/**
+ * The certificate as PEM when it parses as X.509 (PEM or bare base64 DER), else null.
+ * Whitespace and line breaks pasted from an IdP's console are tolerated.
+ */
+export function normalizeCertificate(text: string): string | null {
+  const body = text
+    .replace(/-----BEGIN CERTIFICATE-----/g, "")
+    .replace(/-----END CERTIFICATE-----/g, "")
+    .replace(/\s+/g, "");
+  if (!body || !/^[A-Za-z0-9+/]+={0,2}$/.test(body)) return null;
+  const pem = `-----BEGIN CERTIFICATE-----\n${body.match(/.{1,64}/g)?.join("\n")}\n-----END CERTIFICATE-----\n`;
+  try {
+    new X509Certificate(pem);
+    return pem;
+  } catch {
+    return null;
+  }
+}
+
+/** How long a sign-in request may wait for its response. */
+export const REQUEST_TTL_MS = 10 * 60 * 1000;
+const requestKey = (orgId: string, id: string) => `saml-request:${orgId}:${id}`;
+
+/**
+ * node-saml's request-id cache over the verification table, scoped to one organization. Removal
+ * is left to `consumeRequest`, which runs once a response fully checks out: it deletes the row
+ * atomically, so a response can be used once even when two instances see it at the same time.
+ */
+export function requestCache(db: Db, orgId: string): CacheProvider {
+  return {
+    async saveAsync(key, value) {
+      const now = new Date();
+      // Old requests of this organization that were never answered go first.
+      await db
+        .delete(verification)
+        .where(and(like(verification.identifier, requestKey(orgId, "%")), lt(verification.expiresAt, now)));
+      await db.insert(verification).values({
+        id: randomUUID(),
+        identifier: requestKey(orgId, key),
+        value,
+        expiresAt: new Date(now.getTime() + REQUEST_TTL_MS),
+      });
+      return { value, createdAt: now.getTime() };
+    },
+    async getAsync(key) {
+      const [row] = await db
+        .select({ value: verification.value })
+        .from(verification)
+        .where(
+          and(eq(verification.identifier, requestKey(orgId, key)), gt(verification.expiresAt, new Date())),
+        )
+        .limit(1);
+      return row?.value ?? null;
+    },
+    async removeAsync() {
+      return null;
+    },
+  };
+}
+
+/** Uses up a request id; false when it was already used (a replayed response) or has expired. */
+export async function consumeRequest(db: Db, orgId: string, id: string): Promise<boolean> {
+  const gone = await db
+    .delete(verification)
+    .where(eq(verification.identifier, requestKey(orgId, id)))
+    .returning({ expiresAt: verification.expiresAt });
+  return gone.some((r) => r.expiresAt > new Date());
+}

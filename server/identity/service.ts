@@ -1,0 +1,115 @@
+import { createPublicKey } from "node:crypto";
+import type { FastifyBaseLogger, FastifyError } from "fastify";
+import type { Config } from "../platform/config";
+import type { Database } from "../platform/database";
+import { registerHealth } from "../platform/health";
+import { acceptEmptyJsonBodies, allowOrigins, createHttpApp } from "../platform/http";
+import type { IdentityGateway } from "../platform/identity-gateway";
+import { createIdentityAdmin } from "./admin";
+import { keyIdentity } from "./api-keys/backend-shapes";
+import { createApiKeyService } from "./api-keys/service";
+import { createAuth } from "./auth";
+import type { IdentityContext } from "./context";
+import { createDirectory } from "./directory";
+import { createMailer } from "./email/mailer";
+import { IdentityError } from "./errors";
+import { identityError } from "./http";
+import { isProviderOperator } from "./impersonation/operators";
+import { DEFAULT_MAX_USERS } from "./orgs/limits";
+import { createRateLimiter } from "./rate-limit";
+import { registerAccountPages } from "./routes/account-pages";
+import { registerBackendApi } from "./routes/backend-api";
+import { registerAccountRoutes } from "./routes/fe-account";
+import { registerApiKeyRoutes } from "./routes/fe-api-keys";
+import { registerLoginRoutes } from "./routes/fe-login";
+import { registerOrgRoutes } from "./routes/fe-orgs";
+import { registerHostedPages } from "./routes/hosted-pages";
+import { registerOrgPages } from "./routes/org-pages";
+import { registerSessionApi } from "./routes/session-api";
+import { registerSamlRoutes } from "./saml/routes";
+import { loadAuthSecret, loadBackendApiKey, loadSigningKeys } from "./settings";
+import { betterAuthSocialProviders } from "./social/better-auth-options";
+import { registerSocialLogin } from "./social/routes";
+import { createTokenIssuer } from "./tokens";
+
+/** The identity service: hosted pages and the PropelAuth-compatible API at its own origin root. */
+export async function createIdentityService(config: Config, database: Database, logger: FastifyBaseLogger) {
+  const { db } = database;
+  const keys = await loadSigningKeys(db);
+  const log = logger.child({ component: "identity" });
+  const mailer = createMailer(db, { smtpUrl: config.smtpUrl, from: config.emailFrom }, log);
+  const auth = createAuth({
+    db,
+    secret: await loadAuthSecret(db, config.authSecret),
+    baseURL: config.authPublicUrl,
+    trustedOrigins: config.allowedOrigins,
+    maxUsersPerOrg: DEFAULT_MAX_USERS,
+    mailer,
+    socialProviders: betterAuthSocialProviders(config.socialProviders),
+  });
+  const ctx: IdentityContext = {
+    config,
+    db,
+    auth,
+    directory: createDirectory(db),
+    tokens: createTokenIssuer(keys, config.authPublicUrl, config.accessTokenTtlSeconds),
+    mailer,
+    limiter: createRateLimiter(db),
+    backendApiKey: await loadBackendApiKey(db, config.backendApiKey),
+  };
+
+  const app = createHttpApp(log);
+  await allowOrigins(app, config.allowedOrigins, ["Content-Type", "X-CSRF-Token"]);
+  // The PropelAuth client posts logout as JSON with no body at all.
+  acceptEmptyJsonBodies(app);
+  // Hosted pages post ordinary HTML forms.
+  app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, (_req, body, done) =>
+    done(null, Object.fromEntries(new URLSearchParams(body as string))),
+  );
+  app.setErrorHandler((err: FastifyError, req, reply) => {
+    if (err instanceof IdentityError) {
+      if (err.code === "rate_limit_exceeded" && err.fieldErrors?.retry_after_seconds)
+        reply.header("retry-after", err.fieldErrors.retry_after_seconds);
+      return reply.status(err.status).send(err.toJSON());
+    }
+    const status = err.statusCode ?? 500;
+    if (status < 500) return identityError(reply, status, "bad_request", err.message);
+    req.log.error({ err }, "unhandled error");
+    return identityError(reply, 500, "unexpected_error", "An unexpected error has occurred");
+  });
+  app.setNotFoundHandler((_req, reply) => identityError(reply, 404, "not_found", "Not found"));
+  registerHealth(app, database);
+  registerHostedPages(app, ctx);
+  registerSessionApi(app, ctx);
+  registerBackendApi(app, ctx);
+  registerApiKeyRoutes(app, ctx);
+  registerOrgRoutes(app, ctx);
+  registerOrgPages(app, ctx);
+  registerSamlRoutes(app, ctx);
+  registerLoginRoutes(app, ctx);
+  registerAccountRoutes(app, ctx);
+  registerAccountPages(app, ctx);
+  registerSocialLogin(app, ctx);
+
+  const publicKey = createPublicKey(keys.publicPem);
+  const apiKeys = createApiKeyService(db, ctx.directory);
+  const gateway: IdentityGateway = {
+    issuer: config.authPublicUrl,
+    verificationKey: async () => publicKey,
+    listOrganizationUsers: (orgId) => ctx.directory.listOrganizationUsers(orgId),
+    findOrganization: async (orgId) => {
+      const o = await ctx.directory.findOrganization(orgId);
+      return o ? { org_id: o.org_id, name: o.name } : null;
+    },
+    validateApiKey: async (token) => {
+      const found = await apiKeys.validate(token);
+      return found ? keyIdentity(found) : null;
+    },
+    isOperator: (userId) => isProviderOperator(db, userId),
+  };
+
+  app.addHook("onClose", async () => mailer.close());
+  return { app, gateway, admin: createIdentityAdmin(db, auth), auth, ctx };
+}
+
+export type IdentityService = Awaited<ReturnType<typeof createIdentityService>>;

@@ -1,0 +1,226 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { IdentityContext } from "../context";
+import { forwardCookies, toHeaders } from "../http";
+import { authContext, startTwoFactorChallenge } from "../login/cookies";
+import { clientIp } from "../login/limits";
+import { pageKit, type RtQuery, withRt } from "../login/page-kit";
+import { messagePage } from "../pages/auth-pages";
+import { encodeReturnTarget } from "../return-target";
+import { provideSocialButtons } from "./buttons";
+import { enabledProviders, providerLabel, type SocialProviderId } from "./providers";
+
+const START_PER_IP = { limit: 60, windowSeconds: 600 };
+
+/** What the user reads for better-auth's callback error codes. */
+function errorText(code: string | undefined, label: string): string {
+  switch (code) {
+    case "access_denied":
+      return `The sign-in with ${label} was cancelled.`;
+    case "state_not_found":
+    case "state_mismatch":
+    case "state_invalid":
+    case "please_restart_the_process":
+      return `This sign-in with ${label} has expired or was started in another browser. Please start again.`;
+    case "email_not_found":
+      return `${label} did not share an email address with us, so we cannot sign you in with it.`;
+    case "account_not_linked":
+      return `An account with this email already exists. Sign in with your password, then try ${label} again.`;
+    case "signup_disabled":
+      return `There is no account for this ${label} user.`;
+    case "banned":
+    case "BANNED_USER":
+      return "This account has been disabled.";
+    default:
+      return `The sign-in with ${label} could not be completed. Please try again.`;
+  }
+}
+
+/**
+ * Social sign-in: `/{provider}/login` (also `//{provider}/login`, as the PropelAuth client writes
+ * it) starts better-auth's OAuth flow; better-auth's own handler serves only the provider's
+ * callback, which creates the user and session and returns to the `rt` target.
+ */
+export function registerSocialLogin(app: FastifyInstance, ctx: IdentityContext) {
+  const kit = pageKit(ctx);
+  const origin = ctx.config.authPublicUrl;
+  const configured = ctx.config.socialProviders;
+  const isConfigured = (id: string): id is SocialProviderId =>
+    Object.hasOwn(configured, id) && configured[id as SocialProviderId] !== undefined;
+
+  provideSocialButtons(app, enabledProviders(configured));
+
+  const notFound = (reply: FastifyReply, rt?: string) =>
+    kit.send(
+      reply,
+      404,
+      messagePage("Page not found", "There is no such sign-in page.", {
+        href: withRt("/login", rt),
+        label: "Back to sign in",
+      }),
+    );
+
+  const errorPage = (reply: FastifyReply, status: number, label: string, code?: string, rt?: string) =>
+    kit.send(
+      reply,
+      status,
+      messagePage(`Sign-in with ${label} failed`, errorText(code, label), {
+        href: withRt("/login", rt),
+        label: "Back to sign in",
+      }),
+    );
+
+  type StartReq = FastifyRequest<{ Params: { provider: string }; Querystring: RtQuery }>;
+  const start = async (req: StartReq, reply: FastifyReply) => {
+    const id = req.params.provider;
+    const rt = typeof req.query.rt === "string" ? req.query.rt : undefined;
+    const label = providerLabel(id);
+    if (!label) return notFound(reply, rt);
+    if (!isConfigured(id))
+      return kit.send(
+        reply,
+        404,
+        messagePage(
+          `Sign-in with ${label} is not set up`,
+          `Sign-in with ${label} is not set up for this installation. Sign in with your email and password instead.`,
+          { href: withRt("/login", rt), label: "Back to sign in" },
+        ),
+      );
+    // Each start stores a state row: bound the rows one client can create.
+    const hit = await ctx.limiter.hit(
+      `social:ip:${clientIp(req)}`,
+      START_PER_IP.limit,
+      START_PER_IP.windowSeconds,
+    );
+    if (!hit.allowed) {
+      reply.header("retry-after", String(hit.retryAfterSeconds));
+      return kit.send(
+        reply,
+        429,
+        messagePage(
+          "Too many attempts",
+          "Too many sign-in attempts from this network. Please wait a few minutes.",
+          {
+            href: withRt("/login", rt),
+            label: "Back to sign in",
+          },
+        ),
+      );
+    }
+    try {
+      const { headers, response } = await ctx.auth.api.signInSocial({
+        body: {
+          provider: id,
+          callbackURL: kit.target(rt),
+          errorCallbackURL: `${origin}${withRt(`/social/error?provider=${id}`, rt)}`,
+        },
+        headers: toHeaders(req),
+        returnHeaders: true,
+      });
+      if (!("url" in response) || !response.url) throw new Error("no authorization URL");
+      forwardCookies(headers, reply);
+      return reply.header("cache-control", "no-store").redirect(response.url, 302);
+    } catch (err) {
+      req.log.error({ err, provider: id }, "social sign-in could not start");
+      return kit.send(
+        reply,
+        502,
+        messagePage(
+          `Sign-in with ${label} failed`,
+          `Sign-in with ${label} could not be started. Please try again later.`,
+          { href: withRt("/login", rt), label: "Back to sign in" },
+        ),
+      );
+    }
+  };
+  app.get("/:provider/login", start);
+  app.get("//:provider/login", start);
+
+  app.get<{ Querystring: RtQuery & { provider?: string; error?: string } }>(
+    "/social/error",
+    async (req, reply) => {
+      const { provider, error, rt } = req.query;
+      const label = (typeof provider === "string" && providerLabel(provider)) || "this provider";
+      return errorPage(reply, 400, label, typeof error === "string" ? error : undefined, rt);
+    },
+  );
+
+  // better-auth's handler for the provider callbacks only, in a scope that passes the raw body
+  // through (Apple posts a form; better-auth turns that post into a GET on the same path).
+  app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser("*", { parseAs: "buffer" }, (_req, body, done) => done(null, body));
+    scope.route<{ Params: { provider: string } }>({
+      method: ["GET", "POST"],
+      url: "/api/auth/callback/:provider",
+      async handler(req, reply) {
+        const id = req.params.provider;
+        const label = providerLabel(id) ?? id;
+        if (!isConfigured(id)) return notFound(reply);
+        const headers = toHeaders(req);
+        // A cross-site form post carries no cookies of ours; anything else sent is not needed.
+        if (req.method === "POST") headers.delete("cookie");
+        const body =
+          req.method === "POST" && Buffer.isBuffer(req.body) && req.body.length ? req.body : undefined;
+        let res: Response;
+        try {
+          res = await ctx.auth.handler(
+            new Request(new URL(req.url, origin), {
+              method: req.method,
+              headers,
+              body: body ? new Uint8Array(body) : undefined,
+            }),
+          );
+        } catch (err) {
+          req.log.error({ err, provider: id }, "social sign-in callback failed");
+          return errorPage(reply, 400, label);
+        }
+        const location = res.headers.get("location");
+        if (res.status < 300 || res.status >= 400 || !location) {
+          if (res.status >= 500)
+            req.log.error({ status: res.status, provider: id }, "social sign-in callback failed");
+          return errorPage(reply, 400, label);
+        }
+        const to = new URL(location, origin);
+        // State that could not be read has no error page of its own: better-auth's default.
+        if (to.origin === origin && to.pathname === "/api/auth/error") {
+          forwardCookies(res.headers, reply);
+          const q = new URLSearchParams({ provider: id, error: to.searchParams.get("error") ?? "" });
+          return reply.header("cache-control", "no-store").redirect(`/social/error?${q}`, 302);
+        }
+        const cookies = await holdForSecondFactor(ctx, res.headers.getSetCookie());
+        if (cookies) {
+          reply.header("set-cookie", cookies);
+          const rt = encodeReturnTarget(to.href);
+          return reply.header("cache-control", "no-store").redirect(withRt("/login/mfa", rt), 302);
+        }
+        forwardCookies(res.headers, reply);
+        return reply.header("cache-control", "no-store").redirect(to.href, 302);
+      },
+    });
+  });
+}
+
+/**
+ * better-auth does not ask for the second factor after a social sign-in. When the user has one,
+ * the new session is ended at once and a two-factor challenge opened instead, as for a password
+ * sign-in. Returns the cookies to send in that case, else null.
+ */
+async function holdForSecondFactor(ctx: IdentityContext, setCookies: string[]): Promise<string[] | null> {
+  const ac = await authContext(ctx);
+  const name = ac.authCookies.sessionToken.name;
+  const cookie = setCookies.find((c) => c.startsWith(`${name}=`));
+  if (!cookie) return null;
+  const raw = decodeURIComponent(cookie.slice(name.length + 1).split(";")[0] ?? "");
+  const token = raw.slice(0, raw.lastIndexOf("."));
+  if (!token) return null;
+  const found = await ac.internalAdapter.findSession(token);
+  if (!found || !(found.user as { twoFactorEnabled?: boolean | null }).twoFactorEnabled) return null;
+  await ac.internalAdapter.deleteSession(token);
+  const cleared = cookie.replace(/^[^;]*/, `${name}=`).replace(/Max-Age=\d+/i, "Max-Age=0");
+  const others = setCookies.filter((c) => c !== cookie);
+  return [
+    ...others,
+    /Max-Age=/i.test(cleared) ? cleared : `${cleared}; Max-Age=0`,
+    await startTwoFactorChallenge(ctx, found.user.id),
+  ];
+}

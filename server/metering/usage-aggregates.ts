@@ -1,0 +1,238 @@
+// Usage Summary and the time series, read from the daily rollups (raw events only for search).
+import { and, eq, sql } from "drizzle-orm";
+import { usageDaily, usageEvents, workspaces } from "../db/schema";
+import type { Db } from "../platform/database";
+import { type Cycle, cycleBounds, dailyInCycle } from "./cycles";
+import {
+  bucketStarts,
+  type CostRow,
+  type Grouping,
+  topByCost,
+  topWorkspaces,
+  type UsageFilters,
+} from "./filters";
+import { formatUsdExact } from "./money";
+import {
+  dailyDims,
+  dimensionFilter,
+  eventWhere,
+  NO_WORKSPACE,
+  UNKNOWN_WORKSPACE,
+  workspaceJoin,
+} from "./usage-sql";
+
+type AggRow = {
+  day: string;
+  workspaceUuid: string | null;
+  operation: string;
+  evalType: string;
+  modality: string;
+  ruleMetric: string;
+  events: number;
+  quantity: number;
+  costMicros: bigint;
+};
+
+/**
+ * Sums per day and dimensions of the cycle's usage after filtering: from usage_daily, or from the
+ * raw events when a search text is given (the rollup has no text to search).
+ */
+async function aggregate(db: Db, cycle: Cycle, f: UsageFilters): Promise<AggRow[]> {
+  const rows = f.search
+    ? await db
+        .select({
+          day: sql<string>`((${usageEvents.occurredAt} at time zone 'UTC')::date)::text`,
+          workspaceUuid: usageEvents.workspaceUuid,
+          operation: usageEvents.operation,
+          evalType: usageEvents.evalType,
+          modality: usageEvents.modality,
+          ruleMetric: usageEvents.ruleMetric,
+          events: sql<string>`count(*)::text`,
+          quantity: sql<string>`sum(${usageEvents.quantity})::text`,
+          cost: sql<string>`sum(${usageEvents.costMicros})::text`,
+        })
+        .from(usageEvents)
+        .leftJoin(workspaces, workspaceJoin)
+        .where(eventWhere(cycle, f))
+        .groupBy(sql`1`, sql`2`, sql`3`, sql`4`, sql`5`, sql`6`)
+    : await db
+        .select({
+          day: sql<string>`${usageDaily.day}::text`,
+          workspaceUuid: usageDaily.workspaceUuid,
+          operation: usageDaily.operation,
+          evalType: usageDaily.evalType,
+          modality: usageDaily.modality,
+          ruleMetric: usageDaily.ruleMetric,
+          events: sql<string>`sum(${usageDaily.eventCount})::text`,
+          quantity: sql<string>`sum(${usageDaily.quantitySum})::text`,
+          cost: sql<string>`sum(${usageDaily.costMicrosSum})::text`,
+        })
+        .from(usageDaily)
+        .where(and(dailyInCycle(cycle), dimensionFilter(dailyDims, f)))
+        .groupBy(sql`1`, sql`2`, sql`3`, sql`4`, sql`5`, sql`6`);
+  return rows.map((r) => ({
+    day: r.day,
+    workspaceUuid: r.workspaceUuid,
+    operation: r.operation,
+    evalType: r.evalType,
+    modality: r.modality,
+    ruleMetric: r.ruleMetric,
+    events: Number(r.events),
+    quantity: Number(r.quantity),
+    costMicros: BigInt(r.cost),
+  }));
+}
+
+function sumBy(rows: AggRow[], keyOf: (r: AggRow) => string | null): CostRow[] {
+  const m = new Map<string | null, CostRow>();
+  for (const r of rows) {
+    const key = keyOf(r);
+    const c = m.get(key) ?? { key, events: 0, quantity: 0, costMicros: 0n };
+    c.events += r.events;
+    c.quantity += r.quantity;
+    c.costMicros += r.costMicros;
+    m.set(key, c);
+  }
+  return [...m.values()];
+}
+
+const totalsOf = (rows: { events: number; quantity: number; costMicros: bigint }[]) => {
+  let events = 0;
+  let quantity = 0;
+  let cost = 0n;
+  for (const r of rows) {
+    events += r.events;
+    quantity += r.quantity;
+    cost += r.costMicros;
+  }
+  return { events, count: quantity, cost: formatUsdExact(cost) };
+};
+
+async function workspaceNames(db: Db, organizationUuid: string): Promise<Map<string, string>> {
+  const rows = await db
+    .select({ id: workspaces.workspaceUuid, name: workspaces.name })
+    .from(workspaces)
+    .where(eq(workspaces.organizationUuid, organizationUuid));
+  return new Map(rows.map((r) => [r.id, r.name]));
+}
+
+/** The Usage Summary card plus the filter options present in the cycle's data. */
+export async function usageSummary(db: Db, cycle: Cycle, f: UsageFilters, now = new Date()) {
+  const [rows, all, names] = [
+    await aggregate(db, cycle, f),
+    await db
+      .selectDistinct({
+        workspaceUuid: usageDaily.workspaceUuid,
+        operation: usageDaily.operation,
+        evalType: usageDaily.evalType,
+        modality: usageDaily.modality,
+      })
+      .from(usageDaily)
+      .where(dailyInCycle(cycle)),
+    await workspaceNames(db, cycle.organizationUuid),
+  ];
+  const sep = "\u0000";
+  const byOperation = sumBy(rows, (r) => `${r.operation}${sep}${r.ruleMetric}`)
+    .sort((a, b) => String(a.key).localeCompare(String(b.key)))
+    .map((c) => {
+      const [operation, ruleMetric] = String(c.key).split(sep);
+      return {
+        operation,
+        rule_metric: ruleMetric,
+        events: c.events,
+        count: c.quantity,
+        cost: formatUsdExact(c.costMicros),
+      };
+    });
+  const nameOf = (id: string | null) => (id === null ? NO_WORKSPACE : (names.get(id) ?? UNKNOWN_WORKSPACE));
+  const costJson = (c: CostRow) => ({
+    events: c.events,
+    count: c.quantity,
+    cost: formatUsdExact(c.costMicros),
+  });
+  const uniq = (values: string[]) => [...new Set(values.filter((v) => v !== ""))].sort();
+  return {
+    billing_cycle_uuid: cycle.billingCycleUuid,
+    data_as_of: now.toISOString(),
+    totals: totalsOf(rows),
+    by_operation: byOperation,
+    by_workspace: topWorkspaces(
+      sumBy(rows, (r) => r.workspaceUuid),
+      6,
+    ).map((c) => ({ workspace_uuid: c.key, workspace_name: nameOf(c.key), ...costJson(c) })),
+    by_eval_type: topByCost(
+      sumBy(rows, (r) => r.evalType),
+      5,
+    ).map((c) => ({ eval_type: c.key, ...costJson(c) })),
+    filter_options: {
+      eval_types: uniq(all.map((r) => r.evalType)),
+      operations: uniq(all.map((r) => r.operation)),
+      modalities: uniq(all.map((r) => r.modality)),
+      workspaces: uniq(all.map((r) => r.workspaceUuid ?? "")).map((id) => ({
+        workspace_uuid: id,
+        workspace_name: nameOf(id),
+      })),
+    },
+  };
+}
+
+/**
+ * Cost and usage over time: one bucket per day, week (from Sunday) or month (from the 1st), UTC,
+ * from the cycle's first bucket through its last day (the current cycle: through today or its
+ * latest usage), empty buckets included.
+ */
+export async function usageSeries(
+  db: Db,
+  cycle: Cycle,
+  f: UsageFilters,
+  grouping: Grouping,
+  now = new Date(),
+) {
+  const rows = await aggregate(db, cycle, f);
+  const { end } = cycleBounds(cycle);
+  let last = end
+    ? new Date(end.getTime() - 86_400_000).toISOString().slice(0, 10)
+    : now.toISOString().slice(0, 10);
+  for (const r of rows) if (r.day > last) last = r.day;
+  const first = [cycle.startDate, last].sort()[0] ?? last;
+  type Bucket = { events: number; quantity: number; costMicros: bigint; types: Map<string, CostRow> };
+  const buckets = new Map<string, Bucket>();
+  for (const b of bucketStarts(first, last, grouping))
+    buckets.set(b, { events: 0, quantity: 0, costMicros: 0n, types: new Map() });
+  const starts = [...buckets.keys()];
+  for (const r of rows) {
+    // Days before the cycle cannot occur; a bucket is found by the last start not after the day.
+    let key = starts[0] ?? r.day;
+    for (const s of starts) if (s <= r.day) key = s;
+    const b = buckets.get(key);
+    if (!b) continue;
+    b.events += r.events;
+    b.quantity += r.quantity;
+    b.costMicros += r.costMicros;
+    const t = b.types.get(r.evalType) ?? { key: r.evalType, events: 0, quantity: 0, costMicros: 0n };
+    t.events += r.events;
+    t.quantity += r.quantity;
+    t.costMicros += r.costMicros;
+    b.types.set(r.evalType, t);
+  }
+  return {
+    billing_cycle_uuid: cycle.billingCycleUuid,
+    grouping,
+    buckets: [...buckets.entries()].map(([date, b]) => ({
+      date,
+      events: b.events,
+      total_count: b.quantity,
+      total_price: formatUsdExact(b.costMicros),
+      eval_types: [...b.types.values()]
+        .sort((x, y) => String(x.key).localeCompare(String(y.key)))
+        .map((t) => ({
+          eval_type: t.key,
+          events: t.events,
+          count: t.quantity,
+          price: formatUsdExact(t.costMicros),
+        })),
+    })),
+  };
+}
+
+// ---- CSV -------------------------------------------------------------------------------------

@@ -1,0 +1,139 @@
+// The records table: paged, sorted, filtered usage events.
+import { asc, desc, sql } from "drizzle-orm";
+import { usageEvents, workspaces } from "../db/schema";
+import type { Db } from "../platform/database";
+import { type Cycle, eventsInCycle } from "./cycles";
+import type { UsageFilters } from "./filters";
+import { formatUsdExact } from "./money";
+
+import { eventWhere, workspaceJoin, workspaceName } from "./usage-sql";
+
+export const SORT_KEYS = {
+  date: usageEvents.occurredAt,
+  cost: usageEvents.costMicros,
+  unit_price: usageEvents.unitPriceMicros,
+  quantity: usageEvents.quantity,
+  name: usageEvents.name,
+  operation: usageEvents.operation,
+  eval_type: usageEvents.evalType,
+  created_by: usageEvents.createdBy,
+  workspace_name: workspaceName,
+} as const;
+export type SortKey = keyof typeof SORT_KEYS;
+
+export const recordColumns = {
+  usageEventUuid: usageEvents.usageEventUuid,
+  occurredAt: usageEvents.occurredAt,
+  name: usageEvents.name,
+  operation: usageEvents.operation,
+  evalType: usageEvents.evalType,
+  createdBy: usageEvents.createdBy,
+  quantity: usageEvents.quantity,
+  unitPriceMicros: usageEvents.unitPriceMicros,
+  costMicros: usageEvents.costMicros,
+  evalUuid: usageEvents.evalUuid,
+  evalRunUuid: usageEvents.evalRunUuid,
+  workspaceUuid: usageEvents.workspaceUuid,
+  workspaceName,
+  notes: usageEvents.notes,
+  priceRuleUuid: usageEvents.priceRuleUuid,
+  ruleMetric: usageEvents.ruleMetric,
+  modality: usageEvents.modality,
+  isJailbreak: usageEvents.isJailbreak,
+  hasGroundTruth: usageEvents.hasGroundTruth,
+};
+
+export type RecordRow = {
+  usageEventUuid: string;
+  occurredAt: Date;
+  name: string | null;
+  operation: string;
+  evalType: string;
+  createdBy: string | null;
+  quantity: number;
+  unitPriceMicros: bigint;
+  costMicros: bigint;
+  evalUuid: string | null;
+  evalRunUuid: string | null;
+  workspaceUuid: string | null;
+  workspaceName: string;
+  notes: string | null;
+  priceRuleUuid: string | null;
+  ruleMetric: string;
+  modality: string;
+  isJailbreak: boolean;
+  hasGroundTruth: boolean;
+};
+
+/** A usage event as the API returns it; money as exact decimal strings. */
+export function recordJson(r: RecordRow) {
+  return {
+    usage_event_uuid: r.usageEventUuid,
+    date: r.occurredAt.toISOString(),
+    name: r.name,
+    operation: r.operation,
+    eval_type: r.evalType,
+    created_by: r.createdBy,
+    quantity: r.quantity,
+    unit_price: formatUsdExact(r.unitPriceMicros),
+    cost: formatUsdExact(r.costMicros),
+    eval_uuid: r.evalUuid,
+    eval_run_uuid: r.evalRunUuid,
+    workspace_uuid: r.workspaceUuid,
+    workspace_name: r.workspaceName,
+    notes: r.notes,
+    price_rule_uuid: r.priceRuleUuid,
+    rule_metric: r.ruleMetric,
+    modality: r.modality || null,
+    is_jailbreak: r.isJailbreak,
+    has_ground_truth: r.hasGroundTruth,
+  };
+}
+export type RecordJson = ReturnType<typeof recordJson>;
+
+export const orderFor = (sort: SortKey, descending: boolean) => {
+  const dir = descending ? desc : asc;
+  // Ties broken by date then uuid (same direction) so pages never overlap or skip rows.
+  return [
+    dir(SORT_KEYS[sort]),
+    ...(sort === "date" ? [] : [dir(usageEvents.occurredAt)]),
+    dir(usageEvents.usageEventUuid),
+  ];
+};
+
+export async function recordsPage(
+  db: Db,
+  cycle: Cycle,
+  f: UsageFilters,
+  opts: { sort: SortKey; descending: boolean; page: number; pageSize: number },
+): Promise<{ records: RecordJson[]; total: number }> {
+  const where = eventWhere(cycle, f);
+  const [count] = await db
+    .select({ n: sql<string>`count(*)::text` })
+    .from(usageEvents)
+    .leftJoin(workspaces, workspaceJoin)
+    .where(where);
+  const rows = (await db
+    .select(recordColumns)
+    .from(usageEvents)
+    .leftJoin(workspaces, workspaceJoin)
+    .where(where)
+    .orderBy(...orderFor(opts.sort, opts.descending))
+    .limit(opts.pageSize)
+    .offset((opts.page - 1) * opts.pageSize)) as RecordRow[];
+  return { records: rows.map(recordJson), total: Number(count?.n ?? 0) };
+}
+
+/** The `limit` newest events of the cycle (no filters), and whether there were more. */
+export async function newestEvents(db: Db, cycle: Cycle, limit: number) {
+  const rows = (await db
+    .select(recordColumns)
+    .from(usageEvents)
+    .leftJoin(workspaces, workspaceJoin)
+    .where(eventsInCycle(cycle))
+    .orderBy(desc(usageEvents.occurredAt), desc(usageEvents.usageEventUuid))
+    .limit(limit + 1)) as RecordRow[];
+  return { events: rows.slice(0, limit).map(recordJson), truncated: rows.length > limit };
+}
+
+// ---- aggregates --------------------------------------------------------------------------------

@@ -1,0 +1,150 @@
+import { z } from "zod";
+import { parseSocialProviders, type SocialProvidersConfig } from "../identity/social/providers";
+
+/** Thrown for configuration the server cannot start with; its message is one printable line. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+const port = (name: string, fallback: number) =>
+  z.coerce
+    .number({ message: `${name} must be a port number` })
+    .int(`${name} must be a whole number`)
+    .min(1, `${name} must be between 1 and 65535`)
+    .max(65535, `${name} must be between 1 and 65535`)
+    .default(fallback);
+
+const httpUrl = (name: string) =>
+  z
+    .string()
+    .url(`${name} must be an absolute http(s) URL, e.g. http://localhost:3000`)
+    .refine((v) => /^https?:$/.test(new URL(v).protocol), `${name} must use http or https`)
+    .optional();
+
+const postgresUrl = z
+  .string()
+  .refine((v) => {
+    try {
+      const u = new URL(v);
+      return (u.protocol === "postgres:" || u.protocol === "postgresql:") && u.hostname !== "";
+    } catch {
+      return false;
+    }
+  }, "DATABASE_URL must look like postgres://user@host:5432/database")
+  .optional();
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  HOST: z.string().min(1).default("0.0.0.0"),
+  PORT: port("PORT", 3000),
+  AUTH_PORT: port("AUTH_PORT", 3001),
+  PUBLIC_URL: httpUrl("PUBLIC_URL"),
+  AUTH_PUBLIC_URL: httpUrl("AUTH_PUBLIC_URL"),
+  API_PUBLIC_URL: httpUrl("API_PUBLIC_URL"),
+  ALLOWED_RETURN_ORIGINS: z.string().default(""),
+  DATA_DIR: z.string().min(1).default("./data"),
+  DATABASE_URL: postgresUrl,
+  AUTH_SECRET: z.string().min(32, "AUTH_SECRET must be at least 32 characters").optional(),
+  ACCESS_TOKEN_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(660, "ACCESS_TOKEN_TTL_SECONDS must exceed 600 (clients refresh 10 minutes before expiry)")
+    .max(86_400)
+    .default(1800),
+  DEMO_PASSWORD: z.string().min(8, "DEMO_PASSWORD must be at least 8 characters").optional(),
+  SEED_DEMO: z.enum(["auto", "always", "never"]).default("auto"),
+  SMTP_URL: z
+    .string()
+    .refine(
+      (v) => URL.canParse(v) && /^smtps?:$/.test(new URL(v).protocol),
+      "SMTP_URL must look like smtp://user:pass@host:587",
+    )
+    .optional(),
+  EMAIL_FROM: z.string().default("Eval Console <no-reply@localhost>"),
+  BACKEND_API_KEY: z.string().min(32, "BACKEND_API_KEY must be at least 32 characters").optional(),
+  CONSOLE_DIR: z.string().default("./dist"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+export type Config = {
+  env: "development" | "production" | "test";
+  host: string;
+  port: number;
+  authPort: number;
+  /** Origin of the console (no trailing slash). */
+  publicUrl: string;
+  /** Origin of the identity service; also the `iss` of access tokens. */
+  authPublicUrl: string;
+  /** Base address of the product API as the browser sees it. */
+  apiPublicUrl: string;
+  /** Origins allowed as `rt` return targets and for CORS with credentials. */
+  allowedOrigins: string[];
+  database: { kind: "pglite"; dataDir: string } | { kind: "postgres"; url: string };
+  authSecret: string | undefined;
+  accessTokenTtlSeconds: number;
+  demoPassword: string | undefined;
+  seedDemo: "auto" | "always" | "never";
+  /** SMTP server for identity emails; without it emails go to the outbox table and the log. */
+  smtpUrl: string | undefined;
+  emailFrom: string;
+  /** Server-to-server secret guarding the identity backend API; generated and stored when unset. */
+  backendApiKey: string | undefined;
+  consoleDir: string;
+  logLevel: string;
+  /** Social sign-in providers whose client id and secret are both set (<PROVIDER>_CLIENT_ID/_SECRET). */
+  socialProviders: SocialProvidersConfig;
+};
+
+const origin = (url: string) => new URL(url).origin;
+
+/** Validates the environment and resolves defaults; throws ConfigError with one line per problem. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  // Empty strings mean "unset", as in a copied .env.example.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = envSchema.safeParse(cleaned);
+  const social = parseSocialProviders(cleaned);
+  if (!parsed.success || social.errors.length) {
+    const lines = (parsed.error?.issues ?? []).map((i) => {
+      const key = String(i.path[0] ?? "config");
+      const got = cleaned[key];
+      return `${i.message}${got === undefined ? "" : ` (got "${got}")`}`;
+    });
+    throw new ConfigError(`Configuration error: ${[...lines, ...social.errors].join("; ")}`);
+  }
+  const e = parsed.data;
+  if (e.PORT === e.AUTH_PORT)
+    throw new ConfigError(`Configuration error: PORT and AUTH_PORT are both ${e.PORT}`);
+  const publicUrl = origin(e.PUBLIC_URL ?? `http://localhost:${e.PORT}`);
+  const authPublicUrl = origin(e.AUTH_PUBLIC_URL ?? `http://localhost:${e.AUTH_PORT}`);
+  const apiPublicUrl = (e.API_PUBLIC_URL ?? publicUrl).replace(/\/+$/, "");
+  const extra = e.ALLOWED_RETURN_ORIGINS.split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const o of extra) {
+    if (!URL.canParse(o))
+      throw new ConfigError(`Configuration error: ALLOWED_RETURN_ORIGINS has "${o}", not a URL`);
+  }
+  return {
+    env: e.NODE_ENV,
+    host: e.HOST,
+    port: e.PORT,
+    authPort: e.AUTH_PORT,
+    publicUrl,
+    authPublicUrl,
+    apiPublicUrl,
+    allowedOrigins: [...new Set([publicUrl, origin(apiPublicUrl), ...extra.map(origin)])],
+    database: e.DATABASE_URL
+      ? { kind: "postgres", url: e.DATABASE_URL }
+      : { kind: "pglite", dataDir: e.DATA_DIR },
+    authSecret: e.AUTH_SECRET,
+    accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,
+    demoPassword: e.DEMO_PASSWORD,
+    seedDemo: e.SEED_DEMO,
+    smtpUrl: e.SMTP_URL,
+    emailFrom: e.EMAIL_FROM,
+    backendApiKey: e.BACKEND_API_KEY,
+    consoleDir: e.CONSOLE_DIR,
+    logLevel: e.LOG_LEVEL,
+    socialProviders: social.providers,
+  };
+}

@@ -1,0 +1,74 @@
+import { mkdirSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { PGlite } from "@electric-sql/pglite";
+import { drizzle as drizzleNodePg } from "drizzle-orm/node-postgres";
+import { migrate as migrateNodePg } from "drizzle-orm/node-postgres/migrator";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
+import pg from "pg";
+import * as schema from "../db/schema";
+import { ConfigError } from "./config";
+
+export type Schema = typeof schema;
+/** The one database type both drivers satisfy; code never branches on the driver. */
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+
+export type Database = {
+  kind: "pglite" | "postgres";
+  db: Db;
+  /** A short description for logs, without credentials. */
+  describe: string;
+  migrate(): Promise<void>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+};
+
+const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), "../db/migrations");
+
+export type DatabaseTarget = { kind: "pglite"; dataDir: string | null } | { kind: "postgres"; url: string };
+
+/** Opens PGlite (a directory, or memory when dataDir is null) or a PostgreSQL pool. */
+export async function openDatabase(target: DatabaseTarget): Promise<Database> {
+  if (target.kind === "pglite") {
+    const dir = target.dataDir === null ? null : resolve(target.dataDir, "pglite");
+    if (dir) mkdirSync(dir, { recursive: true });
+    let client: PGlite;
+    try {
+      client = dir ? await PGlite.create(dir) : await PGlite.create();
+    } catch (err) {
+      throw new ConfigError(`Cannot open the embedded database in ${dir}: ${(err as Error).message}`);
+    }
+    const db = drizzlePglite(client, { schema }) as unknown as Db;
+    return {
+      kind: "pglite",
+      db,
+      describe: dir ? `PGlite at ${dir}` : "PGlite in memory",
+      migrate: () => migratePglite(db as never, { migrationsFolder }),
+      ping: async () => void (await client.query("select 1")),
+      close: () => client.close(),
+    };
+  }
+  const url = new URL(target.url);
+  const describe = `PostgreSQL at ${url.hostname}:${url.port || 5432}${url.pathname}`;
+  const pool = new pg.Pool({ connectionString: target.url, max: 10, connectionTimeoutMillis: 5000 });
+  // An idle client's error must not crash the process; the next query reports it.
+  pool.on("error", () => {});
+  try {
+    const c = await pool.connect();
+    c.release();
+  } catch (err) {
+    await pool.end().catch(() => {});
+    throw new ConfigError(`Cannot connect to ${describe}: ${(err as Error).message}`);
+  }
+  const db = drizzleNodePg(pool, { schema }) as unknown as Db;
+  return {
+    kind: "postgres",
+    db,
+    describe,
+    migrate: () => migrateNodePg(db as never, { migrationsFolder }),
+    ping: async () => void (await pool.query("select 1")),
+    close: () => pool.end(),
+  };
+}

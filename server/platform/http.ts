@@ -1,0 +1,42 @@
+import cors from "@fastify/cors";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+
+/** A Fastify app with our defaults: shared JSON logger, request ids, bounded bodies. */
+export function createHttpApp(logger: FastifyBaseLogger): FastifyInstance {
+  return Fastify({
+    loggerInstance: logger,
+    bodyLimit: 1024 * 1024,
+    trustProxy: true,
+    requestIdHeader: "x-request-id",
+  }) as unknown as FastifyInstance;
+}
+
+/** CORS with the exact origin echoed and credentials allowed, for the listed origins only. */
+export async function allowOrigins(app: FastifyInstance, origins: readonly string[], headers: string[]) {
+  await app.register(cors, {
+    origin: (origin, cb) => cb(null, origin !== undefined && origins.includes(origin) ? origin : false),
+    credentials: true,
+    methods: ["GET", "POST", "PUT", "PATCH", "DELETE"],
+    allowedHeaders: headers,
+    maxAge: 600,
+  });
+}
+
+/**
+ * JSON bodies, where an empty body is no body: clients that always send Content-Type:
+ * application/json send none on DELETE or on PropelAuth's logout. Bad JSON is a 400.
+ */
+export function acceptEmptyJsonBodies(app: FastifyInstance) {
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_req, body, done) => {
+    if (body === "") return done(null, undefined);
+    try {
+      done(null, JSON.parse(body as string));
+    } catch {
+      done(
+        Object.assign(new SyntaxError("The request body is not valid JSON."), { statusCode: 400 }),
+        undefined,
+      );
+    }
+  });
+}

@@ -1,0 +1,41 @@
+import type { KeyObject } from "node:crypto";
+
+export type OrganizationUser = { user_id: string; email: string; role: "Owner" | "Admin" | "Member" };
+
+/** A user's membership in one organization, as access tokens carry it (PropelAuth OrgMemberInfo). */
+export type OrgMemberInfo = {
+  org_id: string;
+  org_name: string;
+  user_role: string;
+  inherited_user_roles_plus_current_role: string[];
+  user_permissions: string[];
+};
+
+/** Who a valid end-user API key acts as. */
+export type ApiKeyIdentity = {
+  userId: string;
+  email: string;
+  /** An org key's organization; for a personal key the user's first organization, if any. */
+  org: OrgMemberInfo | null;
+  /** An org key (acts for its organization) rather than a personal key. */
+  orgKey: boolean;
+};
+
+/**
+ * The one narrow interface through which the product API reaches identity. The in-process
+ * implementation lives with the identity service; the HTTP one (identity-gateway-http.ts:
+ * token_verification_metadata and the backend API) serves deployments where the two run on
+ * separate hosts.
+ */
+export interface IdentityGateway {
+  /** `iss` every access token must carry. */
+  readonly issuer: string;
+  /** Public key that verifies RS256 access tokens offline. */
+  verificationKey(): Promise<KeyObject | CryptoKey>;
+  listOrganizationUsers(orgId: string): Promise<OrganizationUser[]>;
+  findOrganization(orgId: string): Promise<{ org_id: string; name: string } | null>;
+  /** The identity behind an end-user API key; null when it is unknown, expired, deleted or dead. */
+  validateApiKey(token: string): Promise<ApiKeyIdentity | null>;
+  /** Whether the user is a provider operator (identity role "admin"); false for unknown or banned users. */
+  isOperator(userId: string): Promise<boolean>;
+}

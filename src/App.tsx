@@ -1,0 +1,51 @@
+// Wiring only: services → Refine providers → routes.
+import { useNotificationProvider } from "@refinedev/antd";
+import { Refine } from "@refinedev/core";
+import routerProvider from "@refinedev/react-router";
+import { useEffect, useMemo } from "react";
+import { Outlet, RouterProvider } from "react-router";
+import { createAccessControlProvider } from "./providers/access-control-provider";
+import { createDataProvider } from "./providers/data-provider";
+import { reactQueryOptions } from "./providers/query-defaults";
+import { type ConsoleServices, ServicesProvider, useServices } from "./providers/services";
+import { resources } from "./resources";
+
+type Router = Parameters<typeof RouterProvider>[0]["router"];
+
+export function App({ services, router }: { services: ConsoleServices; router: Router }) {
+  return (
+    <ServicesProvider services={services}>
+      <RouterProvider router={router} />
+    </ServicesProvider>
+  );
+}
+
+export function RefineRoot() {
+  const { config, authProvider, currentUser, apiFetch } = useServices();
+  const dataProvider = useMemo(() => createDataProvider(config.apiUrl, apiFetch), [config.apiUrl, apiFetch]);
+  const accessControlProvider = useMemo(() => createAccessControlProvider(currentUser), [currentUser]);
+
+  useEffect(() => {
+    document.title = config.productName;
+  }, [config.productName]);
+
+  return (
+    <Refine
+      routerProvider={routerProvider}
+      dataProvider={dataProvider}
+      authProvider={authProvider}
+      accessControlProvider={accessControlProvider}
+      notificationProvider={useNotificationProvider}
+      resources={resources}
+      options={{
+        disableTelemetry: true,
+        syncWithLocation: true,
+        warnWhenUnsavedChanges: true,
+        reactQuery: reactQueryOptions,
+        title: { text: config.productName },
+      }}
+    >
+      <Outlet />
+    </Refine>
+  );
+}

@@ -1,0 +1,85 @@
+// The key table with its own pager: "Showing page X of Y (N total)" and Previous/Next.
+import { DeleteOutlined } from "@ant-design/icons";
+import { Button, Empty, Flex, Table, Typography } from "antd";
+import {
+  expiresLabel,
+  formatEpochDate,
+  type PersonalApiKey,
+  pageCount,
+  paginationText,
+} from "../../lib/api-keys";
+
+type Props = {
+  keys: readonly PersonalApiKey[];
+  loading: boolean;
+  pageIndex: number;
+  total: number;
+  onPageChange: (pageIndex: number) => void;
+  onDelete: (apiKeyId: string) => void;
+};
+
+export function ApiKeysTable({ keys, loading, pageIndex, total, onPageChange, onDelete }: Props) {
+  const pages = pageCount(total);
+  return (
+    <>
+      <Table<PersonalApiKey>
+        rowKey="api_key_id"
+        size="middle"
+        loading={loading}
+        dataSource={[...keys]}
+        pagination={false}
+        scroll={{ x: 640 }}
+        locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description="No API keys found" /> }}
+        columns={[
+          {
+            title: "Key ID",
+            dataIndex: "api_key_id",
+            key: "api_key_id",
+            render: (id: string) => <Typography.Text code>{id}</Typography.Text>,
+          },
+          {
+            title: "Created",
+            dataIndex: "created_at",
+            key: "created_at",
+            render: (seconds: number) => formatEpochDate(seconds),
+          },
+          {
+            title: "Expires",
+            dataIndex: "expires_at_seconds",
+            key: "expires_at_seconds",
+            render: (seconds: number | null) => expiresLabel(seconds),
+          },
+          {
+            title: "Actions",
+            key: "actions",
+            width: 120,
+            render: (_: unknown, key: PersonalApiKey) => (
+              <Button
+                danger
+                type="text"
+                icon={<DeleteOutlined />}
+                aria-label={`Delete API key ${key.api_key_id}`}
+                onClick={() => onDelete(key.api_key_id)}
+              >
+                Delete
+              </Button>
+            ),
+          },
+        ]}
+      />
+      <Flex justify="space-between" align="center" wrap gap={8} style={{ marginTop: 16 }}>
+        <Typography.Text type="secondary" data-testid="api-keys-pagination" aria-live="polite">
+          {paginationText(pageIndex, total)}
+        </Typography.Text>
+        <Flex gap={8}>
+          <Button disabled={loading || pageIndex <= 0} onClick={() => onPageChange(pageIndex - 1)}>
+            Previous
+          </Button>
+          <Button disabled={loading || pageIndex + 1 >= pages} onClick={() => onPageChange(pageIndex + 1)}>
+            Next
+          </Button>
+        </Flex>
+      </Flex>
+    </>
+  );
+}

@@ -1,0 +1,145 @@
+// "/organization/workspaces": the organization's workspaces as cards. Administrators create,
+// rename and delete them; members only see them.
+import { PlusOutlined } from "@ant-design/icons";
+import { useModalForm } from "@refinedev/antd";
+import { type HttpError, useDelete, useList } from "@refinedev/core";
+import { Alert, Button, Col, Empty, Row, Spin } from "antd";
+import { useState } from "react";
+import { PageTitle } from "../../components/page-title";
+import { DeleteWorkspaceDialog } from "../../components/workspaces/delete-workspace-dialog";
+import { failureToast } from "../../components/workspaces/notifications";
+import { WorkspaceCard } from "../../components/workspaces/workspace-card";
+import {
+  WorkspaceFormModal,
+  type WorkspaceFormValues,
+} from "../../components/workspaces/workspace-form-modal";
+import { useCurrentUser } from "../../hooks/use-current-user";
+import { isCurrentWorkspace, WORKSPACE_STALE_MS, type WorkspaceRecord } from "../../lib/workspaces";
+
+const formDefaults = {
+  resource: "workspaces",
+  redirect: false,
+  warnWhenUnsavedChanges: false,
+  successNotification: false,
+} as const;
+
+export function WorkspaceListPage() {
+  const { data: user } = useCurrentUser();
+  const isAdmin = user?.is_admin === true;
+  const [editing, setEditing] = useState<WorkspaceRecord | null>(null);
+  const [deleting, setDeleting] = useState<WorkspaceRecord | null>(null);
+
+  const { result, query } = useList<WorkspaceRecord, HttpError>({
+    resource: "workspaces",
+    pagination: { mode: "off" },
+    queryOptions: { staleTime: WORKSPACE_STALE_MS },
+  });
+  const workspaces = result.data ?? [];
+
+  const createModal = useModalForm<WorkspaceFormValues, HttpError, WorkspaceFormValues>({
+    ...formDefaults,
+    action: "create",
+    errorNotification: failureToast("Failed to create workspace. Please try again."),
+  });
+  const editModal = useModalForm<WorkspaceFormValues, HttpError, WorkspaceFormValues>({
+    ...formDefaults,
+    action: "edit",
+    errorNotification: failureToast("Failed to update workspace. Please try again."),
+    queryOptions: { staleTime: WORKSPACE_STALE_MS },
+  });
+  const { mutate: deleteWorkspace, mutation: deletion } = useDelete();
+
+  const openEdit = (workspace: WorkspaceRecord) => {
+    setEditing(workspace);
+    editModal.show(workspace.workspace_uuid);
+  };
+  const confirmDelete = () => {
+    if (!deleting) return;
+    deleteWorkspace(
+      {
+        resource: "workspaces",
+        id: deleting.workspace_uuid,
+        successNotification: false,
+        errorNotification: failureToast("Failed to delete workspace. Please try again."),
+      },
+      { onSuccess: () => setDeleting(null) },
+    );
+  };
+
+  const createButton = (label: string) => (
+    <Button type="primary" icon={<PlusOutlined />} onClick={() => createModal.show()}>
+      {label}
+    </Button>
+  );
+
+  let body: React.ReactNode;
+  if (query.isLoading) {
+    body = (
+      <Spin tip="Loading...">
+        <div style={{ minHeight: 120 }} />
+      </Spin>
+    );
+  } else if (query.isError) {
+    body = (
+      <Alert
+        type="error"
+        showIcon
+        message="Workspaces could not be loaded."
+        description={query.error?.message}
+      />
+    );
+  } else if (workspaces.length === 0) {
+    body = (
+      <Empty description="No workspaces yet">
+        {isAdmin ? createButton("Create Your First Workspace") : null}
+      </Empty>
+    );
+  } else {
+    body = (
+      <Row gutter={[16, 16]}>
+        {workspaces.map((workspace) => (
+          <Col key={workspace.workspace_uuid} xs={24} md={12} xl={8}>
+            <WorkspaceCard
+              workspace={workspace}
+              isCurrent={isCurrentWorkspace(workspace, user?.workspace)}
+              isAdmin={isAdmin}
+              onEdit={openEdit}
+              onDelete={setDeleting}
+            />
+          </Col>
+        ))}
+      </Row>
+    );
+  }
+
+  return (
+    <>
+      <PageTitle
+        title="Manage Workspaces"
+        extra={isAdmin && workspaces.length > 0 ? createButton("Create Workspace") : null}
+      />
+      {body}
+      {isAdmin ? (
+        <>
+          <WorkspaceFormModal
+            action="create"
+            modal={createModal}
+            organizationUuid={user?.organization?.org_uuid ?? ""}
+          />
+          <WorkspaceFormModal
+            action="edit"
+            modal={editModal}
+            organizationUuid={editing?.organization_uuid ?? user?.organization?.org_uuid ?? ""}
+            originalName={editModal.query?.data?.data?.name ?? editing?.name}
+          />
+          <DeleteWorkspaceDialog
+            workspace={deleting}
+            pending={deletion.isPending}
+            onConfirm={confirmDelete}
+            onCancel={() => setDeleting(null)}
+          />
+        </>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,120 @@
+// Refine auth provider on the PropelAuth-compatible identity service. Signing in happens on the
+// hosted login page, a different origin, so redirects are full page loads done here rather than
+// Refine's router redirects (the router can only move within the console).
+import type { IAuthClient } from "@propelauth/javascript";
+import type { AuthProvider, CheckResponse } from "@refinedev/core";
+import { toLatin1Url } from "../lib/return-target";
+import type { CurrentUserSource } from "./current-user";
+
+export type AuthClient = Pick<
+  IAuthClient,
+  | "getAuthenticationInfoOrNull"
+  | "logout"
+  | "getLoginPageUrl"
+  | "getAccountPageUrl"
+  | "addLoggedInChangeObserver"
+  | "removeLoggedInChangeObserver"
+>;
+
+/** Leaving the console; injected so tests can observe it. */
+export type PageNavigator = {
+  assign: (url: string) => void;
+  currentUrl: () => string;
+};
+
+export const browserNavigator: PageNavigator = {
+  assign: (url) => window.location.assign(url),
+  currentUrl: () => window.location.href,
+};
+
+/** check() failed to reach the identity service: show an error, do not bounce to login. */
+export const AUTH_UNAVAILABLE = "AuthUnavailable";
+
+export type ConsoleAuthProvider = AuthProvider & {
+  /** Sends the browser to the hosted login page once the session ends in any tab. */
+  watchSession: () => () => void;
+  accountPageUrl: () => string;
+};
+
+type Options = { client: AuthClient; currentUser: CurrentUserSource; navigator?: PageNavigator };
+
+export function createAuthProvider({
+  client,
+  currentUser,
+  navigator = browserNavigator,
+}: Options): ConsoleAuthProvider {
+  // Once the page is being replaced, later checks and observers must not start a second redirect
+  // (a logout's own redirect_to would race a fresh login redirect).
+  let leaving = false;
+  const leave = (url: string) => {
+    if (leaving) return;
+    leaving = true;
+    navigator.assign(url);
+  };
+  const loginUrl = () =>
+    client.getLoginPageUrl({ postLoginRedirectUrl: toLatin1Url(navigator.currentUrl()) });
+
+  return {
+    login: async () => {
+      leave(loginUrl());
+      return { success: true };
+    },
+
+    check: async (): Promise<CheckResponse> => {
+      let info: Awaited<ReturnType<AuthClient["getAuthenticationInfoOrNull"]>>;
+      try {
+        info = await client.getAuthenticationInfoOrNull();
+      } catch {
+        const message = "The sign-in service could not be reached. Please try again.";
+        return { authenticated: false, error: { name: AUTH_UNAVAILABLE, message } };
+      }
+      if (info) return { authenticated: true };
+      currentUser.clear();
+      leave(loginUrl());
+      return { authenticated: false, error: { name: "Unauthenticated", message: "Redirecting to sign in" } };
+    },
+
+    logout: async () => {
+      currentUser.clear();
+      const wasLeaving = leaving;
+      leaving = true;
+      try {
+        // With `true` the client follows the service's redirect_to: the hosted login page.
+        await client.logout(true);
+        return { success: true };
+      } catch (error) {
+        leaving = wasLeaving;
+        const message = error instanceof Error ? error.message : "Please try again.";
+        return { success: false, error: { name: "Logout failed", message } };
+      }
+    },
+
+    // A rejected access token means the session is no longer valid: end it for real, otherwise
+    // the hosted login would send the user straight back with the same session.
+    onError: async (error) => {
+      const status = (error as { statusCode?: number } | null)?.statusCode;
+      if (status === 401) return { logout: true };
+      return {};
+    },
+
+    getIdentity: () => currentUser.get(),
+
+    getPermissions: async () => {
+      const user = await currentUser.get();
+      return user.is_admin ? ["admin"] : [];
+    },
+
+    watchSession: () => {
+      const observer = (isLoggedIn: boolean) => {
+        if (isLoggedIn) return;
+        currentUser.clear();
+        leave(loginUrl());
+      };
+      client.addLoggedInChangeObserver(observer);
+      return () => client.removeLoggedInChangeObserver(observer);
+    },
+
+    accountPageUrl: () =>
+      client.getAccountPageUrl({ redirectBackToUrl: toLatin1Url(navigator.currentUrl()) }),
+  };
+}

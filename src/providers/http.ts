@@ -1,0 +1,92 @@
+// Fetch wrapper for the product API: adds the bearer token and turns the API's error shape
+// {"error": {"code", "message"}} into Refine's HttpError, which drives notifications and onError.
+import type { HttpError } from "@refinedev/core";
+
+export type QueryValue = string | number | boolean | null | undefined | readonly (string | number)[];
+
+export type ApiRequest = {
+  method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  query?: Record<string, QueryValue>;
+  body?: unknown;
+  headers?: Record<string, string>;
+};
+
+export type ApiFetch = <T = unknown>(path: string, request?: ApiRequest) => Promise<T>;
+
+export type ApiFetchOptions = {
+  apiUrl: string;
+  /** Current access token, or null when signed out. */
+  getAccessToken: () => Promise<string | null>;
+  fetchImpl?: typeof fetch;
+};
+
+export function httpError(statusCode: number, message: string, code?: string): HttpError {
+  // HttpError is an interface extending Error; a real Error keeps stack traces useful.
+  const error = Object.assign(new Error(message), { statusCode }) as HttpError;
+  if (code) error.code = code;
+  return error;
+}
+
+/** The API's error message, or a generic one when the body is not the documented shape. */
+export function errorFromResponse(status: number, statusText: string, body: unknown): HttpError {
+  const detail =
+    typeof body === "object" && body !== null && "error" in body
+      ? (body as { error?: { code?: unknown; message?: unknown } }).error
+      : undefined;
+  const message =
+    typeof detail?.message === "string" && detail.message !== ""
+      ? detail.message
+      : statusText || `Request failed with status ${status}`;
+  const code = typeof detail?.code === "string" ? detail.code : undefined;
+  return httpError(status, message, code);
+}
+
+export function buildUrl(apiUrl: string, path: string, query?: Record<string, QueryValue>): string {
+  const url = new URL(`${apiUrl.replace(/\/+$/, "")}${path.startsWith("/") ? path : `/${path}`}`);
+  for (const [key, value] of Object.entries(query ?? {})) {
+    if (value === undefined || value === null || value === "") continue;
+    if (Array.isArray(value)) {
+      for (const item of value) url.searchParams.append(key, String(item));
+    } else {
+      url.searchParams.set(key, String(value));
+    }
+  }
+  return url.toString();
+}
+
+async function readJson(response: Response): Promise<unknown> {
+  const text = await response.text();
+  if (text === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+export function createApiFetch({ apiUrl, getAccessToken, fetchImpl }: ApiFetchOptions): ApiFetch {
+  return async <T>(path: string, request: ApiRequest = {}): Promise<T> => {
+    const token = await getAccessToken();
+    if (!token) throw httpError(401, "You are not signed in.", "unauthenticated");
+    const headers: Record<string, string> = {
+      Accept: "application/json",
+      Authorization: `Bearer ${token}`,
+      ...request.headers,
+    };
+    if (request.body !== undefined) headers["Content-Type"] = "application/json";
+    let response: Response;
+    try {
+      response = await (fetchImpl ?? fetch)(buildUrl(apiUrl, path, request.query), {
+        method: request.method ?? "GET",
+        headers,
+        body: request.body === undefined ? undefined : JSON.stringify(request.body),
+      });
+    } catch {
+      // Network failure or CORS refusal: no status to report, so 503 like an unreachable service.
+      throw httpError(503, "The server could not be reached. Check your connection and try again.");
+    }
+    const body = await readJson(response);
+    if (!response.ok) throw errorFromResponse(response.status, response.statusText, body);
+    return body as T;
+  };
+}

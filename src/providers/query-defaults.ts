@@ -1,0 +1,22 @@
+// TanStack Query defaults for Refine. Client errors (4xx) are answers, not glitches: retrying
+// them only delays the message. Other failures get one retry.
+import type { RefineProps } from "@refinedev/core";
+
+type ReactQueryOptions = NonNullable<NonNullable<RefineProps["options"]>["reactQuery"]>;
+
+export function shouldRetry(failureCount: number, error: unknown): boolean {
+  const status = (error as { statusCode?: number } | null)?.statusCode;
+  if (typeof status === "number" && status >= 400 && status < 500) return false;
+  return failureCount < 1;
+}
+
+export const reactQueryOptions: ReactQueryOptions = {
+  clientConfig: {
+    defaultOptions: {
+      queries: {
+        retry: shouldRetry,
+        refetchOnWindowFocus: false,
+      },
+    },
+  },
+};

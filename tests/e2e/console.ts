@@ -1,0 +1,20 @@
+import { expect, type Locator, type Page } from "@playwright/test";
+import { E2E } from "../../playwright.config";
+
+/** Opens `path` signed out, signs in on the hosted page, and expects to be back on `path`. */
+export async function signIn(page: Page, email: string, path: string) {
+  await page.goto(path);
+  await expect(page).toHaveURL(new RegExp(`^${E2E.auth}/login\\?rt=`));
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(E2E.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(`${E2E.console}${path}`);
+}
+
+// antd keeps its spinner icon (aria-label "loading") inside a button for a moment after a
+// request ends, which changes the button's accessible name; match the label either way.
+export const actionButton = (scope: Locator, label: string) =>
+  scope.getByRole("button", { name: new RegExp(`^(loading )?${label}$`) });
+
+export const dialog = (page: Page, title: string) => page.getByRole("dialog").filter({ hasText: title });
+export const toast = (page: Page) => page.locator(".ant-notification-notice");

@@ -1,0 +1,184 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Browser, emailToken, listen, totp } from "./fe-browser";
+import { AUTH, backends, PASSWORD, startProduct, type TestProduct } from "./harness";
+
+const code = (r: { ok: boolean; error?: { error_code: string } }) => (r.ok ? "ok" : r.error?.error_code);
+
+describe.each(backends())("account calls on $name", (backend) => {
+  let p: TestProduct;
+  let origin: string;
+  let ipSeq = 10;
+  const browser = () => new Browser(origin, `192.0.2.${ipSeq++}`);
+  const signedIn = async (email: string, password = PASSWORD) => {
+    const b = browser();
+    expect(code(await b.api((c) => c.emailPasswordLogin({ email, password })))).toBe("ok");
+    return b;
+  };
+
+  beforeAll(async () => {
+    p = await startProduct(backend);
+    origin = await listen(p);
+  });
+  afterAll(async () => p?.dispose());
+
+  it("answers not_logged_in to every account call without a session", async () => {
+    const b = browser();
+    expect(code(await b.api((c) => c.fetchMfaStatusWithNewSecret()))).toBe("not_logged_in");
+    expect(code(await b.api((c) => c.enableMfa({ code: "123456" })))).toBe("not_logged_in");
+    expect(code(await b.api((c) => c.disableMfa()))).toBe("not_logged_in");
+    expect(code(await b.api((c) => c.updateEmail({ new_email: "x@y.test" })))).toBe("not_logged_in");
+    expect(code(await b.api((c) => c.updatePassword({ password: "whatever-123" })))).toBe("not_logged_in");
+    expect(code(await b.api((c) => c.updateUserMetadata({ first_name: "X" })))).toBe("not_logged_in");
+    expect(code(await b.api((c) => c.deleteAccount()))).toBe("not_logged_in");
+  });
+
+  it("creates and deletes personal API keys on the hosted account page, refusing an unknown expiry", async () => {
+    const b = await signedIn("newcomer@acme.test");
+    const post = (path: string, fields: Record<string, string>) =>
+      b.fetch(`${origin}${path}`, {
+        method: "POST",
+        // A form on the hosted page: the browser sends the identity service's public origin.
+        headers: { "content-type": "application/x-www-form-urlencoded", origin: AUTH },
+        body: new URLSearchParams(fields),
+      });
+    const created = await post("/account/api_keys", { expiration_option: "TwoWeeks" });
+    expect(created.status).toBe(200);
+    const page = await created.text();
+    expect(page).toContain("Copy it now");
+    const token = page.match(/eck_[A-Za-z0-9_-]{20,}/)?.[0];
+    expect(token).toBeDefined();
+    const listed = await b.api((c) => c.fetchPersonalApiKeys({}));
+    const keys = (listed.data as { api_keys: { api_key_id: string; expires_at_seconds: number }[] }).api_keys;
+    expect(keys).toHaveLength(1);
+    expect(keys[0]!.expires_at_seconds - Date.now() / 1000).toBeGreaterThan(13 * 86400);
+    expect(keys[0]!.expires_at_seconds - Date.now() / 1000).toBeLessThan(15 * 86400);
+
+    const refused = await post("/account/api_keys", { expiration_option: "Forever" });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain("Choose one of the listed expiry options.");
+    expect((await b.api((c) => c.fetchPersonalApiKeys({}))).data).toMatchObject({ total_api_keys: 1 });
+
+    const deleted = await post("/account/api_keys/delete", { api_key_id: keys[0]!.api_key_id });
+    expect(deleted.status).toBe(200);
+    expect((await b.api((c) => c.fetchPersonalApiKeys({}))).data).toMatchObject({ total_api_keys: 0 });
+  });
+
+  it("updates the profile and refuses a taken username", async () => {
+    const b = await signedIn("member@acme.test");
+    expect(
+      code(
+        await b.api((c) => c.updateUserMetadata({ first_name: "Mia", last_name: "Mem", username: "mia" })),
+      ),
+    ).toBe("ok");
+    expect((await b.refresh()).body.user).toMatchObject({ first_name: "Mia", last_name: "Mem" });
+    const other = await signedIn("newcomer@acme.test");
+    const taken = await other.api((c) => c.updateUserMetadata({ username: "mia" }));
+    expect(taken.error).toMatchObject({
+      error_code: "invalid_request_fields",
+      field_errors: { username: expect.any(String) },
+    });
+  });
+
+  it("changes the password with the current one and signs other devices out", async () => {
+    const b = await signedIn("newcomer@acme.test");
+    const other = await signedIn("newcomer@acme.test");
+    expect(
+      code(await b.api((c) => c.updatePassword({ password: "new-password-1", current_password: "wrong" }))),
+    ).toBe("incorrect_password");
+    expect(code(await b.api((c) => c.updatePassword({ password: "new-password-1" })))).toBe(
+      "incorrect_password",
+    );
+    expect(
+      code(await b.api((c) => c.updatePassword({ password: "short", current_password: PASSWORD }))),
+    ).toBe("invalid_request_fields");
+    expect(
+      code(await b.api((c) => c.updatePassword({ password: "new-password-1", current_password: PASSWORD }))),
+    ).toBe("ok");
+    expect((await b.refresh()).status).toBe(200);
+    expect((await other.refresh()).status).toBe(401);
+    await signedIn("newcomer@acme.test", "new-password-1");
+  });
+
+  it("changes the email after the link sent to the new address is opened", async () => {
+    const b = await signedIn("member@acme.test");
+    expect(code(await b.api((c) => c.updateEmail({ new_email: "mia@other.test", password: "wrong" })))).toBe(
+      "incorrect_password",
+    );
+    expect(code(await b.api((c) => c.updateEmail({ new_email: "mia@other.test", password: PASSWORD })))).toBe(
+      "ok",
+    );
+    expect(code(await b.api((c) => c.updateEmail({ new_email: "mia@other.test", password: PASSWORD })))).toBe(
+      "confirmation_email_sent",
+    );
+    expect((await b.refresh()).body.user).toMatchObject({ email: "member@acme.test" });
+    const token = await emailToken(p, "mia@other.test", "confirm_email");
+    await b.fetch(`${origin}/confirm_email?token=${encodeURIComponent(token)}`);
+    expect((await b.refresh()).body.user).toMatchObject({ email: "mia@other.test", email_confirmed: true });
+  });
+
+  it("turns MFA on and off and reports already-done states", async () => {
+    const b = await signedIn("admin@acme.test");
+    expect(code(await b.api((c) => c.disableMfa()))).toBe("action_already_complete");
+    const first = (await b.api((c) => c.fetchMfaStatusWithNewSecret())).data as { new_secret: string };
+    const second = (await b.api((c) => c.fetchMfaStatusWithNewSecret())).data as { new_secret: string };
+    expect(second.new_secret).not.toBe(first.new_secret);
+    // Only the newest secret counts.
+    expect(code(await b.api((c) => c.enableMfa({ code: totp(first.new_secret) })))).toBe(
+      "invalid_request_fields",
+    );
+    expect(code(await b.api((c) => c.enableMfa({ code: totp(second.new_secret) })))).toBe("ok");
+    expect((await b.refresh()).status).toBe(200);
+    expect(code(await b.api((c) => c.disableMfa()))).toBe("ok");
+    expect((await b.api((c) => c.fetchMfaStatusWithNewSecret())).data).toMatchObject({ type: "Disabled" });
+    const again = browser();
+    expect(
+      (await again.api((c) => c.emailPasswordLogin({ email: "admin@acme.test", password: PASSWORD }))).data,
+    ).toEqual({ login_state: "Finished" });
+  });
+
+  it("deletes the account", async () => {
+    const b = browser();
+    await b.api((c) => c.signup({ email: "gone@new.test", password: "gone-password-1" }));
+    await b.fetch(
+      `${origin}/confirm_email?token=${encodeURIComponent(await emailToken(p, "gone@new.test", "confirm_email"))}`,
+    );
+    expect((await b.refresh()).status).toBe(200);
+    expect(code(await b.api((c) => c.deleteAccount()))).toBe("ok");
+    expect((await b.refresh()).status).toBe(401);
+    expect(
+      code(
+        await browser().api((c) =>
+          c.emailPasswordLogin({ email: "gone@new.test", password: "gone-password-1" }),
+        ),
+      ),
+    ).toBe("user_not_found");
+  });
+
+  it("refuses bad bodies with 4xx, never 500", async () => {
+    const b = await signedIn("admin@acme.test");
+    const send = (method: string, path: string, body?: string) =>
+      b.fetch(`${origin}/api/fe/v3${path}`, {
+        method,
+        headers: { "content-type": "application/json", "x-csrf-token": "-.-" },
+        ...(body === undefined ? {} : { body }),
+      });
+    const cases: [string, string, string | undefined][] = [
+      ["POST", "/mfa_enable", undefined],
+      ["POST", "/mfa_enable", JSON.stringify({ code: 123456 })],
+      ["POST", "/security_status", JSON.stringify({ surprise: true })],
+      ["POST", "/update_email", JSON.stringify({ new_email: "nope" })],
+      ["POST", "/update_password", JSON.stringify({ password: "x".repeat(500) })],
+      ["POST", "/update_metadata", JSON.stringify({ first_name: "x".repeat(1000) })],
+      ["POST", "/update_metadata", JSON.stringify({ username: "bad name!" })],
+      ["POST", "/update_metadata", "[1,2"],
+      ["DELETE", "/delete_me", JSON.stringify({ really: true })],
+    ];
+    for (const [method, path, body] of cases) {
+      const r = await send(method, path, body);
+      expect(r.status, `${path} ${body}`).toBeGreaterThanOrEqual(400);
+      expect(r.status, `${path} ${body}`).toBeLessThan(500);
+      expect(["invalid_request_fields", "bad_request"]).toContain((await r.json()).error_code);
+    }
+    expect((await b.refresh()).status).toBe(200);
+  });
+});

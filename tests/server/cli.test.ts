@@ -1,0 +1,86 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+
+const tsx = join("node_modules", ".bin", "tsx");
+
+function run(env: Record<string, string>, args = ["serve"]) {
+  const child = spawn(tsx, ["server/main.ts", ...args], {
+    env: { ...process.env, DATABASE_URL: "", LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (d) => (out += d));
+  child.stderr.on("data", (d) => (err += d));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, exited, out: () => out, err: () => err };
+}
+
+const dirs: string[] = [];
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), "eval-console-cli-"));
+  dirs.push(d);
+  return d;
+};
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+async function waitFor(check: () => boolean, ms: number) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("timed out");
+}
+
+describe("server CLI", () => {
+  it("stops with one clear line on a malformed DATABASE_URL", async () => {
+    const r = run({ DATABASE_URL: "not-a-url" });
+    expect(await r.exited).toBe(1);
+    expect(r.err().trim()).toBe(
+      'Configuration error: DATABASE_URL must look like postgres://user@host:5432/database (got "not-a-url")',
+    );
+  });
+
+  it("stops with one clear line when a port is taken", async () => {
+    const blocker: Server = createServer();
+    await new Promise<void>((r) => blocker.listen(0, "0.0.0.0", () => r()));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const r = run({ DATA_DIR: tempDir(), PORT: String(port), AUTH_PORT: String(port + 1) });
+      expect(await r.exited).toBe(1);
+      expect(r.err().trim()).toBe(
+        `Cannot start: port ${port} is already in use (set PORT / AUTH_PORT to free ports).`,
+      );
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it("serves with a seeded demo, prints the sign-in, and shuts down cleanly on SIGTERM", async () => {
+    const dataDir = tempDir();
+    const r = run({ DATA_DIR: dataDir, PORT: "3390", AUTH_PORT: "3391", DEMO_PASSWORD: "cli-demo-password" });
+    const child: ChildProcess = r.child;
+    await waitFor(() => r.out().includes("Eval Console is running"), 60_000);
+    expect(r.out()).toContain("admin@acme.test");
+    expect(r.out()).toContain("password: cli-demo-password");
+    const ready = await fetch("http://127.0.0.1:3390/readyz");
+    expect(await ready.json()).toEqual({ status: "ready", database: "pglite" });
+    const login = await fetch("http://127.0.0.1:3391/login");
+    expect(login.status).toBe(200);
+    child.kill("SIGTERM");
+    expect(await r.exited).toBe(0);
+  });
+
+  it("prints usage for an unknown command", async () => {
+    const r = run({}, ["frobnicate"]);
+    expect(await r.exited).toBe(2);
+    expect(r.err()).toContain('Unknown command "frobnicate"');
+  });
+});

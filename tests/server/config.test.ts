@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../server/platform/config";
+
+const fails = (env: Record<string, string>) => {
+  try {
+    loadConfig(env);
+  } catch (e) {
+    expect(e).toBeInstanceOf(ConfigError);
+    return (e as Error).message;
+  }
+  throw new Error("expected a ConfigError");
+};
+
+describe("configuration", () => {
+  it("defaults to the embedded database and local ports", () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      port: 3000,
+      authPort: 3001,
+      publicUrl: "http://localhost:3000",
+      authPublicUrl: "http://localhost:3001",
+      apiPublicUrl: "http://localhost:3000",
+      database: { kind: "pglite", dataDir: "./data" },
+      accessTokenTtlSeconds: 1800,
+    });
+    expect(c.allowedOrigins).toEqual(["http://localhost:3000"]);
+  });
+
+  it("derives public URLs from the ports and switches to PostgreSQL with DATABASE_URL", () => {
+    const c = loadConfig({
+      PORT: "4000",
+      AUTH_PORT: "4001",
+      DATABASE_URL: "postgres://u@db:5432/app",
+      ALLOWED_RETURN_ORIGINS: "http://localhost:5173/, https://x.example",
+    });
+    expect(c.publicUrl).toBe("http://localhost:4000");
+    expect(c.authPublicUrl).toBe("http://localhost:4001");
+    expect(c.database).toEqual({ kind: "postgres", url: "postgres://u@db:5432/app" });
+    expect(c.allowedOrigins).toEqual(["http://localhost:4000", "http://localhost:5173", "https://x.example"]);
+  });
+
+  it("treats empty values as unset, as in a copied .env.example", () => {
+    expect(loadConfig({ DATABASE_URL: "", PORT: "" }).database.kind).toBe("pglite");
+  });
+
+  it("explains each bad value in one line", () => {
+    const msg = fails({ DATABASE_URL: "mysql://nope", PORT: "99999" });
+    expect(msg).not.toContain("\n");
+    expect(msg).toContain("DATABASE_URL must look like postgres://user@host:5432/database");
+    expect(msg).toContain('(got "mysql://nope")');
+    expect(msg).toContain("PORT must be between 1 and 65535");
+    expect(fails({ PORT: "3001" })).toContain("PORT and AUTH_PORT are both 3001");
+    expect(fails({ PUBLIC_URL: "localhost:3000" })).toContain("PUBLIC_URL must");
+    expect(fails({ AUTH_SECRET: "short" })).toContain("AUTH_SECRET must be at least 32 characters");
+    expect(fails({ ACCESS_TOKEN_TTL_SECONDS: "60" })).toContain("must exceed 600");
+  });
+});

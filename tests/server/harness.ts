@@ -1,0 +1,99 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import pino from "pino";
+import { buildProduct, type Product } from "../../server/app";
+import { loadConfig } from "../../server/platform/config";
+import { type Database, openDatabase } from "../../server/platform/database";
+
+export const PASSWORD = "test-demo-password";
+export const CONSOLE = "http://localhost:3000";
+export const AUTH = "http://localhost:3001";
+
+type Backend = { name: string; open(): Promise<{ database: Database; drop(): Promise<void> }> };
+
+/** PGlite always; PostgreSQL too when DATABASE_URL is set (each test file gets its own database). */
+export function backends(): Backend[] {
+  const list: Backend[] = [
+    {
+      name: "pglite",
+      open: async () => ({
+        database: await openDatabase({ kind: "pglite", dataDir: null }),
+        drop: async () => {},
+      }),
+    },
+  ];
+  const url = process.env.DATABASE_URL;
+  if (url) {
+    list.push({
+      name: "postgres",
+      async open() {
+        const name = `ec_test_${randomBytes(6).toString("hex")}`;
+        const admin = new pg.Client({ connectionString: url });
+        await admin.connect();
+        await admin.query(`create database ${name}`);
+        await admin.end();
+        const u = new URL(url);
+        u.pathname = `/${name}`;
+        const database = await openDatabase({ kind: "postgres", url: u.toString() });
+        return {
+          database,
+          async drop() {
+            const c = new pg.Client({ connectionString: url });
+            await c.connect();
+            await c.query(`drop database if exists ${name} with (force)`);
+            await c.end();
+          },
+        };
+      },
+    });
+  }
+  return list;
+}
+
+export type TestProduct = Product & { dispose(): Promise<void> };
+
+/** A product with the demo seeded, built on the given backend; nothing listens (use inject). */
+export async function startProduct(backend: Backend, env: Record<string, string> = {}): Promise<TestProduct> {
+  const { database, drop } = await backend.open();
+  const config = loadConfig({
+    DEMO_PASSWORD: PASSWORD,
+    CONSOLE_DIR: "./tests/server/fixtures/console",
+    ...env,
+  });
+  const product = await buildProduct(config, pino({ level: "silent" }), database);
+  await product.seed(false);
+  return {
+    ...product,
+    async dispose() {
+      await product.close();
+      await drop();
+    },
+  };
+}
+
+export function cookieHeader(setCookie: string | string[] | undefined): string {
+  const list = Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : [];
+  return list.map((c) => c.split(";")[0]).join("; ");
+}
+
+/** Signs in through the hosted login form; returns the session cookie. */
+export async function signIn(p: Product, email: string, password = PASSWORD): Promise<string> {
+  const res = await p.identity.app.inject({
+    method: "POST",
+    url: "/login",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    payload: new URLSearchParams({ email, password }).toString(),
+  });
+  if (res.statusCode !== 303) throw new Error(`sign-in of ${email} failed: ${res.statusCode}`);
+  return cookieHeader(res.headers["set-cookie"]);
+}
+
+export async function accessToken(p: Product, email: string): Promise<string> {
+  const cookie = await signIn(p, email);
+  const res = await p.identity.app.inject({
+    method: "GET",
+    url: "/api/v1/refresh_token",
+    headers: { cookie },
+  });
+  return res.json().access_token as string;
+}

@@ -1,0 +1,250 @@
+import type { createPublicKey } from "node:crypto";
+import { eq } from "drizzle-orm";
+import type { InjectOptions } from "fastify";
+import { jwtVerify } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { emailOutbox } from "../../server/db/schema";
+import { encodeReturnTarget } from "../../server/identity/return-target";
+import {
+  AUTH,
+  backends,
+  CONSOLE,
+  cookieHeader,
+  PASSWORD,
+  signIn,
+  startProduct,
+  type TestProduct,
+} from "./harness";
+
+const form = (data: Record<string, string>) => ({
+  headers: { "content-type": "application/x-www-form-urlencoded" },
+  payload: new URLSearchParams(data).toString(),
+});
+
+describe.each(backends())("identity service on $name", (backend) => {
+  let p: TestProduct;
+  beforeAll(async () => {
+    p = await startProduct(backend);
+  });
+  afterAll(async () => p?.dispose());
+
+  const inject = (opts: InjectOptions) => p.identity.app.inject(opts);
+
+  it("serves the hosted login page as a real form", async () => {
+    const res = await inject({ method: "GET", url: "/login" });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers["content-type"]).toContain("text/html");
+    expect(res.body).toContain('<form method="post"');
+    expect(res.body).toContain('name="email"');
+    expect(res.body).toContain('type="password"');
+  });
+
+  it("refuses a wrong password with a message and keeps the email typed", async () => {
+    const res = await inject({
+      method: "POST",
+      url: "/login",
+      ...form({ email: "admin@acme.test", password: "nope-nope" }),
+    });
+    expect(res.statusCode).toBe(401);
+    expect(res.body).toContain("Incorrect email or password.");
+    expect(res.body).toContain('value="admin@acme.test"');
+    expect(res.headers["set-cookie"]).toBeUndefined();
+  });
+
+  it("explains missing fields next to each field", async () => {
+    const res = await inject({
+      method: "POST",
+      url: "/login",
+      ...form({ email: "not-an-email", password: "" }),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.body).toContain("Please enter a valid email address.");
+    expect(res.body).toContain("Please enter your password.");
+  });
+
+  it("returns to an allowed rt target after sign-in and ignores foreign ones", async () => {
+    const good = encodeURIComponent(encodeReturnTarget(`${CONSOLE}/account/settings?x=1`));
+    const ok = await inject({
+      method: "POST",
+      url: `/login?rt=${good}`,
+      ...form({ email: "member@acme.test", password: PASSWORD }),
+    });
+    expect(ok.statusCode).toBe(303);
+    expect(ok.headers.location).toBe(`${CONSOLE}/account/settings?x=1`);
+    const evil = encodeURIComponent(encodeReturnTarget("https://evil.example/steal"));
+    const bad = await inject({
+      method: "POST",
+      url: `/login?rt=${evil}`,
+      ...form({ email: "member@acme.test", password: PASSWORD }),
+    });
+    expect(bad.headers.location).toBe(`${CONSOLE}/`);
+  });
+
+  it("refuses a sign-in form posted from another site", async () => {
+    const res = await inject({
+      method: "POST",
+      url: "/login",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: "https://evil.example" },
+      payload: new URLSearchParams({ email: "admin@acme.test", password: PASSWORD }).toString(),
+    });
+    expect(res.statusCode).toBe(403);
+    expect(res.headers["set-cookie"]).toBeUndefined();
+  });
+
+  it("answers refresh_token with 401 JSON when logged out", async () => {
+    const res = await inject({ method: "GET", url: "/api/v1/refresh_token" });
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toMatchObject({ error_code: "not_logged_in" });
+  });
+
+  it("returns the PropelAuth auth response with an RS256 token carrying iss and the org map", async () => {
+    const cookie = await signIn(p, "admin@acme.test");
+    const res = await inject({ method: "GET", url: "/api/v1/refresh_token", headers: { cookie } });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.user).toMatchObject({
+      email: "admin@acme.test",
+      email_confirmed: true,
+      has_password: true,
+      first_name: "Ada",
+      locked: false,
+      enabled: true,
+      mfa_enabled: false,
+    });
+    expect(typeof body.user.created_at).toBe("number");
+    expect(body.expires_at_seconds - Date.now() / 1000).toBeGreaterThan(600);
+    const orgs = Object.values(body.org_id_to_org_member_info) as Record<string, unknown>[];
+    expect(orgs).toHaveLength(1);
+    expect(orgs[0]).toMatchObject({
+      org_name: "Acme AI",
+      url_safe_org_name: "acme-ai",
+      org_metadata: {},
+      org_role_structure: "single_role_in_hierarchy",
+      user_role: "Admin",
+      inherited_user_roles_plus_current_role: ["Admin", "Member"],
+      additional_roles: [],
+    });
+    expect(orgs[0]!.user_permissions).toContain("propelauth::can_invite");
+    expect(orgs[0]!.user_permissions).not.toContain("propelauth::can_delete_org");
+
+    const key = await p.identity.gateway.verificationKey();
+    const { payload, protectedHeader } = await jwtVerify(body.access_token, key, { issuer: AUTH });
+    expect(protectedHeader.alg).toBe("RS256");
+    expect(payload).toMatchObject({ user_id: body.user.user_id, email: "admin@acme.test" });
+    expect(payload.org_id_to_org_member_info).toEqual(body.org_id_to_org_member_info);
+  });
+
+  it("scopes the token to active_org_id and answers 401 for an org the user is not in", async () => {
+    const cookie = await signIn(p, "member@acme.test");
+    const full = (await inject({ method: "GET", url: "/api/v1/refresh_token", headers: { cookie } })).json();
+    const orgId = Object.keys(full.org_id_to_org_member_info)[0]!;
+    const scoped = await inject({
+      method: "GET",
+      url: `/api/v1/refresh_token?active_org_id=${orgId}`,
+      headers: { cookie },
+    });
+    const { payload } = await jwtVerify(
+      scoped.json().access_token,
+      await p.identity.gateway.verificationKey(),
+    );
+    expect((payload.org_member_info as { user_role: string }).user_role).toBe("Member");
+    const other = await inject({
+      method: "GET",
+      url: "/api/v1/refresh_token?active_org_id=not-my-org",
+      headers: { cookie },
+    });
+    expect(other.statusCode).toBe(401);
+  });
+
+  it("logs out: returns redirect_to the hosted login and ends the session", async () => {
+    const cookie = await signIn(p, "member@acme.test");
+    // Exactly what @propelauth/javascript sends: JSON content type, no body.
+    const out = await inject({
+      method: "POST",
+      url: "/api/v1/logout",
+      headers: { cookie, "content-type": "application/json", origin: CONSOLE },
+    });
+    expect(out.statusCode).toBe(200);
+    const { redirect_to } = out.json();
+    expect(redirect_to.startsWith(`${AUTH}/login?rt=`)).toBe(true);
+    expect(cookieHeader(out.headers["set-cookie"])).toMatch(/session_token=(;|$)/);
+    const after = await inject({ method: "GET", url: "/api/v1/refresh_token", headers: { cookie } });
+    expect(after.statusCode).toBe(401);
+  });
+
+  it("echoes only allowed origins in CORS, with credentials", async () => {
+    const pre = await inject({
+      method: "OPTIONS",
+      url: "/api/v1/refresh_token",
+      headers: {
+        origin: CONSOLE,
+        "access-control-request-method": "GET",
+        "access-control-request-headers": "content-type",
+      },
+    });
+    expect(pre.statusCode).toBe(204);
+    expect(pre.headers["access-control-allow-origin"]).toBe(CONSOLE);
+    expect(pre.headers["access-control-allow-credentials"]).toBe("true");
+    const foreign = await inject({
+      method: "GET",
+      url: "/api/v1/refresh_token",
+      headers: { origin: "https://evil.example" },
+    });
+    expect(foreign.headers["access-control-allow-origin"]).toBeUndefined();
+  });
+
+  it("signs up a new user who must confirm the email first, then refuses the same email", async () => {
+    const data = { first_name: "Sam", last_name: "New", email: "sam@new.test", password: "long-enough-pw" };
+    const back = `${CONSOLE}/account/settings`;
+    const rt = encodeURIComponent(encodeReturnTarget(back));
+    const res = await inject({ method: "POST", url: `/signup?rt=${rt}`, ...form(data) });
+    // Like PropelAuth: no session until the emailed link is opened.
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain("Confirm your email");
+    const pending = cookieHeader(res.headers["set-cookie"]);
+    const before = await inject({
+      method: "GET",
+      url: "/api/v1/refresh_token",
+      headers: { cookie: pending },
+    });
+    expect(before.statusCode).toBe(401);
+    const [mail] = await p.database.db.select().from(emailOutbox).where(eq(emailOutbox.to, "sam@new.test"));
+    const token = decodeURIComponent(mail?.text.match(/token=([^\s&]+)/)?.[1] ?? "");
+    // The emailed link carries the page's return target, so confirming ends where sign-up began.
+    expect(mail?.text).toContain(`rt=${rt}`);
+    const confirmed = await inject({
+      method: "GET",
+      url: `/confirm_email?token=${encodeURIComponent(token)}&rt=${rt}`,
+      headers: { cookie: pending },
+    });
+    expect(confirmed.statusCode).toBe(303);
+    expect(confirmed.headers.location).toBe(back);
+    const cookie = cookieHeader(confirmed.headers["set-cookie"]);
+    const me = (await inject({ method: "GET", url: "/api/v1/refresh_token", headers: { cookie } })).json();
+    expect(me.user).toMatchObject({
+      email: "sam@new.test",
+      first_name: "Sam",
+      last_name: "New",
+      email_confirmed: true,
+    });
+    expect(me.org_id_to_org_member_info).toEqual({});
+    const again = await inject({ method: "POST", url: "/signup", ...form(data) });
+    expect(again.statusCode).toBe(400);
+    expect(again.body).toContain("An account with this email already exists.");
+    expect(again.body).toContain('value="Sam"');
+    const short = await inject({
+      method: "POST",
+      url: "/signup",
+      ...form({ ...data, email: "x@y.test", password: "short" }),
+    });
+    expect(short.statusCode).toBe(400);
+    expect(short.body).toContain("Password must be at least 8 characters.");
+  });
+
+  it("keeps the token signing key across restarts of the same database", async () => {
+    const res = await inject({ method: "GET", url: "/readyz" });
+    expect(res.json()).toMatchObject({ status: "ready" });
+    const pem = (await p.identity.gateway.verificationKey()) as ReturnType<typeof createPublicKey>;
+    expect(pem.asymmetricKeyType).toBe("rsa");
+  });
+});

@@ -1,0 +1,150 @@
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { eq } from "drizzle-orm";
+import type { InjectOptions } from "fastify";
+import { decodeJwt } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { impersonationAudit, user } from "../../server/db/schema";
+import { setOperator } from "../../server/identity/impersonation/operators";
+import { backends, signIn, startProduct, type TestProduct } from "./harness";
+
+/** Applies Set-Cookie headers to a Cookie header, as a browser would (empty value = removed). */
+function applyCookies(cookie: string, setCookie: string | string[] | undefined): string {
+  const jar = new Map(
+    cookie
+      .split("; ")
+      .filter(Boolean)
+      .map((c) => [c.slice(0, c.indexOf("=")), c.slice(c.indexOf("=") + 1)] as const),
+  );
+  for (const c of Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : []) {
+    const [pair = ""] = c.split(";");
+    const i = pair.indexOf("=");
+    if (pair.slice(i + 1) === "" || /max-age=0/i.test(c)) jar.delete(pair.slice(0, i));
+    else jar.set(pair.slice(0, i), pair.slice(i + 1));
+  }
+  return [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
+}
+
+describe.each(backends())("operator impersonation on $name", (backend) => {
+  let p: TestProduct;
+  beforeAll(async () => {
+    p = await startProduct(backend);
+    expect(await setOperator(p.database.db, "Admin@Acme.test", true)).toBe(true);
+  });
+  afterAll(async () => p?.dispose());
+
+  const fe = (path: string, cookie: string, payload?: unknown, extra: Partial<InjectOptions> = {}) =>
+    p.identity.app.inject({
+      method: "POST",
+      url: `/api/fe/v3${path}`,
+      headers: { cookie, "x-csrf-token": "-.-", "content-type": "application/json" },
+      ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
+      ...extra,
+    });
+  const refresh = (cookie: string) =>
+    p.identity.app.inject({ method: "GET", url: "/api/v1/refresh_token", headers: { cookie } });
+  const idOf = async (email: string) =>
+    (await p.database.db.select({ id: user.id }).from(user).where(eq(user.email, email)))[0]!.id;
+
+  it("refuses non-operators and bad requests without starting anything", async () => {
+    const member = await signIn(p, "member@acme.test");
+    const refused = await fe("/impersonate", member, { user_email: "newcomer@acme.test" });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().error_code).toBe("action_forbidden");
+    expect(refused.headers["set-cookie"]).toBeUndefined();
+
+    const operator = await signIn(p, "admin@acme.test");
+    const cases: [unknown, number, string][] = [
+      [{}, 400, "invalid_request_fields"],
+      [{ user_email: 5 }, 400, "invalid_request_fields"],
+      [{ user_email: "not-an-email" }, 400, "invalid_request_fields"],
+      [{ user_email: `${"a".repeat(300)}@x.test` }, 400, "invalid_request_fields"],
+      [{ user_email: "member@acme.test", as: "root" }, 400, "invalid_request_fields"],
+      [{ user_email: "nobody@acme.test" }, 404, "user_not_found"],
+      [{ user_email: "admin@acme.test" }, 400, "bad_request"],
+    ];
+    for (const [body, status, code] of cases) {
+      const res = await fe("/impersonate", operator, body);
+      expect(res.statusCode, JSON.stringify(body).slice(0, 50)).toBe(status);
+      expect(res.json().error_code).toBe(code);
+    }
+    const noCsrf = await p.identity.app.inject({
+      method: "POST",
+      url: "/api/fe/v3/impersonate",
+      headers: { cookie: operator, "content-type": "application/json" },
+      payload: JSON.stringify({ user_email: "member@acme.test" }),
+    });
+    expect(noCsrf.statusCode).toBe(403);
+    expect((await fe("/stop_impersonating", operator)).json().error_code).toBe("bad_request");
+    expect(await p.database.db.select().from(impersonationAudit)).toHaveLength(0);
+  });
+
+  it("starts, shows the impersonator in refresh, the token and /v1/accounts/me, audits, and stops", async () => {
+    const operatorCookie = await signIn(p, "admin@acme.test");
+    const start = await fe("/impersonate", operatorCookie, { user_email: "member@acme.test" });
+    expect(start.statusCode).toBe(200);
+    const memberId = await idOf("member@acme.test");
+    const adminId = await idOf("admin@acme.test");
+    expect(start.json()).toEqual({ impersonated_user: { user_id: memberId, email: "member@acme.test" } });
+    const cookie = applyCookies(operatorCookie, start.headers["set-cookie"]);
+
+    const auth = (await refresh(cookie)).json();
+    expect(auth.user.email).toBe("member@acme.test");
+    expect(auth.impersonator_user).toEqual({ user_id: adminId, email: "admin@acme.test" });
+    const claims = decodeJwt(auth.access_token);
+    expect(claims.impersonator_user_id).toBe(adminId);
+    expect(claims.login_method).toEqual({ login_method: "impersonation" });
+
+    const me = await p.api.app.inject({
+      method: "GET",
+      url: "/v1/accounts/me",
+      headers: { authorization: `Bearer ${auth.access_token}` },
+    });
+    expect(me.json()).toMatchObject({ email: "member@acme.test", is_impersonating: true, is_admin: false });
+
+    // An impersonation session cannot start another one.
+    expect((await fe("/impersonate", cookie, { user_email: "newcomer@acme.test" })).statusCode).toBe(403);
+
+    const [row] = await p.database.db.select().from(impersonationAudit);
+    expect(row).toMatchObject({ operatorUserId: adminId, targetUserId: memberId, endedAt: null });
+    expect(row!.startedAt).toBeInstanceOf(Date);
+
+    const stop = await fe("/stop_impersonating", cookie);
+    expect(stop.statusCode).toBe(200);
+    const back = applyCookies(cookie, stop.headers["set-cookie"]);
+    const after = (await refresh(back)).json();
+    expect(after.user.email).toBe("admin@acme.test");
+    expect(after.impersonator_user).toBeUndefined();
+    expect(decodeJwt(after.access_token).impersonator_user_id).toBeUndefined();
+    const [closed] = await p.database.db.select().from(impersonationAudit);
+    expect(closed!.endedAt).toBeInstanceOf(Date);
+    // The impersonation session itself is gone.
+    expect((await refresh(cookie.replace(/eval_console\.admin_session=[^;]*(; )?/, ""))).statusCode).toBe(
+      401,
+    );
+  });
+
+  it("stops allowing impersonation once the operator role is revoked", async () => {
+    expect(await setOperator(p.database.db, "admin@acme.test", false)).toBe(true);
+    const res = await fe("/impersonate", await signIn(p, "admin@acme.test"), {
+      user_email: "member@acme.test",
+    });
+    expect(res.statusCode).toBe(403);
+    expect(await setOperator(p.database.db, "nobody@acme.test", true)).toBe(false);
+  });
+});
+
+describe("operator CLI", () => {
+  it("explains its usage without touching a database", () => {
+    const r = spawnSync(
+      join("node_modules", ".bin", "tsx"),
+      ["server/main.ts", "operator", "promote", "x@y.z"],
+      {
+        env: { ...process.env, DATABASE_URL: "" },
+        encoding: "utf8",
+      },
+    );
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain("operator grant|revoke <email>");
+  });
+});

@@ -1,0 +1,283 @@
+import { describe, expect, it } from "vitest";
+import { MAX_FUTURE_MS, utcDay, validateEvent } from "../../server/metering/events";
+import { rollUp } from "../../server/metering/ingest";
+import { formatUsd, formatUsdExact, parseUsd, sumMicros, tryParseUsd } from "../../server/metering/money";
+import { parsePriceSetArgs } from "../../server/metering/prices";
+import { compareRules, matchPriceRule, type PriceRule, specificity } from "../../server/metering/pricing";
+
+describe("money in micro-dollars", () => {
+  it("parses decimal strings and numbers exactly", () => {
+    expect(parseUsd("12.34")).toBe(12_340_000n);
+    expect(parseUsd("-0.50")).toBe(-500_000n);
+    expect(parseUsd("+3")).toBe(3_000_000n);
+    expect(parseUsd(" 0.0125 ")).toBe(12_500n);
+    expect(parseUsd(0.0125)).toBe(12_500n);
+    expect(parseUsd(0.1)).toBe(100_000n);
+    expect(parseUsd(-7)).toBe(-7_000_000n);
+    expect(parseUsd("1.5000000")).toBe(1_500_000n);
+    expect(parseUsd("123456789012.123456")).toBe(123_456_789_012_123_456n);
+  });
+
+  it("refuses what is not an exact decimal of at most 6 places", () => {
+    for (const bad of ["", "abc", "1.2.3", "1e3", "$1", "1,5", "0.0000001", ".5", "5."])
+      expect(tryParseUsd(bad), bad).toBeNull();
+    expect(tryParseUsd(1e-7)).toBeNull();
+    expect(tryParseUsd(Number.NaN)).toBeNull();
+    expect(tryParseUsd(Number.POSITIVE_INFINITY)).toBeNull();
+  });
+
+  it("formats with two decimals, rounding half away from zero", () => {
+    expect(formatUsd(12_340_000n)).toBe("12.34");
+    expect(formatUsd(-500_000n)).toBe("-0.50");
+    expect(formatUsd(0n)).toBe("0.00");
+    expect(formatUsd(12_500n)).toBe("0.01");
+    expect(formatUsd(4_999n)).toBe("0.00");
+    expect(formatUsd(5_000n)).toBe("0.01");
+    expect(formatUsd(-5_000n)).toBe("-0.01");
+    expect(formatUsd(-4_999n)).toBe("0.00");
+    expect(formatUsd(1_234_567n, 6)).toBe("1.234567");
+    expect(formatUsd(1_500_000n, 0)).toBe("2");
+    expect(formatUsdExact(12_500n)).toBe("0.0125");
+    expect(formatUsdExact(-3_000_000n)).toBe("-3.00");
+  });
+
+  it("round-trips and sums without floating point", () => {
+    let seed = 42;
+    const next = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed;
+    };
+    for (let i = 0; i < 500; i++) {
+      const micros = BigInt(next()) * BigInt(next()) * (next() % 2 ? -1n : 1n);
+      expect(parseUsd(formatUsd(micros, 6))).toBe(micros);
+    }
+    // 0.1 + 0.2 in floats is 0.30000000000000004; in micros it is exact.
+    expect(formatUsd(sumMicros([parseUsd("0.1"), parseUsd("0.2")]))).toBe("0.30");
+    expect(sumMicros(["9007199254740993", 1n, null, undefined, 2])).toBe(9_007_199_254_740_996n);
+    expect(() => sumMicros([0.5])).toThrow();
+  });
+});
+
+const T0 = new Date("2026-01-01T00:00:00Z");
+let n = 0;
+const rule = (r: Partial<PriceRule>): PriceRule => ({
+  priceRuleUuid: `00000000-0000-0000-0000-${String(++n).padStart(12, "0")}`,
+  organizationUuid: null,
+  operation: null,
+  evalType: null,
+  modality: null,
+  ruleMetric: null,
+  unitPriceMicros: 1n,
+  validFrom: T0,
+  validTo: null,
+  ...r,
+});
+const event = {
+  organizationUuid: "org-a",
+  operation: "generation",
+  evalType: "safety",
+  modality: "text",
+  ruleMetric: "eval" as const,
+  occurredAt: new Date("2026-03-01T12:00:00Z"),
+};
+
+describe("price-rule matching", () => {
+  it("picks the most specific rule, then the newest valid_from", () => {
+    const any = rule({ unitPriceMicros: 1n });
+    const op = rule({ operation: "generation", unitPriceMicros: 2n });
+    const opType = rule({ operation: "generation", evalType: "safety", unitPriceMicros: 3n });
+    const newerOp = rule({
+      operation: "generation",
+      validFrom: new Date("2026-02-01Z"),
+      unitPriceMicros: 4n,
+    });
+    expect(specificity(opType)).toBe(2);
+    expect(matchPriceRule([any], event)).toBe(any);
+    expect(matchPriceRule([any, op], event)).toBe(op);
+    expect(matchPriceRule([op, opType, any], event)).toBe(opType);
+    expect(matchPriceRule([op, newerOp], event)).toBe(newerOp);
+    expect(matchPriceRule([newerOp, op], event)).toBe(newerOp);
+    const full = rule({ operation: "generation", evalType: "safety", modality: "TEXT", ruleMetric: "eval" });
+    expect(matchPriceRule([opType, full], event)).toBe(full);
+  });
+
+  it("ignores rules for other values, other organizations and outside [valid_from, valid_to)", () => {
+    const scoring = rule({ operation: "scoring" });
+    const prompt = rule({ ruleMetric: "prompt" });
+    const image = rule({ modality: "image" });
+    const otherOrg = rule({ organizationUuid: "org-b" });
+    const future = rule({ validFrom: new Date("2026-03-01T12:00:01Z") });
+    const ended = rule({ validTo: event.occurredAt });
+    expect(matchPriceRule([scoring, prompt, image, otherOrg, future, ended], event)).toBeNull();
+    const startsNow = rule({ validFrom: event.occurredAt, validTo: new Date("2026-03-01T12:00:01Z") });
+    expect(matchPriceRule([startsNow], event)).toBe(startsNow);
+    // An event without modality only matches rules that leave modality open.
+    expect(matchPriceRule([image], { ...event, modality: "" })).toBeNull();
+  });
+
+  it("prefers the organization's own rule over the global price list", () => {
+    const global = rule({ operation: "generation", evalType: "safety", modality: "text" });
+    const own = rule({ organizationUuid: "org-a" });
+    expect(matchPriceRule([global, own], event)).toBe(own);
+    expect(compareRules(own, global)).toBeLessThan(0);
+    const tieA = rule({ operation: "generation" });
+    const tieB = rule({ operation: "generation" });
+    expect(matchPriceRule([tieB, tieA], event)).toBe(matchPriceRule([tieA, tieB], event));
+  });
+});
+
+describe("event validation", () => {
+  const now = new Date("2026-03-01T12:00:00Z");
+  const ok = {
+    event_id: "e1",
+    occurred_at: "2026-03-01T11:00:00Z",
+    operation: "generation",
+    eval_type: "safety",
+  };
+
+  it("normalizes a minimal event with defaults", () => {
+    const v = validateEvent({ ...ok, modality: " Image ", event_id: " e1 " }, now);
+    expect(v).toEqual({
+      ok: true,
+      event: expect.objectContaining({
+        eventId: "e1",
+        occurredAt: new Date("2026-03-01T11:00:00Z"),
+        modality: "image",
+        quantity: 1,
+        ruleMetric: "eval",
+        isJailbreak: false,
+        hasGroundTruth: false,
+        costMicros: null,
+        workspaceUuid: null,
+      }),
+    });
+    const offset = validateEvent({ ...ok, occurred_at: "2026-03-01T13:00:00+02:00" }, now);
+    expect(offset.ok && offset.event.occurredAt.toISOString()).toBe("2026-03-01T11:00:00.000Z");
+  });
+
+  it("rejects with a reason naming the field", () => {
+    const reason = (raw: unknown) => {
+      const v = validateEvent(raw, now);
+      return v.ok ? "ok" : v.reason;
+    };
+    expect(reason(null)).toMatch(/JSON object/);
+    expect(reason([])).toMatch(/JSON object/);
+    expect(reason({ ...ok, event_id: undefined })).toBe("event_id is required");
+    expect(reason({ ...ok, event_id: "  " })).toMatch(/event_id must not be empty/);
+    expect(reason({ ...ok, occurred_at: "yesterday" })).toMatch(/occurred_at/);
+    expect(reason({ ...ok, operation: 5 })).toMatch(/operation must be a string/);
+    expect(reason({ ...ok, quantity: 0 })).toMatch(/quantity/);
+    expect(reason({ ...ok, quantity: 1.5 })).toMatch(/quantity/);
+    expect(reason({ ...ok, rule_metric: "tokens" })).toMatch(/rule_metric/);
+    expect(reason({ ...ok, workspace_uuid: "nope" })).toMatch(/workspace_uuid/);
+    expect(reason({ ...ok, colour: "red" })).toBe("unknown field(s): colour");
+    expect(reason({ ...ok, cost: "-1.00" })).toMatch(/needs notes/);
+    expect(reason({ ...ok, cost: "abc", notes: "x" })).toMatch(/^cost: /);
+    expect(validateEvent({ ...ok, event_id: 7 }, now)).toMatchObject({ ok: false, eventId: null });
+    expect(validateEvent({ ...ok, quantity: 0 }, now)).toMatchObject({ ok: false, eventId: "e1" });
+  });
+
+  it("accepts up to 5 minutes of clock skew and no more", () => {
+    const at = (ms: number) => new Date(now.getTime() + ms).toISOString();
+    expect(validateEvent({ ...ok, occurred_at: at(MAX_FUTURE_MS) }, now).ok).toBe(true);
+    const late = validateEvent({ ...ok, occurred_at: at(MAX_FUTURE_MS + 1000) }, now);
+    expect(late).toMatchObject({ ok: false, reason: expect.stringMatching(/5 minutes in the future/) });
+  });
+
+  it("reads adjustments with a negative cost", () => {
+    const v = validateEvent({ ...ok, cost: "-2.50", notes: "credit for a failed run" }, now);
+    expect(v.ok && v.event.costMicros).toBe(-2_500_000n);
+    const num = validateEvent({ ...ok, cost: 1.25, notes: "manual" }, now);
+    expect(num.ok && num.event.costMicros).toBe(1_250_000n);
+  });
+});
+
+describe("daily rollup", () => {
+  it("groups by UTC day and dimensions, summing in integers", () => {
+    const base = {
+      organizationUuid: "o",
+      operation: "generation",
+      evalType: "safety",
+      modality: "",
+      isJailbreak: false,
+      hasGroundTruth: false,
+      ruleMetric: "eval",
+      unitPriceMicros: 1n,
+      workspaceUuid: null,
+    };
+    const rows = [
+      { ...base, eventId: "a", occurredAt: new Date("2026-03-01T23:59:59Z"), quantity: 2, costMicros: 3n },
+      { ...base, eventId: "b", occurredAt: new Date("2026-03-01T00:00:00Z"), quantity: 1, costMicros: -1n },
+      { ...base, eventId: "c", occurredAt: new Date("2026-03-02T00:00:00Z"), quantity: 5, costMicros: 7n },
+      {
+        ...base,
+        eventId: "d",
+        occurredAt: new Date("2026-03-01T05:00:00Z"),
+        quantity: 1,
+        costMicros: 1n,
+        isJailbreak: true,
+      },
+    ];
+    const daily = rollUp("o", rows);
+    expect(daily).toHaveLength(3);
+    const first = daily.find((d) => d.day === "2026-03-01" && !d.isJailbreak);
+    expect(first).toMatchObject({ eventCount: 2, quantitySum: 3, costMicrosSum: 2n });
+    expect(utcDay(new Date("2026-03-01T23:59:59.999Z"))).toBe("2026-03-01");
+  });
+});
+
+describe("price set arguments", () => {
+  it("reads flags into a rule", () => {
+    const r = parsePriceSetArgs([
+      "set",
+      "--operation",
+      "generation",
+      "--eval-type",
+      "safety",
+      "--unit-price",
+      "0.0125",
+    ]);
+    expect(r).toEqual({
+      ok: true,
+      input: {
+        organizationUuid: null,
+        operation: "generation",
+        evalType: "safety",
+        modality: null,
+        ruleMetric: null,
+        unitPrice: 12_500n,
+      },
+    });
+    const all = parsePriceSetArgs([
+      "set",
+      "--unit-price=2",
+      "--rule-metric",
+      "prompt",
+      "--valid-from",
+      "2026-01-01T00:00:00Z",
+      "--org",
+      "org-a",
+    ]);
+    expect(all.ok && all.input).toMatchObject({
+      unitPrice: 2_000_000n,
+      ruleMetric: "prompt",
+      organizationUuid: "org-a",
+      validFrom: new Date("2026-01-01T00:00:00Z"),
+    });
+  });
+
+  it("explains what is wrong", () => {
+    const err = (args: string[]) => {
+      const r = parsePriceSetArgs(args);
+      return r.ok ? "ok" : r.error;
+    };
+    expect(err([])).toMatch(/^Usage/);
+    expect(err(["set", "--operation", "generation"])).toMatch(/--unit-price is required/);
+    expect(err(["set", "--unit-price", "-1"])).toMatch(/cannot be negative/);
+    expect(err(["set", "--unit-price", "0.0000001"])).toMatch(/more than 6 decimals/);
+    expect(err(["set", "--unit-price", "1", "--colour", "red"])).toMatch(/Unknown option "--colour"/);
+    expect(err(["set", "--unit-price"])).toMatch(/needs a value/);
+    expect(err(["set", "--unit-price", "1", "--rule-metric", "x"])).toMatch(/rule-metric/);
+    expect(err(["set", "--unit-price", "1", "--valid-from", "soon"])).toMatch(/valid-from/);
+  });
+});

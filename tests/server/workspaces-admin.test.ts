@@ -1,0 +1,276 @@
+import { and, asc, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { auditLog } from "../../server/db/schema";
+import { setOperator } from "../../server/identity/impersonation/operators";
+import { createHttpIdentityGateway } from "../../server/platform/identity-gateway-http";
+import { AUTH, backends, startProduct, type TestProduct } from "./harness";
+import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";
+
+describe.each(backends())("workspace validation, audit, restore and OpenAPI on $name", (backend) => {
+  let p: TestProduct;
+  let f: Fixture;
+  beforeAll(async () => {
+    p = await startProduct(backend);
+    f = await setUpWorkspaces(p);
+  });
+  afterAll(async () => p?.dispose());
+
+  async function rejects(
+    status: number,
+    run: () => Promise<{ statusCode: number; json(): unknown; headers: Record<string, unknown> }>,
+  ) {
+    const before = await f.snapshot();
+    const res = await run();
+    expect(res.statusCode).toBe(status);
+    expect(String(res.headers["content-type"])).toContain("application/json");
+    const body = res.json() as { error: { code: string; message: string } };
+    expect(body.error.code).toMatch(/^[a-z_]+$/);
+    expect(body.error.message.length).toBeGreaterThan(5);
+    expect(await f.snapshot()).toBe(before);
+    return body.error;
+  }
+
+  it("answers bad bodies, parameters and queries with a clear 4xx and changes nothing", async () => {
+    const red = await f.idOf("Red Team");
+    const org = f.acmeId;
+    const badBodies: unknown[] = [
+      {},
+      { name: "", organization_uuid: org },
+      { name: "   ", organization_uuid: org },
+      { name: 5, organization_uuid: org },
+      { name: "x".repeat(101), organization_uuid: org },
+      { name: "Fine" },
+      { name: "Fine", organization_uuid: 7 },
+      { name: "Fine", organization_uuid: org, extra: 1 },
+      [],
+      ["Fine"],
+      "Fine",
+      null,
+    ];
+    for (const body of badBodies) {
+      for (const [method, url] of [
+        ["POST", "/v1/workspaces/"],
+        ["PUT", `/v1/workspaces/${red}`],
+      ] as const) {
+        const err = await rejects(400, () =>
+          f.call("admin", method, url, JSON.stringify(body), { "content-type": "application/json" }),
+        );
+        expect(err.code, `${method} ${JSON.stringify(body)}`).toMatch(/^invalid_(request|json)$/);
+      }
+    }
+    expect(
+      (await rejects(400, () => f.call("admin", "POST", "/v1/workspaces/", { name: "Fine" }))).message,
+    ).toBe("body organization_uuid: organization_uuid is required.");
+    expect(
+      (
+        await rejects(400, () =>
+          f.call("admin", "POST", "/v1/workspaces/", { name: "F", organization_uuid: org, x: 1 }),
+        )
+      ).message,
+    ).toBe("Unknown body field(s): x.");
+    await rejects(400, () =>
+      f.call("admin", "POST", "/v1/workspaces/", "{nope", { "content-type": "application/json" }),
+    );
+    await rejects(400, () => f.call("admin", "POST", "/v1/workspaces/"));
+    await rejects(400, () =>
+      f.call("admin", "POST", "/v1/workspaces/", "name=x", { "content-type": "text/plain" }),
+    );
+    await rejects(413, () =>
+      f.call("admin", "POST", "/v1/workspaces/", {
+        name: "x".repeat(2 * 1024 * 1024),
+        organization_uuid: org,
+      }),
+    );
+
+    for (const url of [
+      "/v1/workspaces/not-a-uuid",
+      "/v1/workspaces/not-a-uuid/members",
+      `/v1/workspaces/${red}x`,
+      "/v1/workspaces/?show_deleted=yes",
+      "/v1/workspaces/?show_deleted=true&show_deleted=false",
+      "/v1/workspaces/?page=2",
+    ])
+      await rejects(400, () => f.call("member", "GET", url));
+    await rejects(400, () => f.call("admin", "DELETE", "/v1/workspaces/not-a-uuid"));
+    await rejects(400, () => f.call("admin", "DELETE", `/v1/workspaces/${red}`, { confirm: true }));
+    await rejects(400, () => f.call("admin", "DELETE", `/v1/workspaces/${red}/members/not-an-email`));
+
+    const members = `/v1/workspaces/${red}/members`;
+    await rejects(400, () => f.call("admin", "POST", members));
+    await rejects(400, () => f.call("admin", "POST", `${members}?user_email=nope`));
+    await rejects(400, () => f.call("admin", "POST", members, { user_email: 3 }));
+    await rejects(400, () =>
+      f.call("admin", "POST", members, { user_email: "member@acme.test", role: "Owner" }),
+    );
+    await rejects(400, () =>
+      f.call("admin", "POST", `${members}?user_email=member@acme.test`, { user_email: "newcomer@acme.test" }),
+    );
+    await rejects(400, () => f.call("admin", "POST", `${members}?user_email=member@acme.test&x=1`));
+
+    await rejects(400, () => f.call("member", "PUT", "/v1/workspaces/my-workspace", {}));
+    await rejects(400, () => f.call("member", "PUT", "/v1/workspaces/my-workspace", { workspace_uuid: "x" }));
+    // An empty JSON body on a body-less call is fine.
+    const empty = await f.call("member", "GET", "/v1/workspaces/", "", {
+      "content-type": "application/json",
+    });
+    expect(empty.statusCode).toBe(200);
+  });
+
+  it("writes one audit row per change, with the actor, and none for refused calls", async () => {
+    const created = await f.call("admin", "POST", "/v1/workspaces/", {
+      name: "Audited",
+      organization_uuid: f.acmeId,
+    });
+    const id = created.json().workspace_uuid as string;
+    await f.call("adminKey", "PUT", `/v1/workspaces/${id}`, {
+      name: "Audited 2",
+      organization_uuid: f.acmeId,
+    });
+    await f.call("admin", "PUT", `/v1/workspaces/${id}`, { name: "Audited 2", organization_uuid: f.acmeId });
+    await f.call("admin", "POST", `/v1/workspaces/${id}/members?user_email=member@acme.test`);
+    await f.call("member", "PUT", "/v1/workspaces/my-workspace", { workspace_uuid: id });
+    await f.call("admin", "DELETE", `/v1/workspaces/${id}/members/member@acme.test`);
+    await f.call("member", "DELETE", `/v1/workspaces/${id}`);
+    await f.call("admin", "DELETE", `/v1/workspaces/${id}`);
+    const rows = await p.database.db
+      .select()
+      .from(auditLog)
+      .where(eq(auditLog.targetId, id))
+      .orderBy(asc(auditLog.id));
+    expect(rows.map((r) => [r.action, r.actorEmail, r.actorVia])).toEqual([
+      ["workspace.create", "admin@acme.test", "bearer"],
+      ["workspace.rename", "admin@acme.test", "api_key"],
+      ["workspace.member_add", "admin@acme.test", "bearer"],
+      ["workspace.current_set", "member@acme.test", "bearer"],
+      ["workspace.member_remove", "admin@acme.test", "bearer"],
+      ["workspace.delete", "admin@acme.test", "bearer"],
+    ]);
+    expect(rows.every((r) => r.organizationUuid === f.acmeId)).toBe(true);
+    expect(rows[1]!.details).toEqual({ from: "Audited", to: "Audited 2" });
+    expect(rows[2]!.details).toMatchObject({ email: "member@acme.test", role: "Member" });
+  });
+
+  it("restores a deleted workspace for provider operators only", async () => {
+    const created = await f.call("admin", "POST", "/v1/workspaces/", {
+      name: "Comeback",
+      organization_uuid: f.acmeId,
+    });
+    const id = created.json().workspace_uuid as string;
+    await f.call("admin", "POST", `/v1/workspaces/${id}/members?user_email=newcomer@acme.test`);
+    await f.call("admin", "DELETE", `/v1/workspaces/${id}`);
+    expect((await f.call("newcomer", "GET", "/v1/workspaces/my-workspace")).statusCode).toBe(404);
+    const restore = `/v1/operator/workspaces/${id}/restore`;
+
+    await rejects(403, () => f.call("admin", "POST", restore));
+    await rejects(403, () => f.call("other", "POST", restore));
+    await rejects(401, () => f.call("adminKey", "POST", restore));
+    await rejects(401, () => f.call("none", "POST", restore));
+
+    await setOperator(p.database.db, "other@globex.test", true);
+    await rejects(400, () => f.call("other", "POST", "/v1/operator/workspaces/nope/restore"));
+    await rejects(404, () =>
+      f.call("other", "POST", `/v1/operator/workspaces/${crypto.randomUUID()}/restore`),
+    );
+    const ok = await f.call("other", "POST", restore);
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json()).toMatchObject({
+      workspace_uuid: id,
+      name: "Comeback",
+      organization_name: "Acme AI",
+      deleted_at: null,
+    });
+    expect((await f.call("newcomer", "GET", "/v1/workspaces/my-workspace")).json().name).toBe("Comeback");
+    expect((await rejects(409, () => f.call("other", "POST", restore))).code).toBe("not_deleted");
+    const [row] = await p.database.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.targetId, id), eq(auditLog.action, "workspace.restore")));
+    expect(row).toMatchObject({
+      actorEmail: "other@globex.test",
+      actorVia: "operator",
+      organizationUuid: f.acmeId,
+    });
+
+    // A live workspace took the name meanwhile: restoring would duplicate it.
+    await f.call("admin", "DELETE", `/v1/workspaces/${id}`);
+    await f.call("admin", "POST", "/v1/workspaces/", { name: "COMEBACK", organization_uuid: f.acmeId });
+    expect((await rejects(409, () => f.call("other", "POST", restore))).code).toBe("conflict");
+
+    // The HTTP gateway answers the same question through the identity backend API.
+    // (The listening server is closed with the product.)
+    const address = await p.identity.app.listen({ port: 0, host: "127.0.0.1" });
+    const gateway = createHttpIdentityGateway({
+      identityUrl: address,
+      backendApiKey: p.identity.ctx.backendApiKey,
+      issuer: AUTH,
+    });
+    const users = await gateway.listOrganizationUsers(f.globexId);
+    expect(await gateway.isOperator(users[0]!.user_id)).toBe(true);
+    const acme = await gateway.listOrganizationUsers(f.acmeId);
+    expect(await gateway.isOperator(acme[0]!.user_id)).toBe(false);
+    expect(await gateway.isOperator("no-such-user")).toBe(false);
+  });
+
+  it("publishes an OpenAPI 3.1 document of every call and a self-contained docs page", async () => {
+    const res = await f.call("none", "GET", "/v1/openapi.json");
+    expect(res.statusCode).toBe(200);
+    const doc = res.json();
+    expect(doc.openapi).toBe("3.1.0");
+    const ops = Object.entries(doc.paths as Record<string, object>).flatMap(([path, m]) =>
+      Object.keys(m).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(ops.sort()).toEqual(
+      [
+        "GET /v1/accounts/me",
+        "GET /v1/accounts/organization/users",
+        "GET /v1/workspaces/my-workspace",
+        "PUT /v1/workspaces/my-workspace",
+        "GET /v1/workspaces/",
+        "POST /v1/workspaces/",
+        "GET /v1/workspaces/{workspace_uuid}",
+        "PUT /v1/workspaces/{workspace_uuid}",
+        "DELETE /v1/workspaces/{workspace_uuid}",
+        "GET /v1/workspaces/{workspace_uuid}/members",
+        "POST /v1/workspaces/{workspace_uuid}/members",
+        "DELETE /v1/workspaces/{workspace_uuid}/members/{user_email}",
+        "POST /v1/operator/workspaces/{workspace_uuid}/restore",
+        "GET /v1/accounts/organization/billingcycles",
+        "POST /v1/usage/events",
+        "GET /v1/usage/records",
+        "GET /v1/usage/summary",
+        "GET /v1/usage/series",
+        "GET /v1/usage/export.csv",
+        "GET /v1/openapi.json",
+        "GET /v1/docs",
+      ].sort(),
+    );
+    expect(doc.components.schemas.Workspace.required).toEqual([
+      "workspace_uuid",
+      "name",
+      "organization_uuid",
+      "organization_name",
+      "member_count",
+      "created_at",
+      "deleted_at",
+    ]);
+    const create = doc.paths["/v1/workspaces/"].post;
+    expect(create.requestBody.content["application/json"].schema).toEqual({
+      $ref: "#/components/schemas/WorkspaceBody",
+    });
+    expect(create.responses["201"].content["application/json"].schema).toEqual({
+      $ref: "#/components/schemas/Workspace",
+    });
+    expect(create.security).toEqual([{ bearerAuth: [] }, { apiKeyAuth: [] }]);
+    expect(doc.paths["/v1/accounts/organization/users"].get.security).toEqual([{ bearerAuth: [] }]);
+    expect(doc.paths["/v1/workspaces/"].get.parameters).toEqual([
+      expect.objectContaining({ name: "show_deleted", in: "query", required: false }),
+    ]);
+    expect(JSON.stringify(doc)).not.toContain("$defs");
+
+    const page = await f.call("none", "GET", "/v1/docs");
+    expect(page.statusCode).toBe(200);
+    expect(page.headers["content-type"]).toContain("text/html");
+    expect(page.body).toContain("openapi.json");
+    expect(page.body).not.toMatch(/(src|href)="https?:/);
+  });
+});

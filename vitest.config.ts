@@ -1,0 +1,34 @@
+import react from "@vitejs/plugin-react";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        plugins: [react()],
+        test: {
+          name: "unit",
+          environment: "jsdom",
+          include: ["tests/unit/**/*.test.{ts,tsx}"],
+          setupFiles: ["tests/unit/setup.ts"],
+          css: false,
+          // Refine's router bindings must share the test's react-router instance.
+          server: { deps: { inline: [/@refinedev\//] } },
+        },
+      },
+      {
+        test: {
+          name: "server",
+          environment: "node",
+          include: ["tests/server/**/*.test.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          // Each PGlite instance holds ~700 MiB; keep the number of workers small. Server files
+          // run after the unit files (a project with its own worker count needs its own group).
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
+  },
+});
