@@ -53,6 +53,11 @@ async function dialogTitled(title: string): Promise<HTMLElement> {
   return dialog;
 }
 
+/** The table is inert (pointer-events: none) while a refetch spins; a user waits for it too. */
+async function tableSettled(): Promise<void> {
+  await waitFor(() => expect(document.querySelector(".ant-spin-blur")).toBeNull());
+}
+
 const originalFetch = globalThis.fetch;
 let identity: ReturnType<typeof identityFake>;
 beforeEach(() => {
@@ -179,6 +184,7 @@ describe("Personal API Keys", { timeout: 60_000 }, () => {
     globalThis.fetch = identity;
     renderConsole({ path: "/account/api-keys" });
     await screen.findByText("key03");
+    await tableSettled();
     await user.click(screen.getByRole("button", { name: "Delete API key key03" }));
     const dialog = await dialogTitled("Delete API Key");
     const deletes = () => identity.mock.calls.filter(([, init]) => init?.method === "DELETE");
