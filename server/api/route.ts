@@ -40,8 +40,24 @@ export type RouteSpec<P extends AnyZod, Q extends AnyZod, B extends AnyZod> = {
 // biome-ignore lint/suspicious/noExplicitAny: the registry holds routes of every shape.
 export type AnyRouteSpec = RouteSpec<any, any, any>;
 
-/** A 400 whose message names the first offending field, e.g. "name: name is required.". */
-export function invalid(error: z.ZodError, where: string): ApiError {
+/** The value at `path` inside `input`, or undefined when any step is missing. */
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let v = input;
+  for (const k of path) {
+    if (v === null || typeof v !== "object") return undefined;
+    v = (v as Record<PropertyKey, unknown>)[k];
+  }
+  return v;
+}
+
+const typeName = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "an array" : `a ${typeof v}`);
+
+/**
+ * A 400 whose message names the first offending field, e.g. "body name: name is required.".
+ * zod 4 leaves the offending value out of its issues, so `input` (what was validated) tells a
+ * missing field apart from one of the wrong type.
+ */
+export function invalid(error: z.ZodError, where: string, input?: unknown): ApiError {
   const issue = error.issues[0];
   if (!issue) return new ApiError(400, "invalid_request", `The ${where} is not valid.`);
   if (issue.code === "unrecognized_keys")
@@ -53,15 +69,24 @@ export function invalid(error: z.ZodError, where: string): ApiError {
       "invalid_request",
       issue.code === "invalid_type" ? `The ${where} must be a JSON object.` : issue.message,
     );
-  const message =
-    issue.code === "invalid_type" && issue.input === undefined ? `${field} is required.` : issue.message;
+  let message = issue.message;
+  if (issue.code === "invalid_type") {
+    const value = valueAt(input, issue.path);
+    message =
+      value === undefined
+        ? `${field} is required.`
+        : // A schema's own message (e.g. "name must be a string.") already says what is wrong.
+          /^Invalid input/.test(issue.message)
+          ? `${field} must be ${/^[aeiou]/.test(issue.expected) ? "an" : "a"} ${issue.expected}, not ${typeName(value)}.`
+          : issue.message;
+  }
   return new ApiError(400, "invalid_request", `${where} ${field}: ${message}`);
 }
 
 function parse<S extends AnyZod>(schema: S | undefined, value: unknown, where: string): z.output<S> {
   if (!schema) return undefined as z.output<S>;
   const r = schema.safeParse(value);
-  if (!r.success) throw invalid(r.error, where);
+  if (!r.success) throw invalid(r.error, where, value);
   return r.data;
 }
 
@@ -73,12 +98,20 @@ const isEmptyBody = (b: unknown) =>
 
 const toFastifyPath = (p: string) => p.replace(/\{(\w+)\}/g, ":$1");
 
+const tables = new WeakMap<FastifyInstance, readonly AnyRouteSpec[]>();
+
+/** The routes registered through createRouter on this app: the OpenAPI registry, for tests and tools. */
+export function routeTable(app: FastifyInstance): readonly AnyRouteSpec[] {
+  return tables.get(app) ?? [];
+}
+
 /**
  * Registers routes on the app and remembers them for the OpenAPI document: authenticate first
  * (401), then validate params, query and body with their zod schemas (400 JSON, before any write).
  */
 export function createRouter(app: FastifyInstance, authenticate: Authenticate) {
   const routes: AnyRouteSpec[] = [];
+  tables.set(app, routes);
 
   function route<P extends AnyZod, Q extends AnyZod, B extends AnyZod>(spec: RouteSpec<P, Q, B>) {
     routes.push(spec);

@@ -1,14 +1,31 @@
 import cors from "@fastify/cors";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 
+/** One registered route: what tests and tools enumerate (e.g. the tenant isolation matrix). */
+export type RegisteredRoute = { method: string; url: string };
+
+const registered = new WeakMap<FastifyInstance, RegisteredRoute[]>();
+
+/** Every route registered on an app made by createHttpApp, HEAD and OPTIONS left out. */
+export function registeredRoutes(app: FastifyInstance): readonly RegisteredRoute[] {
+  return registered.get(app) ?? [];
+}
+
 /** A Fastify app with our defaults: shared JSON logger, request ids, bounded bodies. */
 export function createHttpApp(logger: FastifyBaseLogger): FastifyInstance {
-  return Fastify({
+  const app = Fastify({
     loggerInstance: logger,
     bodyLimit: 1024 * 1024,
     trustProxy: true,
     requestIdHeader: "x-request-id",
   }) as unknown as FastifyInstance;
+  const routes: RegisteredRoute[] = [];
+  registered.set(app, routes);
+  app.addHook("onRoute", (r) => {
+    for (const method of Array.isArray(r.method) ? r.method : [r.method])
+      if (method !== "HEAD" && method !== "OPTIONS") routes.push({ method, url: r.url });
+  });
+  return app;
 }
 
 /** CORS with the exact origin echoed and credentials allowed, for the listed origins only. */

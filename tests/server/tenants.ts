@@ -1,0 +1,181 @@
+import { sql } from "drizzle-orm";
+import { importPKCS8, SignJWT } from "jose";
+import { loadSigningKeys } from "../../server/identity/settings";
+import { setPriceRule } from "../../server/metering/prices";
+import { AUTH, signIn, type TestProduct } from "./harness";
+import { setUpWorkspaces } from "./workspaces-fixture";
+
+export type Tenants = Awaited<ReturnType<typeof setUpTenants>>;
+
+/** Rows of a raw query: both drivers answer `{rows}`. */
+export const rowsOf = <T = Record<string, unknown>>(result: unknown) => (result as { rows: T[] }).rows;
+
+const PAST = new Date("2020-01-01T00:00:00Z");
+
+/**
+ * Two organizations with data of their own, for isolation and bad-input suites: Acme (the demo:
+ * admin, member, newcomer, three workspaces, one deleted workspace, a pending invitation, usage
+ * events) and Globex (other@globex.test, its administrator, with a workspace and usage events),
+ * plus every credential an attacker might hold and an Acme-scoped snapshot of the database.
+ */
+export async function setUpTenants(p: TestProduct) {
+  const f = await setUpWorkspaces(p);
+  const db = p.database.db;
+  const cookies = {
+    admin: await signIn(p, "admin@acme.test"),
+    member: await signIn(p, "member@acme.test"),
+    other: await signIn(p, "other@globex.test"),
+  };
+  const csrf = { "x-csrf-token": "-.-" };
+
+  async function newKey(cookie: string, orgId?: string) {
+    const res = await p.identity.app.inject({
+      method: "POST",
+      url: "/api/fe/v3/api_keys",
+      headers: { cookie, ...csrf },
+      payload: { ...(orgId ? { org_id: orgId } : {}), expiration_option: "OneMonth" },
+    });
+    if (res.statusCode !== 200) throw new Error(`API key: ${res.statusCode} ${res.body}`);
+    return res.json() as { api_key_id: string; api_key_token: string };
+  }
+  const keys = {
+    acmeOrg: await newKey(cookies.admin, f.acmeId),
+    otherPersonal: await newKey(cookies.other),
+    otherOrg: await newKey(cookies.other, f.globexId),
+  };
+
+  await setPriceRule(db, { operation: "generation", unitPrice: "0.01", validFrom: PAST });
+
+  const safety = await f.idOf("Safety Research");
+  const redTeam = await f.idOf("Red Team");
+  const created = await f.call("admin", "POST", "/v1/workspaces/", {
+    name: "Old Lab",
+    organization_uuid: f.acmeId,
+  });
+  const oldLab = created.json().workspace_uuid as string;
+  await f.call("admin", "DELETE", `/v1/workspaces/${oldLab}`);
+  const globexWs = (
+    await f.call("other", "POST", "/v1/workspaces/", { name: "Globex Lab", organization_uuid: f.globexId })
+  ).json().workspace_uuid as string;
+
+  const recent = new Date(Date.now() - 3600_000).toISOString();
+  const events = (prefix: string, workspace: string) =>
+    Array.from({ length: 5 }, (_, i) => ({
+      event_id: `${prefix}-${i}`,
+      occurred_at: recent,
+      operation: "generation",
+      eval_type: "safety",
+      workspace_uuid: workspace,
+    }));
+  for (const [key, evs] of [
+    [keys.acmeOrg.api_key_token, events("acme-ev", safety)],
+    [keys.otherOrg.api_key_token, events("globex-ev", globexWs)],
+  ] as const) {
+    const res = await p.api.app.inject({
+      method: "POST",
+      url: "/v1/usage/events",
+      headers: { "x-api-key": key },
+      payload: { events: evs },
+    });
+    if (res.statusCode !== 200 || res.json().accepted !== 5) throw new Error(`ingest: ${res.body}`);
+  }
+  // Reads create an organization's first billing cycle; make them exist before any comparison.
+  const cycles = (await f.call("admin", "GET", "/v1/accounts/organization/billingcycles")).json() as {
+    billing_cycle_uuid: string;
+  }[];
+  await f.call("other", "GET", "/v1/accounts/organization/billingcycles");
+  const acmeCycle = cycles[0]?.billing_cycle_uuid ?? "";
+
+  const invited = await p.identity.app.inject({
+    method: "POST",
+    url: "/api/fe/v3/invite_user",
+    headers: { cookie: cookies.admin, ...csrf },
+    payload: { org_id: f.acmeId, email: "invitee@acme.test", role: "Member" },
+  });
+  if (invited.statusCode !== 200) throw new Error(`invite: ${invited.statusCode} ${invited.body}`);
+
+  const users = await db.execute(
+    sql`select id, email from identity."user" where email like '%@acme.test' or email like '%@globex.test'`,
+  );
+  const ids = Object.fromEntries(rowsOf<{ id: string; email: string }>(users).map((r) => [r.email, r.id]));
+
+  // Tokens that must never be accepted: expired, signed with another key, from another issuer. All
+  // carry the Acme administrator's real claims, so accepting one would grant real power.
+  const real = f.tokens.get("admin@acme.test") ?? "";
+  const claims = JSON.parse(Buffer.from(real.split(".")[1] ?? "", "base64url").toString()) as Record<
+    string,
+    unknown
+  >;
+  const realKey = await importPKCS8((await loadSigningKeys(db)).privatePem, "RS256");
+  const { generateKeyPair } = await import("jose");
+  const { privateKey: strangerKey } = await generateKeyPair("RS256");
+  const now = Math.floor(Date.now() / 1000);
+  const sign = (key: CryptoKey | Awaited<ReturnType<typeof importPKCS8>>, iss: string, exp: number) =>
+    new SignJWT({ ...claims, iss: undefined, exp: undefined, iat: undefined })
+      .setProtectedHeader({ alg: "RS256" })
+      .setIssuer(iss)
+      .setIssuedAt(exp - 3600)
+      .setExpirationTime(exp)
+      .sign(key);
+  const badTokens = {
+    expired: await sign(realKey, AUTH, now - 60),
+    forged: await sign(strangerKey, AUTH, now + 3600),
+    otherIssuer: await sign(realKey, "https://identity.other.example", now + 3600),
+  };
+
+  /** Everything of Acme's a call could change, as one comparable string. */
+  async function snapshot(): Promise<string> {
+    const acme = f.acmeId;
+    const q = async (query: ReturnType<typeof sql>) => rowsOf(await db.execute(query));
+    return JSON.stringify({
+      workspaces: await q(
+        sql`select * from workspaces where organization_uuid = ${acme} order by workspace_uuid`,
+      ),
+      members: await q(sql`select m.* from workspace_members m join workspaces w using (workspace_uuid)
+        where w.organization_uuid = ${acme} order by 1, 2`),
+      current: await q(sql`select * from current_workspace where organization_uuid = ${acme} order by 1`),
+      audit: await q(sql`select * from audit_log where organization_uuid = ${acme} order by id`),
+      events: await q(sql`select count(*)::int as n, string_agg(event_id, ',' order by event_id) as ids,
+        sum(cost_micros)::text as cost from usage_events where organization_uuid = ${acme}`),
+      daily: await q(sql`select count(*)::int as n, sum(cost_micros_sum)::text as cost
+        from usage_daily where organization_uuid = ${acme}`),
+      cycles: await q(sql`select * from billing_cycles where organization_uuid = ${acme} order by 1`),
+      org: await q(sql`select * from identity.organization where id = ${acme}`),
+      orgMembers: await q(sql`select * from identity.member where organization_id = ${acme} order by id`),
+      invites: await q(sql`select * from identity.invitation where organization_id = ${acme} order by id`),
+      users: await q(sql`select id, name, email, email_verified, first_name, last_name, username,
+        properties, two_factor_enabled, role, banned from identity."user"
+        where email like '%@acme.test' order by id`),
+      // last_used_at moves whenever a key is used, which is not a change of the key.
+      apiKeys: await q(sql`select id, token_hash, user_id, org_id, expires_at from identity.api_key
+        where org_id = ${acme} or user_id in (select id from identity."user" where email like '%@acme.test')
+        order by id`),
+    });
+  }
+
+  /** Strings that must never appear in an answer to an actor of another organization. */
+  const acmeSecrets = [
+    f.acmeId,
+    safety,
+    redTeam,
+    oldLab,
+    acmeCycle,
+    "@acme.test",
+    "acme-ev-",
+    "Acme AI",
+    keys.acmeOrg.api_key_id,
+  ];
+
+  return {
+    ...f,
+    cookies,
+    csrf,
+    keys,
+    ws: { safety, redTeam, oldLab, globex: globexWs },
+    acmeCycle,
+    ids,
+    badTokens,
+    snapshot,
+    acmeSecrets,
+  };
+}
