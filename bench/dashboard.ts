@@ -1,0 +1,543 @@
+// Billing dashboard data at scale: the console's three calls (GET /v1/usage/summary, /series and
+// the first /records page, sent together as the page does) over real HTTP for billing cycles of
+// growing size, against DuckDB computing the same aggregates (per operation count and cost, by
+// workspace, by eval type, the filter options, the daily series per eval type, and the first page
+// of records newest first with its total) over the same rows in memory.
+//
+// Usage: [DATABASE_URL=postgres://…] npx tsx bench/dashboard.ts [sizes=10k,100k] [--reps 20]
+//          [--seed 11] [--explain] [--no-search]
+// With DATABASE_URL: PostgreSQL, in a scratch database created and dropped on that server;
+// without it: PGlite. Each size is one closed monthly cycle of one organization (all sizes live in
+// the same tables). Data is loaded in bulk, not over HTTP: the generator's events are validated and
+// priced as ingestion does, COPYed into usage_events, then usage_daily is built with one
+// insert-select, the same sums ingestion keeps. --explain prints EXPLAIN ANALYZE of the records
+// queries and the rollup read at the largest size (PostgreSQL).
+
+import { once } from "node:events";
+import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { and, sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/node-postgres";
+import pg from "pg";
+import { usageDaily, usageEvents, workspaces } from "../server/db/schema";
+import { type Cycle, dailyInCycle } from "../server/metering/cycles";
+import { NO_FILTERS, type UsageFilters } from "../server/metering/filters";
+import { generateUsageEvents } from "../server/metering/generate";
+import { formatUsdExact } from "../server/metering/money";
+import { orderFor, recordColumns } from "../server/metering/usage-records";
+import { dailyDims, dimensionFilter, eventWhere, workspaceJoin } from "../server/metering/usage-sql";
+import {
+  copyFromStdin,
+  csvLine,
+  EVENT_COLUMNS,
+  machine,
+  mib,
+  parseArgs,
+  parseCount,
+  rollupInsertSelect,
+  rowUuid,
+  type Server,
+  scratchDatabase,
+  short,
+  startServer,
+  summarize,
+} from "./metering-lib";
+
+const { flags, positional } = parseArgs(process.argv.slice(2));
+const sizes = (positional.length ? positional.join(",") : "10k,100k")
+  .split(",")
+  .filter(Boolean)
+  .map(parseCount)
+  .sort((a, b) => a - b);
+const reps = Number(flags.get("reps") ?? 20);
+const seed = Number(flags.get("seed") ?? 11);
+const explain = flags.has("explain");
+const withSearch = !flags.has("no-search");
+const FILE_ROWS = 250_000;
+
+type FilterSet = { name: string; query: Record<string, string | string[]>; f: UsageFilters; reps: number };
+
+function filterSets(workspaceUuids: readonly string[]): FilterSet[] {
+  const sets: FilterSet[] = [
+    { name: "default (no filters)", query: {}, f: NO_FILTERS, reps },
+    {
+      name: "eval_type×2 + jailbreak=non",
+      query: { eval_type: ["accuracy", "safety"], jailbreak: "non" },
+      f: { ...NO_FILTERS, evalTypes: ["accuracy", "safety"], jailbreak: "non" },
+      reps,
+    },
+    {
+      name: "workspace + ground_truth + modality",
+      query: { workspace_uuid: [workspaceUuids[1]!], ground_truth: "with", modality: ["text"] },
+      f: { ...NO_FILTERS, workspaceUuids: [workspaceUuids[1]!], groundTruth: "with", modalities: ["text"] },
+      reps,
+    },
+  ];
+  if (withSearch)
+    sets.push({
+      name: 'search "many-shot" (raw events)',
+      query: { search: "many-shot" },
+      f: { ...NO_FILTERS, search: "many-shot" },
+      reps: Math.min(reps, 5),
+    });
+  return sets;
+}
+
+const qs = (q: Record<string, string | string[]>) => {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(q)) for (const x of Array.isArray(v) ? v : [v]) p.append(k, x);
+  return p.toString();
+};
+
+type Api = {
+  summary: { totals: { events: number; cost: string } };
+  records: { total: number; records: { usage_event_uuid: string }[] };
+  series: { buckets: unknown[] };
+};
+
+/** The page's three calls, in parallel; per-call latencies and the wall time of the three. */
+async function dashboardOnce(server: Server, cycleUuid: string, q: Record<string, string | string[]>) {
+  const headers = { "x-api-key": server.info.apiKey };
+  const base = `${server.base}/v1/usage`;
+  const query = qs({ ...q, billing_cycle_uuid: cycleUuid });
+  const t0 = performance.now();
+  const timed = async (path: string) => {
+    const res = await fetch(`${base}/${path}`, { headers });
+    const json = await res.json();
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
+    return { json, ms: performance.now() - t0 };
+  };
+  const [summary, series, records] = await Promise.all([
+    timed(`summary?${query}`),
+    timed(`series?${query}&grouping=daily`),
+    timed(`records?${query}&page=1&page_size=10&sort=-date`),
+  ]);
+  return {
+    wall: performance.now() - t0,
+    parts: { summary: summary.ms, series: series.ms, records: records.ms },
+    api: { summary: summary.json, series: series.json, records: records.json } as Api,
+  };
+}
+
+// ---- DuckDB: the same aggregates straight from the rows -------------------------------------------
+
+const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
+const inList = (xs: readonly string[]) => xs.map(lit).join(", ");
+
+function duckWhere(cycle: Cycle, f: UsageFilters): string {
+  const w = [
+    `ev.organization_uuid = ${lit(cycle.organizationUuid)}`,
+    `occurred_at >= ${lit(`${cycle.startDate} 00:00:00`)}`,
+    cycle.endDate ? `occurred_at < ${lit(`${cycle.endDate} 00:00:00`)}` : "",
+    f.workspaceUuids.length
+      ? `(ev.workspace_uuid is null or ev.workspace_uuid in (${inList(f.workspaceUuids)}))`
+      : "",
+    f.evalTypes.length ? `(eval_type = '' or eval_type in (${inList(f.evalTypes)}))` : "",
+    f.operations.length ? `(operation = '' or operation in (${inList(f.operations)}))` : "",
+    f.modalities.length ? `(modality = '' or modality in (${inList(f.modalities)}))` : "",
+    f.groundTruth ? `has_ground_truth = ${f.groundTruth === "with"}` : "",
+    f.jailbreak ? `is_jailbreak = ${f.jailbreak === "only"}` : "",
+  ];
+  if (f.search) {
+    const p = lit(`%${f.search}%`);
+    const cols = [
+      "name",
+      "operation",
+      "eval_type",
+      "modality",
+      "created_by",
+      "eval_uuid",
+      "eval_run_uuid",
+      "notes",
+      "rule_metric",
+    ];
+    w.push(
+      `(${[
+        ...cols.map((c) => `coalesce(ev.${c}, '') ilike ${p}`),
+        `coalesce(w.name, 'Unknown Workspace') ilike ${p}`,
+        `quantity::varchar ilike ${p}`,
+        `rtrim(rtrim(printf('%.6f', cost_micros / 1000000.0), '0'), '.') ilike ${p}`,
+      ].join(" or ")})`,
+    );
+  }
+  return w.filter(Boolean).join(" and ");
+}
+
+type Duck = Awaited<ReturnType<typeof openDuck>>;
+
+async function openDuck() {
+  const instance = await DuckDBInstance.create(":memory:");
+  const con = await instance.connect();
+  const rows = async (q: string) =>
+    (await con.runAndReadAll(q)).getRowObjectsJS() as Record<string, unknown>[];
+  return { con, rows };
+}
+
+async function duckDashboard(duck: Duck, cycle: Cycle, f: UsageFilters) {
+  // The filter is applied once into a temporary table, then every aggregate reads that.
+  const sums =
+    "count(*)::varchar as events, sum(quantity)::varchar as count, sum(cost_micros)::varchar as cost";
+  const t0 = performance.now();
+  await duck.rows(
+    `create or replace temp table f as select ev.*, coalesce(w.name, 'Unknown Workspace') as workspace_name from ev left join ws w on w.workspace_uuid = ev.workspace_uuid where ${duckWhere(cycle, f)}`,
+  );
+  const byOperation = await duck.rows(
+    `select operation, rule_metric, ${sums} from f group by 1, 2 order by 1, 2`,
+  );
+  const byWorkspace = await duck.rows(
+    `select workspace_uuid, ${sums} from f group by 1 order by (workspace_uuid is null), sum(cost_micros) desc, sum(quantity) desc limit 7`,
+  );
+  const byEvalType = await duck.rows(
+    `select eval_type, ${sums} from f group by 1 order by sum(cost_micros) desc, sum(quantity) desc, 1 limit 5`,
+  );
+  const options = await duck.rows(
+    `select list(distinct eval_type) as t, list(distinct operation) as o, list(distinct modality) as m, list(distinct workspace_uuid) as w from ev where ${duckWhere(cycle, NO_FILTERS)}`,
+  );
+  const series = await duck.rows(
+    `select cast(occurred_at as date)::varchar as day, eval_type, ${sums} from f group by 1, 2 order by 1, 2`,
+  );
+  const [count] = await duck.rows("select count(*)::varchar as n from f");
+  const page = await duck.rows(
+    "select usage_event_uuid, occurred_at, name, operation, eval_type, cost_micros, workspace_name from f order by occurred_at desc, usage_event_uuid desc limit 10",
+  );
+  const ms = performance.now() - t0;
+  let events = 0;
+  let cost = 0n;
+  for (const r of byOperation) {
+    events += Number(r.events);
+    cost += BigInt(String(r.cost));
+  }
+  return {
+    ms,
+    check: {
+      events,
+      cost: formatUsdExact(cost),
+      total: Number(count?.n ?? 0),
+      firstPage: page.map((r) => String(r.usage_event_uuid)),
+      seriesRows: series.length,
+      parts: byWorkspace.length + byEvalType.length + options.length,
+    },
+  };
+}
+
+// ---- loading ---------------------------------------------------------------------------------------
+
+async function writeCsv(
+  dir: string,
+  size: number,
+  cycle: Cycle,
+  info: Server["info"],
+  rules: Awaited<ReturnType<Server["prices"]>>,
+  uuidBase: number,
+): Promise<string[]> {
+  const files: string[] = [];
+  const now = new Date();
+  const from = new Date(`${cycle.startDate}T00:00:00Z`);
+  const to = new Date(`${cycle.endDate}T00:00:00Z`);
+  let i = 0;
+  let out: ReturnType<typeof createWriteStream> | null = null;
+  let buf: string[] = [];
+  const flush = async () => {
+    if (!out || !buf.length) return;
+    if (!out.write(buf.join(""))) await once(out, "drain");
+    buf = [];
+  };
+  for (const e of generateUsageEvents({
+    seed: seed + size,
+    count: size,
+    from,
+    to,
+    workspaceUuids: info.workspaceUuids,
+    createdBy: info.createdBy,
+    idPrefix: `cycle-${cycle.startDate}`,
+  })) {
+    if (i % FILE_ROWS === 0) {
+      await flush();
+      if (out) {
+        out.end();
+        await once(out, "finish");
+      }
+      const file = join(dir, `events-${cycle.startDate}-${files.length}.csv`);
+      files.push(file);
+      out = createWriteStream(file);
+    }
+    buf.push(csvLine(info.orgId, rules, e, now, rowUuid(uuidBase + i)));
+    if (buf.length >= 5000) await flush();
+    i++;
+  }
+  await flush();
+  if (out) {
+    out.end();
+    await once(out, "finish");
+  }
+  return files;
+}
+
+const monthAfter = (day: string) => {
+  const d = new Date(`${day}T00:00:00Z`);
+  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)).toISOString().slice(0, 10);
+};
+
+type Row = {
+  size: number;
+  filter: string;
+  api: { p50: number; p95: number };
+  parts: Record<"summary" | "series" | "records", number>;
+  duck: { p50: number; p95: number };
+  check: string;
+};
+
+async function main() {
+  const url = process.env.DATABASE_URL;
+  const scratch = url ? await scratchDatabase(url, "bench_dashboard") : null;
+  const dir = mkdtempSync(join(tmpdir(), "dashboard-csv-"));
+  const server = await startServer({ ...(scratch ? { databaseUrl: scratch.url } : {}), port: 3630 });
+  const pgClient = scratch ? new pg.Client({ connectionString: scratch.url }) : null;
+  await pgClient?.connect();
+  const duck = await openDuck();
+  const rows: Row[] = [];
+  const loads: string[] = [];
+  const explains: string[] = [];
+  let rssLoad = 0;
+  let rssQueries = 0;
+  try {
+    const { orgId, workspaceUuids } = server.info;
+    const rules = await server.prices();
+    await duck.rows(
+      `create table ev (usage_event_uuid varchar, ${EVENT_COLUMNS.map((c) => `${c} ${duckType(c)}`).join(", ")})`,
+    );
+    const names = await server.sql<{ workspace_uuid: string; name: string }>(
+      `select workspace_uuid::text, name from workspaces where organization_uuid = '${orgId}'`,
+    );
+    await duck.rows("create table ws (workspace_uuid varchar, name varchar)");
+    await duck.rows(
+      `insert into ws values ${names.map((n) => `(${lit(n.workspace_uuid)}, ${lit(n.name)})`).join(", ")}`,
+    );
+
+    // One closed monthly cycle per size, from January 2025 on, and the open current one after them.
+    const cycles: Cycle[] = [];
+    let start = "2025-01-01";
+    for (const _ of sizes) {
+      const end = monthAfter(start);
+      const [c] = await server.sql<{ uuid: string }>(
+        `insert into billing_cycles (organization_uuid, start_date, end_date) values ('${orgId}', '${start}', '${end}') returning billing_cycle_uuid::text as uuid`,
+      );
+      cycles.push({ billingCycleUuid: c!.uuid, organizationUuid: orgId, startDate: start, endDate: end });
+      start = end;
+    }
+    await server.sql(
+      `insert into billing_cycles (organization_uuid, start_date, end_date) values ('${orgId}', '${start}', null)`,
+    );
+
+    let uuidBase = 0;
+    for (const [k, size] of sizes.entries()) {
+      const cycle = cycles[k]!;
+      let t = performance.now();
+      const files = await writeCsv(dir, size, cycle, server.info, rules, uuidBase);
+      uuidBase += size;
+      const genMs = performance.now() - t;
+      const bytes = files.reduce((s, f) => s + statSync(f).size, 0);
+      await server.rss();
+      t = performance.now();
+      const columns = ["usage_event_uuid", ...EVENT_COLUMNS];
+      let copied = 0;
+      if (pgClient) {
+        for (const file of files)
+          copied += await copyFromStdin(
+            pgClient,
+            `copy usage_events (${columns.join(", ")}) from stdin with (format csv)`,
+            createReadStream(file, { highWaterMark: 1 << 20 }),
+          );
+      } else copied = await server.copyFiles("usage_events", columns, files);
+      const copyMs = performance.now() - t;
+      t = performance.now();
+      await server.sql(rollupInsertSelect(orgId, cycle.startDate, cycle.endDate ?? undefined));
+      const rollupMs = performance.now() - t;
+      t = performance.now();
+      await server.sql("vacuum analyze usage_events");
+      await server.sql("vacuum analyze usage_daily");
+      const vacuumMs = performance.now() - t;
+      rssLoad = Math.max(rssLoad, (await server.rss()).peak);
+      if (copied !== size) throw new Error(`copied ${copied} of ${size}`);
+      t = performance.now();
+      await duck.rows(
+        `insert into ev select * from read_csv([${files.map(lit).join(", ")}], header = false, allow_quoted_nulls = false, columns = {${["usage_event_uuid", ...EVENT_COLUMNS].map((c) => `'${c}': '${duckType(c)}'`).join(", ")}})`,
+      );
+      const duckMs = performance.now() - t;
+      const [daily] = await server.sql<{ n: string }>(
+        `select count(*)::text as n from usage_daily where organization_uuid = '${orgId}' and day >= '${cycle.startDate}' and day < '${cycle.endDate}'`,
+      );
+      loads.push(
+        `${short(size).padStart(5)} events (${mib(bytes)} CSV): generate+validate+price ${(genMs / 1000).toFixed(1)} s, ` +
+          `COPY ${(copyMs / 1000).toFixed(1)} s (${((size / copyMs) * 1000).toFixed(0)} rows/s), rollup insert-select ${(rollupMs / 1000).toFixed(1)} s ` +
+          `→ ${daily?.n} usage_daily rows, vacuum analyze ${(vacuumMs / 1000).toFixed(1)} s; DuckDB load ${(duckMs / 1000).toFixed(1)} s`,
+      );
+      for (const f of files) rmSync(f, { force: true });
+    }
+
+    // Queries: every size, every filter set; 2 warm-up runs each, then `reps` measured runs.
+    for (const [k, size] of sizes.entries()) {
+      const cycle = cycles[k]!;
+      for (const set of filterSets(workspaceUuids)) {
+        await server.rss();
+        const wall: number[] = [];
+        const parts = { summary: [] as number[], series: [] as number[], records: [] as number[] };
+        let last: Api | null = null;
+        for (let i = 0; i < set.reps + 2; i++) {
+          const r = await dashboardOnce(server, cycle.billingCycleUuid, set.query);
+          last = r.api;
+          if (i < 2) continue;
+          wall.push(r.wall);
+          parts.summary.push(r.parts.summary);
+          parts.series.push(r.parts.series);
+          parts.records.push(r.parts.records);
+        }
+        rssQueries = Math.max(rssQueries, (await server.rss()).peak);
+        const duckMs: number[] = [];
+        let check: Awaited<ReturnType<typeof duckDashboard>>["check"] | null = null;
+        for (let i = 0; i < set.reps + 2; i++) {
+          const d = await duckDashboard(duck, cycle, set.f);
+          check = d.check;
+          if (i >= 2) duckMs.push(d.ms);
+        }
+        const same =
+          last &&
+          check &&
+          last.summary.totals.events === check.events &&
+          last.summary.totals.cost === check.cost &&
+          last.records.total === check.total &&
+          last.records.records.map((r) => r.usage_event_uuid).join() === check.firstPage.join();
+        rows.push({
+          size,
+          filter: set.name,
+          api: summarize(wall),
+          parts: {
+            summary: summarize(parts.summary).p95,
+            series: summarize(parts.series).p95,
+            records: summarize(parts.records).p95,
+          },
+          duck: summarize(duckMs),
+          check: same
+            ? `same totals (${check?.events} events, $${check?.cost}, ${check?.total} records) and first page`
+            : `MISMATCH api=${JSON.stringify(last?.summary.totals)} total=${last?.records.total} duck=${JSON.stringify({ events: check?.events, cost: check?.cost, total: check?.total })}`,
+        });
+        console.log(
+          `  ${short(size)} ${set.name}: API p95 ${summarize(wall).p95.toFixed(1)} ms, DuckDB p95 ${summarize(duckMs).p95.toFixed(1)} ms`,
+        );
+      }
+    }
+
+    if (explain && pgClient)
+      explains.push(...(await explainQueries(pgClient, cycles[cycles.length - 1]!, workspaceUuids)));
+  } finally {
+    await pgClient?.end();
+    await server.stop();
+    await scratch?.drop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  console.log(
+    `\nBilling dashboard data (summary + series + first records page, sent in parallel), ${reps} runs each`,
+  );
+  console.log(`backend: ${scratch ? scratch.version : "PGlite"}; machine: ${machine(scratch?.version)}`);
+  console.log("bulk load:");
+  for (const l of loads) console.log(`  ${l}`);
+  console.log(
+    `\n${"events".padStart(6)} ${"filters".padEnd(36)} ${"API p50".padStart(8)} ${"p95".padStart(8)} ${"DuckDB p50".padStart(11)} ${"p95".padStart(8)} ${"API/Duck p50".padStart(13)} ${"p95".padStart(6)}   p95 per call: summary / series / records`,
+  );
+  for (const r of rows)
+    console.log(
+      `${short(r.size).padStart(6)} ${r.filter.padEnd(36)} ${r.api.p50.toFixed(1).padStart(8)} ${r.api.p95.toFixed(1).padStart(8)} ${r.duck.p50.toFixed(1).padStart(11)} ${r.duck.p95.toFixed(1).padStart(8)} ${`${(r.api.p50 / r.duck.p50).toFixed(1)}x`.padStart(13)} ${`${(r.api.p95 / r.duck.p95).toFixed(1)}x`.padStart(6)}   ${r.parts.summary.toFixed(0)} / ${r.parts.series.toFixed(0)} / ${r.parts.records.toFixed(0)} ms`,
+    );
+  const small = sizes[0]!;
+  const big = sizes[sizes.length - 1]!;
+  if (big !== small) {
+    console.log(`\n${short(big)} / ${short(small)} (API p95; target < 2x):`);
+    for (const r of rows.filter((x) => x.size === big)) {
+      const s = rows.find((x) => x.size === small && x.filter === r.filter);
+      if (s)
+        console.log(
+          `  ${r.filter.padEnd(36)} ${(r.api.p95 / s.api.p95).toFixed(1)}x   (DuckDB ${(r.duck.p95 / s.duck.p95).toFixed(1)}x)`,
+        );
+    }
+  }
+  console.log("\nchecks (API vs DuckDB):");
+  for (const r of rows) console.log(`  ${short(r.size)} ${r.filter}: ${r.check}`);
+  console.log(
+    `\nserver peak RSS: ${mib(rssLoad)} while loading, ${mib(rssQueries)} while serving the dashboard`,
+  );
+  console.log("targets: < 100 ms p95 at 10M events, and < 2x the 10k time");
+  for (const e of explains) console.log(`\n${e}`);
+}
+
+function duckType(c: string): string {
+  if (c === "occurred_at") return "TIMESTAMP";
+  if (c === "is_jailbreak" || c === "has_ground_truth") return "BOOLEAN";
+  if (c === "quantity" || c === "unit_price_micros" || c === "cost_micros") return "BIGINT";
+  return "VARCHAR";
+}
+
+/** EXPLAIN ANALYZE of the statements behind the three calls, built with the server's own helpers. */
+async function explainQueries(client: pg.Client, cycle: Cycle, workspaceUuids: readonly string[]) {
+  const db = drizzle(client);
+  const out: string[] = [];
+  for (const set of filterSets(workspaceUuids).slice(0, 2)) {
+    const where = eventWhere(cycle, set.f);
+    const statements: [string, { sql: string; params: unknown[] }][] = [
+      [
+        "records: total",
+        db
+          .select({ n: sql`count(*)` })
+          .from(usageEvents)
+          .leftJoin(workspaces, workspaceJoin)
+          .where(where)
+          .toSQL(),
+      ],
+      [
+        "records: first page",
+        db
+          .select(recordColumns)
+          .from(usageEvents)
+          .leftJoin(workspaces, workspaceJoin)
+          .where(where)
+          .orderBy(...orderFor("date", true))
+          .limit(10)
+          .toSQL(),
+      ],
+      [
+        "summary/series: rollup read",
+        db
+          .select({
+            day: usageDaily.day,
+            workspaceUuid: usageDaily.workspaceUuid,
+            operation: usageDaily.operation,
+            evalType: usageDaily.evalType,
+            modality: usageDaily.modality,
+            ruleMetric: usageDaily.ruleMetric,
+            events: sql`sum(${usageDaily.eventCount})`,
+            quantity: sql`sum(${usageDaily.quantitySum})`,
+            cost: sql`sum(${usageDaily.costMicrosSum})`,
+          })
+          .from(usageDaily)
+          .where(and(dailyInCycle(cycle), dimensionFilter(dailyDims, set.f)))
+          .groupBy(sql`1`, sql`2`, sql`3`, sql`4`, sql`5`, sql`6`)
+          .toSQL(),
+      ],
+    ];
+    for (const [label, q] of statements) {
+      const res = await client.query(`explain (analyze, buffers) ${q.sql}`, q.params);
+      out.push(
+        `EXPLAIN ANALYZE ${label}, ${set.name}:\n${res.rows.map((r) => `  ${r["QUERY PLAN"]}`).join("\n")}`,
+      );
+    }
+  }
+  return out;
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
