@@ -58,7 +58,9 @@ export async function createIdentityService(config: Config, database: Database, 
     backendApiKey: await loadBackendApiKey(db, config.backendApiKey),
   };
 
-  const app = createHttpApp(log);
+  const app = createHttpApp(log, {
+    errorShape: (_code, message) => ({ error_code: "bad_request", user_facing_error: message }),
+  });
   await allowOrigins(app, config.allowedOrigins, ["Content-Type", "X-CSRF-Token"]);
   // The PropelAuth client posts logout as JSON with no body at all.
   acceptEmptyJsonBodies(app);

@@ -1,5 +1,5 @@
 import cors from "@fastify/cors";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from "fastify";
 
 /** One registered route: what tests and tools enumerate (e.g. the tenant isolation matrix). */
 export type RegisteredRoute = { method: string; url: string };
@@ -11,13 +11,33 @@ export function registeredRoutes(app: FastifyInstance): readonly RegisteredRoute
   return registered.get(app) ?? [];
 }
 
+/** How a service renders an error: the product API's {"error": {code, message}} by default. */
+export type ErrorShape = (code: string, message: string) => unknown;
+const productErrorShape: ErrorShape = (code, message) => ({ error: { code, message } });
+
 /** A Fastify app with our defaults: shared JSON logger, request ids, bounded bodies. */
-export function createHttpApp(logger: FastifyBaseLogger): FastifyInstance {
+export function createHttpApp(
+  logger: FastifyBaseLogger,
+  opts: { errorShape?: ErrorShape } = {},
+): FastifyInstance {
+  const shape = opts.errorShape ?? productErrorShape;
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit: 1024 * 1024,
     trustProxy: true,
     requestIdHeader: "x-request-id",
+    // Errors raised before routing (a bad URL encoding, an over-long path parameter) skip the
+    // app's error handler; answer them in the service's JSON error shape like every other refusal.
+    frameworkErrors: (err, _req, reply) => {
+      const tooLong = err.code === "FST_ERR_MAX_PARAM_LENGTH";
+      void (reply as unknown as FastifyReply)
+        .status(tooLong ? 414 : 400)
+        .send(
+          tooLong
+            ? shape("uri_too_long", "A path parameter is too long.")
+            : shape("bad_request", "The URL is not valid."),
+        );
+    },
   }) as unknown as FastifyInstance;
   const routes: RegisteredRoute[] = [];
   registered.set(app, routes);

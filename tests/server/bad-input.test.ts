@@ -1,0 +1,380 @@
+import { sql } from "drizzle-orm";
+import fc from "fast-check";
+import type { InjectOptions } from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { z } from "zod";
+import { type AnyRouteSpec, routeTable } from "../../server/api/route";
+import { registeredRoutes } from "../../server/platform/http";
+import { backends, startProduct, type TestProduct } from "./harness";
+import { rowsOf, setUpTenants, type Tenants } from "./tenants";
+
+// Schema-driven bad input over every product API route (from the router's route table and its
+// zod schemas) and every identity client, session and backend call: wrong types, huge strings,
+// unicode, nulls, extra fields, deep JSON, bad UUIDs, negative and huge numbers, malformed JSON,
+// wrong content types. Never a 5xx, always the error JSON of the service, and a refused write
+// leaves every row count as it was. A fixed seed makes every run the same inputs.
+
+const SEED = 20_260_701;
+const PRODUCT_RUNS = 16_000;
+const IDENTITY_RUNS = 4_000;
+
+type Input = {
+  method: InjectOptions["method"];
+  url: string;
+  headers: Record<string, string>;
+  payload?: string;
+  /** What kind of bad input this is, for failure messages. */
+  kind: string;
+};
+
+// ---- bad values -------------------------------------------------------------------------------
+
+const HUGE = "x".repeat(20_000);
+const deepJson = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
+const deepArray = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
+
+const badUuid = fc.constantFrom(
+  "not-a-uuid",
+  "00000000-0000-0000-0000-000000000000",
+  "ffffffff-ffff-ffff-ffff-ffffffffffff",
+  "3fa85f64-5717-4562-b3fc-2c963f66afa6 ",
+  "3FA85F64-5717-4562-B3FC-2C963F66AFA6",
+  "3fa85f64571745622b3fc2c963f66afa6",
+  "{3fa85f64-5717-4562-b3fc-2c963f66afa6}",
+  "' or 1=1 --",
+  "..%2F..%2Fetc%2Fpasswd",
+  "%00",
+  "",
+);
+
+const scalar: fc.Arbitrary<unknown> = fc.oneof(
+  fc.string(),
+  fc.string({ unit: "grapheme", maxLength: 40 }),
+  fc.string({ unit: "binary", maxLength: 40 }),
+  fc.constantFrom(HUGE, "\u0000", "\uD800", "😀".repeat(300), "<script>alert(1)</script>", "__proto__"),
+  badUuid,
+  fc.constant(null),
+  fc.boolean(),
+  fc.integer(),
+  fc.constantFrom(-1, 0, -0, 2 ** 31, 2 ** 53 + 1, -(2 ** 53) - 1, 1e308, -1e308, 1.5, Number.MIN_VALUE),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+);
+
+const value: fc.Arbitrary<unknown> = fc.oneof(
+  { weight: 6, arbitrary: scalar },
+  { weight: 1, arbitrary: fc.array(scalar, { maxLength: 5 }) },
+  { weight: 1, arbitrary: fc.dictionary(fc.string({ maxLength: 8 }), scalar, { maxKeys: 4 }) },
+  { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 4 }) },
+);
+
+/** An object over a schema's own fields (some missing, some wrong) plus, sometimes, extra ones. */
+function objectOver(
+  keys: readonly string[],
+  good: Record<string, unknown>,
+): fc.Arbitrary<Record<string, unknown>> {
+  const own = keys.length
+    ? fc.record(
+        Object.fromEntries(
+          keys.map((k) => [k, good[k] === undefined ? value : fc.oneof(value, fc.constant(good[k]))]),
+        ),
+        { requiredKeys: [] },
+      )
+    : fc.constant({});
+  const extra = fc.oneof(
+    { weight: 3, arbitrary: fc.constant({}) },
+    {
+      weight: 1,
+      arbitrary: fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), value, { maxKeys: 3 }),
+    },
+    { weight: 1, arbitrary: fc.constant({ ["__proto__"]: { admin: true } }) },
+    { weight: 1, arbitrary: fc.constant({ constructor: { prototype: { admin: true } } }) },
+  );
+  return fc.tuple(own, extra).map(([a, b]) => ({ ...a, ...b }));
+}
+
+/** A body as sent on the wire: JSON of a bad value, malformed JSON, deep JSON, or another type. */
+function rawBody(
+  object: fc.Arbitrary<Record<string, unknown>>,
+): fc.Arbitrary<{ kind: string; type: string; body: string }> {
+  const json = (kind: string, a: fc.Arbitrary<unknown>) =>
+    a.map((v) => ({ kind, type: "application/json", body: JSON.stringify(v) ?? "null" }));
+  return fc.oneof(
+    { weight: 8, arbitrary: json("body fields", object) },
+    { weight: 1, arbitrary: json("body not an object", fc.oneof(scalar, fc.array(value, { maxLength: 3 }))) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom(
+          "{",
+          '{"a":}',
+          "{'a': 1}",
+          '{"a":1,}',
+          "nul",
+          "\u0000",
+          '{"a":"\\uZZZZ"}',
+          "[1,2",
+          '{"__proto__":{"x":1}}',
+          '{"constructor":{"prototype":{"x":1}}}',
+        )
+        .map((body) => ({ kind: "malformed JSON", type: "application/json", body })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom(deepJson(2_000), deepArray(5_000), deepJson(20))
+        .map((body) => ({ kind: "deep JSON", type: "application/json", body })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(
+          fc.constantFrom(
+            "text/plain",
+            "application/xml",
+            "multipart/form-data; boundary=x",
+            "application/x-www-form-urlencoded",
+            "application/octet-stream",
+            "application/json; charset=utf-16",
+            "image/png",
+          ),
+          fc.oneof(
+            fc.string({ maxLength: 50 }),
+            object.map((o) => JSON.stringify(o)),
+          ),
+        )
+        .map(([type, body]) => ({ kind: "wrong content type", type, body })),
+    },
+  );
+}
+
+function queryString(q: Record<string, unknown>): string {
+  const s = new URLSearchParams();
+  for (const [k, v] of Object.entries(q)) {
+    if (Array.isArray(v)) for (const x of v) s.append(k, String(x));
+    else s.append(k, typeof v === "object" && v !== null ? JSON.stringify(v) : String(v));
+  }
+  const text = s.toString();
+  return text ? `?${text}` : "";
+}
+
+const keysOf = (schema: z.ZodType | undefined): string[] =>
+  schema && "shape" in schema ? Object.keys((schema as unknown as { shape: object }).shape) : [];
+
+// ---- the inputs of one product route ------------------------------------------------------------
+
+function productInputs(
+  route: AnyRouteSpec,
+  t: Tenants,
+  headers: Record<string, string>,
+): fc.Arbitrary<Input> {
+  const good: Record<string, string> = {
+    workspace_uuid: t.ws.safety,
+    user_email: "member@acme.test",
+    organization_uuid: t.acmeId,
+    billing_cycle_uuid: t.acmeCycle,
+    name: "Fuzzed",
+  };
+  const params = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? "");
+  const pathValue = fc.oneof(
+    { weight: 3, arbitrary: fc.constant(undefined) },
+    { weight: 2, arbitrary: badUuid },
+    { weight: 1, arbitrary: fc.string({ unit: "grapheme", maxLength: 30 }) },
+    { weight: 1, arbitrary: fc.constantFrom("x".repeat(5_000), "a/b", "%", "..", "%2e%2e", "@") },
+  );
+  const path = fc.tuple(...params.map(() => pathValue)).map((values) =>
+    params.reduce((p, name, i) => {
+      const v = values[i] as string | undefined;
+      const text = v === undefined ? (good[name] ?? "x") : /^%|\/|\.\./.test(v) ? v : encodeURIComponent(v);
+      return p.replace(`{${name}}`, text);
+    }, route.path),
+  );
+  const query = objectOver(keysOf(route.query), good).map(queryString);
+  const withBody = route.method !== "GET";
+  const body = withBody
+    ? fc.option(rawBody(objectOver(keysOf(route.body), good)), { freq: 5 })
+    : fc.option(rawBody(objectOver(["q"], {})), { freq: 1 });
+  return fc.tuple(path, query, body).map(([p, q, b]) => ({
+    method: route.method,
+    url: `${p}${q}`,
+    headers: b ? { ...headers, "content-type": b.type } : headers,
+    ...(b ? { payload: b.body } : {}),
+    kind: b ? b.kind : "path and query",
+  }));
+}
+
+// ---- the inputs of one identity call ------------------------------------------------------------
+
+const IDENTITY_FIELDS = [
+  "email",
+  "password",
+  "current_password",
+  "old_password",
+  "new_email",
+  "org_id",
+  "user_id",
+  "name",
+  "role",
+  "additional_roles",
+  "code",
+  "remember_device",
+  "expiration_option",
+  "api_key_token",
+  "page_number",
+  "page_size",
+  "api_key_search",
+  "email_search",
+  "autojoin_by_domain",
+  "restrict_to_domain",
+  "require_2fa_by",
+  "first_name",
+  "last_name",
+  "username",
+  "properties",
+  "create_if_doesnt_exist",
+  "domain",
+  "active_org_id",
+];
+
+function identityInputs(method: string, url: string, headers: Record<string, string>): fc.Arbitrary<Input> {
+  const fields = fc.subarray(IDENTITY_FIELDS, { maxLength: 5 });
+  const object = fields.chain((keys) => objectOver(keys, {}));
+  const segment = fc.oneof(
+    badUuid,
+    fc.string({ unit: "grapheme", maxLength: 20 }),
+    fc.constant("x".repeat(3_000)),
+  );
+  const path = fc.array(segment, { minLength: 3, maxLength: 3 }).map((values) => {
+    let i = 0;
+    return url.replace(/:(\w+)/g, () => encodeURIComponent(values[i++] ?? "x") || "x");
+  });
+  const body = method === "GET" ? fc.constant(null) : fc.option(rawBody(object), { freq: 6 });
+  return fc.tuple(path, object.map(queryString), body).map(([p, q, b]) => ({
+    method: method as InjectOptions["method"],
+    url: `${p}${q}`,
+    headers: b ? { ...headers, "content-type": b.type } : headers,
+    ...(b ? { payload: b.body } : {}),
+    kind: b ? b.kind : "path and query",
+  }));
+}
+
+// Calls left out of the identity runs: they end the very session the runs use.
+const IDENTITY_EXCLUDED = new Set(["DELETE /api/fe/v3/delete_me", "POST /api/v1/logout"]);
+
+describe.each(backends())("bad input on $name", (backend) => {
+  let p: TestProduct;
+  let t: Tenants;
+  let total = 0;
+
+  beforeAll(async () => {
+    p = await startProduct(backend);
+    t = await setUpTenants(p);
+    await p.identity.app.ready();
+  });
+  afterAll(async () => {
+    await p?.dispose();
+  });
+
+  // The tables each service's calls write, counted in one statement per check.
+  const TABLES = {
+    api: ["workspaces", "workspace_members", "current_workspace", "audit_log", "usage_events", "usage_daily"],
+    identity: [
+      'identity."user"',
+      "identity.organization",
+      "identity.member",
+      "identity.invitation",
+      "identity.api_key",
+    ],
+  };
+
+  async function counts(shape: "api" | "identity"): Promise<string> {
+    const select = TABLES[shape].map((name) => `(select count(*) from ${name})`).join(" || ',' || ");
+    const [row] = rowsOf<{ c: string }>(await p.database.db.execute(sql.raw(`select ${select} as c`)));
+    return row?.c ?? "";
+  }
+
+  async function run(
+    app: TestProduct["api"]["app"],
+    inputs: fc.Arbitrary<Input>,
+    runs: number,
+    shape: "api" | "identity",
+  ) {
+    let known = await counts(shape);
+    await fc.assert(
+      fc.asyncProperty(inputs, async (input) => {
+        const write = input.method !== "GET";
+        const res = await app.inject({
+          method: input.method,
+          url: input.url,
+          headers: input.headers,
+          ...(input.payload === undefined ? {} : { payload: input.payload }),
+        });
+        total++;
+        const where = `${input.kind}: ${input.method} ${input.url.slice(0, 200)} → ${res.statusCode} ${res.body.slice(0, 300)}`;
+        if (res.statusCode >= 500) throw new Error(`5xx for ${where}`);
+        if (res.statusCode >= 400) {
+          let body: Record<string, unknown>;
+          try {
+            body = res.json();
+          } catch {
+            throw new Error(`not JSON for ${where}`);
+          }
+          const err = body.error as { code?: unknown; message?: unknown } | undefined;
+          const ok =
+            shape === "api"
+              ? typeof err?.code === "string" && typeof err.message === "string"
+              : typeof body.error_code === "string" && typeof body.user_facing_error === "string";
+          if (!ok) throw new Error(`not the error JSON for ${where}`);
+        }
+        // One count per call that could have written: compared with the counts after the last such
+        // call, which nothing has changed since (refused reads write nothing).
+        if (write || res.statusCode < 400) {
+          const now = await counts(shape);
+          const before = known;
+          known = now;
+          if (write && res.statusCode >= 400 && now !== before)
+            throw new Error(`a refused write changed rows: ${where}`);
+        }
+      }),
+      { seed: SEED, numRuns: runs, endOnFailure: true },
+    );
+  }
+
+  it("never answers 5xx, always the error JSON, never a partial write: product API", async () => {
+    const routes = routeTable(p.api.app);
+    const headers = { authorization: `Bearer ${t.tokens.get("admin@acme.test")}` };
+    const per = Math.ceil(PRODUCT_RUNS / routes.length);
+    for (const route of routes) await run(p.api.app, productInputs(route, t, headers), per, "api");
+  });
+
+  it("never answers 5xx, always the error JSON, never a partial write: identity", async () => {
+    const calls = registeredRoutes(p.identity.app).filter(
+      (r) =>
+        ["/api/fe/v3/", "/api/v1/", "/api/backend/"].some((prefix) => r.url.startsWith(prefix)) &&
+        !IDENTITY_EXCLUDED.has(`${r.method} ${r.url}`),
+    );
+    const per = Math.ceil(IDENTITY_RUNS / calls.length);
+    for (const call of calls) {
+      const headers: Record<string, string> =
+        call.url.startsWith("/api/backend/") || call.url === "/api/v1/token_verification_metadata"
+          ? { authorization: `Bearer ${p.identity.ctx.backendApiKey}` }
+          : { cookie: t.cookies.admin, ...t.csrf, "x-forwarded-for": "198.51.100.99" };
+      await run(p.identity.app, identityInputs(call.method, call.url, headers), per, "identity");
+    }
+  });
+
+  it("says what is wrong with a field of the wrong type, and which field is missing", async () => {
+    const call = (payload: unknown) => t.call("admin", "POST", "/v1/workspaces/", payload);
+    const wrong = await call({ name: "Lab", organization_uuid: 42 });
+    expect(wrong.statusCode).toBe(400);
+    expect(wrong.json().error.message).toBe("body organization_uuid: organization_uuid must be a string.");
+    const missing = await call({ name: "Lab" });
+    expect(missing.json().error.message).toBe("body organization_uuid: organization_uuid is required.");
+    const nested = await t.call("admin", "PUT", "/v1/workspaces/my-workspace", { workspace_uuid: [1] });
+    expect(nested.statusCode).toBe(400);
+    expect(nested.json().error.message).not.toMatch(/required/);
+  });
+
+  it("ran at least 20,000 inputs", () => {
+    expect(total).toBeGreaterThanOrEqual(20_000);
+  });
+});
