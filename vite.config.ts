@@ -8,15 +8,10 @@ export default defineConfig({
   build: {
     outDir: "dist",
     chunkSizeWarningLimit: 1600,
-    rollupOptions: {
-      output: {
-        // Charts (~450 KB gzip) load only with the billing page; the rest splits naturally.
-        manualChunks(id) {
-          if (id.includes("@antv") || id.includes("@ant-design/plots")) return "charts";
-          return undefined;
-        },
-      },
-    },
+    // Charts (~450 KB gzip) are imported only by the billing page's lazily loaded chart module, so
+    // Rollup gives them their own chunk, fetched when the chart is first shown. (A manualChunks
+    // "charts" entry would also capture React and other modules the entry shares, and make the
+    // entry import, and preload, the whole chart chunk.)
   },
   server: {
     port: 5173,

@@ -7,8 +7,10 @@
 //   ?user_email= and removed by email.
 // - "api-keys" (the user's personal API keys) lives on the identity service; the hooks name its
 //   address in meta.identityUrl. Pages are zero-based there and one-based in Refine.
+// - "usage-records" (the billing page's records table) is paged, sorted and filtered server-side.
 import type { BaseRecord, CrudFilter, DataProvider } from "@refinedev/core";
 import { API_KEY_PAGE_SIZE, DEFAULT_EXPIRATION, isExpirationOption } from "../lib/api-keys";
+import { recordsQuery } from "../lib/billing/filters";
 import type { ApiFetch, QueryValue } from "./http";
 import { createIdentityApi, type IdentityApi } from "./identity-api";
 
@@ -23,6 +25,7 @@ function metaQuery(meta: Meta): Record<string, QueryValue> | undefined {
 
 export const WORKSPACE_MEMBERS = "workspace-members";
 export const API_KEYS = "api-keys";
+export const USAGE_RECORDS = "usage-records";
 
 export function resourcePath(resource: string, meta: Meta): string {
   if (resource === WORKSPACE_MEMBERS) {
@@ -82,7 +85,17 @@ export function createDataProvider(
   return {
     getApiUrl: () => apiUrl,
 
-    getList: async ({ resource, meta, pagination, filters }) => {
+    getList: async ({ resource, meta, pagination, filters, sorters }) => {
+      if (resource === USAGE_RECORDS) {
+        const body = await apiFetch<{ records?: BaseRecord[]; total?: number }>("/v1/usage/records", {
+          query: recordsQuery({ pagination, sorters, filters }),
+        });
+        const rows = Array.isArray(body?.records) ? body.records : [];
+        return {
+          data: rows.map((row) => ({ ...row, id: row.usage_event_uuid })) as never[],
+          total: typeof body?.total === "number" ? body.total : rows.length,
+        };
+      }
       if (resource === API_KEYS) {
         const pageSize = pagination?.pageSize ?? API_KEY_PAGE_SIZE;
         const page = await identity(meta).listPersonalApiKeys({

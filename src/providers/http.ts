@@ -9,6 +9,8 @@ export type ApiRequest = {
   query?: Record<string, QueryValue>;
   body?: unknown;
   headers?: Record<string, string>;
+  /** Takes a successful response instead of its JSON body being read (streamed downloads). */
+  read?: (response: Response) => Promise<unknown>;
 };
 
 export type ApiFetch = <T = unknown>(path: string, request?: ApiRequest) => Promise<T>;
@@ -85,6 +87,7 @@ export function createApiFetch({ apiUrl, getAccessToken, fetchImpl }: ApiFetchOp
       // Network failure or CORS refusal: no status to report, so 503 like an unreachable service.
       throw httpError(503, "The server could not be reached. Check your connection and try again.");
     }
+    if (response.ok && request.read) return (await request.read(response)) as T;
     const body = await readJson(response);
     if (!response.ok) throw errorFromResponse(response.status, response.statusText, body);
     return body as T;

@@ -1,9 +1,13 @@
-import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
+import { act, configure, fireEvent, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
 import { writeSidebarExpanded } from "../../src/lib/sidebar-cookie";
 import { AUTH_URL, fakeAuthClient } from "./support/fakes";
 import { renderConsole } from "./support/render-console";
+
+// The billing page at "/" renders a whole dashboard; on a busy machine its first paint can take
+// longer than the default second.
+configure({ asyncUtilTimeout: 10_000 });
 
 const sider = () => screen.getByTestId("app-sider");
 const nav = () => within(screen.getByRole("navigation", { name: "Main" }));

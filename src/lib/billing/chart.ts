@@ -1,0 +1,86 @@
+// The Cost/Usage Over Time chart's data: one row per bucket and eval type (labels merged, so
+// accuracy and hallucination stack as one "Accuracy"), values as numbers for drawing only.
+import { bucketLabel, bucketTitle } from "./dates";
+import { evalTypeLabel } from "./labels";
+import { formatMoney, microsToNumber, toMicros } from "./money";
+import type { Grouping, SeriesBucket } from "./types";
+
+export type ChartMetric = "cost" | "usage";
+
+export type ChartRow = {
+  /** Axis label of the bucket. */
+  bucket: string;
+  /** Tooltip title of the bucket. */
+  title: string;
+  evalType: string;
+  value: number;
+};
+
+export const CHART_PALETTE = [
+  "#7c6cf2",
+  "#36cfc9",
+  "#f5a524",
+  "#4ade80",
+  "#f472b6",
+  "#60a5fa",
+  "#f87171",
+  "#a3e635",
+] as const;
+
+export const CHART_HEIGHT = 300;
+export const CHART_MARGIN = { top: 20, right: 30, bottom: 100, left: 60 } as const;
+export const CHART_RESIZE_DELAY_MS = 100;
+
+export type ChartData = { rows: ChartRow[]; buckets: string[]; evalTypes: string[] };
+
+/** Rows of the stacked bars, every bucket's axis label (empty ones too) and the legend's order. */
+export function chartData(
+  buckets: readonly SeriesBucket[],
+  grouping: Grouping,
+  metric: ChartMetric,
+): ChartData {
+  const totals = new Map<string, bigint>();
+  const rows: ChartRow[] = [];
+  for (const bucket of buckets) {
+    const merged = new Map<string, { micros: bigint; count: number }>();
+    for (const t of bucket.eval_types) {
+      const label = evalTypeLabel(t.eval_type);
+      const m = merged.get(label) ?? { micros: 0n, count: 0 };
+      m.micros += toMicros(t.price);
+      m.count += t.count;
+      merged.set(label, m);
+      totals.set(
+        label,
+        (totals.get(label) ?? 0n) + (metric === "cost" ? toMicros(t.price) : BigInt(t.count)),
+      );
+    }
+    for (const [label, m] of merged) {
+      rows.push({
+        bucket: bucketLabel(bucket.date, grouping),
+        title: bucketTitle(bucket.date, grouping),
+        evalType: label,
+        value: metric === "cost" ? microsToNumber(m.micros) : m.count,
+      });
+    }
+  }
+  const evalTypes = [...totals.entries()]
+    .sort((a, b) => (a[1] === b[1] ? a[0].localeCompare(b[0]) : a[1] > b[1] ? -1 : 1))
+    .map(([label]) => label);
+  const order = new Map(evalTypes.map((t, i) => [t, i]));
+  rows.sort((a, b) => (order.get(a.evalType) ?? 0) - (order.get(b.evalType) ?? 0));
+  return { rows, buckets: buckets.map((b) => bucketLabel(b.date, grouping)), evalTypes };
+}
+
+/** A tooltip value: "$1.25" for cost; "1 run" or "N usage" for usage. */
+export function tooltipValue(value: number, metric: ChartMetric): string {
+  if (metric === "cost") return formatMoney(value);
+  const n = Math.round(value);
+  return n === 1 ? "1 run" : `${n.toLocaleString("en-US")} usage`;
+}
+
+/** Usage axis ticks are whole numbers only; cost ticks read "$12". */
+export function axisLabel(value: number, metric: ChartMetric): string {
+  if (metric === "usage") return Number.isInteger(value) ? value.toLocaleString("en-US") : "";
+  const text = `$${Math.abs(value).toLocaleString("en-US", { maximumFractionDigits: 2 })}`;
+  return value < 0 ? `-${text}` : text;
+}

@@ -1,0 +1,134 @@
+// The dashboard's filter state and how it becomes query parameters of the usage endpoints.
+import type { CrudFilter, CrudSort } from "@refinedev/core";
+
+export type GroundTruthFilter = "with" | "without" | null;
+export type JailbreakFilter = "only" | "non" | null;
+
+export type BillingFilters = {
+  workspaceUuids: string[];
+  evalTypes: string[];
+  operations: string[];
+  modalities: string[];
+  groundTruth: GroundTruthFilter;
+  jailbreak: JailbreakFilter;
+};
+
+export const EMPTY_FILTERS: BillingFilters = {
+  workspaceUuids: [],
+  evalTypes: [],
+  operations: [],
+  modalities: [],
+  groundTruth: null,
+  jailbreak: null,
+};
+
+export const GROUND_TRUTH_OPTIONS = [
+  { value: "all", label: "All" },
+  { value: "with", label: "With Ground Truth" },
+  { value: "without", label: "Without Ground Truth" },
+] as const;
+
+export const JAILBREAK_OPTIONS = [
+  { value: "all", label: "All" },
+  { value: "only", label: "Jailbreak Only" },
+  { value: "non", label: "Non-Jailbreak" },
+] as const;
+
+/** How many filters of the filter bar are set (the workspace select has its own "All workspaces"). */
+export function activeFilterCount(f: BillingFilters): number {
+  return (
+    (f.evalTypes.length > 0 ? 1 : 0) +
+    (f.operations.length > 0 ? 1 : 0) +
+    (f.modalities.length > 0 ? 1 : 0) +
+    (f.groundTruth ? 1 : 0) +
+    (f.jailbreak ? 1 : 0)
+  );
+}
+
+/** "Clear all (n)", or null when no filter is set (the button is not shown). */
+export function clearAllLabel(f: BillingFilters): string | null {
+  const n = activeFilterCount(f);
+  return n > 0 ? `Clear all (${n})` : null;
+}
+
+/** The filter bar cleared; the workspace choice stays. */
+export const clearFilterBar = (f: BillingFilters): BillingFilters => ({
+  ...EMPTY_FILTERS,
+  workspaceUuids: f.workspaceUuids,
+});
+
+export type UsageQuery = Record<string, string | string[] | undefined>;
+
+/** Query parameters of /v1/usage/{summary,series,records,export.csv} for a cycle, filters and search. */
+export function usageQuery(cycleUuid: string, f: BillingFilters, search = ""): UsageQuery {
+  const query: UsageQuery = { billing_cycle_uuid: cycleUuid };
+  if (f.workspaceUuids.length) query.workspace_uuid = [...f.workspaceUuids];
+  if (f.evalTypes.length) query.eval_type = [...f.evalTypes];
+  if (f.operations.length) query.operation = [...f.operations];
+  if (f.modalities.length) query.modality = [...f.modalities];
+  if (f.groundTruth) query.ground_truth = f.groundTruth;
+  if (f.jailbreak) query.jailbreak = f.jailbreak;
+  if (search.trim() !== "") query.search = search.trim();
+  return query;
+}
+
+/** The same parameters as Refine filters, for the records table's useTable. */
+export function usageCrudFilters(cycleUuid: string, f: BillingFilters, search = ""): CrudFilter[] {
+  return Object.entries(usageQuery(cycleUuid, f, search)).map(([field, value]) => ({
+    field,
+    operator: Array.isArray(value) ? "in" : field === "search" ? "contains" : "eq",
+    value,
+  }));
+}
+
+/** Sort keys the records endpoint accepts. */
+export const SORTABLE = [
+  "date",
+  "name",
+  "operation",
+  "eval_type",
+  "workspace_name",
+  "created_by",
+  "quantity",
+  "unit_price",
+  "cost",
+] as const;
+export type SortField = (typeof SORTABLE)[number];
+
+export const DEFAULT_SORT: CrudSort = { field: "date", order: "desc" };
+
+/** "-date" / "cost": the endpoint's sort parameter for the first sorter (default newest first). */
+export function sortParam(sorters: readonly CrudSort[] | undefined): string {
+  const first = sorters?.find((s) => (SORTABLE as readonly string[]).includes(s.field)) ?? DEFAULT_SORT;
+  return `${first.order === "desc" ? "-" : ""}${first.field}`;
+}
+
+/** Clicking a header: the sorted column flips direction; another column starts ascending. */
+export function nextSort(current: CrudSort | undefined, field: SortField): CrudSort {
+  if (current?.field === field) return { field, order: current.order === "asc" ? "desc" : "asc" };
+  return { field, order: "asc" };
+}
+
+/** Refine's list parameters as the records endpoint's query (page is one-based on both sides). */
+export function recordsQuery(params: {
+  pagination?: { currentPage?: number; pageSize?: number };
+  sorters?: readonly CrudSort[];
+  filters?: readonly CrudFilter[];
+}): Record<string, string | number | string[]> {
+  const query: Record<string, string | number | string[]> = {
+    page: Math.max(1, params.pagination?.currentPage ?? 1),
+    page_size: params.pagination?.pageSize ?? 10,
+    sort: sortParam(params.sorters),
+  };
+  for (const filter of params.filters ?? []) {
+    if (!("field" in filter)) continue;
+    const { field, value } = filter;
+    if (value === undefined || value === null || value === "") continue;
+    if (Array.isArray(value)) {
+      if (value.length) query[field] = value.map(String);
+    } else {
+      query[field] = String(value);
+    }
+  }
+  return query;
+}

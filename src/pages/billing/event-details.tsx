@@ -1,0 +1,46 @@
+// The 'Usage Event Details' hover card of a records row: every field of the event.
+import { Descriptions, Typography } from "antd";
+import { formatUtcDateTime } from "../../lib/billing/dates";
+import { capitalizeWords, evalTypeLabel, operationLabel, orDash } from "../../lib/billing/labels";
+import { formatMoney, formatUnitPrice } from "../../lib/billing/money";
+import type { UsageRecord } from "../../lib/billing/types";
+
+const yesNo = (value: boolean) => (value ? "Yes" : "No");
+const mono = (value: string | null) =>
+  value ? (
+    <Typography.Text code copyable={{ text: value }} style={{ fontSize: 12 }}>
+      {value}
+    </Typography.Text>
+  ) : (
+    "-"
+  );
+
+export function EventDetails({ record }: { record: UsageRecord }) {
+  return (
+    <Descriptions
+      size="small"
+      column={1}
+      colon={false}
+      style={{ width: 420 }}
+      labelStyle={{ width: 150 }}
+      items={[
+        { key: "date", label: "Date", children: formatUtcDateTime(record.date) },
+        { key: "eval", label: "Eval", children: orDash(record.name) },
+        { key: "operation", label: "Operation", children: operationLabel(record.operation) },
+        { key: "type", label: "Eval Type", children: evalTypeLabel(record.eval_type) },
+        { key: "workspace", label: "Workspace", children: orDash(record.workspace_name) },
+        { key: "by", label: "Created By", children: orDash(record.created_by) },
+        { key: "quantity", label: "Quantity", children: String(record.quantity ?? 1) },
+        { key: "unit", label: "Unit Price", children: formatUnitPrice(record.unit_price) },
+        { key: "cost", label: "Cost", children: formatMoney(record.cost) },
+        { key: "note", label: "Price Adjustment Note", children: orDash(record.notes) },
+        { key: "modality", label: "Modality", children: capitalizeWords(record.modality) || "-" },
+        { key: "metric", label: "Metric", children: capitalizeWords(record.rule_metric) || "-" },
+        { key: "jailbreak", label: "Jailbreak", children: yesNo(record.is_jailbreak) },
+        { key: "gt", label: "Ground Truth", children: yesNo(record.has_ground_truth) },
+        { key: "evalId", label: "Eval ID", children: mono(record.eval_uuid) },
+        { key: "runId", label: "Run ID", children: mono(record.eval_run_uuid) },
+      ]}
+    />
+  );
+}

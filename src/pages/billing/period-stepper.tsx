@@ -1,0 +1,39 @@
+// "Billing Period" with previous/next buttons; renders nothing without billing cycles.
+import { LeftOutlined, RightOutlined } from "@ant-design/icons";
+import { Button, Flex, Typography } from "antd";
+import { periodLabel } from "../../lib/billing/dates";
+import type { BillingState } from "./use-billing-state";
+
+export function PeriodStepper({ state }: { state: BillingState }) {
+  const { cycle, canStepBack, canStepForward, step } = state;
+  if (!cycle) return null;
+  return (
+    <Flex vertical gap={4}>
+      <Typography.Text type="secondary" style={{ fontSize: 12 }} id="billing-period-label">
+        Billing Period
+      </Typography.Text>
+      <Flex align="center" gap={4} role="group" aria-labelledby="billing-period-label">
+        <Button
+          icon={<LeftOutlined />}
+          aria-label="Previous billing period"
+          disabled={!canStepBack}
+          onClick={() => step(-1)}
+        />
+        <Typography.Text
+          strong
+          data-testid="billing-period"
+          aria-live="polite"
+          style={{ minWidth: 220, textAlign: "center", fontVariantNumeric: "tabular-nums" }}
+        >
+          {periodLabel(cycle.billing_cycle_start_date, cycle.billing_cycle_end_date)}
+        </Typography.Text>
+        <Button
+          icon={<RightOutlined />}
+          aria-label="Next billing period"
+          disabled={!canStepForward}
+          onClick={() => step(1)}
+        />
+      </Flex>
+    </Flex>
+  );
+}

@@ -1,0 +1,44 @@
+// First / Previous / Next / Last and 'Page X of Y (N total records)'.
+import { DoubleLeftOutlined, DoubleRightOutlined, LeftOutlined, RightOutlined } from "@ant-design/icons";
+import { Button, Flex, Typography } from "antd";
+import { pageCount, pagerText } from "../../lib/billing/paging";
+
+type Props = { page: number; total: number; pageSize: number; busy: boolean; onPage: (page: number) => void };
+
+export function RecordsPager({ page, total, pageSize, busy, onPage }: Props) {
+  const pages = pageCount(total, pageSize);
+  const atStart = page <= 1;
+  const atEnd = page >= pages;
+  return (
+    <Flex justify="space-between" align="center" wrap gap={8} style={{ marginTop: 16 }}>
+      <Typography.Text type="secondary" data-testid="records-pagination" aria-live="polite">
+        {pagerText(page, total, pageSize)}
+      </Typography.Text>
+      <Flex gap={8} role="navigation" aria-label="Records pages">
+        <Button
+          icon={<DoubleLeftOutlined />}
+          aria-label="First page"
+          disabled={busy || atStart}
+          onClick={() => onPage(1)}
+        />
+        <Button icon={<LeftOutlined />} disabled={busy || atStart} onClick={() => onPage(page - 1)}>
+          Previous
+        </Button>
+        <Button
+          disabled={busy || atEnd}
+          onClick={() => onPage(page + 1)}
+          iconPosition="end"
+          icon={<RightOutlined />}
+        >
+          Next
+        </Button>
+        <Button
+          icon={<DoubleRightOutlined />}
+          aria-label="Last page"
+          disabled={busy || atEnd}
+          onClick={() => onPage(pages)}
+        />
+      </Flex>
+    </Flex>
+  );
+}

@@ -1,0 +1,92 @@
+// The chart drawing, in its own chunk: stacked columns per eval type, rotated date labels, a
+// legend, a tooltip per bucket, height 300 with the spec's margins, redrawn 100 ms after a resize.
+import { Column } from "@ant-design/plots";
+import { useEffect, useRef, useState } from "react";
+import {
+  axisLabel,
+  CHART_HEIGHT,
+  CHART_MARGIN,
+  CHART_PALETTE,
+  CHART_RESIZE_DELAY_MS,
+  type ChartData,
+  type ChartMetric,
+  type ChartRow,
+  tooltipValue,
+} from "../../lib/billing/chart";
+
+/** The container's width, updated 100 ms after the last resize. */
+function useDebouncedWidth() {
+  const ref = useRef<HTMLDivElement>(null);
+  const [width, setWidth] = useState(0);
+  useEffect(() => {
+    const element = ref.current;
+    if (!element) return;
+    setWidth(element.clientWidth);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const observer = new ResizeObserver(() => {
+      clearTimeout(timer);
+      timer = setTimeout(() => setWidth(element.clientWidth), CHART_RESIZE_DELAY_MS);
+    });
+    observer.observe(element);
+    return () => {
+      clearTimeout(timer);
+      observer.disconnect();
+    };
+  }, []);
+  return { ref, width };
+}
+
+export default function StackedBars({ data, metric }: { data: ChartData; metric: ChartMetric }) {
+  const { ref, width } = useDebouncedWidth();
+  return (
+    <div
+      ref={ref}
+      style={{ width: "100%", height: CHART_HEIGHT }}
+      data-testid="usage-chart-canvas"
+      data-metric={metric}
+    >
+      {width > 0 ? (
+        <Column
+          key={`${metric}-${width}`}
+          data={data.rows}
+          xField="bucket"
+          yField="value"
+          colorField="evalType"
+          stack
+          width={width}
+          height={CHART_HEIGHT}
+          autoFit={false}
+          theme="classicDark"
+          // The spec's margins hold the axes (the bottom one the rotated date labels), which G2
+          // calls padding; the legend adds its own row above the top margin.
+          marginTop={CHART_MARGIN.top}
+          paddingRight={CHART_MARGIN.right}
+          paddingBottom={CHART_MARGIN.bottom}
+          paddingLeft={CHART_MARGIN.left}
+          style={{ maxWidth: 48, radiusTopLeft: 2, radiusTopRight: 2 }}
+          scale={{
+            x: { domain: data.buckets, paddingInner: 0.25 },
+            color: { domain: data.evalTypes, range: [...CHART_PALETTE] },
+            y: { nice: true },
+          }}
+          axis={{
+            x: { title: false, labelTransform: "rotate(-45)", labelAutoRotate: false, labelAutoHide: false },
+            y: {
+              title: false,
+              labelFormatter: (v: number) => axisLabel(v, metric),
+              tickFilter: (v: number) => metric === "cost" || Number.isInteger(v),
+              grid: true,
+              gridStrokeOpacity: 0.15,
+            },
+          }}
+          legend={{ color: { position: "top", layout: { justifyContent: "flex-start" } } }}
+          interaction={{ elementHighlightByX: true }}
+          tooltip={{
+            title: (d: ChartRow) => d.title,
+            items: [(d: ChartRow) => ({ name: d.evalType, value: tooltipValue(d.value, metric) })],
+          }}
+        />
+      ) : null}
+    </div>
+  );
+}

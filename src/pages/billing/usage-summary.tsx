@@ -1,0 +1,148 @@
+// The Usage Summary card: a tile per operation (count and cost), By Workspace (top 6 and No
+// Workspace) and By Eval Type (top 5), each row with its share of the total as a bar.
+import { Card, Col, Empty, Flex, Progress, Row, Skeleton, Typography } from "antd";
+import { CHART_PALETTE } from "../../lib/billing/chart";
+import { countWithUnit, evalTypeLabel, eventsText, operationTileLabel } from "../../lib/billing/labels";
+import { formatMoney, percentOf, toMicros } from "../../lib/billing/money";
+import type { UsageSummary as Summary } from "../../lib/billing/types";
+
+const NO_DATA = "No usage data available";
+
+function Tile({ label, count, cost }: { label: string; count: string; cost: string }) {
+  return (
+    <section
+      aria-label={label}
+      data-testid="usage-tile"
+      style={{
+        border: "1px solid rgba(255,255,255,0.08)",
+        borderRadius: 10,
+        padding: "14px 16px",
+        height: "100%",
+        background: "rgba(255,255,255,0.02)",
+      }}
+    >
+      <Typography.Text type="secondary" style={{ fontSize: 13 }}>
+        {label}
+      </Typography.Text>
+      <div style={{ fontSize: 22, fontWeight: 600, fontVariantNumeric: "tabular-nums" }}>{cost}</div>
+      <Typography.Text type="secondary" style={{ fontVariantNumeric: "tabular-nums" }}>
+        {count}
+      </Typography.Text>
+    </section>
+  );
+}
+
+type Share = { key: string; label: string; cost: string; detail: string; percent: number };
+
+function Breakdown({ title, rows, color }: { title: string; rows: Share[]; color: string }) {
+  return (
+    <section aria-label={title} data-testid={`breakdown-${title.replace(/\s+/g, "-").toLowerCase()}`}>
+      <Typography.Title level={5} style={{ marginTop: 0 }}>
+        {title}
+      </Typography.Title>
+      {rows.length === 0 ? (
+        <Typography.Text type="secondary">{NO_DATA}</Typography.Text>
+      ) : (
+        <Flex vertical gap={10}>
+          {rows.map((r) => (
+            <div key={r.key} data-testid="breakdown-row">
+              <Flex justify="space-between" gap={12}>
+                <Typography.Text ellipsis style={{ maxWidth: "60%" }}>
+                  {r.label}
+                </Typography.Text>
+                <Typography.Text style={{ fontVariantNumeric: "tabular-nums" }}>
+                  {r.cost} <Typography.Text type="secondary">· {r.percent}%</Typography.Text>
+                </Typography.Text>
+              </Flex>
+              <Progress
+                percent={r.percent}
+                showInfo={false}
+                size="small"
+                strokeColor={color}
+                aria-label={`${r.label}: ${r.percent}% of cost`}
+                style={{ margin: 0 }}
+              />
+              <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+                {r.detail}
+              </Typography.Text>
+            </div>
+          ))}
+        </Flex>
+      )}
+    </section>
+  );
+}
+
+export function UsageSummary({ summary, loading }: { summary: Summary | undefined; loading: boolean }) {
+  if (!summary) {
+    return (
+      <Card title="Usage Summary" style={{ marginBottom: 16 }}>
+        {loading ? <Skeleton active /> : <Empty description={NO_DATA} />}
+      </Card>
+    );
+  }
+  const total = toMicros(summary.totals.cost);
+  const empty = total === 0n && summary.totals.events === 0;
+  const share = (cost: string) => percentOf(toMicros(cost), total);
+  const workspaces: Share[] = summary.by_workspace.map((w) => ({
+    key: w.workspace_uuid ?? "none",
+    label: w.workspace_name,
+    cost: formatMoney(w.cost),
+    detail: eventsText(w.events),
+    percent: share(w.cost),
+  }));
+  const evalTypes: Share[] = summary.by_eval_type.map((t) => ({
+    key: t.eval_type,
+    label: evalTypeLabel(t.eval_type),
+    cost: formatMoney(t.cost),
+    detail: eventsText(t.events),
+    percent: share(t.cost),
+  }));
+  return (
+    <Card
+      title="Usage Summary"
+      style={{ marginBottom: 16 }}
+      extra={
+        <Typography.Text type="secondary" data-testid="summary-total">
+          Total {formatMoney(total)} · {eventsText(summary.totals.events)}
+        </Typography.Text>
+      }
+    >
+      {empty ? (
+        <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={NO_DATA} />
+      ) : (
+        <>
+          <Row gutter={[12, 12]} style={{ marginBottom: 24 }}>
+            {summary.by_operation.length === 0 ? (
+              <Col xs={24} sm={12} lg={6}>
+                <Tile
+                  label="Total Usage"
+                  cost={formatMoney(total)}
+                  count={eventsText(summary.totals.events)}
+                />
+              </Col>
+            ) : (
+              summary.by_operation.map((op) => (
+                <Col key={`${op.operation}:${op.rule_metric}`} xs={24} sm={12} lg={6}>
+                  <Tile
+                    label={operationTileLabel(op.operation, op.rule_metric)}
+                    cost={formatMoney(op.cost)}
+                    count={countWithUnit(op.count, op.operation, op.rule_metric)}
+                  />
+                </Col>
+              ))
+            )}
+          </Row>
+          <Row gutter={[32, 24]}>
+            <Col xs={24} lg={12}>
+              <Breakdown title="By Workspace" rows={workspaces} color={CHART_PALETTE[0]} />
+            </Col>
+            <Col xs={24} lg={12}>
+              <Breakdown title="By Eval Type" rows={evalTypes} color={CHART_PALETTE[1]} />
+            </Col>
+          </Row>
+        </>
+      )}
+    </Card>
+  );
+}

@@ -1,0 +1,61 @@
+// The billing page's server reads, each keyed by its parameters (changing the period or a filter
+// fetches once; stepping back is served from the cache). useCustom's `result.data` is an empty
+// object until the first answer, so answers are read from `query.data`.
+import { type HttpError, useCustom, useList } from "@refinedev/core";
+import { useMemo } from "react";
+import { type BillingFilters, usageQuery } from "../../lib/billing/filters";
+import { sortCycles } from "../../lib/billing/totals";
+import type { BillingCycle, Grouping, UsageSeries, UsageSummary } from "../../lib/billing/types";
+import { WORKSPACE_STALE_MS, type WorkspaceRecord } from "../../lib/workspaces";
+
+const keepPrevious = <T>(previous: T) => previous;
+
+export function useBillingCycles() {
+  const { query } = useCustom<BillingCycle[], HttpError>({
+    url: "/v1/accounts/organization/billingcycles",
+    method: "get",
+    errorNotification: false,
+  });
+  const data = query.data?.data;
+  const cycles = useMemo(() => (Array.isArray(data) ? sortCycles(data) : undefined), [data]);
+  return { cycles, query };
+}
+
+export function useUsageSummary(cycleUuid: string | undefined, filters: BillingFilters) {
+  const { query } = useCustom<UsageSummary, HttpError>({
+    url: "/v1/usage/summary",
+    method: "get",
+    config: { query: cycleUuid ? usageQuery(cycleUuid, filters) : {} },
+    errorNotification: false,
+    queryOptions: { enabled: !!cycleUuid, placeholderData: keepPrevious },
+  });
+  return { summary: cycleUuid ? query.data?.data : undefined, query };
+}
+
+export function useUsageSeries(
+  cycleUuid: string | undefined,
+  filters: BillingFilters,
+  grouping: Grouping,
+  enabled: boolean,
+) {
+  const { query } = useCustom<UsageSeries, HttpError>({
+    url: "/v1/usage/series",
+    method: "get",
+    config: { query: cycleUuid ? { ...usageQuery(cycleUuid, filters), grouping } : {} },
+    errorNotification: false,
+    queryOptions: { enabled: enabled && !!cycleUuid, placeholderData: keepPrevious },
+  });
+  return { series: query.data?.data, query };
+}
+
+/** Every workspace of the organization, deleted ones included (their usage stays billable). */
+export function useBillingWorkspaces() {
+  const { result, query } = useList<WorkspaceRecord, HttpError>({
+    resource: "workspaces",
+    meta: { query: { show_deleted: true } },
+    pagination: { mode: "off" },
+    errorNotification: false,
+    queryOptions: { staleTime: WORKSPACE_STALE_MS },
+  });
+  return { workspaces: result.data ?? [], query };
+}

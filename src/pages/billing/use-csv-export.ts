@@ -1,0 +1,94 @@
+// Export to CSV: streams /v1/usage/export.csv (the whole filtered result, newest first), counts
+// rows as they arrive for the progress indicator, and saves usage_data_{date}.csv.
+import { App } from "antd";
+import { useCallback, useRef, useState } from "react";
+import { createLineCounter, exportPercent, hasExpectedHeader } from "../../lib/billing/csv";
+import { exportFileName } from "../../lib/billing/dates";
+import type { UsageQuery } from "../../lib/billing/filters";
+import { useServices } from "../../providers/services";
+
+export type ExportProgress = { rows: number; expected: number; percent: number };
+
+class ExportCancelled extends Error {}
+
+function saveFile(blob: Blob, name: string) {
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = name;
+  link.style.display = "none";
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // Give the browser time to start the download before the URL is released.
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+export function useCsvExport() {
+  const { apiFetch } = useServices();
+  const { message } = App.useApp();
+  const [progress, setProgress] = useState<ExportProgress | null>(null);
+  const cancelled = useRef(false);
+
+  const start = useCallback(
+    async (query: UsageQuery, expected: number) => {
+      cancelled.current = false;
+      setProgress({ rows: 0, expected, percent: 0 });
+      try {
+        const blob = await apiFetch<Blob>("/v1/usage/export.csv", {
+          query,
+          headers: { Accept: "text/csv" },
+          read: async (response) => {
+            const reader = response.body?.getReader();
+            const parts: BlobPart[] = [];
+            let head = "";
+            if (!reader) {
+              const text = await response.text();
+              parts.push(text);
+              head = text.slice(0, 2048);
+            } else {
+              const decoder = new TextDecoder();
+              const counter = createLineCounter();
+              let shown = 0;
+              for (;;) {
+                const { done, value } = await reader.read();
+                if (done) break;
+                if (cancelled.current) {
+                  await reader.cancel();
+                  throw new ExportCancelled();
+                }
+                parts.push(value as Uint8Array<ArrayBuffer>);
+                const text = decoder.decode(value, { stream: true });
+                if (head.length < 2048) head += text;
+                const lines = counter.push(text);
+                const percent = exportPercent(lines, expected);
+                if (percent !== shown) {
+                  shown = percent;
+                  setProgress({ rows: Math.max(0, lines - 1), expected, percent });
+                }
+              }
+            }
+            if (!hasExpectedHeader(head))
+              throw new Error("The export did not return the expected CSV columns.");
+            return new Blob(parts, { type: "text/csv;charset=utf-8" });
+          },
+        });
+        saveFile(blob, exportFileName());
+        message.success(`Exported ${expected.toLocaleString("en-US")} records`);
+      } catch (error) {
+        if (!(error instanceof ExportCancelled)) {
+          message.error(`Export failed: ${(error as Error).message}`);
+        }
+      } finally {
+        setProgress(null);
+      }
+    },
+    [apiFetch, message],
+  );
+
+  const cancel = useCallback(() => {
+    cancelled.current = true;
+  }, []);
+
+  return { start, cancel, progress };
+}

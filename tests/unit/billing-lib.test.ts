@@ -1,0 +1,350 @@
+import { describe, expect, it } from "vitest";
+import { axisLabel, chartData, tooltipValue } from "../../src/lib/billing/chart";
+import { createLineCounter, exportPercent, hasExpectedHeader, parseCsv } from "../../src/lib/billing/csv";
+import {
+  bucketLabel,
+  bucketTitle,
+  exportFileName,
+  formatUtcDate,
+  formatUtcDateTime,
+  periodLabel,
+} from "../../src/lib/billing/dates";
+import {
+  activeFilterCount,
+  clearAllLabel,
+  EMPTY_FILTERS,
+  nextSort,
+  recordsQuery,
+  sortParam,
+  usageCrudFilters,
+  usageQuery,
+} from "../../src/lib/billing/filters";
+import {
+  capitalizeWords,
+  countWithUnit,
+  evalTypeLabel,
+  groupLabel,
+  operationLabel,
+  operationTileLabel,
+  orDash,
+} from "../../src/lib/billing/labels";
+import {
+  formatBalance,
+  formatMoney,
+  formatUnitPrice,
+  percentOf,
+  sumMicros,
+  toMicros,
+} from "../../src/lib/billing/money";
+import { pagerText } from "../../src/lib/billing/paging";
+import {
+  filterSummary,
+  optionsWithSelected,
+  toggleValue,
+  workspaceSummary,
+} from "../../src/lib/billing/selection";
+import { balanceMicros, groupBreakdown, sortCycles, totalCostMicros } from "../../src/lib/billing/totals";
+import type { BillingCycle } from "../../src/lib/billing/types";
+
+describe("money", () => {
+  it("shows a dollar sign and exactly two decimals, rounding half away from zero", () => {
+    expect(formatMoney("12.3")).toBe("$12.30");
+    expect(formatMoney("0")).toBe("$0.00");
+    expect(formatMoney(null)).toBe("$0.00");
+    expect(formatMoney("0.005")).toBe("$0.01");
+    expect(formatMoney("0.0049")).toBe("$0.00");
+    expect(formatMoney("-0.05")).toBe("-$0.05");
+    expect(formatMoney("-0.001")).toBe("$0.00");
+    expect(formatMoney("1234567.891")).toBe("$1,234,567.89");
+    expect(formatMoney(0.1 + 0.2)).toBe("$0.30");
+    expect(formatMoney(12_340_000n)).toBe("$12.34");
+  });
+
+  it("adds decimal strings exactly", () => {
+    expect(sumMicros(["0.1", "0.2", "0.0125", null, -0.05])).toBe(262_500n);
+    expect(toMicros("abc")).toBe(0n);
+    expect(toMicros(".5")).toBe(500_000n);
+  });
+
+  it("keeps a unit price's sub-cent digits", () => {
+    expect(formatUnitPrice("0.0125")).toBe("$0.0125");
+    expect(formatUnitPrice("0.5")).toBe("$0.50");
+    expect(formatUnitPrice("2")).toBe("$2.00");
+  });
+
+  it("shows a negative balance in parentheses as credit and zero as $0.00", () => {
+    expect(formatBalance(-12_340_000n)).toEqual({ text: "($12.34)", credit: true });
+    expect(formatBalance(0n)).toEqual({ text: "$0.00", credit: false });
+    expect(formatBalance(-1n)).toEqual({ text: "$0.00", credit: false });
+    expect(formatBalance(5_000_000n)).toEqual({ text: "$5.00", credit: false });
+  });
+
+  it("gives whole percents of a positive total", () => {
+    expect(percentOf(1n, 3n)).toBe(33);
+    expect(percentOf(2n, 3n)).toBe(67);
+    expect(percentOf(5n, 0n)).toBe(0);
+    expect(percentOf(-5n, 10n)).toBe(0);
+    expect(percentOf(20n, 10n)).toBe(100);
+  });
+});
+
+describe("labels", () => {
+  it("turns underscores into capitalised words", () => {
+    expect(capitalizeWords("image_safety")).toBe("Image Safety");
+    expect(operationLabel("eval_generation")).toBe("Eval Generation");
+    expect(operationLabel("")).toBe("-");
+  });
+
+  it("names eval types as the spec does", () => {
+    expect(evalTypeLabel("safety")).toBe("Safety");
+    expect(evalTypeLabel("image_safety")).toBe("Image Safety");
+    expect(evalTypeLabel("jailbreak")).toBe("Jailbreak");
+    expect(evalTypeLabel("accuracy")).toBe("Accuracy");
+    expect(evalTypeLabel("hallucination")).toBe("Accuracy");
+    expect(evalTypeLabel("prompt_injection")).toBe("Prompt Injection");
+  });
+
+  it("shows '-' for missing values", () => {
+    expect(orDash(null)).toBe("-");
+    expect(orDash("  ")).toBe("-");
+    expect(orDash(0)).toBe("0");
+  });
+
+  it("labels the Usage Summary tiles and their units by metric", () => {
+    expect(operationTileLabel("generation", "eval")).toBe("Evals Generated");
+    expect(operationTileLabel("scoring", "eval")).toBe("Evals Scored");
+    expect(operationTileLabel("generation", "prompt")).toBe("Prompts Generated");
+    expect(operationTileLabel("scoring", "prompt")).toBe("Responses Scored");
+    expect(operationTileLabel("red_teaming", "eval")).toBe("Red Teaming");
+    expect(countWithUnit(1, "generation", "eval")).toBe("1 eval");
+    expect(countWithUnit(1200, "scoring", "eval")).toBe("1,200 evals");
+    expect(countWithUnit(3, "generation", "prompt")).toBe("3 prompts");
+    expect(countWithUnit(3, "scoring", "prompt")).toBe("3 responses");
+  });
+
+  it("calls the default workspace group Other", () => {
+    expect(groupLabel("default")).toBe("Other");
+    expect(groupLabel("Research")).toBe("Research");
+  });
+});
+
+describe("dates (UTC, short month)", () => {
+  it("formats days and instants in UTC", () => {
+    expect(formatUtcDate("2026-01-05")).toBe("Jan 5, 2026");
+    expect(formatUtcDate("2026-01-31T23:59:59Z")).toBe("Jan 31, 2026");
+    expect(formatUtcDateTime("2026-03-09T07:05:00.000Z")).toBe("Mar 9, 2026, 07:05 UTC");
+    expect(formatUtcDate(null)).toBe("-");
+  });
+
+  it("labels a billing period with its end or Present", () => {
+    expect(periodLabel("2026-01-01", "2026-02-01")).toBe("Jan 1, 2026 - Feb 1, 2026");
+    expect(periodLabel("2026-02-01", null)).toBe("Feb 1, 2026 - Present");
+  });
+
+  it("labels chart buckets per grouping", () => {
+    expect(bucketLabel("2026-01-04", "daily")).toBe("Jan 4");
+    expect(bucketLabel("2026-01-04", "weekly")).toBe("Jan 4");
+    expect(bucketLabel("2026-01-01", "monthly")).toBe("Jan 2026");
+    expect(bucketTitle("2026-01-04", "weekly")).toBe("Week of Jan 4, 2026");
+    expect(bucketTitle("2026-01-04", "daily")).toBe("Jan 4, 2026");
+  });
+
+  it("names the export after the UTC day", () => {
+    expect(exportFileName(new Date("2026-07-04T23:30:00Z"))).toBe("usage_data_2026-07-04.csv");
+  });
+});
+
+const cycle = (over: Partial<BillingCycle> = {}): BillingCycle => ({
+  billing_cycle_uuid: "c1",
+  billing_cycle_start_date: "2026-01-01",
+  billing_cycle_end_date: "2026-02-01",
+  paid_amount_usd: "10.00",
+  total_cost: "30.50",
+  unattributed_cost: "0.50",
+  workspace_groups: [],
+  ...over,
+});
+
+describe("totals", () => {
+  it("sums positive group balances and the unattributed cost", () => {
+    const c = cycle({
+      workspace_groups: [
+        { group_name: "Research", total_cost: "20.00", balance_remaining: "-80.00" },
+        { group_name: "default", total_cost: "10.00", balance_remaining: "10.00" },
+      ],
+    });
+    expect(balanceMicros(c)).toBe(10_500_000n);
+    expect(groupBreakdown(c)).toEqual([
+      { label: "Research", cost: 20_000_000n },
+      { label: "Other", cost: 10_000_000n },
+    ]);
+    expect(totalCostMicros(c)).toBe(30_500_000n);
+    expect(totalCostMicros(cycle({ total_cost: undefined, workspace_groups: c.workspace_groups }))).toBe(
+      30_500_000n,
+    );
+  });
+
+  it("can be a credit when the unattributed cost is negative", () => {
+    expect(formatBalance(balanceMicros(cycle({ unattributed_cost: "-3.20" })))).toEqual({
+      text: "($3.20)",
+      credit: true,
+    });
+  });
+
+  it("breaks the total down only with more than one group", () => {
+    expect(
+      groupBreakdown(
+        cycle({ workspace_groups: [{ group_name: "default", total_cost: "1", balance_remaining: "1" }] }),
+      ),
+    ).toEqual([]);
+  });
+
+  it("orders cycles by start date ascending", () => {
+    const list = sortCycles([
+      cycle({ billing_cycle_uuid: "b", billing_cycle_start_date: "2026-02-01" }),
+      cycle({ billing_cycle_uuid: "a", billing_cycle_start_date: "2026-01-01" }),
+    ]);
+    expect(list.map((c) => c.billing_cycle_uuid)).toEqual(["a", "b"]);
+  });
+});
+
+describe("selection summaries", () => {
+  const names = new Map([
+    ["w1", "Safety Research"],
+    ["w2", "Red Team"],
+  ]);
+  const nameOf = (id: string) => names.get(id);
+  it("summarises the workspace choice", () => {
+    expect(workspaceSummary([], nameOf)).toBe("All workspaces");
+    expect(workspaceSummary(["w2"], nameOf)).toBe("Red Team");
+    expect(workspaceSummary(["gone"], nameOf)).toBe("1 selected");
+    expect(workspaceSummary(["w1", "w2"], nameOf)).toBe("Safety Research +1");
+    expect(workspaceSummary(["w2", "w1", "x"], nameOf)).toBe("Red Team +2");
+  });
+
+  it("summarises a filter and keeps chosen values offered", () => {
+    expect(filterSummary([], capitalizeWords)).toBe("All");
+    expect(filterSummary(["image_safety"], capitalizeWords)).toBe("Image Safety");
+    expect(filterSummary(["a", "b", "c"], capitalizeWords)).toBe("A +2");
+    expect(toggleValue(["b"], "a", ["a", "b"])).toEqual(["a", "b"]);
+    expect(toggleValue(["a", "b"], "a", ["a", "b"])).toEqual(["b"]);
+    expect(optionsWithSelected(["a"], ["z"])).toEqual(["a", "z"]);
+  });
+});
+
+describe("filters and query parameters", () => {
+  it("counts the filter bar's active filters for Clear all (n)", () => {
+    expect(clearAllLabel(EMPTY_FILTERS)).toBeNull();
+    const f = {
+      ...EMPTY_FILTERS,
+      evalTypes: ["safety", "jailbreak"],
+      jailbreak: "only" as const,
+      workspaceUuids: ["w"],
+    };
+    expect(activeFilterCount(f)).toBe(2);
+    expect(clearAllLabel(f)).toBe("Clear all (2)");
+  });
+
+  it("builds the usage query and the same as Refine filters", () => {
+    const f = {
+      ...EMPTY_FILTERS,
+      workspaceUuids: ["w1"],
+      modalities: ["text"],
+      groundTruth: "with" as const,
+    };
+    expect(usageQuery("c1", f, "  probe ")).toEqual({
+      billing_cycle_uuid: "c1",
+      workspace_uuid: ["w1"],
+      modality: ["text"],
+      ground_truth: "with",
+      search: "probe",
+    });
+    const crud = usageCrudFilters("c1", f, "probe");
+    expect(
+      recordsQuery({ pagination: { currentPage: 3, pageSize: 10 }, filters: crud, sorters: [] }),
+    ).toEqual({
+      page: 3,
+      page_size: 10,
+      sort: "-date",
+      billing_cycle_uuid: "c1",
+      workspace_uuid: ["w1"],
+      modality: ["text"],
+      ground_truth: "with",
+      search: "probe",
+    });
+  });
+
+  it("sorts by date descending by default and toggles on click", () => {
+    expect(sortParam(undefined)).toBe("-date");
+    expect(sortParam([{ field: "cost", order: "asc" }])).toBe("cost");
+    expect(nextSort({ field: "date", order: "desc" }, "date")).toEqual({ field: "date", order: "asc" });
+    expect(nextSort({ field: "date", order: "asc" }, "date")).toEqual({ field: "date", order: "desc" });
+    expect(nextSort({ field: "date", order: "desc" }, "cost")).toEqual({ field: "cost", order: "asc" });
+  });
+
+  it("writes the pager text", () => {
+    expect(pagerText(1, 0)).toBe("Page 1 of 1 (0 total records)");
+    expect(pagerText(2, 25)).toBe("Page 2 of 3 (25 total records)");
+    expect(pagerText(1, 100_000)).toBe("Page 1 of 10,000 (100,000 total records)");
+  });
+});
+
+describe("chart data", () => {
+  const buckets = [
+    {
+      date: "2026-01-04",
+      events: 3,
+      total_count: 5,
+      total_price: "1.50",
+      eval_types: [
+        { eval_type: "accuracy", events: 1, count: 1, price: "0.50" },
+        { eval_type: "hallucination", events: 1, count: 2, price: "0.25" },
+        { eval_type: "safety", events: 1, count: 2, price: "0.80" },
+      ],
+    },
+    { date: "2026-01-05", events: 0, total_count: 0, total_price: "0.00", eval_types: [] },
+  ];
+  it("stacks eval-type labels per bucket and keeps empty buckets on the axis", () => {
+    const cost = chartData(buckets, "daily", "cost");
+    expect(cost.buckets).toEqual(["Jan 4", "Jan 5"]);
+    expect(cost.evalTypes).toEqual(["Safety", "Accuracy"]);
+    expect(cost.rows).toEqual([
+      { bucket: "Jan 4", title: "Jan 4, 2026", evalType: "Safety", value: 0.8 },
+      { bucket: "Jan 4", title: "Jan 4, 2026", evalType: "Accuracy", value: 0.75 },
+    ]);
+    const usage = chartData(buckets, "daily", "usage");
+    expect(usage.rows.map((r) => [r.evalType, r.value])).toEqual([
+      ["Accuracy", 3],
+      ["Safety", 2],
+    ]);
+  });
+
+  it("formats tooltip values and whole-number usage ticks", () => {
+    expect(tooltipValue(1.5, "cost")).toBe("$1.50");
+    expect(tooltipValue(1, "usage")).toBe("1 run");
+    expect(tooltipValue(12, "usage")).toBe("12 usage");
+    expect(axisLabel(2.5, "usage")).toBe("");
+    expect(axisLabel(3, "usage")).toBe("3");
+    expect(axisLabel(-200, "cost")).toBe("-$200");
+  });
+});
+
+describe("CSV export", () => {
+  const header =
+    "Date,Eval,Operation,Eval Type,Eval ID,Run ID,Workspace,Created By,Quantity,Unit Price,Cost,Price Adjustment Note";
+  it("checks the spec's 12 columns in order", () => {
+    expect(hasExpectedHeader(`${header}\r\n2026-01-01,...`)).toBe(true);
+    expect(hasExpectedHeader("<!doctype html>")).toBe(false);
+    expect(hasExpectedHeader(header.replace("Eval,Operation", "Operation,Eval"))).toBe(false);
+  });
+
+  it("counts record lines across chunks, ignoring line breaks inside quotes", () => {
+    const counter = createLineCounter();
+    counter.push(`${header}\r\n2026,"multi`);
+    counter.push(`\r\nline",x\r\n2026,b,c\r`);
+    expect(counter.push("\n")).toBe(3);
+    expect(exportPercent(3, 2)).toBe(99);
+    expect(exportPercent(2, 4)).toBe(25);
+    expect(parseCsv(`${header}\r\n2026,"a, b",gen\r\n`)[0]).toMatchObject({ Eval: "a, b", Operation: "gen" });
+  });
+});
