@@ -59,6 +59,9 @@ export async function createIdentityService(config: Config, database: Database, 
   };
 
   const app = createHttpApp(log, {
+    // Hosted pages are server-rendered forms with inline styles and no scripts.
+    htmlCsp:
+      "default-src 'none'; script-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'",
     errorShape: (_code, message) => ({ error_code: "bad_request", user_facing_error: message }),
   });
   await allowOrigins(app, config.allowedOrigins, ["Content-Type", "X-CSRF-Token"]);

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import cors from "@fastify/cors";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from "fastify";
 
@@ -15,10 +16,71 @@ export function registeredRoutes(app: FastifyInstance): readonly RegisteredRoute
 export type ErrorShape = (code: string, message: string) => unknown;
 const productErrorShape: ErrorShape = (code, message) => ({ error: { code, message } });
 
-/** A Fastify app with our defaults: shared JSON logger, request ids, bounded bodies. */
+/**
+ * The console's policy: its own scripts only, antd's run-time styles, and calls to the API and
+ * identity hosts that /config.json names at run time (so any http(s) host: the console cannot
+ * know them when it is built).
+ */
+export const CONSOLE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "connect-src 'self' https: http:",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+/** Anything that is not HTML (JSON, CSV): nothing may run, nothing may frame it. */
+const DATA_CSP = "default-src 'none'; frame-ancestors 'none'";
+
+/** Hashes of the inline scripts of an HTML page, so a page may carry its own small script. */
+function inlineScriptHashes(html: string): string[] {
+  const hashes: string[] = [];
+  for (const m of html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/gi))
+    hashes.push(
+      `'sha256-${createHash("sha256")
+        .update(m[1] ?? "")
+        .digest("base64")}'`,
+    );
+  return hashes;
+}
+
+/**
+ * Security headers on every answer: no MIME sniffing, no framing, a strict referrer policy, a
+ * content security policy (the service's for HTML, a deny-all one for data) and HSTS when the
+ * request came over HTTPS (directly or through a proxy that says so).
+ */
+function securityHeaders(app: FastifyInstance, htmlCsp: string) {
+  app.addHook("onSend", async (req, reply, payload) => {
+    reply.header("x-content-type-options", "nosniff");
+    reply.header("x-frame-options", "DENY");
+    reply.header("referrer-policy", "strict-origin-when-cross-origin");
+    if (req.protocol === "https")
+      reply.header("strict-transport-security", "max-age=31536000; includeSubDomains");
+    if (!reply.hasHeader("content-security-policy")) {
+      const type = String(reply.getHeader("content-type") ?? "");
+      if (type.startsWith("text/html")) {
+        const hashes = typeof payload === "string" ? inlineScriptHashes(payload) : [];
+        const csp = hashes.length
+          ? htmlCsp.replace(
+              /script-src ([^;]*)/,
+              (_m, list: string) => `script-src ${list} ${hashes.join(" ")}`,
+            )
+          : htmlCsp;
+        reply.header("content-security-policy", csp);
+      } else reply.header("content-security-policy", DATA_CSP);
+    }
+    return payload;
+  });
+}
+
+/** A Fastify app with our defaults: shared JSON logger, request ids, bounded bodies, security headers. */
 export function createHttpApp(
   logger: FastifyBaseLogger,
-  opts: { errorShape?: ErrorShape } = {},
+  opts: { errorShape?: ErrorShape; htmlCsp?: string } = {},
 ): FastifyInstance {
   const shape = opts.errorShape ?? productErrorShape;
   const app = Fastify({
@@ -39,6 +101,7 @@ export function createHttpApp(
         );
     },
   }) as unknown as FastifyInstance;
+  securityHeaders(app, opts.htmlCsp ?? CONSOLE_CSP);
   const routes: RegisteredRoute[] = [];
   registered.set(app, routes);
   app.addHook("onRoute", (r) => {
@@ -68,7 +131,21 @@ export function acceptEmptyJsonBodies(app: FastifyInstance) {
   app.addContentTypeParser("application/json", { parseAs: "string" }, (_req, body, done) => {
     if (body === "") return done(null, undefined);
     try {
-      done(null, JSON.parse(body as string));
+      const text = body as string;
+      // Keys that could reach an object's prototype when merged are refused (a plain scan first,
+      // so ordinary bodies pay nothing).
+      const parsed =
+        text.includes("__proto__") || text.includes("constructor")
+          ? JSON.parse(text, (key, value) => {
+              if (
+                key === "__proto__" ||
+                (key === "constructor" && value && typeof value === "object" && "prototype" in value)
+              )
+                throw new SyntaxError("forbidden key");
+              return value;
+            })
+          : JSON.parse(text);
+      done(null, parsed);
     } catch {
       done(
         Object.assign(new SyntaxError("The request body is not valid JSON."), { statusCode: 400 }),

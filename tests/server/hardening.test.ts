@@ -1,0 +1,252 @@
+import type { InjectOptions } from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { countEmails } from "./fe-browser";
+import { backends, CONSOLE, PASSWORD, signIn, startProduct, type TestProduct } from "./harness";
+
+// Hardening: security headers, exact CORS, the CSRF header on cookie calls, cookie flags, sign-in
+// and email-send rate limits and lock-out, request size limits and prototype-poisoning bodies.
+
+const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+
+describe.each(backends())("hardening on $name", (backend) => {
+  let p: TestProduct;
+  beforeAll(async () => {
+    p = await startProduct(backend);
+  });
+  afterAll(async () => p?.dispose());
+
+  const api = (o: InjectOptions) => p.api.app.inject(o);
+  const id = (o: InjectOptions) => p.identity.app.inject(o);
+
+  function expectBaseHeaders(h: Record<string, unknown>) {
+    expect(h["x-content-type-options"]).toBe("nosniff");
+    expect(h["x-frame-options"]).toBe("DENY");
+    expect(h["referrer-policy"]).toBe("strict-origin-when-cross-origin");
+    expect(String(h["content-security-policy"])).toContain("frame-ancestors 'none'");
+  }
+
+  it("sends security headers on JSON, the console, the docs page and the hosted pages", async () => {
+    const json = await api({ method: "GET", url: "/v1/accounts/me" });
+    expectBaseHeaders(json.headers);
+    expect(json.headers["content-security-policy"]).toBe("default-src 'none'; frame-ancestors 'none'");
+
+    const console = await api({ method: "GET", url: "/organization/workspaces" });
+    expect(console.headers["content-type"]).toMatch(/text\/html/);
+    expectBaseHeaders(console.headers);
+    expect(console.headers["content-security-policy"]).toContain("script-src 'self'");
+    expect(console.headers["content-security-policy"]).not.toContain("unsafe-eval");
+
+    // The docs page's own inline script is allowed by its hash, nothing else inline.
+    const docs = await api({ method: "GET", url: "/v1/docs" });
+    expect(docs.statusCode).toBe(200);
+    expect(docs.headers["content-security-policy"]).toMatch(/script-src 'self' 'sha256-[A-Za-z0-9+/=]+'/);
+    expect(docs.headers["content-security-policy"]).not.toContain("'unsafe-inline' 'sha256");
+
+    const login = await id({ method: "GET", url: "/login" });
+    expectBaseHeaders(login.headers);
+    expect(login.headers["content-security-policy"]).toContain("script-src 'none'");
+    const refresh = await id({ method: "GET", url: "/api/v1/refresh_token" });
+    expectBaseHeaders(refresh.headers);
+  });
+
+  it("sends HSTS only over HTTPS (directly or as the proxy says)", async () => {
+    const plain = await api({ method: "GET", url: "/healthz" });
+    expect(plain.headers["strict-transport-security"]).toBeUndefined();
+    for (const inject of [api, id]) {
+      const tls = await inject({ method: "GET", url: "/healthz", headers: { "x-forwarded-proto": "https" } });
+      expect(tls.headers["strict-transport-security"]).toBe("max-age=31536000; includeSubDomains");
+    }
+  });
+
+  it("echoes exactly the allowed origin with credentials, and nothing for any other origin", async () => {
+    for (const inject of [api, id]) {
+      const ok = await inject({
+        method: "OPTIONS",
+        url: "/api/fe/v3/personal_api_keys",
+        headers: { origin: CONSOLE, "access-control-request-method": "GET" },
+      });
+      expect(ok.headers["access-control-allow-origin"]).toBe(CONSOLE);
+      expect(ok.headers["access-control-allow-credentials"]).toBe("true");
+      for (const origin of ["https://evil.example", "http://localhost:3000.evil.example", "null", "*"]) {
+        const res = await inject({
+          method: "OPTIONS",
+          url: "/v1/workspaces/",
+          headers: { origin, "access-control-request-method": "GET" },
+        });
+        expect(res.headers["access-control-allow-origin"], origin).toBeUndefined();
+        const get = await inject({ method: "GET", url: "/healthz", headers: { origin } });
+        expect(get.headers["access-control-allow-origin"], origin).toBeUndefined();
+      }
+    }
+  });
+
+  it("needs the CSRF header on cookie calls and refuses hosted forms posted from another site", async () => {
+    const cookie = await signIn(p, "admin@acme.test");
+    const without = await id({ method: "GET", url: "/api/fe/v3/personal_api_keys", headers: { cookie } });
+    expect(without.statusCode).toBe(403);
+    expect(without.json()).toMatchObject({ error_code: "action_forbidden" });
+    const blank = await id({
+      method: "GET",
+      url: "/api/fe/v3/personal_api_keys",
+      headers: { cookie, "x-csrf-token": " " },
+    });
+    expect(blank.statusCode).toBe(403);
+    const withIt = await id({
+      method: "GET",
+      url: "/api/fe/v3/personal_api_keys",
+      headers: { cookie, "x-csrf-token": "-.-" },
+    });
+    expect(withIt.statusCode).toBe(200);
+    const crossSite = await id({
+      method: "POST",
+      url: "/account/profile",
+      headers: {
+        cookie,
+        origin: "https://evil.example",
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      payload: form({ first_name: "Mallory" }),
+    });
+    expect(crossSite.statusCode).toBe(403);
+  });
+
+  it("sets session cookies HttpOnly and SameSite=Lax, and Secure when served over HTTPS", async () => {
+    const res = await id({
+      method: "POST",
+      url: "/login",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      payload: form({ email: "member@acme.test", password: PASSWORD }),
+    });
+    const cookies = ([] as string[]).concat(res.headers["set-cookie"] ?? []);
+    expect(cookies.length).toBeGreaterThan(0);
+    for (const c of cookies) {
+      expect(c).toMatch(/; HttpOnly/i);
+      expect(c).toMatch(/; SameSite=Lax/i);
+      expect(c).not.toMatch(/; Secure/i);
+    }
+    if (backend.name !== "pglite") return; // cookie flags do not depend on the database
+    const tls = await startProduct(backend, {
+      PUBLIC_URL: "https://console.example",
+      AUTH_PUBLIC_URL: "https://auth.example",
+    });
+    try {
+      const secure = await tls.identity.app.inject({
+        method: "POST",
+        url: "/login",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          origin: "https://auth.example",
+          "x-forwarded-proto": "https",
+        },
+        payload: form({ email: "member@acme.test", password: PASSWORD }),
+      });
+      const list = ([] as string[]).concat(secure.headers["set-cookie"] ?? []);
+      expect(list.length, secure.body).toBeGreaterThan(0);
+      for (const c of list) {
+        expect(c).toMatch(/; Secure/i);
+        expect(c).toMatch(/; HttpOnly/i);
+      }
+    } finally {
+      await tls.dispose();
+    }
+  });
+
+  it("locks an email after repeated wrong passwords, even against the right one", async () => {
+    const login = (password: string) =>
+      id({
+        method: "POST",
+        url: "/api/fe/v3/login",
+        headers: { "x-csrf-token": "-.-", "x-forwarded-for": "192.0.2.10" },
+        payload: { email: "newcomer@acme.test", password },
+      });
+    const answers: number[] = [];
+    for (let i = 0; i < 10; i++) answers.push((await login("wrong-password")).statusCode);
+    expect(answers.slice(0, 9).every((s) => s === 401)).toBe(true);
+    const locked = await login(PASSWORD);
+    expect(locked.statusCode).toBe(403);
+    expect(locked.json()).toMatchObject({ error_code: "account_locked" });
+  });
+
+  it("rate-limits sign-in per client address with Retry-After", async () => {
+    let last: Awaited<ReturnType<typeof id>> | undefined;
+    for (let i = 0; i < 61; i++)
+      last = await id({
+        method: "POST",
+        url: "/api/fe/v3/login",
+        headers: { "x-csrf-token": "-.-", "x-forwarded-for": "192.0.2.20" },
+        payload: { email: `spray${i}@nowhere.test`, password: "x" },
+      });
+    expect(last?.statusCode).toBe(429);
+    expect(Number(last?.headers["retry-after"])).toBeGreaterThan(0);
+    expect(last?.json()).toMatchObject({ error_code: "rate_limit_exceeded" });
+  });
+
+  it("rate-limits email sending per address: three reset emails, then 429 and no fourth email", async () => {
+    const answers: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await id({
+        method: "POST",
+        url: "/api/fe/v3/forgot_password",
+        headers: { "x-csrf-token": "-.-", "x-forwarded-for": `192.0.2.${30 + i}` },
+        payload: { email: "member@acme.test" },
+      });
+      answers.push(res.statusCode);
+    }
+    expect(answers).toEqual([200, 200, 200, 429]);
+    expect(await countEmails(p, "member@acme.test", "reset_password")).toBe(3);
+  });
+
+  it("refuses bodies over the limit with 413 JSON in each service's shape", async () => {
+    const big = JSON.stringify({ name: "x".repeat(1024 * 1024 + 10), organization_uuid: "o" });
+    const product = await api({
+      method: "POST",
+      url: "/v1/workspaces/",
+      headers: { "content-type": "application/json" },
+      payload: big,
+    });
+    expect(product.statusCode).toBe(413);
+    expect(product.json()).toEqual({
+      error: { code: "payload_too_large", message: "The request body is too large." },
+    });
+    const usage = await api({
+      method: "POST",
+      url: "/v1/usage/events",
+      headers: { "content-type": "application/json" },
+      payload: `{"events":["${"x".repeat(17 * 1024 * 1024)}"]}`,
+    });
+    expect(usage.statusCode).toBe(413);
+    const identity = await id({
+      method: "POST",
+      url: "/api/fe/v3/login",
+      headers: { "content-type": "application/json", "x-csrf-token": "-.-" },
+      payload: big,
+    });
+    expect(identity.statusCode).toBe(413);
+    expect(identity.json()).toMatchObject({
+      error_code: expect.any(String),
+      user_facing_error: expect.any(String),
+    });
+  });
+
+  it("refuses JSON bodies that carry prototype keys", async () => {
+    for (const payload of ['{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"admin":true}}}']) {
+      const res = await api({
+        method: "PUT",
+        url: "/v1/workspaces/my-workspace",
+        headers: { "content-type": "application/json" },
+        payload,
+      });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error.code).toBe("invalid_json");
+      expect(({} as Record<string, unknown>).admin).toBeUndefined();
+    }
+    // An ordinary field named like one is fine.
+    const fine = await api({
+      method: "PUT",
+      url: "/v1/workspaces/my-workspace",
+      headers: { "content-type": "application/json" },
+      payload: '{"workspace_uuid":"constructor"}',
+    });
+    expect(fine.statusCode).toBe(401);
+  });
+});
