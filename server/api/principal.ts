@@ -37,9 +37,11 @@ export function createBearerVerifier(gateway: IdentityGateway) {
     if (!header) throw unauthorized("Missing bearer token.");
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     if (!match?.[1]) throw unauthorized("The Authorization header must be 'Bearer <access token>'.");
+    // Outside the try: identity being unreachable is its 503, not the caller's bad token.
+    const key = await gateway.verificationKey();
     let claims: Claims;
     try {
-      const { payload } = await jwtVerify(match[1], await gateway.verificationKey(), {
+      const { payload } = await jwtVerify(match[1], key, {
         algorithms: ["RS256"],
         issuer: gateway.issuer,
         requiredClaims: ["exp", "iat"],
