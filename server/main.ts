@@ -1,11 +1,30 @@
+import { createServer } from "node:net";
+import cliProgress from "cli-progress";
 import { z } from "zod";
 import { restoreError } from "./api/operator";
-import { buildProduct } from "./app";
+import { buildProduct, type Product } from "./app";
 import { setOperator } from "./identity/impersonation/operators";
+import {
+  BillingError,
+  closeCycle,
+  openCycle,
+  recordPayment,
+  resolveOrganization,
+  setGroup,
+} from "./metering/billing";
+import {
+  METERING_USAGE,
+  type MeteringCommand,
+  parseDemoEvents,
+  parseMeteringArgs,
+  parseSeedArgs,
+} from "./metering/cli";
+import { ImportError, importUsageFile } from "./metering/import";
+import { formatUsdExact } from "./metering/money";
 import { describeRule, parsePriceSetArgs, setPriceRule } from "./metering/prices";
 import { type Config, ConfigError, loadConfig } from "./platform/config";
 import { createLogger } from "./platform/logger";
-import { DEMO_USERS } from "./seed";
+import { DEFAULT_DEMO_EVENTS, DEMO_USERS, seedDemoUsage } from "./seed";
 
 const USAGE = `Usage: tsx server/main.ts <command>
 
@@ -13,7 +32,6 @@ Commands:
   serve     apply migrations, seed the demo on a new embedded database, and serve
             the console + product API (PORT) and the identity service (AUTH_PORT)
   migrate   apply database migrations and exit
-  seed      create the demo organization "Acme AI" if it does not exist, and exit
   operator grant|revoke <email>
             make a user a provider operator (may impersonate users), or stop that
   workspace restore <workspace uuid>
@@ -21,6 +39,7 @@ Commands:
   price set --operation <op> --eval-type <type> --unit-price <usd> [--modality <m>]
             [--rule-metric eval|prompt] [--org <organization uuid>] [--valid-from <ISO>]
             set a price rule (global unless --org); it replaces the open rule for the same dimensions
+${METERING_USAGE}
 
 Configuration comes from the environment; see .env.example.`;
 
@@ -59,7 +78,21 @@ function printSignIn(config: Config, password: string | null, note: string) {
   console.log(lines.join("\n"));
 }
 
+/** Fails fast (as listen would) when a port is taken, before a long first-start seed. */
+function assertPortFree(host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", (err: NodeJS.ErrnoException & { port?: number }) => {
+      err.port = port;
+      reject(err);
+    });
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
+
 async function serve(config: Config) {
+  await assertPortFree(config.host, config.authPort);
+  await assertPortFree(config.host, config.port);
   const logger = createLogger(config.logLevel);
   const product = await buildProduct(config, logger);
   const shouldSeed =
@@ -68,6 +101,7 @@ async function serve(config: Config) {
   let note = "DEMO_PASSWORD";
   if (shouldSeed) {
     const result = await product.seed(config.database.kind === "postgres");
+    await seedUsage(product, demoEvents(), undefined, false);
     if (result.created) {
       password = result.password;
       note = result.generatedPassword
@@ -104,12 +138,129 @@ async function serve(config: Config) {
   printSignIn(config, password, note);
 }
 
+/** DEMO_EVENTS, or the default; a bad value stops the CLI with one line. */
+function demoEvents(): number {
+  const r = parseDemoEvents(process.env.DEMO_EVENTS, DEFAULT_DEMO_EVENTS);
+  if (!r.ok) throw new ConfigError(r.error);
+  return r.value;
+}
+
+/** A progress bar on stderr when it is a terminal (nothing otherwise), with live counts. */
+function progressBar(format: string) {
+  return new cliProgress.SingleBar(
+    { format, stream: process.stderr, hideCursor: true, etaBuffer: 20, fps: 5 },
+    cliProgress.Presets.shades_classic,
+  );
+}
+
+/** Seeds the demo's billing data and usage, telling how long the events took. */
+async function seedUsage(product: Product, events: number, seed: number | undefined, showBar: boolean) {
+  const bar = showBar
+    ? progressBar("  usage events [{bar}] {percentage}% | {value}/{total} | ETA {eta}s")
+    : null;
+  let started = false;
+  const r = await seedDemoUsage(
+    { db: product.database.db, identity: product.identity.admin, workspaces: product.api.workspaces },
+    {
+      events,
+      ...(seed !== undefined ? { seed } : {}),
+      onProgress(done, total) {
+        if (!bar) return;
+        if (!started) bar.start(total, 0);
+        started = true;
+        bar.update(done);
+      },
+    },
+  );
+  if (started) bar?.stop();
+  if (r.seeded && r.generated)
+    console.log(
+      `Demo usage: ${r.accepted.toLocaleString("en-US")} events stored (of ${r.generated.toLocaleString("en-US")} generated) in ${r.seconds.toFixed(1)} s.`,
+    );
+  return r;
+}
+
+/** usage import, cycle open|close, payment record, group set. */
+async function runMetering(product: Product, cmd: MeteringCommand) {
+  const db = product.database.db;
+  const org = await resolveOrganization(db, cmd.org);
+  if (cmd.kind === "import") {
+    const bar = progressBar(
+      "  {file} [{bar}] {percentage}% | {events} events: {accepted} accepted, {duplicates} duplicates, {rejected} rejected",
+    );
+    let started = false;
+    const file = cmd.file.split(/[\\/]/).pop() ?? cmd.file;
+    const r = await importUsageFile(db, org.id, cmd.file, {
+      backfill: cmd.backfill,
+      onProgress(p) {
+        const payload = {
+          file,
+          events: p.events,
+          accepted: p.accepted,
+          duplicates: p.duplicates,
+          rejected: p.rejected,
+        };
+        if (!started) bar.start(p.totalBytes || 1, 0, payload);
+        started = true;
+        bar.update(Math.min(p.bytes, p.totalBytes || 1), payload);
+      },
+    });
+    if (started) {
+      bar.update(r.totalBytes || 1);
+      bar.stop();
+    }
+    for (const x of r.rejections)
+      console.error(`  line ${x.line}${x.event_id ? ` (${x.event_id})` : ""}: ${x.reason}`);
+    if (r.rejected > r.rejections.length)
+      console.error(`  … and ${r.rejected - r.rejections.length} more rejected.`);
+    const rate = r.seconds > 0 ? Math.round(r.events / r.seconds) : r.events;
+    console.log(
+      `Imported ${cmd.file} into ${org.name}: ${r.accepted} accepted, ${r.duplicates} duplicates, ${r.rejected} rejected (${r.events} events in ${r.seconds.toFixed(1)} s, ${rate}/s).`,
+    );
+    if (r.rejected) process.exitCode = 1;
+  } else if (cmd.kind === "cycle-open") {
+    const c = await openCycle(db, org.id, cmd.start);
+    console.log(`Opened billing cycle ${c.billingCycleUuid} for ${org.name} from ${c.startDate}.`);
+  } else if (cmd.kind === "cycle-close") {
+    const { closed, opened } = await closeCycle(db, org.id, {
+      ...(cmd.end ? { endDate: cmd.end } : {}),
+      openNext: cmd.openNext,
+    });
+    console.log(
+      `Closed billing cycle ${closed.billingCycleUuid} of ${org.name}: ${closed.startDate} to ${closed.endDate}.` +
+        (opened ? ` Opened ${opened.billingCycleUuid} from ${opened.startDate}.` : ""),
+    );
+  } else if (cmd.kind === "payment") {
+    const p = await recordPayment(db, org.id, {
+      amountMicros: cmd.amountMicros,
+      ...(cmd.cycle ? { billingCycleUuid: cmd.cycle } : {}),
+      note: cmd.note ?? null,
+    });
+    console.log(
+      `Recorded payment ${p.paymentUuid} of $${formatUsdExact(cmd.amountMicros)} for ${org.name}, cycle from ${p.cycle.startDate}.`,
+    );
+  } else {
+    const g = await setGroup(db, org.id, {
+      name: cmd.name,
+      ...(cmd.prepaidMicros !== undefined ? { prepaidMicros: cmd.prepaidMicros } : {}),
+      ...(cmd.workspaces ? { workspaces: cmd.workspaces } : {}),
+    });
+    console.log(
+      `Group "${g.group.groupName}" of ${org.name}: prepaid $${formatUsdExact(g.group.prepaidMicros)}, workspaces: ${g.workspaces.join(", ") || "(none)"}.`,
+    );
+  }
+}
+
+const METERING_COMMANDS = ["usage", "cycle", "payment", "group"];
+
 async function run(command: string | undefined) {
   if (!command || command === "help" || command === "--help") {
     console.log(USAGE);
     return;
   }
-  if (!["serve", "migrate", "seed", "operator", "workspace", "price"].includes(command)) {
+  if (
+    !["serve", "migrate", "seed", "operator", "workspace", "price", ...METERING_COMMANDS].includes(command)
+  ) {
     console.error(`Unknown command "${command}".\n\n${USAGE}`);
     process.exitCode = 2;
     return;
@@ -131,8 +282,19 @@ async function run(command: string | undefined) {
     process.exitCode = 2;
     return;
   }
+  const seedArgs = command === "seed" ? parseSeedArgs(process.argv.slice(3)) : null;
+  const metering = METERING_COMMANDS.includes(command)
+    ? parseMeteringArgs(command, process.argv.slice(3))
+    : null;
+  for (const parsed of [seedArgs, metering])
+    if (parsed && !parsed.ok) {
+      console.error(parsed.error);
+      process.exitCode = 2;
+      return;
+    }
   const config = loadConfig();
   if (command === "serve") return serve(config);
+  const seedEvents = seedArgs?.ok ? (seedArgs.value.events ?? demoEvents()) : 0;
   const product = await buildProduct(
     config,
     createLogger(config.logLevel === "info" ? "warn" : config.logLevel),
@@ -145,7 +307,17 @@ async function run(command: string | undefined) {
         console.log(
           `Demo organization created. Password for ${DEMO_USERS.map((u) => u.email).join(", ")}: ${r.password}`,
         );
-      else console.log(`Nothing to do: ${r.reason}.`);
+      else console.log(`Demo organization: ${r.reason}.`);
+      const u = await seedUsage(product, seedEvents, seedArgs?.ok ? seedArgs.value.seed : undefined, true);
+      if (!u.seeded) console.log(`Demo usage: nothing to do, ${u.reason}.`);
+    } else if (metering?.ok) {
+      try {
+        await runMetering(product, metering.value);
+      } catch (err) {
+        if (!(err instanceof BillingError || err instanceof ImportError)) throw err;
+        console.error(err.message);
+        process.exitCode = 1;
+      }
     } else if (command === "workspace" && email) {
       const r = await product.api.workspaces.restoreWorkspace(email, {
         userId: null,

@@ -1,7 +1,18 @@
 import { randomBytes } from "node:crypto";
+import { and, eq, like, sql } from "drizzle-orm";
 import type { WorkspaceStore } from "./api/workspace-store";
+import { billingCycles, payments, priceRules, usageEvents, workspaceGroups } from "./db/schema";
 import type { IdentityAdmin } from "./identity/admin";
 import type { RoleName } from "./identity/roles";
+import { recordPayment, setGroup } from "./metering/billing";
+import { groupTotals, listCycles } from "./metering/cycles";
+import { monthStart } from "./metering/filters";
+import { generateUsageEvents } from "./metering/generate";
+import { ingestUsage } from "./metering/ingest";
+import { parseUsd } from "./metering/money";
+import { setPriceRule } from "./metering/prices";
+import type { RuleMetric } from "./metering/pricing";
+import type { Db } from "./platform/database";
 
 export const DEMO_ORG = { name: "Acme AI", slug: "acme-ai" };
 /** The documented password of the embedded demo, used when DEMO_PASSWORD is not set. */
@@ -69,4 +80,159 @@ export async function seedDemo(
     }
   }
   return { created: true, password, generatedPassword };
+}
+
+/** Demo usage: how many events the embedded demo gets unless DEMO_EVENTS says otherwise. */
+export const DEFAULT_DEMO_EVENTS = 100_000;
+export const DEFAULT_DEMO_EVENT_SEED = 2026;
+const DEMO_BATCH = 10_000;
+
+/** USD per unit, per (operation, rule metric, eval type); the organization's own price list. */
+const DEMO_PRICES: { operation?: string; ruleMetric?: RuleMetric; evalType?: string; unitPrice: string }[] = [
+  { unitPrice: "0.01" },
+  { operation: "generation", ruleMetric: "eval", unitPrice: "0.05" },
+  { operation: "generation", ruleMetric: "prompt", unitPrice: "0.002" },
+  { operation: "scoring", ruleMetric: "eval", unitPrice: "0.02" },
+  { operation: "scoring", ruleMetric: "prompt", unitPrice: "0.001" },
+  { operation: "generation", ruleMetric: "eval", evalType: "jailbreak", unitPrice: "0.08" },
+  { operation: "scoring", ruleMetric: "eval", evalType: "image_safety", unitPrice: "0.04" },
+];
+
+/** Workspace groups: research shares a prepaid balance, the red team pays as it goes. */
+const DEMO_GROUPS = [
+  { name: "Research", prepaid: "2500.00", workspaces: ["Safety Research", "Accuracy Benchmarks"] },
+  { name: "Red Team", prepaid: "0", workspaces: ["Red Team"] },
+];
+
+export type DemoUsageResult =
+  | { seeded: true; generated: number; accepted: number; seconds: number }
+  | { seeded: false; reason: string };
+
+const addMonths = (day: string, n: number) => {
+  const d = new Date(`${day}T00:00:00Z`);
+  d.setUTCMonth(d.getUTCMonth() + n);
+  return d.toISOString().slice(0, 10);
+};
+
+/**
+ * Gives the demo organization billing data: three monthly cycles (two closed, the current one
+ * open), its own price rules, two workspace groups, `events` generated usage events from the
+ * first cycle's start until now, and payments on the closed cycles. Idempotent and resumable:
+ * each part is looked up before it is made, events carry deterministic ids (`demo-<seed>-<n>`)
+ * so a run cut short is completed without counting anything twice, and a finished demo costs
+ * one count query.
+ */
+export async function seedDemoUsage(
+  deps: { db: Db; identity: IdentityAdmin; workspaces: WorkspaceStore },
+  opts: { events: number; seed?: number; now?: Date; onProgress?: (done: number, total: number) => void },
+): Promise<DemoUsageResult> {
+  const { db } = deps;
+  const now = opts.now ?? new Date();
+  const seed = opts.seed ?? DEFAULT_DEMO_EVENT_SEED;
+  const org = await deps.identity.findOrganizationBySlug(DEMO_ORG.slug);
+  if (!org) return { seeded: false, reason: "the demo organization does not exist" };
+
+  let cycles = await listCycles(db, org.id);
+  if (!cycles.length) {
+    const current = monthStart(now);
+    const first = addMonths(current, -2);
+    await db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`billing_cycles:${org.id}`}))`);
+      if ((await listCycles(tx, org.id)).length) return;
+      await tx.insert(billingCycles).values([
+        { organizationUuid: org.id, startDate: first, endDate: addMonths(current, -1) },
+        { organizationUuid: org.id, startDate: addMonths(current, -1), endDate: current },
+        { organizationUuid: org.id, startDate: current, endDate: null },
+      ]);
+    });
+    cycles = await listCycles(db, org.id);
+  }
+  const firstStart = new Date(`${cycles[0]?.startDate ?? monthStart(now)}T00:00:00Z`);
+
+  const [ownRule] = await db
+    .select({ id: priceRules.priceRuleUuid })
+    .from(priceRules)
+    .where(eq(priceRules.organizationUuid, org.id))
+    .limit(1);
+  if (!ownRule)
+    for (const p of DEMO_PRICES)
+      await setPriceRule(db, { ...p, organizationUuid: org.id, validFrom: firstStart });
+
+  const live: { workspaceUuid: string; name: string }[] = [];
+  for (const name of DEMO_WORKSPACES) {
+    const ws = await deps.workspaces.findByName(org.id, name);
+    if (ws) live.push(ws);
+  }
+  const [anyGroup] = await db
+    .select({ id: workspaceGroups.workspaceGroupUuid })
+    .from(workspaceGroups)
+    .where(eq(workspaceGroups.organizationUuid, org.id))
+    .limit(1);
+  if (!anyGroup)
+    for (const g of DEMO_GROUPS)
+      await setGroup(db, org.id, {
+        name: g.name,
+        prepaidMicros: parseUsd(g.prepaid),
+        workspaces: g.workspaces.filter((w) => live.some((l) => l.name === w)),
+      });
+
+  const prefix = `demo-${seed}`;
+  const [have] = await db
+    .select({ n: sql<string>`count(*)::text` })
+    .from(usageEvents)
+    .where(and(eq(usageEvents.organizationUuid, org.id), like(usageEvents.eventId, `${prefix}-%`)));
+  // A few events may be refused for good (say a workspace deleted meanwhile): 99% counts as done.
+  const done = Number(have?.n ?? 0) >= Math.floor(opts.events * 0.99);
+  let generated = 0;
+  let accepted = 0;
+  const started = performance.now();
+  if (!done && opts.events > 0) {
+    const users = DEMO_USERS.filter((u) => u.role === "Admin" || u.workspaces.length).map((u) => u.email);
+    const source = generateUsageEvents({
+      seed,
+      count: opts.events,
+      from: firstStart,
+      to: now,
+      workspaceUuids: live.map((w) => w.workspaceUuid),
+      createdBy: [...users, "ci-bot@acme.test"],
+      idPrefix: prefix,
+    });
+    let batch: unknown[] = [];
+    const flush = async () => {
+      // Backfill: the demo's history lies in cycles that are already closed.
+      const r = await ingestUsage(db, org.id, batch, { now, backfill: true });
+      accepted += r.accepted;
+      generated += batch.length;
+      batch = [];
+      opts.onProgress?.(generated, opts.events);
+    };
+    for (const event of source) {
+      batch.push(event);
+      if (batch.length === DEMO_BATCH) await flush();
+    }
+    if (batch.length) await flush();
+  }
+
+  const [anyPayment] = await db
+    .select({ id: payments.paymentUuid })
+    .from(payments)
+    .where(eq(payments.organizationUuid, org.id))
+    .limit(1);
+  const closed = cycles.filter((c) => c.endDate !== null);
+  if (!anyPayment && closed.length && (done || generated)) {
+    // The older closed cycle is paid in full, the last one in part: the totals strip shows both.
+    for (const [i, c] of closed.slice(-2).entries()) {
+      const { groups, unattributedMicros } = await groupTotals(db, c);
+      const total = groups.reduce((s, g) => s + g.totalMicros, unattributedMicros);
+      const amount = i === 0 && closed.length > 1 ? total : (total / 2n / 1_000_000n) * 1_000_000n;
+      if (amount > 0n)
+        await recordPayment(db, org.id, {
+          amountMicros: amount,
+          billingCycleUuid: c.billingCycleUuid,
+          note: i === 0 && closed.length > 1 ? "Invoice paid in full" : "Partial payment",
+        });
+    }
+  }
+  if (done && anyPayment) return { seeded: false, reason: "the demo usage already exists" };
+  return { seeded: true, generated, accepted, seconds: (performance.now() - started) / 1000 };
 }

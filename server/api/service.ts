@@ -41,7 +41,7 @@ export async function createApiService(
   registerWorkspaces(router, deps);
   registerWorkspaceMembers(router, deps);
   registerOperator(router, deps);
-  registerUsageIngest(router, { db: database.db });
+  registerUsageIngest(router, { db: database.db, gateway, app });
   registerUsageQueries(router, { db: database.db });
   registerBillingCycles(router, { db: database.db });
   registerOpenApi(router, config.apiPublicUrl);

@@ -28,7 +28,8 @@ const cycleColumns = {
   endDate: billingCycles.endDate,
 };
 
-const listCycles = (db: Db | Tx, organizationUuid: string) =>
+/** The organization's cycles as stored, start date ascending (none created). */
+export const listCycles = (db: Db | Tx, organizationUuid: string) =>
   db
     .select(cycleColumns)
     .from(billingCycles)

@@ -147,5 +147,13 @@ export function validateEvent(raw: unknown, now: Date): Validation {
   };
 }
 
+/**
+ * A line of an NDJSON stream that is not a JSON object: it takes the place of an event so that it
+ * is rejected with its index and reason while the other lines are ingested.
+ */
+export class MalformedEvent {
+  constructor(readonly reason: string) {}
+}
+
 /** The UTC calendar day of an instant, "YYYY-MM-DD". */
 export const utcDay = (d: Date) => d.toISOString().slice(0, 10);

@@ -1,7 +1,8 @@
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
-import { usageDaily, usageEvents, workspaces } from "../db/schema";
+import { usageDaily, type usageEvents, workspaces } from "../db/schema";
 import type { Db } from "../platform/database";
-import { utcDay, type ValidEvent, validateEvent } from "./events";
+import { type Cycle, listCycles } from "./cycles";
+import { MalformedEvent, utcDay, type ValidEvent, validateEvent } from "./events";
 import { loadPriceRules } from "./prices";
 import { matchPriceRule, noRuleReason } from "./pricing";
 
@@ -13,7 +14,7 @@ export type IngestResult = { accepted: number; duplicates: number; rejected: Rej
 type EventRow = typeof usageEvents.$inferInsert;
 type DailyRow = typeof usageDaily.$inferInsert;
 
-// Rows per INSERT: well under PostgreSQL's 65,535 bind parameters (21 columns per event).
+// Rollup rows per INSERT: well under PostgreSQL's 65,535 bind parameters (12 columns per row).
 const CHUNK = 1000;
 
 function chunks<T>(list: T[], size = CHUNK): T[][] {
@@ -80,27 +81,90 @@ async function ownWorkspaces(db: Db | Tx, organizationUuid: string, ids: string[
   return new Set(rows.map((r) => r.id));
 }
 
+export type IngestOptions = {
+  /** The server clock (tests pin it). */
+  now?: Date;
+  /** Operator backfill: events in closed billing cycles are accepted too. */
+  backfill?: boolean;
+};
+
+/** The closed cycle holding `at`, if any (cycles sorted by start date). */
+function closedCycleAt(cycles: readonly Cycle[], at: Date): Cycle | undefined {
+  const day = utcDay(at);
+  return cycles.find((c) => c.endDate !== null && c.startDate <= day && day < c.endDate);
+}
+
+/**
+ * Inserts event rows in one statement: the rows travel as a single JSON parameter and are
+ * unpacked by jsonb_to_recordset, which is several times faster than a multi-row VALUES list with
+ * 19 bind parameters per row (on PGlite above all). Returns the event ids actually inserted.
+ */
+async function insertEvents(tx: Tx, organizationUuid: string, rows: EventRow[]): Promise<string[]> {
+  const json = JSON.stringify(
+    rows.map((r) => ({
+      event_id: r.eventId,
+      occurred_at: r.occurredAt.toISOString(),
+      workspace_uuid: r.workspaceUuid ?? null,
+      eval_uuid: r.evalUuid ?? null,
+      eval_run_uuid: r.evalRunUuid ?? null,
+      name: r.name ?? null,
+      operation: r.operation,
+      eval_type: r.evalType,
+      modality: r.modality ?? "",
+      is_jailbreak: r.isJailbreak ?? false,
+      has_ground_truth: r.hasGroundTruth ?? false,
+      created_by: r.createdBy ?? null,
+      quantity: r.quantity ?? 1,
+      rule_metric: r.ruleMetric ?? "eval",
+      // Micro-dollars as strings: JSON numbers would lose precision beyond 2^53.
+      unit_price_micros: String(r.unitPriceMicros),
+      cost_micros: String(r.costMicros),
+      price_rule_uuid: r.priceRuleUuid ?? null,
+      notes: r.notes ?? null,
+    })),
+  );
+  const result = await tx.execute(sql`
+    insert into usage_events (organization_uuid, event_id, occurred_at, workspace_uuid, eval_uuid,
+      eval_run_uuid, name, operation, eval_type, modality, is_jailbreak, has_ground_truth, created_by,
+      quantity, rule_metric, unit_price_micros, cost_micros, price_rule_uuid, notes)
+    select ${organizationUuid}, x.* from jsonb_to_recordset(${json}::jsonb) as x(event_id text,
+      occurred_at timestamptz, workspace_uuid uuid, eval_uuid text, eval_run_uuid text, name text,
+      operation text, eval_type text, modality text, is_jailbreak boolean, has_ground_truth boolean,
+      created_by text, quantity bigint, rule_metric text, unit_price_micros bigint, cost_micros bigint,
+      price_rule_uuid uuid, notes text)
+    on conflict (organization_uuid, event_id) do nothing
+    returning event_id`);
+  return (result as unknown as { rows: { event_id: string }[] }).rows.map((r) => r.event_id);
+}
+
 /**
  * Validates, prices and stores a batch of usage events for one organization. Each event is judged
  * on its own; the valid ones are inserted with ON CONFLICT DO NOTHING on (organization, event_id)
  * and only the rows actually inserted are added to usage_daily, in the same transaction, so a
- * batch sent twice (or by several clients at once) counts every event exactly once.
+ * batch sent twice (or by several clients at once) counts every event exactly once. Events in a
+ * closed billing cycle are rejected unless `backfill` is set (an operator's decision).
  */
 export async function ingestUsage(
   db: Db,
   organizationUuid: string,
   raw: readonly unknown[],
-  now = new Date(),
+  opts: IngestOptions = {},
 ): Promise<IngestResult> {
+  const now = opts.now ?? new Date();
   const rejected: Rejection[] = [];
   const valid: { index: number; event: ValidEvent }[] = [];
   raw.forEach((item, index) => {
+    if (item instanceof MalformedEvent) {
+      rejected.push({ index, event_id: null, reason: item.reason });
+      return;
+    }
     const v = validateEvent(item, now);
     if (v.ok) valid.push({ index, event: v.event });
     else rejected.push({ index, event_id: v.eventId, reason: v.reason });
   });
 
   const rules = valid.length ? await loadPriceRules(db, organizationUuid) : [];
+  const cycles = valid.length && !opts.backfill ? await listCycles(db, organizationUuid) : [];
   const wsIds = [...new Set(valid.map((v) => v.event.workspaceUuid).filter((w): w is string => !!w))];
   const known = await ownWorkspaces(db, organizationUuid, wsIds);
 
@@ -110,6 +174,13 @@ export async function ingestUsage(
     const reject = (reason: string) => rejected.push({ index, event_id: e.eventId, reason });
     if (e.workspaceUuid && !known.has(e.workspaceUuid)) {
       reject(`workspace_uuid ${e.workspaceUuid} is not a workspace of this organization`);
+      continue;
+    }
+    const closed = cycles.length ? closedCycleAt(cycles, e.occurredAt) : undefined;
+    if (closed) {
+      reject(
+        `occurred_at ${e.occurredAt.toISOString()} falls in the closed billing cycle ${closed.startDate} to ${closed.endDate}; closed cycles take new usage only through an operator backfill`,
+      );
       continue;
     }
     const priceable = { ...e, organizationUuid };
@@ -155,16 +226,9 @@ export async function ingestUsage(
   if (pending.length) {
     accepted = await db.transaction(async (tx: Tx) => {
       const inserted: EventRow[] = [];
-      for (const part of chunks(pending)) {
-        const ids = await tx
-          .insert(usageEvents)
-          .values(part)
-          .onConflictDoNothing({ target: [usageEvents.organizationUuid, usageEvents.eventId] })
-          .returning({ eventId: usageEvents.eventId });
-        for (const { eventId } of ids) {
-          const row = rows.get(eventId);
-          if (row) inserted.push(row);
-        }
+      for (const eventId of await insertEvents(tx, organizationUuid, pending)) {
+        const row = rows.get(eventId);
+        if (row) inserted.push(row);
       }
       for (const part of chunks(rollUp(organizationUuid, inserted))) {
         await tx

@@ -65,7 +65,14 @@ describe("server CLI", () => {
 
   it("serves with a seeded demo, prints the sign-in, and shuts down cleanly on SIGTERM", async () => {
     const dataDir = tempDir();
-    const r = run({ DATA_DIR: dataDir, PORT: "3390", AUTH_PORT: "3391", DEMO_PASSWORD: "cli-demo-password" });
+    // A small demo usage set: this test is about start-up and shutdown, not the seed size.
+    const r = run({
+      DATA_DIR: dataDir,
+      PORT: "3390",
+      AUTH_PORT: "3391",
+      DEMO_PASSWORD: "cli-demo-password",
+      DEMO_EVENTS: "1000",
+    });
     const child: ChildProcess = r.child;
     await waitFor(() => r.out().includes("Eval Console is running"), 60_000);
     expect(r.out()).toContain("admin@acme.test");

@@ -103,18 +103,6 @@ describe.each(backends())("usage queries on $name", (backend) => {
     await setPriceRule(db, { operation: "scoring", unitPrice: "0.002", validFrom: PAST });
     for (const name of ["Safety Research", "Red Team", "Accuracy Benchmarks"]) ws[name] = await fx.idOf(name);
 
-    // Two cycles for Acme: January (closed) and February onwards (current).
-    const [jan] = await db
-      .insert(billingCycles)
-      .values({ organizationUuid: fx.acmeId, startDate: "2026-01-01", endDate: "2026-02-01" })
-      .returning();
-    const [feb] = await db
-      .insert(billingCycles)
-      .values({ organizationUuid: fx.acmeId, startDate: "2026-02-01", endDate: null })
-      .returning();
-    janCycle = jan!.billingCycleUuid;
-    febCycle = feb!.billingCycleUuid;
-
     const rnd = random(7);
     const pick = <T>(list: readonly T[]) => list[Math.floor(rnd() * list.length)] as T;
     const wsChoices = [ws["Safety Research"], ws["Red Team"], ws["Accuracy Benchmarks"], null];
@@ -172,6 +160,19 @@ describe.each(backends())("usage queries on $name", (backend) => {
       ],
       keys.globex,
     );
+
+    // Two cycles for Acme: January (closed) and February onwards (current), made after the
+    // usage is in (a closed cycle takes no new events).
+    const [jan] = await db
+      .insert(billingCycles)
+      .values({ organizationUuid: fx.acmeId, startDate: "2026-01-01", endDate: "2026-02-01" })
+      .returning();
+    const [feb] = await db
+      .insert(billingCycles)
+      .values({ organizationUuid: fx.acmeId, startDate: "2026-02-01", endDate: null })
+      .returning();
+    janCycle = jan!.billingCycleUuid;
+    febCycle = feb!.billingCycleUuid;
 
     const [group] = await db
       .insert(workspaceGroups)

@@ -1,0 +1,228 @@
+/**
+ * Argument parsing for the metering CLI commands (seed, usage import, cycle, payment, group):
+ * pure functions that return either the parsed input or one line saying what is wrong, so that
+ * main.ts can exit with a clear message before opening the database.
+ */
+import { parseDay } from "./billing";
+import { parseUsd } from "./money";
+
+export const METERING_USAGE = `  seed [--events <n>] [--seed <n>]
+            create the demo organization if missing, and give it billing cycles, prices, groups,
+            payments and <n> generated usage events (default DEMO_EVENTS, else 100000)
+  usage import <file.csv|file.ndjson> --org <uuid|slug|name> [--backfill]
+            import usage events (CSV header: event field names) in batches of 10,000;
+            re-importing a file only finds duplicates; --backfill allows closed cycles
+  cycle open --org <org> [--start YYYY-MM-DD]
+            open a new current billing cycle (default start: the 1st of this month, UTC)
+  cycle close --org <org> [--end YYYY-MM-DD] [--no-next]
+            close the open cycle (end exclusive, default the 1st of this month) and open the next
+  payment record --org <org> --amount <usd> [--cycle <billing cycle uuid>] [--note <text>]
+            record a payment on a cycle (default: the open one)
+  group set --org <org> --name <name> [--prepaid <usd>] [--workspaces <name|uuid>,...]
+            create or update a workspace group; --workspaces replaces its members`;
+
+type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
+
+const fail = <T>(error: string): Parsed<T> => ({ ok: false, error });
+
+/**
+ * Reads `--flag value` / `--flag=value` pairs and bare `--switch`es; positional words are returned
+ * apart. Unknown flags and flags without a value are errors.
+ */
+export function readFlags(
+  args: readonly string[],
+  spec: { values: readonly string[]; switches?: readonly string[] },
+): Parsed<{ flags: Record<string, string>; switches: Set<string>; positional: string[] }> {
+  const flags: Record<string, string> = {};
+  const switches = new Set<string>();
+  const positional: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? "";
+    if (!arg.startsWith("--")) {
+      positional.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf("=");
+    const name = eq >= 0 ? arg.slice(0, eq) : arg;
+    if (spec.switches?.includes(name)) {
+      if (eq >= 0) return fail(`${name} takes no value.`);
+      switches.add(name);
+      continue;
+    }
+    if (!spec.values.includes(name)) return fail(`Unknown option "${name}".`);
+    const value = eq >= 0 ? arg.slice(eq + 1) : args[++i];
+    if (value === undefined || value === "" || (eq < 0 && value.startsWith("--")))
+      return fail(`${name} needs a value.`);
+    if (name in flags) return fail(`${name} is given twice.`);
+    flags[name] = value;
+  }
+  return { ok: true, value: { flags, switches, positional } };
+}
+
+const wholeNumber = (flag: string, value: string, max: number): Parsed<number> => {
+  if (!/^\d+$/.test(value) || Number(value) > max)
+    return fail(`${flag} must be a whole number from 0 to ${max}.`);
+  return { ok: true, value: Number(value) };
+};
+
+const money = (flag: string, value: string): Parsed<bigint> => {
+  try {
+    return { ok: true, value: parseUsd(value) };
+  } catch (err) {
+    return fail(`${flag}: ${(err as Error).message}.`);
+  }
+};
+
+/** The most events `seed` and DEMO_EVENTS generate (the generator streams; this bounds run time). */
+export const MAX_SEED_EVENTS = 100_000_000;
+
+/** DEMO_EVENTS from the environment: a whole number, default 100,000. */
+export function parseDemoEvents(value: string | undefined, fallback: number): Parsed<number> {
+  if (value === undefined || value.trim() === "") return { ok: true, value: fallback };
+  const r = wholeNumber("DEMO_EVENTS", value.trim(), MAX_SEED_EVENTS);
+  return r;
+}
+
+export type SeedArgs = { events?: number; seed?: number };
+
+export function parseSeedArgs(args: readonly string[]): Parsed<SeedArgs> {
+  const r = readFlags(args, { values: ["--events", "--seed"] });
+  if (!r.ok) return r;
+  const { flags, positional } = r.value;
+  if (positional.length)
+    return fail(`Unexpected argument "${positional[0]}"; usage: seed [--events <n>] [--seed <n>]`);
+  const out: SeedArgs = {};
+  if (flags["--events"] !== undefined) {
+    const n = wholeNumber("--events", flags["--events"], MAX_SEED_EVENTS);
+    if (!n.ok) return n;
+    out.events = n.value;
+  }
+  if (flags["--seed"] !== undefined) {
+    const n = wholeNumber("--seed", flags["--seed"], 2 ** 32 - 1);
+    if (!n.ok) return n;
+    out.seed = n.value;
+  }
+  return { ok: true, value: out };
+}
+
+export type MeteringCommand =
+  | { kind: "import"; org: string; file: string; backfill: boolean }
+  | { kind: "cycle-open"; org: string; start?: string }
+  | { kind: "cycle-close"; org: string; end?: string; openNext: boolean }
+  | { kind: "payment"; org: string; amountMicros: bigint; cycle?: string; note?: string }
+  | { kind: "group"; org: string; name: string; prepaidMicros?: bigint; workspaces?: string[] };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** `usage import`, `cycle open|close`, `payment record`, `group set`: the words after the command. */
+export function parseMeteringArgs(command: string, args: readonly string[]): Parsed<MeteringCommand> {
+  const [action, ...rest] = args;
+  const need = (flags: Record<string, string>, name: string): Parsed<string> =>
+    flags[name] === undefined ? fail(`${name} is required.`) : { ok: true, value: flags[name] as string };
+
+  if (command === "usage") {
+    if (action !== "import") return fail("Usage: usage import <file.csv|file.ndjson> --org <uuid|slug|name>");
+    const r = readFlags(rest, { values: ["--org"], switches: ["--backfill"] });
+    if (!r.ok) return r;
+    const [file, extra] = r.value.positional;
+    if (!file) return fail("usage import needs a file (.csv, .ndjson or .jsonl).");
+    if (extra) return fail(`Unexpected argument "${extra}".`);
+    const org = need(r.value.flags, "--org");
+    if (!org.ok) return org;
+    return {
+      ok: true,
+      value: { kind: "import", org: org.value, file, backfill: r.value.switches.has("--backfill") },
+    };
+  }
+  if (command === "cycle") {
+    if (action !== "open" && action !== "close")
+      return fail(
+        "Usage: cycle open --org <org> [--start YYYY-MM-DD] | cycle close --org <org> [--end YYYY-MM-DD]",
+      );
+    const r =
+      action === "open"
+        ? readFlags(rest, { values: ["--org", "--start"] })
+        : readFlags(rest, { values: ["--org", "--end"], switches: ["--no-next"] });
+    if (!r.ok) return r;
+    if (r.value.positional.length) return fail(`Unexpected argument "${r.value.positional[0]}".`);
+    const org = need(r.value.flags, "--org");
+    if (!org.ok) return org;
+    const dateFlag = action === "open" ? "--start" : "--end";
+    const raw = r.value.flags[dateFlag];
+    const day = raw === undefined ? undefined : parseDay(raw);
+    if (day === null) return fail(`${dateFlag} must be a date like 2026-03-01.`);
+    return action === "open"
+      ? { ok: true, value: { kind: "cycle-open", org: org.value, ...(day ? { start: day } : {}) } }
+      : {
+          ok: true,
+          value: {
+            kind: "cycle-close",
+            org: org.value,
+            ...(day ? { end: day } : {}),
+            openNext: !r.value.switches.has("--no-next"),
+          },
+        };
+  }
+  if (command === "payment") {
+    if (action !== "record")
+      return fail("Usage: payment record --org <org> --amount <usd> [--cycle <uuid>] [--note <text>]");
+    const r = readFlags(rest, { values: ["--org", "--amount", "--cycle", "--note"] });
+    if (!r.ok) return r;
+    if (r.value.positional.length) return fail(`Unexpected argument "${r.value.positional[0]}".`);
+    const { flags } = r.value;
+    const org = need(flags, "--org");
+    if (!org.ok) return org;
+    const amount = need(flags, "--amount");
+    if (!amount.ok) return amount;
+    const micros = money("--amount", amount.value);
+    if (!micros.ok) return micros;
+    if (micros.value === 0n) return fail("--amount cannot be zero.");
+    const cycle = flags["--cycle"];
+    if (cycle !== undefined && !UUID.test(cycle)) return fail("--cycle must be a billing cycle uuid.");
+    return {
+      ok: true,
+      value: {
+        kind: "payment",
+        org: org.value,
+        amountMicros: micros.value,
+        ...(cycle ? { cycle } : {}),
+        ...(flags["--note"] ? { note: flags["--note"] } : {}),
+      },
+    };
+  }
+  if (command === "group") {
+    if (action !== "set")
+      return fail("Usage: group set --org <org> --name <name> [--prepaid <usd>] [--workspaces a,b]");
+    const r = readFlags(rest, { values: ["--org", "--name", "--prepaid", "--workspaces"] });
+    if (!r.ok) return r;
+    if (r.value.positional.length) return fail(`Unexpected argument "${r.value.positional[0]}".`);
+    const { flags } = r.value;
+    const org = need(flags, "--org");
+    if (!org.ok) return org;
+    const name = need(flags, "--name");
+    if (!name.ok) return name;
+    if (!name.value.trim()) return fail("--name must not be blank.");
+    let prepaidMicros: bigint | undefined;
+    if (flags["--prepaid"] !== undefined) {
+      const m = money("--prepaid", flags["--prepaid"]);
+      if (!m.ok) return m;
+      if (m.value < 0n) return fail("--prepaid cannot be negative.");
+      prepaidMicros = m.value;
+    }
+    const workspaces = flags["--workspaces"]
+      ?.split(",")
+      .map((w) => w.trim())
+      .filter(Boolean);
+    return {
+      ok: true,
+      value: {
+        kind: "group",
+        org: org.value,
+        name: name.value.trim(),
+        ...(prepaidMicros !== undefined ? { prepaidMicros } : {}),
+        ...(workspaces ? { workspaces } : {}),
+      },
+    };
+  }
+  return fail(`Unknown command "${command}".`);
+}
