@@ -21,14 +21,20 @@ export function RecordsPager({ page, total, pageSize, busy, onPage }: Props) {
           disabled={busy || atStart}
           onClick={() => onPage(1)}
         />
-        <Button icon={<LeftOutlined />} disabled={busy || atStart} onClick={() => onPage(page - 1)}>
+        <Button
+          icon={<LeftOutlined aria-hidden />}
+          aria-label="Previous page"
+          disabled={busy || atStart}
+          onClick={() => onPage(page - 1)}
+        >
           Previous
         </Button>
         <Button
           disabled={busy || atEnd}
           onClick={() => onPage(page + 1)}
           iconPosition="end"
-          icon={<RightOutlined />}
+          icon={<RightOutlined aria-hidden />}
+          aria-label="Next page"
         >
           Next
         </Button>

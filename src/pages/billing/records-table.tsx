@@ -123,24 +123,30 @@ export function RecordsTable({ cycleUuid, filters }: Props) {
     () => (cycleUuid ? usageCrudFilters(cycleUuid, filters, search) : []),
     [cycleUuid, filters, search],
   );
-  const { tableQuery, result, currentPage, setCurrentPage, sorters, setSorters, setFilters } = useTable<
+  // The period, filters and search are permanent filters of the table. When they change, the
+  // query waits one render for the page to go back to 1, so only the first page is fetched.
+  const filtersKey = JSON.stringify(crudFilters);
+  const [appliedKey, setAppliedKey] = useState(filtersKey);
+  const { tableQuery, result, currentPage, setCurrentPage, sorters, setSorters } = useTable<
     UsageRecord,
     HttpError
   >({
     resource: USAGE_RECORDS,
     syncWithLocation: false,
     pagination: { currentPage: 1, pageSize: RECORDS_PAGE_SIZE, mode: "server" },
-    filters: { mode: "server", initial: crudFilters },
+    filters: { mode: "server", permanent: crudFilters },
     sorters: { mode: "server", initial: [DEFAULT_SORT] },
     errorNotification: false,
-    queryOptions: { enabled: !!cycleUuid, placeholderData: (previous) => previous },
+    queryOptions: {
+      enabled: !!cycleUuid && appliedKey === filtersKey,
+      placeholderData: (previous) => previous,
+    },
   });
-
-  // A new period, filter or search starts again at the first page.
   useEffect(() => {
-    setFilters(crudFilters, "replace");
+    if (appliedKey === filtersKey) return;
     setCurrentPage(1);
-  }, [crudFilters, setFilters, setCurrentPage]);
+    setAppliedKey(filtersKey);
+  }, [appliedKey, filtersKey, setCurrentPage]);
 
   const sort = sorters[0] ?? DEFAULT_SORT;
   const total = result.total ?? 0;
