@@ -60,7 +60,9 @@ function securityHeaders(app: FastifyInstance, htmlCsp: string) {
     reply.header("referrer-policy", "strict-origin-when-cross-origin");
     if (req.protocol === "https")
       reply.header("strict-transport-security", "max-age=31536000; includeSubDomains");
-    if (!reply.hasHeader("content-security-policy")) {
+    // A 304 carries no body and no content type, and browsers merge its headers into the cached
+    // response: a data policy sent here would replace the cached page's own and break it.
+    if (!reply.hasHeader("content-security-policy") && reply.statusCode !== 304) {
       const type = String(reply.getHeader("content-type") ?? "");
       if (type.startsWith("text/html")) {
         const hashes = typeof payload === "string" ? inlineScriptHashes(payload) : [];

@@ -36,6 +36,17 @@ describe.each(backends())("hardening on $name", (backend) => {
     expect(console.headers["content-security-policy"]).toContain("script-src 'self'");
     expect(console.headers["content-security-policy"]).not.toContain("unsafe-eval");
 
+    // A revalidated page keeps its cached policy: a 304 must not carry the data policy, which
+    // browsers would merge into the cached console page and so block its scripts.
+    const etag = String(console.headers.etag);
+    const revalidated = await api({
+      method: "GET",
+      url: "/organization/workspaces",
+      headers: { "if-none-match": etag },
+    });
+    expect(revalidated.statusCode).toBe(304);
+    expect(revalidated.headers["content-security-policy"]).toBeUndefined();
+
     // The docs page's own inline script is allowed by its hash, nothing else inline.
     const docs = await api({ method: "GET", url: "/v1/docs" });
     expect(docs.statusCode).toBe(200);

@@ -1,0 +1,155 @@
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { billingCycles } from "../../server/db/schema";
+import { NO_FILTERS, type UsageFilters } from "../../server/metering/filters";
+import { generateUsageEvents } from "../../server/metering/generate";
+import { parseUsd } from "../../server/metering/money";
+import { setPriceRule } from "../../server/metering/prices";
+import { backends, signIn, startProduct, type TestProduct } from "./harness";
+import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";
+
+const PAST = new Date("2020-01-01T00:00:00Z");
+const EVENTS = 1200;
+
+const micros = (values: string[]) => values.reduce((t, v) => t + parseUsd(v), 0n);
+
+function query(f: UsageFilters, extra: Record<string, string | number>): string {
+  const q = new URLSearchParams();
+  for (const w of f.workspaceUuids) q.append("workspace_uuid", w);
+  for (const v of f.evalTypes) q.append("eval_type", v);
+  for (const v of f.operations) q.append("operation", v);
+  for (const v of f.modalities) q.append("modality", v);
+  if (f.groundTruth) q.set("ground_truth", f.groundTruth);
+  if (f.jailbreak) q.set("jailbreak", f.jailbreak);
+  if (f.search) q.set("search", f.search);
+  for (const [k, v] of Object.entries(extra)) q.set(k, String(v));
+  return q.toString();
+}
+
+/**
+ * For random filter combinations over generated usage, the three views of the dashboard agree to
+ * the micro-dollar: the summary's totals, the sum of every record page, and the sum of the series
+ * buckets in each grouping. Prices with six decimals make any rounding or float sum show.
+ */
+describe.each(backends())("usage totals reconcile for random filters on $name", (backend) => {
+  let p: TestProduct;
+  let fx: Fixture;
+  let cycle = "";
+  const ws: string[] = [];
+
+  beforeAll(async () => {
+    p = await startProduct(backend);
+    fx = await setUpWorkspaces(p);
+    const db = p.database.db;
+    await setPriceRule(db, { unitPrice: "0.000123", validFrom: PAST });
+    await setPriceRule(db, {
+      operation: "generation",
+      ruleMetric: "eval",
+      unitPrice: "0.047311",
+      validFrom: PAST,
+    });
+    await setPriceRule(db, {
+      operation: "scoring",
+      evalType: "jailbreak",
+      unitPrice: "0.013579",
+      validFrom: PAST,
+    });
+    for (const name of ["Safety Research", "Red Team", "Accuracy Benchmarks"]) ws.push(await fx.idOf(name));
+    const [c] = await db
+      .insert(billingCycles)
+      .values({ organizationUuid: fx.acmeId, startDate: "2026-02-01", endDate: null })
+      .returning();
+    cycle = c?.billingCycleUuid ?? "";
+    const key = await p.identity.app.inject({
+      method: "POST",
+      url: "/api/fe/v3/api_keys",
+      headers: { cookie: await signIn(p, "admin@acme.test"), "x-csrf-token": "-.-" },
+      payload: { org_id: fx.acmeId, expiration_option: "OneMonth" },
+    });
+    const events = [
+      ...generateUsageEvents({
+        seed: 99,
+        count: EVENTS,
+        from: new Date("2026-02-01T00:00:00Z"),
+        to: new Date("2026-03-15T00:00:00Z"),
+        workspaceUuids: ws,
+        createdBy: ["ada@acme.test", "max@acme.test"],
+        idPrefix: "prop",
+      }),
+    ];
+    const res = await p.api.app.inject({
+      method: "POST",
+      url: "/v1/usage/events",
+      headers: { "x-api-key": key.json().api_key_token },
+      payload: { events },
+    });
+    expect(res.json()).toMatchObject({ accepted: EVENTS, rejected: [] });
+  });
+  afterAll(async () => p?.dispose());
+
+  const get = async (url: string) => {
+    const res = await fx.call("admin", "GET", url);
+    expect(res.statusCode, `${url}: ${res.body}`).toBe(200);
+    return res.json();
+  };
+
+  const subset = <T>(items: readonly T[]) => fc.subarray([...items], { minLength: 0 });
+  // Built when called: the workspace uuids exist only after beforeAll.
+  const filters = () =>
+    fc.record({
+      workspaceUuids: subset([...ws, "00000000-0000-4000-8000-00000000dead"]),
+      evalTypes: subset(["safety", "jailbreak", "accuracy", "image_safety", "hallucination", "bias", "none"]),
+      operations: subset(["generation", "scoring", "other"]),
+      modalities: subset(["text", "image", "audio", "IMAGE"]),
+      groundTruth: fc.constantFrom(null, "with", "without"),
+      jailbreak: fc.constantFrom(null, "only", "non"),
+      search: fc.constantFrom(null, "safety", "v2", "ada@", "scor", "Red", "12", "credit"),
+    });
+
+  it("summary = records = series buckets, exactly, for every filter combination tried", async () => {
+    let nonEmpty = 0;
+    await fc.assert(
+      fc.asyncProperty(filters(), async (r) => {
+        const f: UsageFilters = {
+          ...NO_FILTERS,
+          workspaceUuids: r.workspaceUuids,
+          evalTypes: r.evalTypes,
+          operations: r.operations,
+          modalities: r.modalities,
+          groundTruth: (r.groundTruth ?? undefined) as UsageFilters["groundTruth"],
+          jailbreak: (r.jailbreak ?? undefined) as UsageFilters["jailbreak"],
+          search: r.search ?? undefined,
+        } as UsageFilters;
+        const records: { cost: string; quantity: number }[] = [];
+        for (let page = 1; ; page++) {
+          const res = await get(
+            `/v1/usage/records?${query(f, { billing_cycle_uuid: cycle, page, page_size: 500 })}`,
+          );
+          records.push(...res.records);
+          if (records.length >= res.total || !res.records.length) {
+            expect(records.length).toBe(res.total);
+            break;
+          }
+        }
+        const cost = micros(records.map((x) => x.cost));
+        const count = records.reduce((s, x) => s + x.quantity, 0);
+        if (records.length) nonEmpty += 1;
+        const summary = await get(`/v1/usage/summary?${query(f, { billing_cycle_uuid: cycle })}`);
+        expect(summary.totals.events).toBe(records.length);
+        expect(summary.totals.count).toBe(count);
+        expect(parseUsd(summary.totals.cost)).toBe(cost);
+        expect(micros(summary.by_operation.map((o: { cost: string }) => o.cost))).toBe(cost);
+        for (const grouping of ["daily", "weekly", "monthly"]) {
+          const series = await get(`/v1/usage/series?${query(f, { billing_cycle_uuid: cycle, grouping })}`);
+          const buckets = series.buckets as { events: number; total_count: number; total_price: string }[];
+          expect(buckets.reduce((s, b) => s + b.events, 0)).toBe(records.length);
+          expect(buckets.reduce((s, b) => s + b.total_count, 0)).toBe(count);
+          expect(micros(buckets.map((b) => b.total_price))).toBe(cost);
+        }
+      }),
+      { seed: 20260514, numRuns: 30, endOnFailure: true },
+    );
+    // The property means little if every combination filtered everything out.
+    expect(nonEmpty).toBeGreaterThan(5);
+  });
+});
