@@ -1,0 +1,161 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { parseUsd } from "../../server/metering/money";
+import {
+  freePort,
+  openCycleTime,
+  orgApiKey,
+  type ServerProcess,
+  sendUntilAcknowledged,
+  sleep,
+  startServer,
+  summaryTotals,
+  UNIT_PRICE_MICROS,
+  usageEvent,
+} from "./fault-tools";
+
+// Faults: the server is killed with SIGKILL in the middle of ingestion while clients keep retrying
+// every batch with the same event ids until it is acknowledged; it is started again on the same
+// data. Afterwards the API counts every event exactly once: no acknowledged batch lost (durable
+// commits), no retried batch counted twice (event_id idempotency), the rollup behind the summary
+// consistent with what was stored.
+
+type Target = {
+  name: string;
+  /** Environment for the server, and a clean-up for after the test. */
+  prepare(): Promise<{ env: Record<string, string>; cleanUp(): Promise<void> }>;
+};
+
+const targets: Target[] = [
+  {
+    name: "pglite",
+    async prepare() {
+      const dir = mkdtempSync(join(tmpdir(), "eval-console-crash-"));
+      return { env: { DATA_DIR: dir }, cleanUp: async () => rmSync(dir, { recursive: true, force: true }) };
+    },
+  },
+];
+const databaseUrl = process.env.DATABASE_URL;
+if (databaseUrl)
+  targets.push({
+    name: "postgres",
+    async prepare() {
+      const name = `ec_crash_${Date.now().toString(36)}_${process.pid}`;
+      const admin = new pg.Client({ connectionString: databaseUrl });
+      await admin.connect();
+      await admin.query(`create database ${name}`);
+      await admin.end();
+      const u = new URL(databaseUrl);
+      u.pathname = `/${name}`;
+      return {
+        env: { DATABASE_URL: u.toString(), SEED_DEMO: "always" },
+        async cleanUp() {
+          const c = new pg.Client({ connectionString: databaseUrl });
+          await c.connect();
+          await c.query(`drop database if exists ${name} with (force)`);
+          await c.end();
+        },
+      };
+    },
+  });
+
+const CLIENTS = 2;
+const BATCHES_PER_CLIENT = 16;
+const BATCH = 250;
+const TOTAL = CLIENTS * BATCHES_PER_CLIENT * BATCH;
+
+describe.each(targets)("kill -9 during ingestion on $name", (target) => {
+  const servers: ServerProcess[] = [];
+  let cleanUp = async () => {};
+  afterAll(async () => {
+    for (const s of servers) s.kill("SIGKILL");
+    await Promise.all(servers.map((s) => s.exited));
+    await cleanUp();
+  });
+
+  it("loses no acknowledged event and counts no retried event twice", { timeout: 90_000 }, async () => {
+    const prepared = await target.prepare();
+    cleanUp = prepared.cleanUp;
+    const port = await freePort();
+    const authPort = await freePort();
+    const env = { ...prepared.env, PORT: String(port), AUTH_PORT: String(authPort) };
+    const api = `http://127.0.0.1:${port}`;
+
+    let server = await startServer(env);
+    servers.push(server);
+    const key = await orgApiKey(`http://127.0.0.1:${authPort}`);
+    const headers = { "x-api-key": key };
+
+    const at = openCycleTime();
+    const batches = (client: number) =>
+      Array.from({ length: BATCHES_PER_CLIENT }, (_, b) =>
+        Array.from({ length: BATCH }, (_, i) => usageEvent(`crash-${client}-${b}-${i}`, at)),
+      );
+
+    // The kills: once a quarter and once half of the batches are acknowledged, right after a batch
+    // has been sent, at a random point of its expected time (so over runs the batch in flight is
+    // killed before, during or after its commit; either way its answer is lost), then a restart
+    // on the same data while the clients keep retrying against the refused port.
+    const kills = [0.25, 0.5].map((f) => Math.floor(f * CLIENTS * BATCHES_PER_CLIENT));
+    let acknowledged = 0;
+    let busyMs = 0;
+    let quick = 0;
+    let crashing: Promise<void> | null = null;
+    const restarts: number[] = [];
+    const crash = async () => {
+      const typical = quick ? busyMs / quick : 100;
+      await sleep(Math.floor(Math.random() * typical * 1.2));
+      server.kill("SIGKILL");
+      await server.exited;
+      const t = Date.now();
+      server = await startServer(env);
+      servers.push(server);
+      restarts.push(Date.now() - t);
+    };
+    const onAttempt = () => {
+      if (!crashing && kills.length && acknowledged >= (kills[0] ?? 0)) {
+        kills.shift();
+        crashing = crash().finally(() => (crashing = null));
+      }
+    };
+
+    const deadline = Date.now() + 75_000;
+    const outcomes = await Promise.all(
+      Array.from({ length: CLIENTS }, async (_, c) => {
+        const results = [];
+        for (const events of batches(c)) {
+          const t = Date.now();
+          results.push(await sendUntilAcknowledged(() => api, headers, events, { deadline, onAttempt }));
+          if (results.at(-1)?.attempts === 1) {
+            busyMs += Date.now() - t;
+            quick++;
+          }
+          acknowledged++;
+        }
+        return results;
+      }),
+    ).then((r) => r.flat());
+    await crashing;
+    expect(kills, "the server was not killed twice").toEqual([]);
+
+    const retried = outcomes.filter((o) => o.attempts > 1).length;
+    const duplicates = outcomes.reduce((s, o) => s + o.duplicates, 0);
+    console.log(
+      `${target.name}: ${TOTAL} events in ${outcomes.length} batches, 2 kills (restarts took ${restarts.join(", ")} ms); ` +
+        `${retried} batches retried, ${duplicates} events found already stored on retry`,
+    );
+    expect(retried).toBeGreaterThan(0);
+
+    const ready = await fetch(`${api}/readyz`);
+    expect(ready.status).toBe(200);
+    const totals = await summaryTotals(api, headers);
+    expect(totals.events).toBe(TOTAL);
+    expect(totals.count).toBe(TOTAL);
+    expect(parseUsd(totals.cost)).toBe(UNIT_PRICE_MICROS * BigInt(TOTAL));
+    // What every acknowledged call reported adds up: stored once, or found already stored.
+    expect(outcomes.reduce((s, o) => s + o.accepted + o.duplicates, 0)).toBe(TOTAL);
+  });
+});
