@@ -79,7 +79,8 @@ export default function StackedBars({ data, metric }: { data: ChartData; metric:
               gridStrokeOpacity: 0.15,
             },
           }}
-          legend={{ color: { position: "top", layout: { justifyContent: "flex-start" } } }}
+          // The legend is HTML next to the canvas (readable by assistive technology and tests).
+          legend={false}
           interaction={{ elementHighlightByX: true }}
           tooltip={{
             title: (d: ChartRow) => d.title,

@@ -1,9 +1,9 @@
 // Cost/Usage Over Time: the toggles and the data live here; the drawing (@ant-design/plots, about
 // 450 KB gzip) is a separate chunk loaded only when the chart is shown. Hidden below 768 px.
-import { Alert, Card, Empty, Flex, Segmented, Skeleton } from "antd";
+import { Alert, Card, Empty, Flex, Segmented, Skeleton, Typography } from "antd";
 import { lazy, Suspense, useMemo, useState } from "react";
 import { useIsMobile } from "../../hooks/use-is-mobile";
-import { type ChartMetric, chartData } from "../../lib/billing/chart";
+import { CHART_PALETTE, type ChartMetric, chartData } from "../../lib/billing/chart";
 import type { BillingFilters } from "../../lib/billing/filters";
 import type { Grouping } from "../../lib/billing/types";
 import { useUsageSeries } from "./use-billing-data";
@@ -74,9 +74,34 @@ export function UsageChart({
           style={{ height: 300 }}
         />
       ) : (
-        <Suspense fallback={placeholder}>
-          <StackedBars data={data} metric={metric} />
-        </Suspense>
+        <>
+          <Flex
+            wrap
+            gap={16}
+            role="list"
+            aria-label="Legend"
+            data-testid="chart-legend"
+            style={{ marginBottom: 8 }}
+          >
+            {data.evalTypes.map((type, i) => (
+              <Flex key={type} role="listitem" align="center" gap={6}>
+                <span
+                  aria-hidden
+                  style={{
+                    width: 10,
+                    height: 10,
+                    borderRadius: 2,
+                    background: CHART_PALETTE[i % CHART_PALETTE.length],
+                  }}
+                />
+                <Typography.Text type="secondary">{type}</Typography.Text>
+              </Flex>
+            ))}
+          </Flex>
+          <Suspense fallback={placeholder}>
+            <StackedBars data={data} metric={metric} />
+          </Suspense>
+        </>
       )}
     </Card>
   );
