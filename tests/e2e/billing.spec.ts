@@ -92,9 +92,7 @@ const settled = (page: Page) => expect(page.locator(".ant-spin-blur")).toHaveCou
 
 test.describe.configure({ timeout: 240_000 });
 
-test("the dashboard's totals, summary, chart and records reconcile with the raw usage", async ({
-  page,
-}, info) => {
+test("the dashboard's totals, summary, chart and records reconcile with the raw usage", async ({ page }) => {
   await signIn(page, "admin@acme.test", "/");
   await expect(page.getByRole("heading", { name: "Billing & Usage" })).toBeVisible();
   const http = await api(page);
