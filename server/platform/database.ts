@@ -55,6 +55,11 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   const pool = new pg.Pool({ connectionString: target.url, max: 10, connectionTimeoutMillis: 5000 });
   // An idle client's error must not crash the process; the next query reports it.
   pool.on("error", () => {});
+  // Nor a checked-out client's: the pool listens only while a client is idle, so a connection
+  // the server drops (PostgreSQL restarting) between two statements of a transaction emitted an
+  // unhandled 'error' and killed the process. The statement in flight, or the next one, fails
+  // with the error instead, and the pool discards the broken client when it is released.
+  pool.on("connect", (client) => client.on("error", () => {}));
   try {
     const c = await pool.connect();
     c.release();
@@ -71,4 +76,37 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
     ping: async () => void (await pool.query("select 1")),
     close: () => pool.end(),
   };
+}
+
+/** Node network errors that mean the database server cannot be reached right now. */
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "EAI_AGAIN",
+]);
+/** What node-postgres says when a connection is cut or cannot be made in time (it sets no code). */
+const DRIVER_MESSAGES = [
+  "Connection terminated",
+  "Client has encountered a connection error",
+  "timeout exceeded when trying to connect",
+];
+
+/**
+ * Whether an error (or one it wraps: Drizzle reports a failed query as a DrizzleQueryError whose
+ * cause is the driver's error) says the database is away, not that the statement was wrong:
+ * refused or cut connections, SQLSTATE class 08 (connection exception), and 57P01-57P03 (server
+ * shutting down, crashed, or still starting up). Such a failure is temporary: a 503, not a 500.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  for (let e = err, depth = 0; e && typeof e === "object" && depth < 5; e = (e as Error).cause, depth++) {
+    if (e instanceof AggregateError && e.errors.some((x) => isDatabaseUnavailable(x))) return true;
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && (NETWORK_CODES.has(code) || /^(08|57P0[123])/.test(code))) return true;
+    const message = (e as { message?: unknown }).message;
+    if (typeof message === "string" && DRIVER_MESSAGES.some((m) => message.startsWith(m))) return true;
+  }
+  return false;
 }

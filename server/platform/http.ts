@@ -1,6 +1,12 @@
 import { createHash } from "node:crypto";
 import cors from "@fastify/cors";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from "fastify";
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from "fastify";
+import { isDatabaseUnavailable } from "./database";
 
 /** One registered route: what tests and tools enumerate (e.g. the tenant isolation matrix). */
 export type RegisteredRoute = { method: string; url: string };
@@ -104,6 +110,7 @@ export function createHttpApp(
     },
   }) as unknown as FastifyInstance;
   securityHeaders(app, opts.htmlCsp ?? CONSOLE_CSP);
+  databaseUnavailableIs503(app, opts.errorShape ? null : shape);
   const routes: RegisteredRoute[] = [];
   registered.set(app, routes);
   app.addHook("onRoute", (r) => {
@@ -111,6 +118,27 @@ export function createHttpApp(
       if (method !== "HEAD" && method !== "OPTIONS") routes.push({ method, url: r.url });
   });
   return app;
+}
+
+/**
+ * While the database is away (restarting, failing over, unreachable) a call fails for a reason
+ * that is no fault of the caller's and passes: answer 503 with Retry-After, which clients and
+ * load balancers retry, instead of the 500 of an unexpected error. The service's own error
+ * handler still renders and logs the failure; this only corrects the status and, for the product
+ * API's shape, the code and message (a service with its own shape keeps its body).
+ */
+function databaseUnavailableIs503(app: FastifyInstance, shape: ErrorShape | null) {
+  const unavailable = new WeakSet<FastifyRequest>();
+  app.addHook("onError", async (req, _reply, err) => {
+    if (isDatabaseUnavailable(err)) unavailable.add(req);
+  });
+  app.addHook("onSend", async (req, reply, payload) => {
+    if (!unavailable.has(req) || reply.statusCode < 500) return payload;
+    reply.status(503).header("retry-after", "1");
+    return shape
+      ? JSON.stringify(shape("database_unavailable", "The database is unavailable. Please try again."))
+      : payload;
+  });
 }
 
 /** CORS with the exact origin echoed and credentials allowed, for the listed origins only. */

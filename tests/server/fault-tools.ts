@@ -134,7 +134,13 @@ export async function sendUntilAcknowledged(
   apiUrl: () => string,
   headers: Record<string, string>,
   events: { event_id: string }[],
-  opts: { deadline: number; onAttempt?: () => void; retryDelayMs?: number },
+  opts: {
+    deadline: number;
+    onAttempt?: () => void;
+    /** Each failed attempt: the status and body, or the network error. */
+    onFailure?: (failure: { status: number | null; body: string }) => void;
+    retryDelayMs?: number;
+  },
 ): Promise<BatchOutcome> {
   let attempts = 0;
   let last = "";
@@ -155,11 +161,13 @@ export async function sendUntilAcknowledged(
           throw new Error(`batch not taken whole: ${text.slice(0, 500)}`);
         return { accepted: r.accepted, duplicates: r.duplicates, attempts };
       }
+      opts.onFailure?.({ status: res.status, body: text });
       if (res.status < 500) throw new Error(`batch refused: ${res.status} ${text.slice(0, 500)}`);
       last = `${res.status} ${text.slice(0, 200)}`;
     } catch (err) {
       if ((err as Error).message.startsWith("batch ")) throw err;
       last = (err as Error).message;
+      opts.onFailure?.({ status: null, body: last });
     }
     await sleep(opts.retryDelayMs ?? 100);
   }

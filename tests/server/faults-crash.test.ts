@@ -76,7 +76,7 @@ describe.each(targets)("kill -9 during ingestion on $name", (target) => {
     await cleanUp();
   });
 
-  it("loses no acknowledged event and counts no retried event twice", { timeout: 90_000 }, async () => {
+  it("loses no acknowledged event and counts no retried event twice", { timeout: 180_000 }, async () => {
     const prepared = await target.prepare();
     cleanUp = prepared.cleanUp;
     const port = await freePort();
@@ -122,7 +122,8 @@ describe.each(targets)("kill -9 during ingestion on $name", (target) => {
       }
     };
 
-    const deadline = Date.now() + 75_000;
+    // Generous: a loaded machine (the whole suite on two cores) makes every start-up slower.
+    const deadline = Date.now() + 160_000;
     const outcomes = await Promise.all(
       Array.from({ length: CLIENTS }, async (_, c) => {
         const results = [];
