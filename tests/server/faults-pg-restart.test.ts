@@ -145,7 +145,7 @@ describe("PostgreSQL restart during load", () => {
       for (const f of failures) {
         if (f.status === null) continue; // a connection the crash cut
         expect(f.status, f.body).toBe(503);
-        expect(JSON.parse(f.body)).toMatchObject({ error: { code: expect.any(String) } });
+        expect(JSON.parse(f.body)).toMatchObject({ error: { code: "database_unavailable" } });
       }
       expect(server.child.exitCode, "the server exited").toBeNull();
 

@@ -1,0 +1,291 @@
+// Load: an authenticated list call of the product API (GET /v1/workspaces/ with a bearer token, and
+// with an organization API key) against a bare Fastify route answering the same JSON from the same
+// process, first at full speed (ratio of requests/s and latency to the bare route), then at fixed
+// request rates (p50/p99 when the server is not saturated).
+// The product and the bare route run in a child process of their own, so that the load generator
+// (autocannon) does not share their event loop.
+// Usage: npx tsx bench/load.ts [seconds per run, default 10] [connections, default 10]
+// Embedded PGlite on a temporary directory, or a fresh database on DATABASE_URL (dropped after).
+import { type ChildProcess, fork } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { cpus, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import autocannon from "autocannon";
+import Fastify from "fastify";
+import pg from "pg";
+import pino from "pino";
+import { buildProduct } from "../server/app";
+import { loadConfig } from "../server/platform/config";
+import { seedDemoUsage } from "../server/seed";
+
+export const PASSWORD = "bench-password";
+
+/** What the server process tells its parent once it listens. */
+export type Ready = {
+  api: string;
+  auth: string;
+  bare: string;
+  database: string;
+  bearer: string;
+  cookie: string;
+  apiKey: string;
+};
+
+/** Messages the server process answers. */
+type Request = { id: number; op: "memory" } | { id: number; op: "stop" };
+
+function cookieOf(res: { headers: Record<string, unknown> }): string {
+  const set = res.headers["set-cookie"];
+  const list = Array.isArray(set) ? set : set ? [String(set)] : [];
+  return list.map((c: string) => c.split(";")[0]).join("; ");
+}
+
+/** The server process: the product with a small demo, plus a bare Fastify route. */
+async function serve() {
+  const dir = mkdtempSync(join(tmpdir(), "eval-console-load-"));
+  const baseUrl = process.env.DATABASE_URL;
+  const dbName = `ec_load_${randomBytes(5).toString("hex")}`;
+  let databaseUrl: string | undefined;
+  if (baseUrl) {
+    const admin = new pg.Client({ connectionString: baseUrl });
+    await admin.connect();
+    await admin.query(`create database ${dbName}`);
+    await admin.end();
+    const u = new URL(baseUrl);
+    u.pathname = `/${dbName}`;
+    databaseUrl = u.toString();
+  }
+  const config = loadConfig({
+    DATA_DIR: dir,
+    DEMO_PASSWORD: PASSWORD,
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "silent",
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  });
+  const product = await buildProduct(config, pino({ level: "silent" }));
+  await product.seed(false);
+  // Billing cycles, the demo price list and a few usage events, so that reads have something to
+  // read and ingestion has prices.
+  await seedDemoUsage(
+    { db: product.database.db, identity: product.identity.admin, workspaces: product.api.workspaces },
+    { events: Number(process.env.DEMO_EVENTS ?? 2000) },
+  );
+
+  const login = await product.identity.app.inject({
+    method: "POST",
+    url: "/login",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    payload: new URLSearchParams({ email: "admin@acme.test", password: PASSWORD }).toString(),
+  });
+  const cookie = cookieOf(login);
+  const auth = (
+    await product.identity.app.inject({ method: "GET", url: "/api/v1/refresh_token", headers: { cookie } })
+  ).json();
+  const orgId = Object.keys(auth.org_id_to_org_member_info ?? {})[0];
+  if (!orgId) throw new Error("the demo administrator has no organization");
+  const key = await product.identity.app.inject({
+    method: "POST",
+    url: "/api/fe/v3/api_keys",
+    headers: { cookie, "x-csrf-token": "-.-" },
+    payload: { org_id: orgId, expiration_option: "OneMonth" },
+  });
+  if (key.statusCode !== 200) throw new Error(`organization API key: ${key.statusCode} ${key.body}`);
+  const bearer = auth.access_token as string;
+
+  // The bare route answers the very body the product's list call gives, from memory.
+  const list = await product.api.app.inject({
+    method: "GET",
+    url: "/v1/workspaces/",
+    headers: { authorization: `Bearer ${bearer}` },
+  });
+  if (list.statusCode !== 200) throw new Error(`workspace list: ${list.statusCode} ${list.body}`);
+  const body = list.json();
+  const bare = Fastify();
+  bare.get("/v1/workspaces/", async () => body);
+
+  const listen = async (app: { listen(o: object): Promise<string> }) =>
+    app.listen({ host: "127.0.0.1", port: 0 });
+  const ready: Ready = {
+    auth: await listen(product.identity.app),
+    api: await listen(product.api.app),
+    bare: await listen(bare),
+    database: product.database.kind === "pglite" ? "PGlite" : "PostgreSQL",
+    bearer,
+    cookie,
+    apiKey: key.json().api_key_token as string,
+  };
+  process.send?.({ ready });
+
+  process.on("message", async (m: Request) => {
+    if (m.op === "memory") {
+      const u = process.memoryUsage();
+      process.send?.({ id: m.id, result: { rss: u.rss, heapUsed: u.heapUsed, heapTotal: u.heapTotal } });
+      return;
+    }
+    await bare.close();
+    await product.close();
+    rmSync(dir, { recursive: true, force: true });
+    if (databaseUrl && baseUrl) {
+      const c = new pg.Client({ connectionString: baseUrl });
+      await c.connect();
+      await c.query(`drop database if exists ${dbName} with (force)`);
+      await c.end();
+    }
+    process.send?.({ id: m.id, result: null });
+    process.exit(0);
+  });
+}
+
+export type ServerHandle = {
+  ready: Ready;
+  child: ChildProcess;
+  memory(): Promise<{ rss: number; heapUsed: number; heapTotal: number }>;
+  stop(): Promise<void>;
+};
+
+/** Starts the server process (this file with --serve) and waits until it listens. */
+export async function startServerProcess(): Promise<ServerHandle> {
+  const child = fork(fileURLToPath(import.meta.url), ["--serve"], {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  let next = 0;
+  const pending = new Map<number, (v: unknown) => void>();
+  const ready = await new Promise<Ready>((resolve, reject) => {
+    child.once("exit", (code) =>
+      reject(new Error(`the server process exited (${code}) before it was ready`)),
+    );
+    child.on("message", (m: { ready?: Ready; id?: number; result?: unknown }) => {
+      if (m.ready) resolve(m.ready);
+      else if (m.id !== undefined) {
+        pending.get(m.id)?.(m.result);
+        pending.delete(m.id);
+      }
+    });
+  });
+  const call = (op: Request["op"]) =>
+    new Promise<unknown>((resolve) => {
+      const id = next++;
+      pending.set(id, resolve);
+      child.send({ id, op });
+    });
+  return {
+    ready,
+    child,
+    memory: () => call("memory") as Promise<{ rss: number; heapUsed: number; heapTotal: number }>,
+    async stop() {
+      const exited = new Promise((r) => child.once("exit", r));
+      await call("stop");
+      await exited;
+    },
+  };
+}
+
+/** The machine, for the record next to the figures. */
+export function machine(): string {
+  const c = cpus();
+  return `${c.length} cores (${c[0]?.model.trim() ?? "unknown CPU"}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}`;
+}
+
+type Target = { name: string; url: string; headers: Record<string, string> };
+type Figures = { rps: number; p50: number; p99: number; errors: number; requests: number };
+
+async function cannon(t: Target, seconds: number, connections: number, rate?: number): Promise<Figures> {
+  const r = await autocannon({
+    url: t.url,
+    headers: t.headers,
+    connections,
+    duration: seconds,
+    ...(rate ? { overallRate: rate } : {}),
+  });
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.timeouts + r.non2xx,
+    requests: r.requests.total,
+  };
+}
+
+async function main() {
+  const seconds = Number(process.argv[2] ?? 10);
+  const connections = Number(process.argv[3] ?? 10);
+  const server = await startServerProcess();
+  const { ready } = server;
+  try {
+    const targets: Target[] = [
+      { name: "bare Fastify route (baseline)", url: `${ready.bare}/v1/workspaces/`, headers: {} },
+      {
+        name: "GET /v1/workspaces/ bearer",
+        url: `${ready.api}/v1/workspaces/`,
+        headers: { authorization: `Bearer ${ready.bearer}` },
+      },
+      {
+        name: "GET /v1/workspaces/ x-api-key",
+        url: `${ready.api}/v1/workspaces/`,
+        headers: { "x-api-key": ready.apiKey },
+      },
+    ];
+    for (const t of targets) {
+      const res = await fetch(t.url, { headers: t.headers });
+      if (res.status !== 200) throw new Error(`${t.name}: ${res.status} ${await res.text()}`);
+      await cannon(t, 2, connections); // warm-up
+    }
+
+    console.log(`machine: ${machine()}; database: ${ready.database}`);
+    console.log(`full speed: ${connections} connections, ${seconds} s per target`);
+    const row = (name: string, f: Figures, extra = "") =>
+      console.log(
+        name.padEnd(40),
+        f.rps.toFixed(0).padStart(8),
+        f.p50.toFixed(1).padStart(8),
+        f.p99.toFixed(1).padStart(8),
+        String(f.errors).padStart(7),
+        extra,
+      );
+    const header = (first: string, extra = "") =>
+      console.log(
+        first.padEnd(40),
+        "req/s".padStart(8),
+        "p50 ms".padStart(8),
+        "p99 ms".padStart(8),
+        "errors".padStart(7),
+        extra,
+      );
+    header("target", "  vs baseline (req/s, p50, p99)");
+    let base: Figures | null = null;
+    for (const t of targets) {
+      const f = await cannon(t, seconds, connections);
+      base ??= f;
+      row(
+        t.name,
+        f,
+        `  ${(f.rps / base.rps).toFixed(2)}x, ${(f.p50 / Math.max(base.p50, 0.5)).toFixed(1)}x, ${(f.p99 / Math.max(base.p99, 0.5)).toFixed(1)}x`,
+      );
+    }
+
+    console.log(`\nfixed rates (autocannon overallRate), ${connections} connections, ${seconds} s each`);
+    header("target @ rate");
+    for (const rate of [100, 500, 1000])
+      for (const t of targets) {
+        const f = await cannon(t, seconds, connections, rate);
+        row(`${t.name.replace(" (baseline)", "")} @ ${rate}/s`, f);
+      }
+    console.log("(latencies are autocannon's, in whole milliseconds; 0 means under 1 ms)");
+  } finally {
+    await server.stop();
+  }
+}
+
+if (process.argv.includes("--serve")) {
+  serve().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
+} else if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  main().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
+}
