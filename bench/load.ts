@@ -120,6 +120,7 @@ async function serve() {
 
   process.on("message", async (m: Request) => {
     if (m.op === "memory") {
+      (globalThis as { gc?: () => void }).gc?.();
       const u = process.memoryUsage();
       process.send?.({ id: m.id, result: { rss: u.rss, heapUsed: u.heapUsed, heapTotal: u.heapTotal } });
       return;
@@ -147,8 +148,10 @@ export type ServerHandle = {
 
 /** Starts the server process (this file with --serve) and waits until it listens. */
 export async function startServerProcess(): Promise<ServerHandle> {
+  // --expose-gc: memory is read after a full collection, so that heap figures compare over time.
   const child = fork(fileURLToPath(import.meta.url), ["--serve"], {
     stdio: ["ignore", "inherit", "inherit", "ipc"],
+    execArgv: [...process.execArgv, "--expose-gc"],
   });
   let next = 0;
   const pending = new Map<number, (v: unknown) => void>();
