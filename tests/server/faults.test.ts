@@ -3,6 +3,7 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiService } from "../../server/api/service";
 import { loadConfig } from "../../server/platform/config";
+import { isDatabaseUnavailable } from "../../server/platform/database";
 import { createHttpIdentityGateway } from "../../server/platform/identity-gateway-http";
 import { accessToken, backends, PASSWORD, startProduct, type TestProduct } from "./harness";
 
@@ -64,4 +65,31 @@ describe.each(backends().slice(0, 1))("faults on $name", (backend) => {
       }
     });
   }
+});
+
+describe("database-unavailable errors", () => {
+  const wrapped = (cause: unknown) => Object.assign(new Error("Failed query: select 1"), { cause });
+  it("are the connection failures, seen through Drizzle's wrapper", () => {
+    for (const err of [
+      Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" }),
+      wrapped(new Error("Connection terminated unexpectedly")),
+      wrapped(
+        Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" }),
+      ),
+      wrapped(Object.assign(new Error("the database system is starting up"), { code: "57P03" })),
+      wrapped(Object.assign(new Error("connection failure"), { code: "08006" })),
+      new AggregateError([Object.assign(new Error("refused"), { code: "ECONNREFUSED" })]),
+    ])
+      expect(isDatabaseUnavailable(err), String(err)).toBe(true);
+  });
+  it("are not statement errors", () => {
+    for (const err of [
+      wrapped(Object.assign(new Error("duplicate key"), { code: "23505" })),
+      wrapped(Object.assign(new Error("syntax error"), { code: "42601" })),
+      new Error("boom"),
+      null,
+      "Connection terminated",
+    ])
+      expect(isDatabaseUnavailable(err), String(err)).toBe(false);
+  });
 });
