@@ -95,6 +95,17 @@ export async function scratchDatabase(url: string, prefix: string) {
   };
 }
 
+/** A database kept by an earlier run (--keep), on the server of DATABASE_URL; never dropped here. */
+export async function existingDatabase(url: string, name: string) {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  const c = new pg.Client({ connectionString: u.toString() });
+  await c.connect();
+  const version = (await c.query("show server_version")).rows[0]?.server_version as string;
+  await c.end();
+  return { name, url: u.toString(), version: `PostgreSQL ${version.split(" ")[0]}`, async drop() {} };
+}
+
 type Connection = {
   query(text: string): void;
   sendCopyFromChunk(chunk: Buffer): void;
@@ -161,6 +172,37 @@ export function copyFromStdin(
   });
 }
 
+/** `COPY … TO STDOUT` through node-postgres, each chunk handed to `onChunk`; returns the row count. */
+export function copyToStdout(
+  client: pg.Client,
+  text: string,
+  onChunk: (chunk: Buffer) => void,
+): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let rows = 0;
+    let error: Error | null = null;
+    const q = {
+      submit: (connection: Connection) => connection.query(text),
+      handleCopyInResponse: (connection: Connection) => connection.sendCopyFail("not a COPY FROM"),
+      // The chunk is a view into the parser's buffer, which is reused: copy it.
+      handleCopyData: (msg: { chunk: Buffer }) => onChunk(Buffer.from(msg.chunk)),
+      handleCommandComplete: (msg: { text: string }) => {
+        rows = Number(/\d+$/.exec(msg.text)?.[0] ?? 0);
+      },
+      handleError: (err: Error) => {
+        error = err;
+      },
+      handleReadyForQuery: () => (error ? reject(error) : resolve(rows)),
+      handleRowDescription() {},
+      handleDataRow() {},
+      handleEmptyQuery() {},
+      handlePortalSuspended() {},
+      handleCopyOutResponse() {},
+    };
+    (client as unknown as { query(q: unknown): void }).query(q);
+  });
+}
+
 // ---- the server process ----------------------------------------------------------------------------
 
 export type ServerInfo = {
@@ -190,7 +232,7 @@ export type Server = {
 
 /** Starts bench/metering-server.ts in a child process (PGlite, or PostgreSQL at `databaseUrl`). */
 export async function startServer(opts: { databaseUrl?: string; port?: number }): Promise<Server> {
-  const port = opts.port ?? 3600;
+  const port = opts.port ?? 0;
   const child: ChildProcess = fork(join(here, "metering-server.ts"), [], {
     execArgv: ["--import", "tsx", "--max-old-space-size=4096"],
     env: {
@@ -222,7 +264,7 @@ export async function startServer(opts: { databaseUrl?: string; port?: number })
     });
   return {
     info,
-    base: `http://127.0.0.1:${port}`,
+    base: `http://127.0.0.1:${info.port}`,
     sql: (text) => call({ op: "sql", text }),
     copyFiles: (table, columns, files) => call({ op: "copy", table, columns, files }),
     rss: () => call({ op: "rss" }),

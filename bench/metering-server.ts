@@ -29,7 +29,7 @@ type Request =
 
 const PASSWORD = "bench-password";
 const PRICED_OPERATIONS = ["generation", "scoring", "judging", "evaluation"];
-const port = Number(process.env.BENCH_PORT ?? 3600);
+const requestedPort = Number(process.env.BENCH_PORT ?? 0);
 const databaseUrl = process.env.BENCH_DATABASE_URL;
 const workspaceCount = Number(process.env.BENCH_WORKSPACES ?? 12);
 
@@ -50,8 +50,8 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), "eval-console-metering-"));
   const config = loadConfig({
     DATA_DIR: dir,
-    PORT: String(port),
-    AUTH_PORT: String(port + 1),
+    PORT: "3600",
+    AUTH_PORT: "3601",
     DEMO_PASSWORD: PASSWORD,
     HOST: "127.0.0.1",
     LOG_LEVEL: "silent",
@@ -110,7 +110,9 @@ async function main() {
     });
   }
 
-  await product.api.app.listen({ host: "127.0.0.1", port });
+  await product.api.app.listen({ host: "127.0.0.1", port: requestedPort });
+  const address = product.api.app.server.address();
+  const port = typeof address === "object" && address ? address.port : requestedPort;
 
   const client = (product.database.db as unknown as { $client: PGlite | pg.Pool }).$client;
   const kind = product.database.kind;
