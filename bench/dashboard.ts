@@ -5,7 +5,7 @@
 // of records newest first with its total) over the same rows in memory.
 //
 // Usage: [DATABASE_URL=postgres://…] npx tsx bench/dashboard.ts [sizes=10k,100k] [--reps 20]
-//          [--seed 11] [--budget 60] [--explain] [--no-search] [--search-max 1M] [--keep] [--reuse <database>]
+//          [--seed 11] [--budget 10] [--explain] [--no-search] [--search-max 1M] [--keep] [--reuse <database>]
 // With DATABASE_URL: PostgreSQL, in a scratch database created and dropped on that server;
 // without it: PGlite. Each size is one closed monthly cycle of one organization (all sizes live in
 // the same tables). Data is loaded in bulk, not over HTTP: the generator's events are validated and
@@ -64,7 +64,7 @@ const withSearch = !flags.has("no-search");
 const keep = flags.has("keep");
 const reuse = flags.get("reuse");
 const searchMax = parseCount(flags.get("search-max") ?? "1M");
-const budgetMs = Number(flags.get("budget") ?? 60) * 1000;
+const budgetMs = Number(flags.get("budget") ?? 10) * 1000;
 
 /**
  * Runs `once` for warm-up (twice, or once when a run takes over 2 s), then up to `n` measured times,

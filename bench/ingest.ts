@@ -4,7 +4,7 @@
 // reported); the events come from the deterministic generator and are serialized before the clock
 // starts, so both figures measure the database side plus, for HTTP, the product's own work.
 //
-// Usage: [DATABASE_URL=postgres://…] npx tsx bench/ingest.ts [events=100k] [--senders 4]
+// Usage: [DATABASE_URL=postgres://…] npx tsx bench/ingest.ts [events=20k] [--senders 4]
 //          [--batch 1000] [--rounds 2] [--seed 7] [--only pglite|postgres] [--profile]
 // With DATABASE_URL both PostgreSQL (in a scratch database created and dropped on that server)
 // and PGlite are measured; without it, PGlite only. --profile takes a CPU profile of the server
@@ -32,7 +32,7 @@ import {
 import { type Profile, summarizeProfile } from "./metering-profile";
 
 const { flags, positional } = parseArgs(process.argv.slice(2));
-const total = parseCount(positional[0] ?? flags.get("events") ?? "100k");
+const total = parseCount(positional[0] ?? flags.get("events") ?? "20k");
 const senders = Number(flags.get("senders") ?? 4);
 const batchSize = Number(flags.get("batch") ?? 1000);
 const rounds = Number(flags.get("rounds") ?? 2);
