@@ -71,11 +71,16 @@ export const usageEvents = pgTable(
   },
   (t) => [
     unique("usage_events_org_event_id_key").on(t.organizationUuid, t.eventId),
-    index("usage_events_org_occurred_idx").on(t.organizationUuid, t.occurredAt.desc()),
-    index("usage_events_org_workspace_occurred_idx").on(
+    // The records page's default order (newest first, ties by uuid) and the CSV export's keyset:
+    // the first page is a short index scan instead of a sort of the whole cycle. NULLS FIRST is
+    // what ORDER BY … DESC means; with drizzle's default (NULLS LAST) the planner would not use
+    // the index for that order, although both columns are NOT NULL. No (organization, workspace,
+    // time) index: the workspace filter keeps rows without a workspace (`is null or in (…)`) and
+    // the planner preferred this index or a scan of the cycle for every records query.
+    index("usage_events_org_occurred_uuid_idx").on(
       t.organizationUuid,
-      t.workspaceUuid,
-      t.occurredAt.desc(),
+      t.occurredAt.desc().nullsFirst(),
+      t.usageEventUuid.desc().nullsFirst(),
     ),
   ],
 );
