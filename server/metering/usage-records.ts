@@ -1,12 +1,12 @@
 // The records table: paged, sorted, filtered usage events.
-import { asc, desc, sql } from "drizzle-orm";
-import { usageEvents, workspaces } from "../db/schema";
+import { and, asc, desc, sql } from "drizzle-orm";
+import { usageDaily, usageEvents, workspaces } from "../db/schema";
 import type { Db } from "../platform/database";
-import { type Cycle, eventsInCycle } from "./cycles";
+import { type Cycle, dailyInCycle, eventsInCycle } from "./cycles";
 import type { UsageFilters } from "./filters";
 import { formatUsdExact } from "./money";
 
-import { eventWhere, workspaceJoin, workspaceName } from "./usage-sql";
+import { dailyDims, dimensionFilter, eventWhere, workspaceJoin, workspaceName } from "./usage-sql";
 
 export const SORT_KEYS = {
   date: usageEvents.occurredAt,
@@ -108,11 +108,19 @@ export async function recordsPage(
   opts: { sort: SortKey; descending: boolean; page: number; pageSize: number },
 ): Promise<{ records: RecordJson[]; total: number }> {
   const where = eventWhere(cycle, f);
-  const [count] = await db
-    .select({ n: sql<string>`count(*)::text` })
-    .from(usageEvents)
-    .leftJoin(workspaces, workspaceJoin)
-    .where(where);
+  const [count] = await (f.search
+    ? db
+        .select({ n: sql<string>`count(*)::text` })
+        .from(usageEvents)
+        .leftJoin(workspaces, workspaceJoin)
+        .where(where)
+    : // Without a search the total is the rollup's event count under the same dimension filter:
+      // exact, since usage_daily is written in the same transaction as the events it counts, and
+      // it does not grow with the number of events the way a count(*) over the cycle does.
+      db
+        .select({ n: sql<string>`coalesce(sum(${usageDaily.eventCount}), 0)::text` })
+        .from(usageDaily)
+        .where(and(dailyInCycle(cycle), dimensionFilter(dailyDims, f))));
   const rows = (await db
     .select(recordColumns)
     .from(usageEvents)

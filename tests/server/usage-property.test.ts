@@ -1,7 +1,12 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { billingCycles } from "../../server/db/schema";
-import { NO_FILTERS, type UsageFilters } from "../../server/metering/filters";
+import {
+  type FilterableRecord,
+  keepsRecord,
+  NO_FILTERS,
+  type UsageFilters,
+} from "../../server/metering/filters";
 import { generateUsageEvents } from "../../server/metering/generate";
 import { parseUsd } from "../../server/metering/money";
 import { setPriceRule } from "../../server/metering/prices";
@@ -108,6 +113,25 @@ describe.each(backends())("usage totals reconcile for random filters on $name", 
 
   it("summary = records = series buckets, exactly, for every filter combination tried", async () => {
     let nonEmpty = 0;
+    // Every record of the cycle, unfiltered: the oracle for which records a filter keeps.
+    const everything: (FilterableRecord & { id: string })[] = [];
+    for (let page = 1; ; page++) {
+      const res = await get(
+        `/v1/usage/records?${query(NO_FILTERS, { billing_cycle_uuid: cycle, page, page_size: 500 })}`,
+      );
+      for (const r of res.records)
+        everything.push({
+          id: r.usage_event_uuid,
+          workspaceUuid: r.workspace_uuid,
+          evalType: r.eval_type,
+          operation: r.operation,
+          modality: r.modality ?? "",
+          isJailbreak: r.is_jailbreak,
+          hasGroundTruth: r.has_ground_truth,
+        });
+      if (everything.length >= res.total || !res.records.length) break;
+    }
+    expect(everything).toHaveLength(EVENTS);
     await fc.assert(
       fc.asyncProperty(filters(), async (r) => {
         const f: UsageFilters = {
@@ -120,7 +144,7 @@ describe.each(backends())("usage totals reconcile for random filters on $name", 
           jailbreak: (r.jailbreak ?? undefined) as UsageFilters["jailbreak"],
           search: r.search ?? undefined,
         } as UsageFilters;
-        const records: { cost: string; quantity: number }[] = [];
+        const records: { usage_event_uuid: string; cost: string; quantity: number }[] = [];
         for (let page = 1; ; page++) {
           const res = await get(
             `/v1/usage/records?${query(f, { billing_cycle_uuid: cycle, page, page_size: 500 })}`,
@@ -131,6 +155,16 @@ describe.each(backends())("usage totals reconcile for random filters on $name", 
             break;
           }
         }
+        // Without a search the total comes from the rollup and the rows from the raw events: both
+        // must keep exactly the records the filter rules keep.
+        if (!f.search)
+          expect(records.map((x) => x.usage_event_uuid).sort()).toEqual(
+            everything
+              // The API lower-cases modality choices ("IMAGE" picks "image").
+              .filter((x) => keepsRecord(x, { ...f, modalities: f.modalities.map((m) => m.toLowerCase()) }))
+              .map((x) => x.id)
+              .sort(),
+          );
         const cost = micros(records.map((x) => x.cost));
         const count = records.reduce((s, x) => s + x.quantity, 0);
         if (records.length) nonEmpty += 1;
