@@ -136,6 +136,8 @@ export async function sendUntilAcknowledged(
   events: { event_id: string }[],
   opts: {
     deadline: number;
+    /** A reason to give up at once (say the server could not be restarted), checked before each try. */
+    giveUp?: () => Error | null;
     onAttempt?: () => void;
     /** Each failed attempt: the status and body, or the network error. */
     onFailure?: (failure: { status: number | null; body: string }) => void;
@@ -145,6 +147,8 @@ export async function sendUntilAcknowledged(
   let attempts = 0;
   let last = "";
   while (Date.now() < opts.deadline) {
+    const reason = opts.giveUp?.();
+    if (reason) throw reason;
     attempts++;
     opts.onAttempt?.();
     try {

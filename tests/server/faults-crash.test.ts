@@ -63,8 +63,8 @@ if (databaseUrl)
   });
 
 const CLIENTS = 2;
-const BATCHES_PER_CLIENT = 16;
-const BATCH = 250;
+const BATCHES_PER_CLIENT = 12;
+const BATCH = 200;
 const TOTAL = CLIENTS * BATCHES_PER_CLIENT * BATCH;
 
 describe.each(targets)("kill -9 during ingestion on $name", (target) => {
@@ -104,6 +104,8 @@ describe.each(targets)("kill -9 during ingestion on $name", (target) => {
     let busyMs = 0;
     let quick = 0;
     let crashing: Promise<void> | null = null;
+    // A restart that fails (the data could not be reopened, say) ends the test with its output.
+    let crashFailure: Error | null = null;
     const restarts: number[] = [];
     const crash = async () => {
       const typical = quick ? busyMs / quick : 100;
@@ -111,14 +113,16 @@ describe.each(targets)("kill -9 during ingestion on $name", (target) => {
       server.kill("SIGKILL");
       await server.exited;
       const t = Date.now();
-      server = await startServer(env);
+      server = await startServer(env, 120_000);
       servers.push(server);
       restarts.push(Date.now() - t);
     };
     const onAttempt = () => {
       if (!crashing && kills.length && acknowledged >= (kills[0] ?? 0)) {
         kills.shift();
-        crashing = crash().finally(() => (crashing = null));
+        crashing = crash()
+          .catch((err: Error) => void (crashFailure = err))
+          .finally(() => (crashing = null));
       }
     };
 
@@ -129,7 +133,13 @@ describe.each(targets)("kill -9 during ingestion on $name", (target) => {
         const results = [];
         for (const events of batches(c)) {
           const t = Date.now();
-          results.push(await sendUntilAcknowledged(() => api, headers, events, { deadline, onAttempt }));
+          results.push(
+            await sendUntilAcknowledged(() => api, headers, events, {
+              deadline,
+              onAttempt,
+              giveUp: () => crashFailure,
+            }),
+          );
           if (results.at(-1)?.attempts === 1) {
             busyMs += Date.now() - t;
             quick++;
