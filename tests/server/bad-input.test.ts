@@ -17,6 +17,9 @@ import { rowsOf, setUpTenants, type Tenants } from "./tenants";
 const SEED = 20_260_701;
 const PRODUCT_RUNS = 16_000;
 const IDENTITY_RUNS = 4_000;
+// Thousands of requests per test: far more than the suite's default per-test limit, and on a
+// busy 2-core machine a run takes 45-90 s.
+const RUN_TIMEOUT = 240_000;
 
 type Input = {
   method: InjectOptions["method"];
@@ -339,28 +342,36 @@ describe.each(backends())("bad input on $name", (backend) => {
     );
   }
 
-  it("never answers 5xx, always the error JSON, never a partial write: product API", async () => {
-    const routes = routeTable(p.api.app);
-    const headers = { authorization: `Bearer ${t.tokens.get("admin@acme.test")}` };
-    const per = Math.ceil(PRODUCT_RUNS / routes.length);
-    for (const route of routes) await run(p.api.app, productInputs(route, t, headers), per, "api");
-  });
+  it(
+    "never answers 5xx, always the error JSON, never a partial write: product API",
+    async () => {
+      const routes = routeTable(p.api.app);
+      const headers = { authorization: `Bearer ${t.tokens.get("admin@acme.test")}` };
+      const per = Math.ceil(PRODUCT_RUNS / routes.length);
+      for (const route of routes) await run(p.api.app, productInputs(route, t, headers), per, "api");
+    },
+    RUN_TIMEOUT,
+  );
 
-  it("never answers 5xx, always the error JSON, never a partial write: identity", async () => {
-    const calls = registeredRoutes(p.identity.app).filter(
-      (r) =>
-        ["/api/fe/v3/", "/api/v1/", "/api/backend/"].some((prefix) => r.url.startsWith(prefix)) &&
-        !IDENTITY_EXCLUDED.has(`${r.method} ${r.url}`),
-    );
-    const per = Math.ceil(IDENTITY_RUNS / calls.length);
-    for (const call of calls) {
-      const headers: Record<string, string> =
-        call.url.startsWith("/api/backend/") || call.url === "/api/v1/token_verification_metadata"
-          ? { authorization: `Bearer ${p.identity.ctx.backendApiKey}` }
-          : { cookie: t.cookies.admin, ...t.csrf, "x-forwarded-for": "198.51.100.99" };
-      await run(p.identity.app, identityInputs(call.method, call.url, headers), per, "identity");
-    }
-  });
+  it(
+    "never answers 5xx, always the error JSON, never a partial write: identity",
+    async () => {
+      const calls = registeredRoutes(p.identity.app).filter(
+        (r) =>
+          ["/api/fe/v3/", "/api/v1/", "/api/backend/"].some((prefix) => r.url.startsWith(prefix)) &&
+          !IDENTITY_EXCLUDED.has(`${r.method} ${r.url}`),
+      );
+      const per = Math.ceil(IDENTITY_RUNS / calls.length);
+      for (const call of calls) {
+        const headers: Record<string, string> =
+          call.url.startsWith("/api/backend/") || call.url === "/api/v1/token_verification_metadata"
+            ? { authorization: `Bearer ${p.identity.ctx.backendApiKey}` }
+            : { cookie: t.cookies.admin, ...t.csrf, "x-forwarded-for": "198.51.100.99" };
+        await run(p.identity.app, identityInputs(call.method, call.url, headers), per, "identity");
+      }
+    },
+    RUN_TIMEOUT,
+  );
 
   it("says what is wrong with a field of the wrong type, and which field is missing", async () => {
     const call = (payload: unknown) => t.call("admin", "POST", "/v1/workspaces/", payload);
