@@ -10,7 +10,7 @@ import { LoadingScreen } from "./components/feedback/loading-screen";
 import { ThemeShell } from "./components/theme-shell";
 import { loadConsoleConfig } from "./providers/config-loader";
 import { createServices } from "./providers/create-services";
-import { routes } from "./routes";
+import { preloadPage, routes } from "./routes";
 
 const container = document.getElementById("root");
 if (!container) throw new Error("index.html has no #root element");
@@ -25,6 +25,8 @@ const show = (node: React.ReactNode) =>
 
 async function start() {
   show(<LoadingScreen />);
+  // The page's chunk downloads while the config, the session and the current user load.
+  preloadPage(window.location.pathname);
   try {
     // The addresses of the API and identity service are only known at run time.
     const config = await loadConsoleConfig();
