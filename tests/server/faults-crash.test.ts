@@ -121,8 +121,12 @@ describe.each(targets)("kill -9 during ingestion on $name", (target) => {
       if (!crashing && kills.length && acknowledged >= (kills[0] ?? 0)) {
         kills.shift();
         crashing = crash()
-          .catch((err: Error) => void (crashFailure = err))
-          .finally(() => (crashing = null));
+          .catch((err: Error) => {
+            crashFailure = err;
+          })
+          .finally(() => {
+            crashing = null;
+          });
       }
     };
 
