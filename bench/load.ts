@@ -19,6 +19,7 @@ import pino from "pino";
 import { buildProduct } from "../server/app";
 import { loadConfig } from "../server/platform/config";
 import { seedDemoUsage } from "../server/seed";
+import { demoAdmin } from "./demo-admin";
 
 export const PASSWORD = "bench-password";
 
@@ -35,12 +36,6 @@ export type Ready = {
 
 /** Messages the server process answers. */
 type Request = { id: number; op: "memory" } | { id: number; op: "stop" };
-
-function cookieOf(res: { headers: Record<string, unknown> }): string {
-  const set = res.headers["set-cookie"];
-  const list = Array.isArray(set) ? set : set ? [String(set)] : [];
-  return list.map((c: string) => c.split(";")[0]).join("; ");
-}
 
 /** The server process: the product with a small demo, plus a bare Fastify route. */
 async function serve() {
@@ -73,26 +68,7 @@ async function serve() {
     { events: Number(process.env.DEMO_EVENTS ?? 2000) },
   );
 
-  const login = await product.identity.app.inject({
-    method: "POST",
-    url: "/login",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    payload: new URLSearchParams({ email: "admin@acme.test", password: PASSWORD }).toString(),
-  });
-  const cookie = cookieOf(login);
-  const auth = (
-    await product.identity.app.inject({ method: "GET", url: "/api/v1/refresh_token", headers: { cookie } })
-  ).json();
-  const orgId = Object.keys(auth.org_id_to_org_member_info ?? {})[0];
-  if (!orgId) throw new Error("the demo administrator has no organization");
-  const key = await product.identity.app.inject({
-    method: "POST",
-    url: "/api/fe/v3/api_keys",
-    headers: { cookie, "x-csrf-token": "-.-" },
-    payload: { org_id: orgId, expiration_option: "OneMonth" },
-  });
-  if (key.statusCode !== 200) throw new Error(`organization API key: ${key.statusCode} ${key.body}`);
-  const bearer = auth.access_token as string;
+  const { cookie, bearer, apiKey } = await demoAdmin(product, PASSWORD);
 
   // The bare route answers the very body the product's list call gives, from memory.
   const list = await product.api.app.inject({
@@ -114,7 +90,7 @@ async function serve() {
     database: product.database.kind === "pglite" ? "PGlite" : "PostgreSQL",
     bearer,
     cookie,
-    apiKey: key.json().api_key_token as string,
+    apiKey,
   };
   process.send?.({ ready });
 

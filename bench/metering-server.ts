@@ -17,6 +17,7 @@ import pino from "pino";
 import { buildProduct } from "../server/app";
 import { loadPriceRules, setPriceRule } from "../server/metering/prices";
 import { loadConfig } from "../server/platform/config";
+import { demoAdmin } from "./demo-admin";
 
 type Request =
   | { id: number; op: "sql"; text: string }
@@ -40,12 +41,6 @@ const sampler = setInterval(() => {
 }, 20);
 sampler.unref();
 
-function cookieOf(res: { headers: Record<string, unknown> }): string {
-  const set = res.headers["set-cookie"];
-  const list = Array.isArray(set) ? set : set ? [String(set)] : [];
-  return list.map((c: string) => c.split(";")[0]).join("; ");
-}
-
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), "eval-console-metering-"));
   const config = loadConfig({
@@ -60,26 +55,7 @@ async function main() {
   const product = await buildProduct(config, pino({ level: "silent" }));
   await product.seed(false);
 
-  const login = await product.identity.app.inject({
-    method: "POST",
-    url: "/login",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    payload: new URLSearchParams({ email: "admin@acme.test", password: PASSWORD }).toString(),
-  });
-  const cookie = cookieOf(login);
-  const auth = (
-    await product.identity.app.inject({ method: "GET", url: "/api/v1/refresh_token", headers: { cookie } })
-  ).json();
-  const orgId = Object.keys(auth.org_id_to_org_member_info ?? {})[0];
-  if (!orgId) throw new Error("the demo administrator has no organization");
-  const key = await product.identity.app.inject({
-    method: "POST",
-    url: "/api/fe/v3/api_keys",
-    headers: { cookie, "x-csrf-token": "-.-" },
-    payload: { org_id: orgId, expiration_option: "OneMonth" },
-  });
-  if (key.statusCode !== 200) throw new Error(`organization API key: ${key.statusCode} ${key.body}`);
-  const apiKey = key.json().api_key_token as string;
+  const { orgId, apiKey } = await demoAdmin(product, PASSWORD);
 
   // More workspaces than the demo's three, so that "top 6 + No Workspace" has something to cut.
   const store = product.api.workspaces;
