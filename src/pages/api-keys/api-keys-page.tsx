@@ -1,14 +1,15 @@
 // "/account/api-keys": the signed-in user's personal API keys, kept by the identity service.
-import { KeyOutlined, ReloadOutlined, SearchOutlined } from "@ant-design/icons";
+import { KeyOutlined, ReloadOutlined } from "@ant-design/icons";
 import { useModalForm } from "@refinedev/antd";
 import { type HttpError, useDelete, useTable } from "@refinedev/core";
-import { Alert, Button, Card, Flex, Input } from "antd";
+import { Alert, Button, Card, Flex } from "antd";
 import { useEffect, useMemo, useState } from "react";
 import { ApiKeysTable } from "../../components/api-keys/api-keys-table";
 import { CreateApiKeyDialog, type CreateApiKeyValues } from "../../components/api-keys/create-api-key-dialog";
 import { DeleteApiKeyDialog } from "../../components/api-keys/delete-api-key-dialog";
 import { NewApiKeyDialog } from "../../components/api-keys/new-api-key-dialog";
 import { PageTitle } from "../../components/page-title";
+import { SearchBox } from "../../components/search-box";
 import {
   API_KEY_PAGE_SIZE,
   API_KEY_SEARCH_DEBOUNCE_MS,
@@ -19,13 +20,11 @@ import {
   searchFilters,
   withSearch,
 } from "../../lib/api-keys";
-import { debounce } from "../../lib/debounce";
 import { useServices } from "../../providers/services";
 
 export function ApiKeysPage() {
   const { config } = useServices();
   const meta = useMemo(() => ({ identityUrl: config.authUrl }), [config.authUrl]);
-  const [text, setText] = useState("");
   // What the table shows: the applied search and the zero-based page.
   const [list, setList] = useState<KeyListState>({ search: "", page: 0 });
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
@@ -41,16 +40,6 @@ export function ApiKeysPage() {
     errorNotification: false,
   });
 
-  // The search applies 300 ms after the last keystroke; a changed search starts at page 0.
-  const applySearch = useMemo(
-    () =>
-      debounce(
-        (value: string) => setList((current) => withSearch(current, value)),
-        API_KEY_SEARCH_DEBOUNCE_MS,
-      ),
-    [],
-  );
-  useEffect(() => () => applySearch.cancel(), [applySearch]);
   useEffect(() => {
     setFilters(searchFilters(list.search), "replace");
     setCurrentPage(list.page + 1);
@@ -113,17 +102,12 @@ export function ApiKeysPage() {
         }
       />
       <Card>
-        <Input
-          allowClear
-          aria-label="Search by Key ID"
+        {/* The search applies 300 ms after the last keystroke; a changed search starts at page 0. */}
+        <SearchBox
+          label="Search by Key ID"
           placeholder="Search by Key ID"
-          prefix={<SearchOutlined aria-hidden />}
-          value={text}
-          onChange={(event) => {
-            setText(event.target.value);
-            applySearch(event.target.value);
-          }}
-          style={{ maxWidth: 360, marginBottom: 16 }}
+          delayMs={API_KEY_SEARCH_DEBOUNCE_MS}
+          onSearch={(value) => setList((current) => withSearch(current, value))}
         />
         {tableQuery.isError ? (
           <Alert

@@ -1,20 +1,10 @@
 // Cost & Usage Records: Refine's useTable on /v1/usage/records (paged, sorted, searched and
 // filtered on the server), sortable headers with arrows, a details card per row, Export to CSV.
-import { ArrowDownOutlined, ArrowUpOutlined, SearchOutlined, SwapOutlined } from "@ant-design/icons";
+import { ArrowDownOutlined, ArrowUpOutlined, SwapOutlined } from "@ant-design/icons";
 import { type CrudSort, type HttpError, useTable } from "@refinedev/core";
-import {
-  Alert,
-  Button,
-  Card,
-  Empty,
-  Flex,
-  Input,
-  Popover,
-  Table,
-  type TableColumnType,
-  Typography,
-} from "antd";
+import { Alert, Button, Card, Empty, Flex, Popover, Table, type TableColumnType, Typography } from "antd";
 import { type HTMLAttributes, type ReactNode, useEffect, useMemo, useState } from "react";
+import { SearchBox } from "../../components/search-box";
 import { formatUtcDateTime } from "../../lib/billing/dates";
 import {
   type BillingFilters,
@@ -28,7 +18,6 @@ import { evalTypeLabel, operationLabel, orDash } from "../../lib/billing/labels"
 import { formatMoney, formatUnitPrice, toMicros } from "../../lib/billing/money";
 import { RECORDS_PAGE_SIZE } from "../../lib/billing/paging";
 import type { UsageRecord } from "../../lib/billing/types";
-import { debounce } from "../../lib/debounce";
 import { USAGE_RECORDS } from "../../providers/data-provider";
 import { EventDetails } from "./event-details";
 import { ExportControl } from "./export-control";
@@ -111,13 +100,7 @@ function HoverRow({ record, ...props }: RowProps) {
 type Props = { cycleUuid: string | undefined; filters: BillingFilters };
 
 export function RecordsTable({ cycleUuid, filters }: Props) {
-  const [text, setText] = useState("");
   const [search, setSearch] = useState("");
-  const applySearch = useMemo(
-    () => debounce((value: string) => setSearch(value.trim()), SEARCH_DEBOUNCE_MS),
-    [],
-  );
-  useEffect(() => () => applySearch.cancel(), [applySearch]);
 
   const crudFilters = useMemo(
     () => (cycleUuid ? usageCrudFilters(cycleUuid, filters, search) : []),
@@ -181,17 +164,11 @@ export function RecordsTable({ cycleUuid, filters }: Props) {
         <ExportControl query={cycleUuid ? usageQuery(cycleUuid, filters, search) : null} total={total} />
       }
     >
-      <Input
-        allowClear
-        aria-label="Search records"
+      <SearchBox
+        label="Search records"
         placeholder="Search..."
-        prefix={<SearchOutlined aria-hidden />}
-        value={text}
-        onChange={(event) => {
-          setText(event.target.value);
-          applySearch(event.target.value);
-        }}
-        style={{ maxWidth: 360, marginBottom: 16 }}
+        delayMs={SEARCH_DEBOUNCE_MS}
+        onSearch={(value) => setSearch(value.trim())}
       />
       {tableQuery.isError ? (
         <Alert
