@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { boolean, index, integer, pgSchema, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 
 // Identity tables live in their own PostgreSQL schema: the product API never reads them,
@@ -19,6 +20,12 @@ export const user = identity.table("user", {
   /** JSON object of custom user properties (PropelAuth `properties`). */
   properties: text("properties"),
   twoFactorEnabled: boolean("two_factor_enabled").notNull().default(false),
+  /**
+   * Bumped whenever the rights an access token carries change (role change, removal, deletion,
+   * logout, password reset): tokens carry the version they were minted with (`tv`) and an older
+   * one is refused on every product API call.
+   */
+  tokenVersion: integer("token_version").notNull().default(0),
   /** better-auth admin plugin: "admin" marks a provider operator (may impersonate). */
   role: text("role"),
   /** Disabled users (PropelAuth `enabled: false`): cannot sign in, their API keys stop working. */
@@ -83,22 +90,33 @@ export const verification = identity.table(
   (t) => [index("verification_identifier_idx").on(t.identifier)],
 );
 
-export const organization = identity.table("organization", {
-  id: text("id").primaryKey(),
-  name: text("name").notNull(),
-  slug: text("slug").notNull().unique(),
-  logo: text("logo"),
-  createdAt: createdAt(),
-  metadata: text("metadata"),
-  /** "single_role_in_hierarchy" or "multi_role". */
-  roleStructure: text("role_structure").notNull().default("single_role_in_hierarchy"),
-  /** The organization's email domain, for autojoin and restrict-to-domain. */
-  domain: text("domain"),
-  autojoinByDomain: boolean("autojoin_by_domain").notNull().default(false),
-  restrictToDomain: boolean("restrict_to_domain").notNull().default(false),
-  require2faBy: timestamp("require_2fa_by", { withTimezone: true }),
-  maxUsers: integer("max_users"),
-});
+export const organization = identity.table(
+  "organization",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    slug: text("slug").notNull().unique(),
+    logo: text("logo"),
+    createdAt: createdAt(),
+    metadata: text("metadata"),
+    /** "single_role_in_hierarchy" or "multi_role". */
+    roleStructure: text("role_structure").notNull().default("single_role_in_hierarchy"),
+    /** The organization's email domain, for autojoin and restrict-to-domain. */
+    domain: text("domain"),
+    autojoinByDomain: boolean("autojoin_by_domain").notNull().default(false),
+    restrictToDomain: boolean("restrict_to_domain").notNull().default(false),
+    require2faBy: timestamp("require_2fa_by", { withTimezone: true }),
+    maxUsers: integer("max_users"),
+    /** Value the organization publishes in a DNS TXT record to prove it owns `domain`. */
+    domainVerificationToken: text("domain_verification_token"),
+    /** When the DNS proof was checked; only a verified domain may be routed to the org's SSO. */
+    domainVerifiedAt: timestamp("domain_verified_at", { withTimezone: true }),
+  },
+  // A domain is verified by at most one organization.
+  (t) => [
+    uniqueIndex("organization_verified_domain_uq").on(t.domain).where(sql`${t.domainVerifiedAt} is not null`),
+  ],
+);
 
 export const member = identity.table(
   "member",
@@ -158,6 +176,8 @@ export const twoFactor = identity.table(
     verified: boolean("verified").default(true),
     failedVerificationCount: integer("failed_verification_count").default(0),
     lockedUntil: timestamp("locked_until", { withTimezone: true }),
+    /** Last accepted TOTP time step: a code is accepted once (no replay inside its window). */
+    lastUsedStep: integer("last_used_step"),
   },
   (t) => [index("two_factor_user_idx").on(t.userId), index("two_factor_secret_idx").on(t.secret)],
 );
@@ -234,3 +254,39 @@ export const samlConnection = identity.table("saml_connection", {
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
+
+/**
+ * An account linked to an organization's SSO: only linked accounts (or accounts the SSO created)
+ * may be signed in through that organization's identity provider.
+ */
+export const ssoLink = identity.table(
+  "sso_link",
+  {
+    id: text("id").primaryKey(),
+    orgId: text("org_id")
+      .notNull()
+      .references(() => organization.id, { onDelete: "cascade" }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => user.id, { onDelete: "cascade" }),
+    /** The IdP's subject (NameID) the account is linked to. */
+    nameId: text("name_id").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("sso_link_org_user_uq").on(t.orgId, t.userId)],
+);
+
+/** Every write made while impersonating, with the operator's id. */
+export const impersonationWrite = identity.table(
+  "impersonation_write",
+  {
+    id: text("id").primaryKey(),
+    operatorUserId: text("operator_user_id").notNull(),
+    targetUserId: text("target_user_id").notNull(),
+    method: text("method").notNull(),
+    path: text("path").notNull(),
+    status: integer("status").notNull(),
+    at: timestamp("at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("impersonation_write_operator_idx").on(t.operatorUserId, t.at)],
+);

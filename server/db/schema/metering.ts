@@ -178,3 +178,29 @@ export const workspaceGroupMembers = pgTable(
     index("workspace_group_members_workspace_idx").on(t.workspaceUuid),
   ],
 );
+
+/**
+ * Provider credentials for usage ingestion: the platform's eval services send usage with one of
+ * these in `x-api-key`. Created by the operator CLI, shown once, only a SHA-256 of the token kept.
+ * organization_uuid null: the key may write usage for every organization.
+ */
+export const ingestKeys = pgTable(
+  "ingest_keys",
+  {
+    ingestKeyUuid: uuid("ingest_key_uuid").primaryKey().default(sql`gen_random_uuid()`),
+    name: text("name").notNull(),
+    tokenHash: text("token_hash").notNull().unique(),
+    organizationUuid: text("organization_uuid"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    revokedAt: timestamp("revoked_at", { withTimezone: true }),
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
+  },
+  (t) => [index("ingest_keys_org_idx").on(t.organizationUuid)],
+);
+
+/** Fixed-window request counters for /v1 rate limits, shared by every API process. */
+export const apiRateBuckets = pgTable("api_rate_buckets", {
+  key: text("key").primaryKey(),
+  count: bigint("count", { mode: "number" }).notNull(),
+  windowStart: timestamp("window_start", { withTimezone: true }).notNull(),
+});

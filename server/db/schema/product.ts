@@ -60,6 +60,8 @@ export const auditLog = pgTable(
     actorEmail: text("actor_email"),
     /** "bearer", "api_key" or "operator". */
     actorVia: text("actor_via").notNull(),
+    /** The operator acting as `actor_user_id` through impersonation, if any. */
+    impersonatorUserId: text("impersonator_user_id"),
     action: text("action").notNull(),
     targetType: text("target_type").notNull(),
     targetId: text("target_id").notNull(),
