@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { z } from "zod";
 import { parseSocialProviders, type SocialProvidersConfig } from "../identity/social/providers";
 
@@ -33,6 +34,19 @@ const postgresUrl = z
   }, "DATABASE_URL must look like postgres://user@host:5432/database")
   .optional();
 
+/** A DNS server as node:dns `setServers` takes it ("1.2.3.4", "1.2.3.4:53", "[::1]:53"), or null. */
+function dnsServer(v: string): string | null {
+  const m = v.trim().match(/^(?:\[([0-9a-fA-F:.]+)\]|([0-9.]+)|([0-9a-fA-F:]+))(?::(\d{1,5}))?$/);
+  if (!m) return null;
+  const host = m[1] ?? m[2] ?? m[3] ?? "";
+  if (m[3] && m[4] !== undefined) return null; // a bare IPv6 address can't carry a port
+  if (isIP(host) === 0) return null;
+  const port = m[4] === undefined ? null : Number(m[4]);
+  if (port !== null && (port < 1 || port > 65535)) return null;
+  const h = isIP(host) === 6 ? `[${host}]` : host;
+  return port === null ? host : `${h}:${port}`;
+}
+
 const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   HOST: z.string().min(1).default("0.0.0.0"),
@@ -62,6 +76,13 @@ const envSchema = z.object({
     .optional(),
   EMAIL_FROM: z.string().default("Eval Console <no-reply@localhost>"),
   BACKEND_API_KEY: z.string().min(32, "BACKEND_API_KEY must be at least 32 characters").optional(),
+  DNS_RESOLVER: z
+    .string()
+    .refine(
+      (v) => dnsServer(v) !== null,
+      "DNS_RESOLVER must be an IP address with an optional port, e.g. 127.0.0.1:5353 or [::1]:53",
+    )
+    .optional(),
   CONSOLE_DIR: z.string().default("./dist"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
@@ -89,6 +110,8 @@ export type Config = {
   emailFrom: string;
   /** Server-to-server secret guarding the identity backend API; generated and stored when unset. */
   backendApiKey: string | undefined;
+  /** DNS server for domain-ownership checks (node:dns setServers form); the system's when unset. */
+  dnsResolver: string | undefined;
   consoleDir: string;
   logLevel: string;
   /** Social sign-in providers whose client id and secret are both set (<PROVIDER>_CLIENT_ID/_SECRET). */
@@ -143,6 +166,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     smtpUrl: e.SMTP_URL,
     emailFrom: e.EMAIL_FROM,
     backendApiKey: e.BACKEND_API_KEY,
+    dnsResolver: e.DNS_RESOLVER ? (dnsServer(e.DNS_RESOLVER) ?? undefined) : undefined,
     consoleDir: e.CONSOLE_DIR,
     logLevel: e.LOG_LEVEL,
     socialProviders: social.providers,
