@@ -1,7 +1,13 @@
-// Email domains for autojoin and restrict-to-domain. A personal mailbox provider's domain can't
-// stand for an organization: anyone can get an address there.
+import { createRequire } from "node:module";
+
+// Email domains for autojoin, restrict-to-domain and SSO. A personal mailbox provider's domain
+// can't stand for an organization: anyone can get an address there. The list is the maintained
+// `email-providers` package (about 8,800 free-mail domains) plus a few we name ourselves.
+
+const FREE_MAIL: string[] = createRequire(import.meta.url)("email-providers/all.json");
 
 const PERSONAL_DOMAINS = new Set([
+  ...FREE_MAIL.map((d) => d.toLowerCase()),
   "gmail.com",
   "googlemail.com",
   "outlook.com",
@@ -33,6 +39,11 @@ const PERSONAL_DOMAINS = new Set([
   "qq.com",
   "163.com",
   "126.com",
+  "tutanota.com",
+  "tuta.io",
+  "duck.com",
+  "skiff.com",
+  "hushmail.com",
 ]);
 
 export function emailDomain(email: string): string {
@@ -46,5 +57,5 @@ export function emailDomain(email: string): string {
 }
 
 export function isPersonalDomain(domain: string): boolean {
-  return PERSONAL_DOMAINS.has(domain.toLowerCase());
+  return PERSONAL_DOMAINS.has(domain.trim().toLowerCase().replace(/\.$/, ""));
 }
