@@ -21,7 +21,9 @@ export async function buildProduct(config: Config, logger: FastifyBaseLogger, da
     ));
   await db.migrate();
   const identity = await createIdentityService(config, db, logger);
-  const api = await createApiService(config, db, identity.gateway, logger);
+  const api = await createApiService(config, db, identity.gateway, logger, {
+    operatorKey: identity.ctx.backendApiKey,
+  });
 
   const seed = (generate: boolean): Promise<SeedResult> =>
     seedDemo(

@@ -200,7 +200,7 @@ export async function seedDemoUsage(
     let batch: unknown[] = [];
     const flush = async () => {
       // Backfill: the demo's history lies in cycles that are already closed.
-      const r = await ingestUsage(db, org.id, batch, { now, backfill: true });
+      const r = await ingestUsage(db, org.id, batch, { now, backfill: true, adjustments: "unaudited" });
       accepted += r.accepted;
       generated += batch.length;
       batch = [];

@@ -22,7 +22,8 @@ export type AuditAction =
   | "workspace.restore"
   | "workspace.member_add"
   | "workspace.member_remove"
-  | "workspace.current_set";
+  | "workspace.current_set"
+  | "usage.adjustment";
 
 export function actorOf(p: Principal): Actor {
   return { userId: p.userId, email: p.email, via: p.via, impersonatorUserId: p.impersonatorUserId };
@@ -35,7 +36,7 @@ export async function writeAudit(
     organizationUuid: string;
     actor: Actor;
     action: AuditAction;
-    targetType: "workspace" | "workspace_member";
+    targetType: "workspace" | "workspace_member" | "usage_event";
     targetId: string;
     details?: Record<string, unknown>;
   },

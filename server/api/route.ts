@@ -23,6 +23,17 @@ export type RouteSpec<P extends AnyZod, Q extends AnyZod, B extends AnyZod> = {
   body?: B;
   /** Largest request body in bytes, when a route takes more than the app's default. */
   bodyLimit?: number;
+  /**
+   * Authenticates the call in Fastify's onRequest hook, before the body is read, instead of the
+   * router's own authentication (`principal` is then null: the route keeps what it learnt, e.g.
+   * per request). `auth` still describes the route in the OpenAPI document.
+   */
+  onRequest?: (req: FastifyRequest) => Promise<void>;
+  /**
+   * Registers the route in its own plugin scope after calling this on it, e.g. to accept a content
+   * type on this route only.
+   */
+  scope?: (instance: FastifyInstance) => void;
   /** Body is optional (e.g. the same field may come from the query). */
   bodyOptional?: boolean;
   /** Status → description and schema (no schema: empty body). */
@@ -115,15 +126,31 @@ export function createRouter(app: FastifyInstance, authenticate: Authenticate) {
 
   function route<P extends AnyZod, Q extends AnyZod, B extends AnyZod>(spec: RouteSpec<P, Q, B>) {
     routes.push(spec);
-    for (const path of [spec.path, ...(spec.aliases ?? [])]) {
-      app.route({
+    const on = (instance: FastifyInstance) => {
+      spec.scope?.(instance);
+      for (const path of [spec.path, ...(spec.aliases ?? [])]) add(instance, path);
+    };
+    if (spec.scope) app.register(async (instance) => on(instance));
+    else on(app);
+
+    function add(instance: FastifyInstance, path: string) {
+      const early = spec.onRequest;
+      instance.route({
         method: spec.method,
         url: toFastifyPath(path),
         ...(spec.bodyLimit ? { bodyLimit: spec.bodyLimit } : {}),
+        ...(early
+          ? {
+              onRequest: async (req: FastifyRequest, reply: FastifyReply) => {
+                reply.header("cache-control", "no-store");
+                await early(req);
+              },
+            }
+          : {}),
         handler: async (req, reply) => {
           reply.header("cache-control", "no-store");
           const principal =
-            spec.auth === "none"
+            spec.auth === "none" || early
               ? (null as unknown as Principal)
               : await authenticate(req, { apiKey: spec.auth === "bearer_or_api_key" });
           const params = parse(spec.params, req.params ?? {}, "path parameter");
@@ -141,7 +168,8 @@ export function createRouter(app: FastifyInstance, authenticate: Authenticate) {
     }
   }
 
-  return { route, routes };
+  /** The router's own authentication, for routes that authenticate themselves in onRequest. */
+  return { route, routes, authenticate };
 }
 
 export type Router = ReturnType<typeof createRouter>;

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from "fastify";
+import { createIngestKeyVerifier } from "../metering/ingest-keys";
 import type { Config } from "../platform/config";
 import type { Database } from "../platform/database";
 import { installApiErrors } from "../platform/errors";
@@ -10,6 +11,7 @@ import { registerBillingCycles } from "./billing-cycles";
 import { registerConsoleFiles } from "./console-files";
 import { registerOpenApi } from "./openapi";
 import { registerOperator } from "./operator";
+import { registerOperatorIngestKeys } from "./operator-ingest-keys";
 import { registerOrganizationUsers } from "./organization-users";
 import { createAuthenticator } from "./principal";
 import { createRouter } from "./route";
@@ -26,6 +28,8 @@ export async function createApiService(
   database: Database,
   gateway: IdentityGateway,
   logger: FastifyBaseLogger,
+  /** The backend API key, with which operators' tools (the CLI) reach this server. */
+  opts: { operatorKey?: string } = {},
 ) {
   const app = createHttpApp(logger.child({ component: "api" }));
   await allowOrigins(app, config.allowedOrigins, ["Content-Type", "Authorization", "X-API-Key"]);
@@ -41,7 +45,11 @@ export async function createApiService(
   registerWorkspaces(router, deps);
   registerWorkspaceMembers(router, deps);
   registerOperator(router, deps);
-  registerUsageIngest(router, { db: database.db, gateway, app });
+  const ingestKeys = createIngestKeyVerifier(database.db);
+  const operatorKey = opts.operatorKey ?? config.backendApiKey;
+  const ingest = { db: database.db, gateway, ingestKeys, ...(operatorKey ? { operatorKey } : {}) };
+  registerOperatorIngestKeys(router, ingest);
+  registerUsageIngest(router, ingest);
   registerUsageQueries(router, { db: database.db });
   registerBillingCycles(router, { db: database.db });
   registerOpenApi(router, config.apiPublicUrl);

@@ -1,20 +1,26 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { MAX_EVENTS_PER_BATCH } from "../metering/events";
+import { isStorableText } from "../metering/events";
 import { parseNdjson } from "../metering/import";
 import { ingestUsage } from "../metering/ingest";
+import { type IngestKeyVerifier, isIngestKeyToken } from "../metering/ingest-keys";
+import {
+  EARLIEST_OCCURRED_AT,
+  INGEST_BODY_LIMIT,
+  MAX_EVENT_COST_USD,
+  MAX_EVENTS_PER_BATCH,
+  MAX_QUANTITY,
+} from "../metering/limits";
 import type { Db } from "../platform/database";
 import { ApiError } from "../platform/errors";
 import type { IdentityGateway } from "../platform/identity-gateway";
 import { forbidden } from "./access";
-import { isOrgAdmin, type Principal } from "./principal";
+import type { Actor } from "./audit";
+import { type BearerCaller, createBearerCallerAuth, notOperator } from "./operator-auth";
 import type { Router } from "./route";
 import { ErrorSchema } from "./schemas";
 
 const e = (description: string) => ({ description, schema: ErrorSchema });
-
-// 10,000 events of about 1 KiB each, with room to spare.
-const BODY_LIMIT = 16 * 1024 * 1024;
 
 export const UsageBatchSchema = z
   .strictObject({
@@ -53,63 +59,84 @@ export const UsageIngestResultSchema = z
   .meta({ id: "UsageIngestResult" });
 
 export const UsageIngestQuerySchema = z.strictObject({
-  backfill: z
-    .enum(["true", "false"], { error: 'backfill must be "true" or "false".' })
-    .optional()
-    .meta({ description: "Provider operators only: accept events in closed billing cycles." }),
-  organization_uuid: z.string().min(1).optional().meta({
-    description: "Provider operators only: the organization the events belong to (default: your own).",
+  backfill: z.enum(["true", "false"], { error: 'backfill must be "true" or "false".' }).optional().meta({
+    description:
+      "Provider operators only: accept events in closed billing cycles (not before the first cycle).",
   }),
+  organization_uuid: z
+    .string()
+    .min(1)
+    .max(200)
+    .refine(isStorableText, { error: "organization_uuid must not contain NUL characters." })
+    .optional()
+    .meta({
+      description:
+        "The organization the events belong to: required with an all-organizations ingestion key (and " +
+        "for operators without an organization of their own); with a key scoped to one organization it " +
+        "may only name that one.",
+    }),
 });
 
 export const NDJSON = "application/x-ndjson";
 
-/** Usage is written by org API keys and administrators of the organization, nobody else. */
-function requireUsageWriter(p: Principal) {
-  if (!p.org) throw forbidden("You are not a member of an organization.");
-  if (p.via === "api_key" && !p.orgKey)
-    throw forbidden("Usage events are sent with an organization API key, not a personal one.");
-  if (!isOrgAdmin(p))
-    throw forbidden(
-      "Only organization administrators (or their organization API keys) can send usage events.",
-    );
-  return p.org;
-}
+/** Who sends a batch: an ingestion key (an eval service) or a provider operator. */
+type Sender =
+  | { kind: "ingest_key"; organizationUuid: string | null }
+  | { kind: "operator"; actor: Actor; ownOrg: string | null };
+
+const CUSTOMER_REFUSED =
+  "Usage is sent by the provider's eval services with an ingestion key (x-api-key: eci_...), not with customer sign-ins or customer API keys.";
 
 /**
- * The organization an operator call acts in. Backfills and other organizations are for provider
- * operators (bearer, not impersonating); anyone else gets a 403 that says so.
+ * Authenticates an ingestion call from its headers alone (Fastify's onRequest, before the body is
+ * read): an ingestion key in x-api-key, validated against the product's own table (never the
+ * identity service); or a provider operator's bearer token or the backend API key. Customer
+ * bearer tokens and customer API keys are refused with 403.
  */
-async function operatorOrganization(
-  p: Principal,
-  gateway: IdentityGateway,
-  query: z.output<typeof UsageIngestQuerySchema>,
-): Promise<string> {
-  const what =
-    query.backfill === "true" ? "backfill closed billing cycles" : "send usage for another organization";
-  if (p.via !== "bearer" || p.impersonatorUserId || !(await gateway.isOperator(p.userId)))
-    throw forbidden(`Only provider operators (with their own bearer token) can ${what}.`);
-  const orgId = query.organization_uuid ?? p.org?.org_id;
-  if (!orgId)
-    throw new ApiError(
-      400,
-      "invalid_request",
-      "organization_uuid is required for an operator outside any organization.",
-    );
-  if (!(await gateway.findOrganization(orgId)))
-    throw new ApiError(404, "not_found", "Organization not found.");
-  return orgId;
+function createSenderAuth(
+  router: Router,
+  deps: { gateway: IdentityGateway; ingestKeys: IngestKeyVerifier; operatorKey?: string },
+) {
+  const bearer = createBearerCallerAuth(deps.gateway, router.authenticate, deps.operatorKey);
+  return async function sender(req: FastifyRequest): Promise<Sender> {
+    const raw = req.headers["x-api-key"];
+    if (raw !== undefined) {
+      const token = typeof raw === "string" ? raw.trim() : "";
+      if (!token) throw new ApiError(401, "unauthorized", "The API key is not valid.");
+      if (!isIngestKeyToken(token)) throw forbidden(CUSTOMER_REFUSED);
+      const key = await deps.ingestKeys.verify(token);
+      if (!key) throw new ApiError(401, "unauthorized", "The ingestion key is not valid or was revoked.");
+      return { kind: "ingest_key", organizationUuid: key.organizationUuid };
+    }
+    if (!req.headers.authorization)
+      throw new ApiError(401, "unauthorized", "Send an ingestion key in the x-api-key header.");
+    const caller: BearerCaller = await bearer(req);
+    if (caller.kind === "customer") throw forbidden(CUSTOMER_REFUSED);
+    return { kind: "operator", actor: caller.actor, ownOrg: caller.org?.org_id ?? null };
+  };
+}
+
+/** Organizations that exist, remembered for a minute (all-organizations keys name one per call). */
+function createOrgCheck(gateway: IdentityGateway) {
+  const known = new Map<string, number>();
+  return async (orgId: string) => {
+    const now = Date.now();
+    if ((known.get(orgId) ?? 0) > now) return;
+    if (!(await gateway.findOrganization(orgId)))
+      throw new ApiError(404, "not_found", "Organization not found.");
+    if (known.size > 10_000) known.clear();
+    known.set(orgId, now + 60_000);
+  };
 }
 
 /** POST /v1/usage/events: idempotent batch ingestion of priced usage events (JSON or NDJSON). */
 export function registerUsageIngest(
   router: Router,
-  deps: { db: Db; gateway: IdentityGateway; app: FastifyInstance },
+  deps: { db: Db; gateway: IdentityGateway; ingestKeys: IngestKeyVerifier; operatorKey?: string },
 ) {
-  // One event per line; a line that is not a JSON object becomes a rejected event, not a 400.
-  deps.app.addContentTypeParser(NDJSON, { parseAs: "string", bodyLimit: BODY_LIMIT }, (_req, body, done) => {
-    done(null, { events: parseNdjson(body as string) });
-  });
+  const authenticate = createSenderAuth(router, deps);
+  const orgExists = createOrgCheck(deps.gateway);
+  const senders = new WeakMap<FastifyRequest, Sender>();
   router.route({
     method: "POST",
     path: "/v1/usage/events",
@@ -118,36 +145,83 @@ export function registerUsageIngest(
     description:
       `Up to ${MAX_EVENTS_PER_BATCH} events per call, each validated and priced on its own: one bad ` +
       "event never drops the others. An event is stored once per (organization, event_id); sending it " +
-      "again counts it as a duplicate. Events more than 5 minutes in the future, in another " +
-      "organization's workspace, or without a matching price rule are rejected with a reason. " +
-      "Authenticate with an organization API key (x-api-key) of an Admin or Owner, or an " +
-      "administrator's bearer token. Events in a closed billing cycle are rejected unless a provider " +
-      "operator sends them with backfill=true. With Content-Type application/x-ndjson the body is one " +
-      "event per line (blank lines skipped); a line that is not a JSON object is a rejected event at " +
-      "its index, and the response is the same.",
+      "again counts it as a duplicate. Authenticate with an ingestion key in x-api-key (eci_..., created " +
+      "by the provider's operator with `ingest-key create`): a key scoped to one organization writes " +
+      "there; an all-organizations key names the organization with organization_uuid. Customer bearer " +
+      "tokens and customer API keys get 403. Events are rejected with a reason when they are more than " +
+      "5 minutes in the future, before the organization's first billing cycle (or before " +
+      `${EARLIEST_OCCURRED_AT.toISOString().slice(0, 10)} when it has none), in another organization's ` +
+      `workspace, without a matching price rule, with a quantity outside 1..${MAX_QUANTITY}, a priced cost ` +
+      `above $${MAX_EVENT_COST_USD}, or text with NUL characters or unpaired surrogates. An explicit ` +
+      "cost (a credit or charge, with notes) is accepted only from a provider operator (bearer token) and " +
+      "is written to the audit log; from an ingestion key the event is rejected. Events in a closed " +
+      "billing cycle are rejected unless an operator sends them with backfill=true. With Content-Type " +
+      "application/x-ndjson the body is one event per line (blank lines skipped); a line that is not a " +
+      "JSON object is a rejected event at its index, and the response is the same.",
     auth: "bearer_or_api_key",
     query: UsageIngestQuerySchema,
     body: UsageBatchSchema,
-    bodyLimit: BODY_LIMIT,
+    bodyLimit: INGEST_BODY_LIMIT,
+    // The NDJSON parser exists on this route only; the caller is known before the body is read.
+    scope(instance: FastifyInstance) {
+      // One event per line; a line that is not a JSON object becomes a rejected event, not a 400.
+      instance.addContentTypeParser(
+        NDJSON,
+        { parseAs: "string", bodyLimit: INGEST_BODY_LIMIT },
+        (_req, body, done) => {
+          done(null, { events: parseNdjson(body as string) });
+        },
+      );
+    },
+    async onRequest(req) {
+      senders.set(req, await authenticate(req));
+    },
     responses: {
       200: { description: "What happened to each event", schema: UsageIngestResultSchema },
-      400: e("The body is not a batch of at most 10,000 events"),
-      401: e("Not signed in"),
+      400: e("The body is not a batch of at most 10,000 events, or organization_uuid is missing"),
+      401: e("No ingestion key or bearer token, or one that is not valid or was revoked"),
       403: e(
-        "Not an organization administrator or an organization API key; or a backfill or another organization without being a provider operator",
+        "A customer bearer token or API key; an ingestion key of another organization; or a backfill without being a provider operator",
       ),
-      404: e("organization_uuid names no organization (operators)"),
+      404: e("organization_uuid names no organization"),
       413: e("The body is larger than 16 MiB"),
     },
-    async handler({ principal, body, query }) {
-      const operator =
-        query.backfill === "true" ||
-        (query.organization_uuid !== undefined && query.organization_uuid !== principal.org?.org_id);
-      const orgId = operator
-        ? await operatorOrganization(principal, deps.gateway, query)
-        : requireUsageWriter(principal).org_id;
-      if (!body) throw new Error("unreachable: body is required");
-      return ingestUsage(deps.db, orgId, body.events, { backfill: query.backfill === "true" });
+    async handler({ req, body, query }) {
+      const sender = senders.get(req);
+      if (!sender || !body) throw new Error("unreachable: authenticated in onRequest, body required");
+      const backfill = query.backfill === "true";
+      let orgId: string;
+      if (sender.kind === "ingest_key") {
+        if (backfill) throw notOperator("backfill closed billing cycles");
+        if (sender.organizationUuid) {
+          if (query.organization_uuid !== undefined && query.organization_uuid !== sender.organizationUuid)
+            throw forbidden("This ingestion key sends usage for one organization only, not this one.");
+          orgId = sender.organizationUuid;
+        } else {
+          if (query.organization_uuid === undefined)
+            throw new ApiError(
+              400,
+              "invalid_request",
+              "organization_uuid is required with an ingestion key for all organizations.",
+            );
+          orgId = query.organization_uuid;
+          await orgExists(orgId);
+        }
+      } else {
+        const target = query.organization_uuid ?? sender.ownOrg;
+        if (!target)
+          throw new ApiError(
+            400,
+            "invalid_request",
+            "organization_uuid is required for an operator outside any organization.",
+          );
+        orgId = target;
+        await orgExists(orgId);
+      }
+      return ingestUsage(deps.db, orgId, body.events, {
+        backfill,
+        ...(sender.kind === "operator" ? { adjustments: { by: sender.actor } } : {}),
+      });
     },
   });
 }

@@ -1,15 +1,25 @@
 import { z } from "zod";
+import { MAX_EVENT_COST_MICROS, MAX_EVENT_COST_USD, MAX_FUTURE_MS, MAX_QUANTITY } from "./limits";
 import { parseUsd } from "./money";
 import type { RuleMetric } from "./pricing";
 
-/** Events may be stamped at most this far ahead of the server clock (clock skew). */
-export const MAX_FUTURE_MS = 5 * 60 * 1000;
-/** The most events one ingestion call takes. */
-export const MAX_EVENTS_PER_BATCH = 10_000;
+export { MAX_EVENTS_PER_BATCH, MAX_FUTURE_MS } from "./limits";
+
+/**
+ * Text PostgreSQL can store and JSON can carry: no NUL character (text columns refuse it) and no
+ * lone UTF-16 surrogate (not a character at all).
+ */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+export const isStorableText = (v: string) => !v.includes("\u0000") && !LONE_SURROGATE.test(v);
+
+const storable = (field: string) => ({
+  error: `${field} must not contain NUL characters or unpaired surrogates.`,
+});
 
 const text = (field: string, max = 200) =>
   z
     .string({ error: `${field} must be a string.` })
+    .refine(isStorableText, storable(field))
     .trim()
     .min(1, { error: `${field} must not be empty.` })
     .max(max, { error: `${field} must be at most ${max} characters.` });
@@ -17,6 +27,7 @@ const text = (field: string, max = 200) =>
 const optionalText = (field: string, max = 200) =>
   z
     .string({ error: `${field} must be a string.` })
+    .refine(isStorableText, storable(field))
     .trim()
     .max(max, { error: `${field} must be at most ${max} characters.` })
     .nullish()
@@ -42,12 +53,11 @@ export const UsageEventInput = z
     quantity: z
       .int({ error: "quantity must be a whole number." })
       .min(1, { error: "quantity must be at least 1." })
-      .max(1_000_000_000, { error: "quantity must be at most 1000000000." })
+      .max(MAX_QUANTITY, { error: `quantity must be at most ${MAX_QUANTITY}.` })
       .nullish(),
     rule_metric: z.enum(["eval", "prompt"], { error: 'rule_metric must be "eval" or "prompt".' }).nullish(),
     cost: amount.optional().meta({
-      description:
-        "Only for price adjustments (credits may be negative), which must carry notes; otherwise the cost is quantity × the matching price rule's unit price.",
+      description: `Provider operators only: a price adjustment (credits negative, charges positive, at most $${MAX_EVENT_COST_USD} either way), which must carry notes and is audited; otherwise the cost is quantity × the matching price rule's unit price. Sent with an ingestion key, the event is rejected.`,
     }),
     notes: optionalText("notes", 2000),
   })
@@ -98,10 +108,11 @@ function reasonOf(error: z.ZodError, raw: unknown): string {
 
 /** Validates one raw event on its own; `now` is the server clock. */
 export function validateEvent(raw: unknown, now: Date): Validation {
-  const rawId =
+  const given =
     raw && typeof raw === "object" && typeof (raw as { event_id?: unknown }).event_id === "string"
-      ? (raw as { event_id: string }).event_id.trim() || null
+      ? (raw as { event_id: string }).event_id
       : null;
+  const rawId = given !== null && isStorableText(given) ? given.trim() || null : null;
   const parsed = UsageEventInput.safeParse(raw);
   if (!parsed.success) return { ok: false, eventId: rawId, reason: reasonOf(parsed.error, raw) };
   const e = parsed.data;
@@ -121,6 +132,12 @@ export function validateEvent(raw: unknown, now: Date): Validation {
     } catch (err) {
       return { ok: false, eventId: rawId, reason: `cost: ${(err as Error).message}` };
     }
+    if (costMicros > MAX_EVENT_COST_MICROS || costMicros < -MAX_EVENT_COST_MICROS)
+      return {
+        ok: false,
+        eventId: rawId,
+        reason: `cost must be between -${MAX_EVENT_COST_USD} and ${MAX_EVENT_COST_USD}`,
+      };
     if (!e.notes)
       return { ok: false, eventId: rawId, reason: "an event with an explicit cost (adjustment) needs notes" };
   }

@@ -188,7 +188,11 @@ export async function importUsageFile(
 
   const flush = async () => {
     if (!batch.length) return;
-    const r = await ingestUsage(db, organizationUuid, batch, { backfill: opts.backfill ?? false });
+    // The operator's command line: adjustments in the file are accepted, each one audited.
+    const r = await ingestUsage(db, organizationUuid, batch, {
+      backfill: opts.backfill ?? false,
+      adjustments: { by: { userId: null, email: null, via: "operator", source: "cli" } },
+    });
     progress.events += batch.length;
     progress.accepted += r.accepted;
     progress.duplicates += r.duplicates;

@@ -1,8 +1,11 @@
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import { type Actor, writeAudit } from "../api/audit";
 import { type usageDaily, type usageEvents, workspaces } from "../db/schema";
 import type { Db } from "../platform/database";
 import { type Cycle, listCycles } from "./cycles";
 import { MalformedEvent, utcDay, type ValidEvent, validateEvent } from "./events";
+import { EARLIEST_OCCURRED_AT, MAX_EVENT_COST_MICROS, MAX_EVENT_COST_USD } from "./limits";
+import { formatUsdExact } from "./money";
 import { loadPriceRules } from "./prices";
 import { matchPriceRule, noRuleReason } from "./pricing";
 
@@ -79,7 +82,17 @@ export type IngestOptions = {
   now?: Date;
   /** Operator backfill: events in closed billing cycles are accepted too. */
   backfill?: boolean;
+  /**
+   * Who may send explicit costs (price adjustments): nobody by default (such events are rejected),
+   * a provider operator (each stored adjustment is written to audit_log with its notes), or the
+   * demo seed ("unaudited").
+   */
+  adjustments?: { by: Actor } | "unaudited";
 };
+
+/** Why an event with an explicit cost is refused from a caller that is not an operator. */
+export const ADJUSTMENT_REFUSED =
+  "cost is for price adjustments, which only provider operators can make; send the usage without cost and it is priced by the price rules";
 
 /** The closed cycle holding `at`, if any (cycles sorted by start date). */
 function closedCycleAt(cycles: readonly Cycle[], at: Date): Cycle | undefined {
@@ -194,19 +207,35 @@ export async function ingestUsage(
   });
 
   const rules = valid.length ? await loadPriceRules(db, organizationUuid) : [];
-  const cycles = valid.length && !opts.backfill ? await listCycles(db, organizationUuid) : [];
+  const cycles = valid.length ? await listCycles(db, organizationUuid) : [];
+  // Usage before the organization's first billing cycle belongs to no bill (backfill or not).
+  const first = cycles[0];
+  const floor = first ? new Date(`${first.startDate}T00:00:00Z`) : EARLIEST_OCCURRED_AT;
   const wsIds = [...new Set(valid.map((v) => v.event.workspaceUuid).filter((w): w is string => !!w))];
   const known = await ownWorkspaces(db, organizationUuid, wsIds);
 
   const rows = new Map<string, EventRow>();
+  const isAdjustment = new Set<string>();
   let duplicates = 0;
   for (const { index, event: e } of valid) {
     const reject = (reason: string) => rejected.push({ index, event_id: e.eventId, reason });
+    if (e.costMicros !== null && !opts.adjustments) {
+      reject(ADJUSTMENT_REFUSED);
+      continue;
+    }
+    if (e.occurredAt < floor) {
+      reject(
+        first
+          ? `occurred_at ${e.occurredAt.toISOString()} is before the organization's first billing cycle, which starts ${first.startDate}`
+          : `occurred_at ${e.occurredAt.toISOString()} is before ${EARLIEST_OCCURRED_AT.toISOString().slice(0, 10)}, the earliest date usage can have`,
+      );
+      continue;
+    }
     if (e.workspaceUuid && !known.has(e.workspaceUuid)) {
       reject(`workspace_uuid ${e.workspaceUuid} is not a workspace of this organization`);
       continue;
     }
-    const closed = cycles.length ? closedCycleAt(cycles, e.occurredAt) : undefined;
+    const closed = cycles.length && !opts.backfill ? closedCycleAt(cycles, e.occurredAt) : undefined;
     if (closed) {
       reject(
         `occurred_at ${e.occurredAt.toISOString()} falls in the closed billing cycle ${closed.startDate} to ${closed.endDate}; closed cycles take new usage only through an operator backfill`,
@@ -224,6 +253,13 @@ export async function ingestUsage(
       continue;
     }
     const unitPriceMicros = rule?.unitPriceMicros ?? 0n;
+    const costMicros = e.costMicros ?? unitPriceMicros * BigInt(e.quantity);
+    if (costMicros > MAX_EVENT_COST_MICROS || costMicros < -MAX_EVENT_COST_MICROS) {
+      reject(
+        `the event's cost ($${formatUsdExact(costMicros)}: quantity × unit price) exceeds the limit of $${MAX_EVENT_COST_USD} per event; send it as several events`,
+      );
+      continue;
+    }
     rows.set(e.eventId, {
       organizationUuid,
       eventId: e.eventId,
@@ -241,10 +277,11 @@ export async function ingestUsage(
       quantity: e.quantity,
       ruleMetric: e.ruleMetric,
       unitPriceMicros,
-      costMicros: e.costMicros ?? unitPriceMicros * BigInt(e.quantity),
+      costMicros,
       priceRuleUuid: rule?.priceRuleUuid ?? null,
       notes: e.notes,
     });
+    if (e.costMicros !== null) isAdjustment.add(e.eventId);
   }
   rejected.sort((a, b) => a.index - b.index);
 
@@ -261,6 +298,22 @@ export async function ingestUsage(
         if (row) inserted.push(row);
       }
       await upsertDaily(tx, organizationUuid, rollUp(organizationUuid, inserted));
+      const by = typeof opts.adjustments === "object" ? opts.adjustments.by : null;
+      if (by)
+        for (const row of inserted)
+          if (isAdjustment.has(row.eventId))
+            await writeAudit(tx, {
+              organizationUuid,
+              actor: by,
+              action: "usage.adjustment",
+              targetType: "usage_event",
+              targetId: row.eventId,
+              details: {
+                cost: formatUsdExact(row.costMicros),
+                notes: row.notes,
+                occurred_at: row.occurredAt.toISOString(),
+              },
+            });
       return inserted.length;
     });
   }

@@ -1,8 +1,11 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { usageDaily, usageEvents } from "../../server/db/schema";
+import { auditLog, usageDaily, usageEvents } from "../../server/db/schema";
+import { setOperator } from "../../server/identity/impersonation/operators";
+import { openCycle } from "../../server/metering/billing";
+import { createIngestKey, revokeIngestKey } from "../../server/metering/ingest-keys";
 import { setPriceRule } from "../../server/metering/prices";
-import { backends, signIn, startProduct, type TestProduct } from "./harness";
+import { accessToken, backends, startProduct, type TestProduct } from "./harness";
 import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";
 
 const URL = "/v1/usage/events";
@@ -17,24 +20,21 @@ type Result = {
 describe.each(backends())("usage ingestion on $name", (backend) => {
   let p: TestProduct;
   let f: Fixture;
-  const orgKeys = { acme: "", globex: "" };
+  /** Ingestion keys: one per organization and one for all of them. */
+  const orgKeys = { acme: "", globex: "", all: "" };
+  let operator: Record<string, string> = {};
 
-  async function orgKey(email: string, orgId: string) {
-    const res = await p.identity.app.inject({
-      method: "POST",
-      url: "/api/fe/v3/api_keys",
-      headers: { cookie: await signIn(p, email), "x-csrf-token": "-.-" },
-      payload: { org_id: orgId, expiration_option: "OneMonth" },
-    });
-    if (res.statusCode !== 200) throw new Error(`org key for ${email}: ${res.statusCode} ${res.body}`);
-    return res.json().api_key_token as string;
-  }
+  const newKey = async (organizationUuid: string | null) =>
+    (await createIngestKey(p.database.db, { name: "eval service", organizationUuid })).token;
 
   beforeAll(async () => {
     p = await startProduct(backend);
     f = await setUpWorkspaces(p);
-    orgKeys.acme = await orgKey("admin@acme.test", f.acmeId);
-    orgKeys.globex = await orgKey("other@globex.test", f.globexId);
+    orgKeys.acme = await newKey(f.acmeId);
+    orgKeys.globex = await newKey(f.globexId);
+    orgKeys.all = await newKey(null);
+    await setOperator(p.database.db, "newcomer@acme.test", true);
+    operator = { authorization: `Bearer ${await accessToken(p, "newcomer@acme.test")}` };
     const db = p.database.db;
     await setPriceRule(db, { operation: "generation", unitPrice: "0.01", validFrom: PAST });
     await setPriceRule(db, {
@@ -182,25 +182,29 @@ describe.each(backends())("usage ingestion on $name", (backend) => {
     await expectRollupMatchesRaw();
   });
 
-  it("stores adjustments with a negative cost and nets them in the rollup", async () => {
+  it("stores an operator's adjustments with a negative cost, audits them and nets them in the rollup", async () => {
     const day = "2026-04-15";
-    const res = await ingest([
-      ev({ event_id: "adj-base", occurred_at: `${day}T01:00:00Z`, quantity: 100 }),
-      ev({
-        event_id: "adj-credit",
-        occurred_at: `${day}T02:00:00Z`,
-        cost: "-0.50",
-        notes: "credit: failed run",
-      }),
-      ev({ event_id: "adj-nonote", occurred_at: `${day}T02:00:00Z`, cost: "-0.50" }),
-      ev({
-        event_id: "adj-norule",
-        occurred_at: `${day}T03:00:00Z`,
-        operation: "refund",
-        cost: -0.25,
-        notes: "goodwill",
-      }),
-    ]);
+    const sent = await send(operator, {
+      events: [
+        ev({ event_id: "adj-base", occurred_at: `${day}T01:00:00Z`, quantity: 100 }),
+        ev({
+          event_id: "adj-credit",
+          occurred_at: `${day}T02:00:00Z`,
+          cost: "-0.50",
+          notes: "credit: failed run",
+        }),
+        ev({ event_id: "adj-nonote", occurred_at: `${day}T02:00:00Z`, cost: "-0.50" }),
+        ev({
+          event_id: "adj-norule",
+          occurred_at: `${day}T03:00:00Z`,
+          operation: "refund",
+          cost: -0.25,
+          notes: "goodwill",
+        }),
+      ],
+    });
+    expect(sent.statusCode, sent.body).toBe(200);
+    const res = sent.json() as Result;
     expect(res).toMatchObject({
       accepted: 3,
       duplicates: 0,
@@ -219,7 +223,54 @@ describe.each(backends())("usage ingestion on $name", (backend) => {
       .from(usageDaily)
       .where(sql`day = ${day} and organization_uuid = ${f.acmeId}`);
     expect(net?.c).toBe(String(1_250_000n - 500_000n - 250_000n));
+    const audit = await p.database.db
+      .select()
+      .from(auditLog)
+      .where(sql`action = 'usage.adjustment' and organization_uuid = ${f.acmeId}`);
+    expect(audit.map((a) => [a.targetId, a.actorEmail, a.actorVia, a.details])).toEqual([
+      [
+        "adj-credit",
+        "newcomer@acme.test",
+        "operator",
+        { cost: "-0.50", notes: "credit: failed run", occurred_at: `${day}T02:00:00.000Z`, source: "api" },
+      ],
+      [
+        "adj-norule",
+        "newcomer@acme.test",
+        "operator",
+        { cost: "-0.25", notes: "goodwill", occurred_at: `${day}T03:00:00.000Z`, source: "api" },
+      ],
+    ]);
     await expectRollupMatchesRaw();
+  });
+
+  it("rejects an explicit cost from an ingestion key per event, and from customers with 403", async () => {
+    const before = await counts();
+    const res = await ingest([
+      ev({ event_id: "nc-credit", cost: "-800.00", notes: "lower my bill" }),
+      ev({ event_id: "nc-free", quantity: 1_000_000, cost: "0", notes: "free" }),
+      ev({ event_id: "nc-ok" }),
+    ]);
+    expect(res).toEqual({
+      accepted: 1,
+      duplicates: 0,
+      rejected: [0, 1].map((index) => ({
+        index,
+        event_id: index ? "nc-free" : "nc-credit",
+        reason: expect.stringMatching(
+          /^cost is for price adjustments, which only provider operators can make/,
+        ),
+      })),
+    });
+    for (const who of ["admin", "adminKey"] as const) {
+      const denied = await send(f.headers(who), {
+        events: [ev({ event_id: "nc-admin", cost: "-800.00", notes: "lower my bill" })],
+      });
+      expect(denied.statusCode, who).toBe(403);
+    }
+    expect((await counts()).events).toBe(before.events + 1);
+    const audited = await p.database.db.select().from(auditLog).where(sql`target_id like 'nc-%'`);
+    expect(audited).toEqual([]);
   });
 
   it("prices with the most specific rule in force, the organization's own first", async () => {
@@ -273,20 +324,232 @@ describe.each(backends())("usage ingestion on $name", (backend) => {
     });
   });
 
-  it("refuses members, personal keys and anonymous callers without writing anything", async () => {
+  it("takes usage only from ingestion keys: customer tokens and keys get 403, nothing is written", async () => {
     const before = await counts();
     const payload = { events: [ev({ event_id: "refused" })] };
-    for (const who of ["member", "newcomer", "memberKey", "adminKey"] as const) {
+    for (const who of ["admin", "member", "other", "memberKey", "adminKey"] as const) {
       const res = await send(f.headers(who), payload);
       expect(res.statusCode, who).toBe(403);
-      expect(res.json().error.code).toBe("forbidden");
+      expect(res.json().error).toEqual({
+        code: "forbidden",
+        message:
+          "Usage is sent by the provider's eval services with an ingestion key (x-api-key: eci_...), not with customer sign-ins or customer API keys.",
+      });
     }
-    const anon = await send({}, payload);
-    expect(anon.statusCode).toBe(401);
-    expect((await send(asKey("not-a-key"), payload)).statusCode).toBe(401);
-    expect(await counts()).toEqual(before);
-    // An administrator's bearer token may send usage.
-    expect((await send(f.headers("admin"), payload)).json()).toMatchObject({ accepted: 1 });
+    expect((await send({}, payload)).statusCode).toBe(401);
+    const unknown = await send(asKey(`eci_${"A".repeat(43)}`), payload);
+    expect(unknown.statusCode).toBe(401);
+    expect(unknown.json().error.message).toBe("The ingestion key is not valid or was revoked.");
+    // Another organization's key may not name this one.
+    const cross = await send(asKey(orgKeys.globex), payload);
+    expect(cross.statusCode).toBe(200);
+    const aimed = await p.api.app.inject({
+      method: "POST",
+      url: `${URL}?organization_uuid=${f.acmeId}`,
+      headers: asKey(orgKeys.globex),
+      payload,
+    });
+    expect(aimed.statusCode).toBe(403);
+    expect(aimed.json().error.message).toBe(
+      "This ingestion key sends usage for one organization only, not this one.",
+    );
+    const [acme] = await p.database.db
+      .select({ n: sql<string>`count(*)::text` })
+      .from(usageEvents)
+      .where(sql`event_id = 'refused' and organization_uuid = ${f.acmeId}`);
+    expect(acme?.n).toBe("0");
+    expect((await counts()).events).toBe(before.events + 1); // Globex's own
+  });
+
+  it("takes an all-organizations key with organization_uuid, and refuses a revoked key at once", async () => {
+    const payload = { events: [ev({ event_id: "all-1" })] };
+    const missing = await send(asKey(orgKeys.all), payload);
+    expect(missing.statusCode).toBe(400);
+    expect(missing.json().error.message).toBe(
+      "organization_uuid is required with an ingestion key for all organizations.",
+    );
+    const to = (org: string, key = orgKeys.all) =>
+      p.api.app.inject({
+        method: "POST",
+        url: `${URL}?organization_uuid=${org}`,
+        headers: asKey(key),
+        payload,
+      });
+    expect((await to("no-such-org")).statusCode).toBe(404);
+    expect((await to(f.globexId)).json()).toMatchObject({ accepted: 1 });
+    const [row] = await p.database.db.select().from(usageEvents).where(sql`event_id = 'all-1'`);
+    expect(row?.organizationUuid).toBe(f.globexId);
+    // Backfills are for operators, not for ingestion keys.
+    const backfill = await p.api.app.inject({
+      method: "POST",
+      url: `${URL}?backfill=true`,
+      headers: asKey(orgKeys.acme),
+      payload,
+    });
+    expect(backfill.statusCode).toBe(403);
+
+    const doomed = await createIngestKey(p.database.db, { name: "doomed", organizationUuid: f.acmeId });
+    expect((await send(asKey(doomed.token), { events: [] })).statusCode).toBe(200);
+    expect((await revokeIngestKey(p.database.db, doomed.key.ingestKeyUuid)).status).toBe("revoked");
+    const revoke = await p.api.app.inject({
+      method: "POST",
+      url: `/v1/operator/ingest-keys/${doomed.key.ingestKeyUuid}/revoke`,
+      headers: operator,
+    });
+    expect(revoke.statusCode).toBe(409); // already revoked; the server forgets what it cached
+    expect((await send(asKey(doomed.token), { events: [] })).statusCode).toBe(401);
+  });
+
+  it("bounds dates, quantities and costs per event so no stored sum can overflow", async () => {
+    const db = p.database.db;
+    const before = await counts();
+    const big = "9223372036854.775807";
+    const res = await p.api.app.inject({
+      method: "POST",
+      url: `${URL}?organization_uuid=${f.globexId}`,
+      headers: operator,
+      payload: {
+        events: [
+          ev({ event_id: "b-huge-cost", occurred_at: "2026-05-02T00:00:00Z", cost: big, notes: "overflow" }),
+          ev({
+            event_id: "b-max-cost",
+            occurred_at: "2026-05-02T00:00:00Z",
+            cost: "-1000000.00",
+            notes: "max",
+          }),
+          ev({
+            event_id: "b-over-cost",
+            occurred_at: "2026-05-02T00:00:00Z",
+            cost: "1000000.01",
+            notes: "x",
+          }),
+          ev({ event_id: "b-ok", occurred_at: "2026-05-02T01:00:00Z" }),
+        ],
+      },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toEqual({
+      accepted: 2,
+      duplicates: 0,
+      rejected: [
+        { index: 0, event_id: "b-huge-cost", reason: "cost must be between -1,000,000.00 and 1,000,000.00" },
+        { index: 2, event_id: "b-over-cost", reason: "cost must be between -1,000,000.00 and 1,000,000.00" },
+      ],
+    });
+    // Later events of the same day still add up (once, the huge cost was stored and they were 500s).
+    expect(
+      await ingest([ev({ event_id: "b-later", occurred_at: "2026-05-02T02:00:00Z" })], orgKeys.globex),
+    ).toMatchObject({ accepted: 1 });
+
+    const q = await ingest([
+      ev({ event_id: "b-q-max", quantity: 1_000_000 }),
+      ev({ event_id: "b-q-over", quantity: 1_000_001 }),
+      ev({ event_id: "b-q-frac", quantity: 1.5 }),
+      ev({ event_id: "b-year1", occurred_at: "0001-01-01T00:00:00Z" }),
+      ev({ event_id: "b-year0", occurred_at: "0000-01-01T00:00:00Z" }),
+      ev({ event_id: "b-9999", occurred_at: "9999-12-31T23:59:59Z" }),
+      ev({ event_id: "b-1999", occurred_at: "1999-12-31T23:59:59Z" }),
+    ]);
+    expect(q.accepted).toBe(1);
+    expect(q.rejected.map((r) => [r.event_id, r.reason])).toEqual([
+      ["b-q-over", "quantity must be at most 1000000"],
+      ["b-q-frac", "quantity must be a whole number"],
+      [
+        "b-year1",
+        "occurred_at 0001-01-01T00:00:00.000Z is before 2000-01-01, the earliest date usage can have",
+      ],
+      ["b-year0", expect.stringMatching(/^occurred_at 0000-01-01T00:00:00.000Z is before 2000-01-01/)],
+      ["b-9999", "occurred_at 9999-12-31T23:59:59.000Z is more than 5 minutes in the future"],
+      ["b-1999", expect.stringMatching(/is before 2000-01-01/)],
+    ]);
+    // Once the organization has billing cycles, nothing before the first one.
+    await openCycle(db, f.globexId, "2026-02-01");
+    const early = await ingest(
+      [
+        ev({ event_id: "b-jan", occurred_at: "2026-01-31T23:59:59Z" }),
+        ev({ event_id: "b-feb", occurred_at: "2026-02-01T00:00:00Z" }),
+      ],
+      orgKeys.globex,
+    );
+    expect(early).toEqual({
+      accepted: 1,
+      duplicates: 0,
+      rejected: [
+        {
+          index: 0,
+          event_id: "b-jan",
+          reason:
+            "occurred_at 2026-01-31T23:59:59.000Z is before the organization's first billing cycle, which starts 2026-02-01",
+        },
+      ],
+    });
+    // A priced cost above the limit (quantity × unit price) is refused too.
+    await setPriceRule(db, { operation: "pricey", unitPrice: "2.00", validFrom: PAST });
+    const pricey = await ingest([ev({ event_id: "b-pricey", operation: "pricey", quantity: 600_000 })]);
+    expect(pricey.rejected[0]?.reason).toMatch(/exceeds the limit of \$1,000,000.00 per event/);
+    expect((await counts()).events).toBe(before.events + 5);
+    await expectRollupMatchesRaw();
+  });
+
+  it("rejects events with NUL characters or unpaired surrogates on their own and keeps the good ones", async () => {
+    const res = await ingest([
+      ev({ event_id: "nul-1", name: "a\u0000b" }),
+      ev({ event_id: "nul-ok" }),
+      ev({ event_id: "sur-1", created_by: "x\ud800y" }),
+      ev({ event_id: "nul\u0000id" }),
+      ev({ event_id: "sur-2", notes: "\udc00" }),
+      { ...ev({ event_id: "key-nul" }), "bad\u0000key": 1 },
+    ]);
+    expect(res.accepted).toBe(1);
+    expect(res.rejected.map((r) => [r.index, r.event_id, r.reason])).toEqual([
+      [0, "nul-1", "name must not contain NUL characters or unpaired surrogates"],
+      [2, "sur-1", "created_by must not contain NUL characters or unpaired surrogates"],
+      [3, null, "event_id must not contain NUL characters or unpaired surrogates"],
+      [4, "sur-2", "notes must not contain NUL characters or unpaired surrogates"],
+      [5, "key-nul", expect.stringMatching(/^unknown field\(s\)/)],
+    ]);
+    // NDJSON: the same, per line.
+    const lines = [
+      JSON.stringify(ev({ event_id: "nd-nul", modality: "\u0000" })),
+      JSON.stringify(ev({ event_id: "nd-ok" })),
+    ].join("\n");
+    const nd = await p.api.app.inject({
+      method: "POST",
+      url: URL,
+      headers: { ...asKey(orgKeys.acme), "content-type": "application/x-ndjson" },
+      payload: lines,
+    });
+    expect(nd.statusCode, nd.body).toBe(200);
+    expect(nd.json()).toMatchObject({ accepted: 1, rejected: [{ index: 0, event_id: "nd-nul" }] });
+  });
+
+  it("authenticates before reading the body; NDJSON is taken on this route only", async () => {
+    // Unauthenticated: 401 at once, whatever the body (before, a 17 MiB body was read first: 413).
+    const huge = await p.api.app.inject({
+      method: "POST",
+      url: URL,
+      headers: { "content-type": "application/x-ndjson" },
+      payload: "x".repeat(17 * 1024 * 1024),
+    });
+    expect(huge.statusCode).toBe(401);
+    const garbage = await send({ "content-type": "application/json" }, "{events:");
+    expect(garbage.statusCode).toBe(401);
+    // With a key the route takes up to 16 MiB; above is 413.
+    const tooBig = await p.api.app.inject({
+      method: "POST",
+      url: URL,
+      headers: { ...asKey(orgKeys.acme), "content-type": "application/x-ndjson" },
+      payload: "x".repeat(17 * 1024 * 1024),
+    });
+    expect(tooBig.statusCode).toBe(413);
+    // Other routes know nothing of NDJSON.
+    const other = await p.api.app.inject({
+      method: "POST",
+      url: "/v1/workspaces/",
+      headers: { ...f.headers("admin"), "content-type": "application/x-ndjson" },
+      payload: '{"name":"nd"}',
+    });
+    expect(other.statusCode).toBe(415);
   });
 
   it("answers bad bodies with a 400 JSON error", async () => {
