@@ -2,6 +2,7 @@ import type { FastifyRequest } from "fastify";
 import { errors as joseErrors, jwtVerify } from "jose";
 import { ApiError } from "../platform/errors";
 import type { IdentityGateway, OrgMemberInfo } from "../platform/identity-gateway";
+import { createTokenVersionCheck, type TokenVersionCheck } from "./token-versions";
 
 export type OrgMemberClaim = OrgMemberInfo;
 
@@ -24,12 +25,25 @@ type Claims = {
   org_member_info?: OrgMemberClaim;
   org_id_to_org_member_info?: Record<string, OrgMemberClaim>;
   impersonator_user_id?: string;
+  /** The user's token version at mint time; tokens minted before versions existed have none (0). */
+  tv?: unknown;
 };
 
 const unauthorized = (message: string) => new ApiError(401, "unauthorized", message);
+const revoked = () =>
+  new ApiError(
+    401,
+    "token_revoked",
+    "The access token was revoked (signed out, password or role changed, or access removed). Refresh it or sign in again.",
+  );
 
-/** Verifies bearer tokens offline with the identity service's public key. */
-export function createBearerVerifier(gateway: IdentityGateway) {
+/**
+ * Verifies bearer tokens offline with the identity service's public key, then checks that the
+ * token's version (`tv`) is still the user's current one (cached for a few seconds, see
+ * token-versions.ts): a token minted before a logout, a password reset or a role change stops
+ * working within seconds.
+ */
+export function createBearerVerifier(gateway: IdentityGateway, versions: TokenVersionCheck) {
   return async function verify(req: FastifyRequest): Promise<Principal> {
     const header = req.headers.authorization;
     if (!header && req.headers["x-api-key"] !== undefined)
@@ -52,6 +66,10 @@ export function createBearerVerifier(gateway: IdentityGateway) {
       throw unauthorized("The access token is not valid.");
     }
     if (!claims.user_id || !claims.email) throw unauthorized("The access token is not valid.");
+    const tv = claims.tv === undefined ? 0 : claims.tv;
+    if (typeof tv !== "number" || !Number.isSafeInteger(tv))
+      throw unauthorized("The access token is not valid.");
+    if (!(await versions.isCurrent(claims.user_id, tv))) throw revoked();
     const org = claims.org_member_info ?? Object.values(claims.org_id_to_org_member_info ?? {})[0] ?? null;
     return {
       userId: claims.user_id,
@@ -75,7 +93,8 @@ const MAX_API_KEY_LENGTH = 512;
  * key in its organization. With `apiKey: false` (account calls) only bearer tokens count.
  */
 export function createAuthenticator(gateway: IdentityGateway) {
-  const verifyBearer = createBearerVerifier(gateway);
+  const versions = createTokenVersionCheck(gateway);
+  const verifyBearer = createBearerVerifier(gateway, versions);
   return async function authenticate(req: FastifyRequest, opts: { apiKey: boolean }): Promise<Principal> {
     const raw = req.headers["x-api-key"];
     if (!opts.apiKey || raw === undefined) return verifyBearer(req);
@@ -94,7 +113,7 @@ export function createAuthenticator(gateway: IdentityGateway) {
   };
 }
 
-export type Authenticate = ReturnType<typeof createAuthenticator>;
+export type Authenticate = (req: FastifyRequest, opts: { apiKey: boolean }) => Promise<Principal>;
 
 export function isOrgAdmin(p: Principal): boolean {
   return p.org?.inherited_user_roles_plus_current_role.includes("Admin") ?? false;

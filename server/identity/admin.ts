@@ -2,8 +2,10 @@ import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { account, member, organization, user } from "../db/schema";
 import type { Db } from "../platform/database";
+import { announceTokenRevocation } from "../platform/token-revocation";
 import type { Auth } from "./auth";
 import { type RoleName, roleToStored } from "./roles";
+import { bumpTokenVersions } from "./token-version";
 
 /** Administrative writes (seed, CLI): no session, no emails, no rate limits. */
 export function createIdentityAdmin(db: Db, auth: Auth) {
@@ -41,6 +43,15 @@ export function createIdentityAdmin(db: Db, auth: Auth) {
         .update(account)
         .set({ password: await ctx.password.hash(password), updatedAt: new Date() })
         .where(eq(account.userId, userId));
+    },
+
+    /** Disables (bans) or re-enables a user; disabling ends their access tokens at once. */
+    async setDisabled(userId: string, disabled: boolean) {
+      await db.transaction(async (tx) => {
+        await tx.update(user).set({ banned: disabled, updatedAt: new Date() }).where(eq(user.id, userId));
+        if (disabled) await bumpTokenVersions(tx, [userId]);
+      });
+      if (disabled) announceTokenRevocation(db, [userId]);
     },
 
     async findOrganizationBySlug(slug: string) {

@@ -21,6 +21,7 @@ export function createDirectory(db: Db) {
           username: user.username,
           mfaEnabled: user.twoFactorEnabled,
           disabled: user.banned,
+          tokenVersion: user.tokenVersion,
           createdAt: user.createdAt,
           updatedAt: user.updatedAt,
           credentialId: account.id,

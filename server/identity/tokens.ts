@@ -27,6 +27,8 @@ export type IdentityUser = {
   disabled: boolean;
   createdAt: Date;
   lastActiveAt: Date;
+  /** identity.user.token_version: access tokens carry it as `tv` (see token-version.ts). */
+  tokenVersion: number;
 };
 
 /** A stored JSON object column, or {} when it is empty or not an object. */
@@ -106,6 +108,8 @@ export function createTokenIssuer(keys: SigningKeys, issuer: string, ttlSeconds:
         ...orgClaim,
         login_method: { login_method: opts.impersonator ? "impersonation" : "password" },
         ...(opts.impersonator ? { impersonator_user_id: opts.impersonator.user_id } : {}),
+        // The product API refuses the token once the user's version has moved past this.
+        tv: user.tokenVersion,
       };
       const accessToken = await new SignJWT(claims)
         .setProtectedHeader({ alg: "RS256", kid: keys.kid })

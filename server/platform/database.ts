@@ -10,6 +10,7 @@ import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import pg from "pg";
 import * as schema from "../db/schema";
 import { ConfigError } from "./config";
+import { type ListenHandlers, listenOnPostgres } from "./token-revocation";
 
 export type Schema = typeof schema;
 /** The one database type both drivers satisfy; code never branches on the driver. */
@@ -23,6 +24,12 @@ export type Database = {
   migrate(): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * PostgreSQL only: LISTENs on a channel over a dedicated connection that reconnects after a
+   * loss (see platform/token-revocation.ts); returns the stop function. PGlite, a single process,
+   * has no other process to hear from.
+   */
+  listen?(channel: string, handlers: ListenHandlers): () => Promise<void>;
 };
 
 const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), "../db/migrations");
@@ -75,6 +82,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
     migrate: () => migrateNodePg(db as never, { migrationsFolder }),
     ping: async () => void (await pool.query("select 1")),
     close: () => pool.end(),
+    listen: (channel, handlers) => listenOnPostgres(target.url, channel, handlers),
   };
 }
 
@@ -92,20 +100,51 @@ const DRIVER_MESSAGES = [
   "Connection terminated",
   "Client has encountered a connection error",
   "timeout exceeded when trying to connect",
+  "Cannot use a pool after calling end on the pool",
 ];
+
+/**
+ * SQLSTATEs of a server that cannot take the call now: class 08 (connection exception), 57P01-
+ * 57P03 (admin shutdown, crash shutdown, cannot connect now: starting up or shutting down), 53300
+ * (too many connections) and 53400 (configuration limit exceeded), and 55000 when it says the
+ * database is not currently accepting connections (ALTER DATABASE ... ALLOW_CONNECTIONS false).
+ */
+function unavailableSqlState(code: string, message: unknown): boolean {
+  if (/^(08|57P0[123]$|53[34]00$)/.test(code)) return true;
+  return (
+    code === "55000" && typeof message === "string" && /not currently accepting connections/.test(message)
+  );
+}
+
+/** The code (SQLSTATE or Node error code) of an error or of one it wraps, for logs and /readyz. */
+export function databaseErrorCode(err: unknown): string | null {
+  for (let e = err, depth = 0; e && typeof e === "object" && depth < 5; e = (e as Error).cause, depth++) {
+    if (e instanceof AggregateError) {
+      for (const x of e.errors) {
+        const c = databaseErrorCode(x);
+        if (c) return c;
+      }
+    }
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && /^[A-Z0-9_]{2,32}$/.test(code)) return code;
+  }
+  return null;
+}
 
 /**
  * Whether an error (or one it wraps: Drizzle reports a failed query as a DrizzleQueryError whose
  * cause is the driver's error) says the database is away, not that the statement was wrong:
- * refused or cut connections, SQLSTATE class 08 (connection exception), and 57P01-57P03 (server
- * shutting down, crashed, or still starting up). Such a failure is temporary: a 503, not a 500.
+ * refused or cut connections and the SQLSTATEs of unavailableSqlState (connection exceptions, a
+ * server shutting down, crashed, starting up, out of connections, or closed to connections). Such
+ * a failure is temporary: a 503, not a 500.
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
   for (let e = err, depth = 0; e && typeof e === "object" && depth < 5; e = (e as Error).cause, depth++) {
     if (e instanceof AggregateError && e.errors.some((x) => isDatabaseUnavailable(x))) return true;
     const code = (e as { code?: unknown }).code;
-    if (typeof code === "string" && (NETWORK_CODES.has(code) || /^(08|57P0[123])/.test(code))) return true;
     const message = (e as { message?: unknown }).message;
+    if (typeof code === "string" && (NETWORK_CODES.has(code) || unavailableSqlState(code, message)))
+      return true;
     if (typeof message === "string" && DRIVER_MESSAGES.some((m) => message.startsWith(m))) return true;
   }
   return false;

@@ -113,5 +113,12 @@ export function createHttpIdentityGateway(o: HttpGatewayOptions): IdentityGatewa
       const r = await call<{ is_operator: boolean }>(`/api/backend/v1/user/${enc(userId)}/operator`);
       return r?.is_operator === true;
     },
+
+    async tokenVersion(userId) {
+      const r = await call<{ token_version: number; enabled: boolean }>(
+        `/api/backend/v1/user/${enc(userId)}/token_version`,
+      );
+      return r?.enabled && Number.isInteger(r.token_version) ? r.token_version : null;
+    },
   };
 }

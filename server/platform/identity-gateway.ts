@@ -38,4 +38,18 @@ export interface IdentityGateway {
   validateApiKey(token: string): Promise<ApiKeyIdentity | null>;
   /** Whether the user is a provider operator (identity role "admin"); false for unknown or banned users. */
   isOperator(userId: string): Promise<boolean>;
+  /**
+   * The user's current access-token version (access tokens carry the version they were minted
+   * with as `tv`; identity bumps it on logout, password reset or change, role change, removal,
+   * deletion...). Null for an unknown (deleted) or disabled user: none of their tokens count.
+   */
+  tokenVersion(userId: string): Promise<number | null>;
+  /**
+   * Hears of version changes as they happen (this process, and other processes through
+   * PostgreSQL LISTEN when the gateway can); `reset` means some may have been missed. Returns the
+   * unsubscribe function. Without it callers rely on their cache's short lifetime alone.
+   */
+  watchTokenVersions?(handlers: TokenVersionWatcher): () => Promise<void>;
 }
+
+export type TokenVersionWatcher = { changed(userId: string): void; reset(): void };

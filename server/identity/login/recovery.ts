@@ -5,6 +5,7 @@ import type { IdentityContext } from "../context";
 import { callbackCarrying } from "../email/templates";
 import { IdentityError } from "../errors";
 import { authErrorCode, toHeaders } from "../http";
+import { revokeAccessTokens } from "../token-version";
 import { authContext, startTwoFactorChallenge } from "./cookies";
 import { clientIp, enforce, LIMITS, normalizeEmail } from "./limits";
 import { assertNotLocked, clearFailures } from "./lockout";
@@ -47,6 +48,8 @@ export async function resetPassword(ctx: IdentityContext, token: string, newPass
     throw err;
   }
   if (found) {
+    // better-auth ended the sessions; the access tokens they were given end too.
+    await revokeAccessTokens(ctx.db, [found.value]);
     const [u] = await ctx.db.select({ email: user.email }).from(user).where(eq(user.id, found.value));
     if (u) await clearFailures(ctx.db, u.email);
   }

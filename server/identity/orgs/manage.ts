@@ -2,9 +2,11 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { and, eq, like, notInArray } from "drizzle-orm";
 import { member, organization } from "../../db/schema";
 import type { Db } from "../../platform/database";
+import { announceTokenRevocation } from "../../platform/token-revocation";
 import { IdentityError } from "../errors";
 import { roleToStored } from "../roles";
 import { canSetupSaml } from "../saml/policy";
+import { bumpTokenVersions } from "../token-version";
 import {
   type Actor,
   maxUsersOf,
@@ -68,8 +70,19 @@ export async function createOrg(
 }
 
 export async function deleteOrg(db: Db, access: OrgAccess) {
-  // Members, invitations and the organization's API keys go with it (foreign keys cascade).
-  await db.delete(organization).where(eq(organization.id, access.org.id));
+  // Members, invitations and the organization's API keys go with it (foreign keys cascade); the
+  // members' access tokens, which name the organization, stop counting.
+  const members = await db.transaction(async (tx) => {
+    const rows = await tx
+      .select({ userId: member.userId })
+      .from(member)
+      .where(eq(member.organizationId, access.org.id));
+    const ids = rows.map((r) => r.userId);
+    await bumpTokenVersions(tx, ids);
+    await tx.delete(organization).where(eq(organization.id, access.org.id));
+    return ids;
+  });
+  announceTokenRevocation(db, members);
 }
 
 export function orgSettings(access: OrgAccess, saml: { enabled: boolean } = { enabled: false }) {

@@ -1,7 +1,9 @@
 import { and, eq } from "drizzle-orm";
 import { member } from "../../db/schema";
 import type { Db } from "../../platform/database";
+import { announceTokenRevocation } from "../../platform/token-revocation";
 import { IdentityError } from "../errors";
+import { bumpTokenVersions } from "../token-version";
 import { type OrgAccess, type Queryable, requirePermission } from "./access";
 import { holdsRole, type MemberRoles, mayHandle, readRoles, storeRoles } from "./roles";
 
@@ -45,7 +47,10 @@ export async function changeRole(db: Db, access: OrgAccess, userId: string, want
       .update(member)
       .set({ role: storeRoles(wanted) })
       .where(eq(member.id, target.id));
+    // Tokens carry the role: the ones minted before the change stop counting.
+    await bumpTokenVersions(tx, [userId]);
   });
+  announceTokenRevocation(db, [userId]);
 }
 
 /** Removes a member; removing yourself is leaving, which needs no permission. */
@@ -58,5 +63,7 @@ export async function removeUser(db: Db, access: OrgAccess, userId: string) {
       throw new IdentityError("action_forbidden", "You can't remove someone above you.");
     if (holdsRole(target.roles, "Owner") && (await ownerCount(tx, access.org.id)) <= 1) throw lastOwner();
     await tx.delete(member).where(eq(member.id, target.id));
+    await bumpTokenVersions(tx, [userId]);
   });
+  announceTokenRevocation(db, [userId]);
 }

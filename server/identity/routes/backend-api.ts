@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { eq } from "drizzle-orm";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { z } from "zod";
-import { organization } from "../../db/schema";
+import { organization, user } from "../../db/schema";
 import { orgShape, validationResponse } from "../api-keys/backend-shapes";
 import { createApiKeyService } from "../api-keys/service";
 import { isWellFormedToken } from "../api-keys/token";
@@ -83,6 +83,20 @@ export function registerBackendApi(app: FastifyInstance, ctx: IdentityContext) {
       const id = idParam.safeParse(req.params.userId);
       if (!id.success) throw new IdentityError("user_not_found");
       return { user_id: id.data, is_operator: await isProviderOperator(ctx.db, id.data) };
+    });
+
+    // The user's access-token version, for a product API on a separate host (tokens carry `tv`);
+    // enabled is false for a disabled user, whose tokens count at no version.
+    scope.get<{ Params: { userId: string } }>("/api/backend/v1/user/:userId/token_version", async (req) => {
+      const id = idParam.safeParse(req.params.userId);
+      const [u] = id.success
+        ? await ctx.db
+            .select({ version: user.tokenVersion, banned: user.banned })
+            .from(user)
+            .where(eq(user.id, id.data))
+        : [];
+      if (!u) throw new IdentityError("user_not_found");
+      return { user_id: id.data, token_version: u.version, enabled: !u.banned };
     });
 
     scope.get<{ Params: { orgId: string } }>("/api/backend/v1/org/:orgId", async (req) => {

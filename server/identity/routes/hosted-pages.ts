@@ -8,6 +8,7 @@ import { signUp } from "../login/signup";
 import { checkEmailPage, loginPage, signupPage } from "../pages/auth-pages";
 import { FAVICON_SVG } from "../pages/html";
 import { encodeReturnTarget } from "../return-target";
+import { revokeAccessTokens } from "../token-version";
 
 const loginForm = z.object({
   email: z
@@ -114,12 +115,14 @@ export function registerHostedPages(app: FastifyInstance, ctx: IdentityContext) 
   // The account page's sign-out button: a plain form, so it works without JavaScript.
   app.post("/logout", async (req, reply) => {
     if (!kit.sameOrigin(req)) return reply.status(403).send();
+    const session = await ctx.auth.api.getSession({ headers: toHeaders(req) }).catch(() => null);
     try {
       const { headers } = await ctx.auth.api.signOut({ headers: toHeaders(req), returnHeaders: true });
       forwardCookies(headers, reply);
     } catch {
       // Already signed out.
     }
+    if (session) await revokeAccessTokens(ctx.db, [session.user.id]);
     return reply.redirect(`/login?rt=${encodeURIComponent(encodeReturnTarget(kit.defaultTarget))}`, 303);
   });
 }

@@ -3,6 +3,7 @@ import type { IdentityContext } from "../context";
 import { forwardCookies, identityError, toHeaders } from "../http";
 import { registerImpersonationRoutes } from "../impersonation/routes";
 import { encodeReturnTarget } from "../return-target";
+import { revokeAccessTokens } from "../token-version";
 
 /** The two calls @propelauth/javascript makes: refresh_token and logout (plus operator impersonation). */
 export function registerSessionApi(app: FastifyInstance, ctx: IdentityContext) {
@@ -15,8 +16,11 @@ export function registerSessionApi(app: FastifyInstance, ctx: IdentityContext) {
     if (!session) return identityError(reply, 401, "not_logged_in", "You are not logged in.");
     // An operator's impersonation session: the client shows who is really acting.
     const impersonatorId = (session.session as { impersonatedBy?: string | null }).impersonatedBy;
-    const [user, memberships, operator] = await Promise.all([
-      directory.findUser(session.user.id, new Date(session.session.updatedAt)),
+    // The user (and its token version) first, then the memberships: a role change or removal
+    // bumps the version in its own transaction, so memberships read after an old version can only
+    // be newer than it (that token is refused and refreshed), never older than the version.
+    const user = await directory.findUser(session.user.id, new Date(session.session.updatedAt));
+    const [memberships, operator] = await Promise.all([
       directory.listMemberships(session.user.id),
       impersonatorId ? directory.findUser(impersonatorId) : null,
     ]);
@@ -32,12 +36,15 @@ export function registerSessionApi(app: FastifyInstance, ctx: IdentityContext) {
   });
 
   app.post("/api/v1/logout", async (req, reply) => {
+    const session = await auth.api.getSession({ headers: toHeaders(req) }).catch(() => null);
     try {
       const { headers } = await auth.api.signOut({ headers: toHeaders(req), returnHeaders: true });
       forwardCookies(headers, reply);
     } catch {
       // No session: logging out is already done; the client still needs JSON.
     }
+    // The access tokens handed out for this user stop working on the product API too.
+    if (session) await revokeAccessTokens(ctx.db, [session.user.id]);
     const back = encodeReturnTarget(`${config.publicUrl}/`);
     return { redirect_to: `${config.authPublicUrl}/login?rt=${encodeURIComponent(back)}` };
   });

@@ -1,0 +1,91 @@
+import type { IdentityGateway } from "../platform/identity-gateway";
+
+/** How long a user's token version is trusted without asking identity again (at most 4 s). */
+export const TOKEN_VERSION_TTL_MS = 3000;
+// Past this many cached users, expired entries are swept on the next lookup.
+const SWEEP_AT = 10_000;
+
+type Entry = { version: number | null; expires: number; pending: Promise<number | null> | null };
+
+/**
+ * Whether an access token's `tv` is still the user's current token version. Versions are cached
+ * per user for TOKEN_VERSION_TTL_MS (so the bearer path stays offline on almost every call) and
+ * dropped at once when identity announces a change (this process's bus, and PostgreSQL NOTIFY
+ * from other processes when the gateway can listen). Concurrent lookups of one user share one
+ * call. A token newer than the cached version means the cache is behind: it is asked again.
+ */
+export function createTokenVersionCheck(gateway: IdentityGateway, ttlMs = TOKEN_VERSION_TTL_MS) {
+  const cache = new Map<string, Entry>();
+  // Bumped by reset(): a lookup that started before a reset must not store its answer.
+  let generation = 0;
+  let unwatch: (() => Promise<void>) | null = null;
+  let watching = false;
+  let closed = false;
+
+  const watch = () => {
+    watching = true;
+    unwatch =
+      gateway.watchTokenVersions?.({
+        changed: (userId) => cache.delete(userId),
+        reset: () => {
+          generation++;
+          cache.clear();
+        },
+      }) ?? null;
+  };
+
+  function lookup(userId: string): Promise<number | null> {
+    const gen = generation;
+    const entry: Entry = { version: null, expires: 0, pending: null };
+    entry.pending = gateway.tokenVersion(userId).then(
+      (version) => {
+        if (cache.get(userId) === entry && gen === generation) {
+          entry.version = version;
+          entry.expires = Date.now() + ttlMs;
+          entry.pending = null;
+        }
+        return version;
+      },
+      (err) => {
+        if (cache.get(userId) === entry) cache.delete(userId);
+        throw err;
+      },
+    );
+    if (cache.size >= SWEEP_AT) {
+      const now = Date.now();
+      for (const [k, e] of cache) if (!e.pending && e.expires <= now) cache.delete(k);
+    }
+    cache.set(userId, entry);
+    return entry.pending;
+  }
+
+  function current(userId: string): number | null | Promise<number | null> {
+    const e = cache.get(userId);
+    if (e) {
+      if (e.pending) return e.pending;
+      if (e.expires > Date.now()) return e.version;
+    }
+    return lookup(userId);
+  }
+
+  return {
+    /** True when the token (minted with version `tv`) still counts. */
+    async isCurrent(userId: string, tv: number): Promise<boolean> {
+      if (!watching && !closed) watch();
+      let version = await current(userId);
+      // Tokens are minted from the stored version, so a newer one proves the cache stale.
+      if (version !== null && tv > version) version = await lookup(userId);
+      return version !== null && tv >= version;
+    },
+
+    async close() {
+      closed = true;
+      const stop = unwatch;
+      unwatch = null;
+      cache.clear();
+      await stop?.();
+    },
+  };
+}
+
+export type TokenVersionCheck = ReturnType<typeof createTokenVersionCheck>;
