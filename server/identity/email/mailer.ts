@@ -6,7 +6,14 @@ import { emailOutbox } from "../../db/schema";
 import type { Db } from "../../platform/database";
 import { IdentityError } from "../errors";
 
-export type EmailKind = "confirm_email" | "reset_password" | "magic_link" | "invitation";
+export type EmailKind =
+  | "confirm_email"
+  | "reset_password"
+  | "magic_link"
+  | "invitation"
+  | "sso_link"
+  | "signup_attempt"
+  | "account_unlock";
 export type Email = { to: string; kind: EmailKind; subject: string; text: string; html?: string };
 
 /**

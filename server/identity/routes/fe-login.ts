@@ -10,7 +10,7 @@ import { resendConfirmation, signUp } from "../login/signup";
 import { loginState } from "../login/state";
 import { emailDomain } from "../orgs/domain";
 import { spUrls } from "../saml/sp";
-import { isSamlEnabled, samlOrgForDomain } from "../saml/store";
+import { isSamlRoutable, samlOrgForDomain } from "../saml/store";
 
 const setCookies = (reply: FastifyReply, cookies: string[]) => {
   if (cookies.length) reply.header("set-cookie", cookies);
@@ -68,14 +68,15 @@ export function registerLoginRoutes(app: FastifyInstance, ctx: IdentityContext) 
       return { login_state: "ConfirmEmailRequired", user_id: userId };
     });
 
-    // An organization (by id, or by the email's or domain's organization domain) with SAML sign-in
-    // on answers with its SAML sign-in; anything else with the hosted password sign-in.
+    // An organization (by id, or the one that verified the email's or the given domain) with SAML
+    // sign-in on answers with its SAML sign-in; anything else with the hosted password sign-in.
+    // An unverified domain is never routed to SSO.
     scope.get("/login/check", async (req) => {
       const q = parseInput(s.loginCheckQuery, req.query);
       if (q.org_id && !(await ctx.directory.findOrganization(q.org_id)))
         throw new IdentityError("org_not_found");
       const samlOrg = q.org_id
-        ? (await isSamlEnabled(ctx.db, q.org_id)) && q.org_id
+        ? (await isSamlRoutable(ctx.db, q.org_id)) && q.org_id
         : await samlOrgForDomain(ctx.db, q.domain?.trim().toLowerCase() || emailDomain(q.email ?? ""));
       if (samlOrg) return { login_url: spUrls(ctx.config, samlOrg).loginUrl };
       const url = new URL("/login", ctx.config.authPublicUrl);

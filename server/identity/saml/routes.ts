@@ -3,17 +3,37 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import { organization } from "../../db/schema";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
+import { clientIp, enforce, LIMITS } from "../login/limits";
+import { withRt } from "../login/page-kit";
+import { passwordLogin } from "../login/password-login";
 import { type Actor, type OrgAccess, orgAccess } from "../orgs/access";
 import { type Form, formOf, pageKit } from "../orgs/page-kit";
 import { decodeReturnTarget, encodeReturnTarget } from "../return-target";
-import { type SamlSetupView, type SamlValues, samlMessagePage, samlSetupPage } from "./pages";
+import { ownershipOf, recordName, recordValue, verifyDomain } from "./domain-ownership";
+import {
+  completeLink,
+  consumePending,
+  createPending,
+  linkConfirmationEmail,
+  type PendingLink,
+  readPending,
+} from "./linking";
+import {
+  type SamlSetupView,
+  type SamlValues,
+  samlLinkConfirmPage,
+  samlLinkPage,
+  samlMessagePage,
+  samlSetupPage,
+} from "./pages";
 import { canSetupSaml, samlDomainOf } from "./policy";
-import { consumeAssertion, enabledConnection } from "./signin";
+import { consumeAssertion, enabledConnection, sessionOrSecondFactor } from "./signin";
 import { serviceProvider, spMetadata, spUrls } from "./sp";
 import { findConnection, normalizeCertificate, saveConnection } from "./store";
 
-// Hosted SAML routes: the set-up page (/saml?id=&rt=), the SP metadata, the SP-initiated sign-in
-// and the assertion consumer service.
+// Hosted SAML routes: the set-up page (/saml?id=&rt=) with its domain-ownership check, the SP
+// metadata, the SP-initiated sign-in, the assertion consumer service, and linking an existing
+// account to the organization's SSO (/saml/link, /saml/link/confirm).
 
 const MAX_ID = 64;
 
@@ -95,10 +115,16 @@ export function registerSamlRoutes(app: FastifyInstance, ctx: IdentityContext) {
     const urls = spUrls(config, orgId);
     const here = `${config.authPublicUrl}/saml?id=${encodeURIComponent(orgId)}`;
     const back = decodeReturnTarget(rt, returnOrigins) ?? `/org?id=${encodeURIComponent(orgId)}`;
+    const owned = await ownershipOf(db, orgId, samlDomainOf(access) ?? "");
     return {
       orgId,
       orgName: access.org.name,
-      domain: samlDomainOf(access) ?? "",
+      domain: owned.domain,
+      ownership: {
+        recordName: recordName(owned.domain),
+        recordValue: recordValue(owned.token),
+        verified: owned.verifiedAt !== null,
+      },
       sp: { entityId: urls.entityId, acsUrl: urls.acsUrl, metadataUrl: urls.metadataUrl },
       state: conn ? (conn.enabled ? "enabled" : "disabled") : "none",
       values: {
@@ -120,6 +146,7 @@ export function registerSamlRoutes(app: FastifyInstance, ctx: IdentityContext) {
     if (!access) return reply;
     const view = await setupView(access, req.query.rt);
     if (req.query.done === "saved") view.notice = "SAML settings saved.";
+    if (req.query.done === "verified") view.notice = `${view.domain} is verified.`;
     return kit.send(reply, 200, samlSetupPage(view));
   });
 
@@ -157,6 +184,28 @@ export function registerSamlRoutes(app: FastifyInstance, ctx: IdentityContext) {
     return reply.redirect(`/saml?id=${encodeURIComponent(access.org.id)}&done=saved${rt}`, 303);
   });
 
+  // The Owner asks us to check the domain's DNS TXT record.
+  app.post("/saml/verify_domain", async (req, reply) => {
+    if (!kit.sameOrigin(req)) return message(reply, 403, "Refused", "This form was sent from another site.");
+    const actor = await kit.actorOrNull(req);
+    if (!actor) return reply.redirect("/login", 303);
+    const f = formOf(req.body);
+    const access = await setupAccess(reply, actor, f.org_id ?? "");
+    if (!access) return reply;
+    // Makes sure there is a domain and a token to check.
+    await ownershipOf(db, access.org.id, samlDomainOf(access) ?? "");
+    try {
+      await verifyDomain(db, config, access.org.id);
+    } catch (err) {
+      if (!(err instanceof IdentityError)) throw err;
+      const view = await setupView(access, f.rt);
+      view.ownership.error = err.message;
+      return kit.send(reply, err.status, samlSetupPage(view));
+    }
+    const rt = f.rt ? `&rt=${encodeURIComponent(f.rt.slice(0, 4096))}` : "";
+    return reply.redirect(`/saml?id=${encodeURIComponent(access.org.id)}&done=verified${rt}`, 303);
+  });
+
   app.get<{ Params: { orgId: string } }>("/saml/:orgId/metadata", async (req, reply) => {
     const orgId = req.params.orgId.slice(0, MAX_ID);
     const [org] = await db
@@ -190,9 +239,18 @@ export function registerSamlRoutes(app: FastifyInstance, ctx: IdentityContext) {
     const f = formOf(req.body);
     const orgId = req.params.orgId.slice(0, MAX_ID);
     try {
-      const { cookie } = await consumeAssertion(ctx, orgId, f.SAMLResponse ?? "");
-      const target = decodeReturnTarget(f.RelayState, returnOrigins) ?? kit.consoleUrl;
-      return reply.header("set-cookie", [cookie]).header("cache-control", "no-store").redirect(target, 303);
+      const out = await consumeAssertion(ctx, orgId, f.SAMLResponse ?? "");
+      const rt = f.RelayState && decodeReturnTarget(f.RelayState, returnOrigins) ? f.RelayState : undefined;
+      if (out.kind === "link_required") {
+        req.log.info({ orgId }, "SAML sign-in waits for the account to be linked");
+        const link: PendingLink = { orgId, userId: out.userId, email: out.email, nameId: out.nameId, rt };
+        const token = await createPending(db, "pending", link);
+        return kit.send(reply, 403, samlLinkPage({ orgName: out.orgName, email: out.email, token }));
+      }
+      reply.header("set-cookie", [out.cookie]).header("cache-control", "no-store");
+      // SSO never skips the second factor: an account with MFA goes through the code step first.
+      if (out.kind === "second_factor") return reply.redirect(withRt("/login/mfa", rt), 303);
+      return reply.redirect(decodeReturnTarget(rt, returnOrigins) ?? kit.consoleUrl, 303);
     } catch (err) {
       if (!(err instanceof IdentityError)) throw err;
       req.log.info({ orgId, code: err.code, reason: err.message }, "SAML sign-in refused");
@@ -208,5 +266,110 @@ export function registerSamlRoutes(app: FastifyInstance, ctx: IdentityContext) {
         ),
       );
     }
+  });
+
+  const orgNameOf = async (orgId: string) =>
+    (await db.select({ name: organization.name }).from(organization).where(eq(organization.id, orgId)))[0]
+      ?.name ?? "The organization";
+  const linkExpired = (reply: FastifyReply) =>
+    message(
+      reply,
+      400,
+      "Link expired",
+      "This account link has expired or was already used. Please sign in with single sign-on again.",
+    );
+
+  // The owner of an existing account links it: with the account's password, or by email.
+  app.post("/saml/link", async (req, reply) => {
+    if (!kit.sameOrigin(req)) return message(reply, 403, "Refused", "This form was sent from another site.");
+    const f = formOf(req.body);
+    const token = (f.token ?? "").slice(0, 64);
+    const link = await readPending(db, "pending", token);
+    if (!link) return linkExpired(reply);
+    const orgName = await orgNameOf(link.orgId);
+    const view = { orgName, email: link.email, token };
+    if (f.action === "email") {
+      try {
+        await enforce(ctx, `sso-link:email:${link.userId}`, LIMITS.emailPerAddress);
+        await enforce(ctx, `email:ip:${clientIp(req)}`, LIMITS.emailPerIp);
+        const confirm = await createPending(db, "confirm", link);
+        await ctx.mailer.send(linkConfirmationEmail(config.authPublicUrl, link.email, orgName, confirm));
+      } catch (err) {
+        if (!(err instanceof IdentityError)) throw err;
+        return kit.send(reply, err.status, samlLinkPage({ ...view, message: err.message }));
+      }
+      return kit.send(
+        reply,
+        200,
+        samlMessagePage(
+          "Check your email",
+          `We sent a link to ${link.email}. Open it to link your account to ${orgName}'s single sign-on, then sign in again.`,
+          toConsole,
+          "info",
+        ),
+      );
+    }
+    const password = (f.password ?? "").slice(0, 128);
+    if (!password)
+      return kit.send(reply, 400, samlLinkPage({ ...view, passwordError: "Please enter your password." }));
+    let out: Awaited<ReturnType<typeof passwordLogin>>;
+    try {
+      out = await passwordLogin(ctx, req, link.email, password);
+      if (out.userId !== link.userId)
+        throw new IdentityError("bad_request", "This account changed. Please sign in again.");
+      if (!(await consumePending(db, "pending", token))) return linkExpired(reply);
+      await completeLink(ctx, link);
+    } catch (err) {
+      if (!(err instanceof IdentityError)) throw err;
+      return kit.send(reply, err.status, samlLinkPage({ ...view, message: err.message }));
+    }
+    req.log.info({ orgId: link.orgId, userId: link.userId }, "account linked to SSO with its password");
+    reply.header("cache-control", "no-store");
+    let cookies = out.cookies;
+    let needsCode = out.state === "TwoFactorRequired";
+    if (out.state === "ConfirmEmailRequired") {
+      // The address is confirmed now (completeLink); end the sign-in as SSO would.
+      const next = await sessionOrSecondFactor(ctx, link.userId);
+      cookies = [next.cookie];
+      needsCode = next.needsCode;
+    }
+    if (cookies.length) reply.header("set-cookie", cookies);
+    if (needsCode) return reply.redirect(withRt("/login/mfa", link.rt), 303);
+    return reply.redirect(decodeReturnTarget(link.rt, returnOrigins) ?? kit.consoleUrl, 303);
+  });
+
+  // The emailed link: a page with one button, so that a mail scanner opening it changes nothing.
+  app.get<{ Querystring: { token?: string } }>("/saml/link/confirm", async (req, reply) => {
+    const token = String(req.query.token ?? "").slice(0, 64);
+    const link = await readPending(db, "confirm", token);
+    if (!link) return linkExpired(reply);
+    return kit.send(
+      reply,
+      200,
+      samlLinkConfirmPage({ orgName: await orgNameOf(link.orgId), email: link.email, token }),
+    );
+  });
+
+  app.post("/saml/link/confirm", async (req, reply) => {
+    if (!kit.sameOrigin(req)) return message(reply, 403, "Refused", "This form was sent from another site.");
+    const link = await consumePending(db, "confirm", (formOf(req.body).token ?? "").slice(0, 64));
+    if (!link) return linkExpired(reply);
+    try {
+      await completeLink(ctx, link);
+    } catch (err) {
+      if (!(err instanceof IdentityError)) throw err;
+      return message(reply, err.status, "Link failed", err.message);
+    }
+    req.log.info({ orgId: link.orgId, userId: link.userId }, "account linked to SSO by email");
+    const orgName = await orgNameOf(link.orgId);
+    return kit.send(
+      reply,
+      200,
+      samlMessagePage(
+        "Account linked",
+        `Your account ${link.email} is linked to ${orgName}'s single sign-on. Sign in with it now.`,
+        { href: `/saml/${encodeURIComponent(link.orgId)}/login`, label: "Sign in with single sign-on" },
+      ),
+    );
   });
 }

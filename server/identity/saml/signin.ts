@@ -2,19 +2,21 @@ import { randomUUID } from "node:crypto";
 import type { Profile } from "@node-saml/node-saml";
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
-import { member, organization, user } from "../../db/schema";
+import { member, organization, ssoLink, user } from "../../db/schema";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
-import { startSession } from "../login/cookies";
+import { startSession, startTwoFactorChallenge } from "../login/cookies";
 import { maxUsersOf, membershipCount, seatsTaken } from "../orgs/access";
 import { emailDomain } from "../orgs/domain";
 import { MAX_ORGS_PER_USER } from "../orgs/limits";
 import { roleToStored } from "../roles";
+import { verifiedDomainOf } from "./domain-ownership";
 import { serviceProvider, spUrls } from "./sp";
 import { consumeRequest, findConnection, type SamlConnection } from "./store";
 
-// The assertion consumer: check the IdP's response, then sign the asserted user in as a member
-// of the organization. Every refusal is an IdentityError with a message fit for the hosted page.
+// The assertion consumer: check the IdP's response, then sign in the account the organization's
+// SSO may speak for (see admitUser) as a member of the organization. Every refusal is an
+// IdentityError with a message fit for the hosted page.
 
 const refused = (message: string) => new IdentityError("bad_request", message);
 
@@ -128,70 +130,150 @@ export async function verifyResponse(ctx: IdentityContext, conn: SamlConnection,
     throw refused(reasonOf(new Error("InResponseTo")));
   const email = assertedEmail(profile);
   if (!email) throw refused("Your identity provider did not send an email address.");
-  return { email, firstName: attribute(profile, FIRST_NAME), lastName: attribute(profile, LAST_NAME) };
+  return {
+    email,
+    nameId: subjectOf(profile, email),
+    firstName: attribute(profile, FIRST_NAME),
+    lastName: attribute(profile, LAST_NAME),
+  };
 }
 
+/** The IdP's subject, as links store it: trimmed, and lower-cased when it is an email address. */
+export function subjectOf(profile: Pick<Profile, "nameID">, email: string): string {
+  const raw = (typeof profile.nameID === "string" ? profile.nameID : "").trim().slice(0, 1024);
+  if (!raw) return email;
+  return emailSchema.safeParse(raw).success ? raw.toLowerCase() : raw;
+}
+
+type Tx = Parameters<Parameters<IdentityContext["db"]["transaction"]>[0]>[0];
+type OrgRow = typeof organization.$inferSelect;
+
+/** Makes the user a Member of the organization unless they are one, within both member limits. */
+export async function ensureMember(tx: Tx, org: OrgRow, userId: string, email: string) {
+  const [already] = await tx
+    .select({ id: member.id })
+    .from(member)
+    .where(and(eq(member.organizationId, org.id), eq(member.userId, userId)))
+    .limit(1);
+  if (already) return;
+  if ((await membershipCount(tx, userId)) >= MAX_ORGS_PER_USER)
+    throw new IdentityError("user_max_orgs_limit_exceeded");
+  if ((await seatsTaken(tx, org.id, { excludeEmail: email })) >= maxUsersOf(org))
+    throw new IdentityError("org_max_users_limit_exceeded");
+  await tx
+    .insert(member)
+    .values({ id: randomUUID(), organizationId: org.id, userId, role: roleToStored("Member") });
+}
+
+/** Links the account to the organization's SSO subject (one link per account and organization). */
+export async function linkAccount(tx: Tx, orgId: string, userId: string, nameId: string) {
+  await tx
+    .insert(ssoLink)
+    .values({ id: randomUUID(), orgId, userId, nameId })
+    .onConflictDoUpdate({ target: [ssoLink.orgId, ssoLink.userId], set: { nameId } });
+}
+
+export type Admission =
+  | { kind: "signed_in"; userId: string }
+  | { kind: "link_required"; userId: string; email: string; nameId: string; orgName: string };
+
 /**
- * Finds or creates the user (confirmed: the IdP vouches for the address) and makes them a Member
- * of the organization if they aren't one yet, within its member limit. Returns the user's id.
+ * Who an assertion may sign in. The organization's SSO speaks for:
+ * - an account linked to it (identity.sso_link, by the IdP's subject);
+ * - a new address of the domain the organization has verified: the account is created
+ *   (confirmed: the IdP vouches for the address) and linked.
+ * An existing account of that domain that isn't linked yet is never signed in here: its owner
+ * must link it first (password or emailed link). Everyone else is refused. Whoever signs in
+ * becomes a Member if they aren't one yet, within the member limits.
  */
 export async function admitUser(
   ctx: IdentityContext,
   orgId: string,
-  who: { email: string; firstName?: string; lastName?: string },
-): Promise<string> {
+  who: { email: string; nameId: string; firstName?: string; lastName?: string },
+): Promise<Admission> {
   return ctx.db.transaction(async (tx) => {
     const [org] = await tx.select().from(organization).where(eq(organization.id, orgId)).for("update");
     if (!org) throw new IdentityError("action_disabled", "This organization no longer exists.");
-    if (!org.domain || emailDomain(who.email) !== org.domain)
+    const [link] = await tx
+      .select({ userId: ssoLink.userId, banned: user.banned, email: user.email })
+      .from(ssoLink)
+      .innerJoin(user, eq(user.id, ssoLink.userId))
+      .where(and(eq(ssoLink.orgId, orgId), eq(ssoLink.nameId, who.nameId)))
+      .limit(1);
+    if (link) {
+      if (link.banned) throw new IdentityError("account_disabled");
+      await ensureMember(tx, org, link.userId, link.email);
+      return { kind: "signed_in", userId: link.userId };
+    }
+    const domain = verifiedDomainOf(org);
+    if (!domain)
       throw new IdentityError(
         "domain_not_allowed",
-        `Only ${org.domain ? `@${org.domain}` : "company"} addresses can sign in to ${org.name} with single sign-on.`,
+        `${org.name} has not verified its email domain, so its single sign-on can only sign in accounts already linked to it.`,
+      );
+    if (emailDomain(who.email) !== domain)
+      throw new IdentityError(
+        "domain_not_allowed",
+        `Only @${domain} addresses can sign in to ${org.name} with single sign-on.`,
       );
     const [found] = await tx
-      .select({ id: user.id, banned: user.banned, verified: user.emailVerified })
+      .select({ id: user.id, banned: user.banned })
       .from(user)
       .where(eq(user.email, who.email))
       .limit(1);
     if (found?.banned) throw new IdentityError("account_disabled");
-    let userId = found?.id;
-    if (!userId) {
-      userId = randomUUID();
-      await tx.insert(user).values({
-        id: userId,
+    if (found)
+      return {
+        kind: "link_required",
+        userId: found.id,
         email: who.email,
-        name: [who.firstName, who.lastName].filter(Boolean).join(" ") || who.email,
-        emailVerified: true,
-        firstName: who.firstName?.slice(0, 100) ?? null,
-        lastName: who.lastName?.slice(0, 100) ?? null,
-      });
-    } else if (!found?.verified) {
-      await tx.update(user).set({ emailVerified: true, updatedAt: new Date() }).where(eq(user.id, userId));
-    }
-    const [already] = await tx
-      .select({ id: member.id })
-      .from(member)
-      .where(and(eq(member.organizationId, orgId), eq(member.userId, userId)))
-      .limit(1);
-    if (!already) {
-      if ((await membershipCount(tx, userId)) >= MAX_ORGS_PER_USER)
-        throw new IdentityError("user_max_orgs_limit_exceeded");
-      if ((await seatsTaken(tx, orgId, { excludeEmail: who.email })) >= maxUsersOf(org))
-        throw new IdentityError("org_max_users_limit_exceeded");
-      await tx
-        .insert(member)
-        .values({ id: randomUUID(), organizationId: orgId, userId, role: roleToStored("Member") });
-    }
-    return userId;
+        nameId: who.nameId,
+        orgName: org.name,
+      };
+    const userId = randomUUID();
+    // Limits first, so a refused sign-in leaves no account behind.
+    if ((await seatsTaken(tx, org.id, { excludeEmail: who.email })) >= maxUsersOf(org))
+      throw new IdentityError("org_max_users_limit_exceeded");
+    await tx.insert(user).values({
+      id: userId,
+      email: who.email,
+      name: [who.firstName, who.lastName].filter(Boolean).join(" ") || who.email,
+      emailVerified: true,
+      firstName: who.firstName?.slice(0, 100) ?? null,
+      lastName: who.lastName?.slice(0, 100) ?? null,
+    });
+    await linkAccount(tx, orgId, userId, who.nameId);
+    await ensureMember(tx, org, userId, who.email);
+    return { kind: "signed_in", userId };
   });
 }
 
-/** The whole assertion-consumer step: returns the session cookie to set. */
-export async function consumeAssertion(ctx: IdentityContext, orgId: string, samlResponse: string) {
+/**
+ * The end of any sign-in that proved who the user is outside the password form: a session, or,
+ * when the account has a second factor, the two-factor challenge (SSO never skips MFA).
+ */
+export async function sessionOrSecondFactor(ctx: IdentityContext, userId: string) {
+  const [u] = await ctx.db.select({ mfa: user.twoFactorEnabled }).from(user).where(eq(user.id, userId));
+  if (u?.mfa) return { needsCode: true as const, cookie: await startTwoFactorChallenge(ctx, userId) };
+  return { needsCode: false as const, cookie: await startSession(ctx, userId) };
+}
+
+export type AcsOutcome =
+  | { kind: "session" | "second_factor"; userId: string; cookie: string }
+  | Extract<Admission, { kind: "link_required" }>;
+
+/** The whole assertion-consumer step. */
+export async function consumeAssertion(
+  ctx: IdentityContext,
+  orgId: string,
+  samlResponse: string,
+): Promise<AcsOutcome> {
   const conn = await enabledConnection(ctx, orgId);
   if (!samlResponse || samlResponse.length > 500_000 || !/^[A-Za-z0-9+/=\s]+$/.test(samlResponse))
     throw refused("The sign-in response is missing or malformed.");
   const who = await verifyResponse(ctx, conn, samlResponse);
-  const userId = await admitUser(ctx, orgId, who);
-  return { userId, cookie: await startSession(ctx, userId) };
+  const admitted = await admitUser(ctx, orgId, who);
+  if (admitted.kind === "link_required") return admitted;
+  const { needsCode, cookie } = await sessionOrSecondFactor(ctx, admitted.userId);
+  return { kind: needsCode ? "second_factor" : "session", userId: admitted.userId, cookie };
 }
