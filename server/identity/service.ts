@@ -5,6 +5,7 @@ import type { Database } from "../platform/database";
 import { registerHealth } from "../platform/health";
 import { acceptEmptyJsonBodies, allowOrigins, createHttpApp } from "../platform/http";
 import type { IdentityGateway } from "../platform/identity-gateway";
+import { createTokenVersionWatch } from "../platform/token-revocation";
 import { createIdentityAdmin } from "./admin";
 import { keyIdentity } from "./api-keys/backend-shapes";
 import { createApiKeyService } from "./api-keys/service";
@@ -30,6 +31,7 @@ import { registerSamlRoutes } from "./saml/routes";
 import { loadAuthSecret, loadBackendApiKey, loadSigningKeys } from "./settings";
 import { betterAuthSocialProviders } from "./social/better-auth-options";
 import { registerSocialLogin } from "./social/routes";
+import { currentTokenVersion } from "./token-version";
 import { createTokenIssuer } from "./tokens";
 
 /** The identity service: hosted pages and the PropelAuth-compatible API at its own origin root. */
@@ -98,6 +100,8 @@ export async function createIdentityService(config: Config, database: Database, 
 
   const publicKey = createPublicKey(keys.publicPem);
   const apiKeys = createApiKeyService(db, ctx.directory);
+  // Token-version changes: this process's announcements, and other processes' NOTIFY on PostgreSQL.
+  const versionWatch = createTokenVersionWatch(db, database.listen);
   const gateway: IdentityGateway = {
     issuer: config.authPublicUrl,
     verificationKey: async () => publicKey,
@@ -111,9 +115,12 @@ export async function createIdentityService(config: Config, database: Database, 
       return found ? keyIdentity(found) : null;
     },
     isOperator: (userId) => isProviderOperator(db, userId),
+    tokenVersion: (userId) => currentTokenVersion(db, userId),
+    watchTokenVersions: versionWatch.watch,
   };
 
   app.addHook("onClose", async () => mailer.close());
+  app.addHook("onClose", versionWatch.close);
   return { app, gateway, admin: createIdentityAdmin(db, auth), auth, ctx };
 }
 

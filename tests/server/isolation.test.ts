@@ -437,6 +437,10 @@ const BACKEND_ROWS: Record<string, { req(t: Tenants, ids: Record<string, string>
     req: (_t, ids) => get(`/api/backend/v1/user/${ids["admin@acme.test"]}/operator`),
     ok: 200,
   },
+  "GET /api/backend/v1/user/:userId/token_version": {
+    req: (_t, ids) => get(`/api/backend/v1/user/${ids["admin@acme.test"]}/token_version`),
+    ok: 200,
+  },
   "GET /api/backend/v1/org/:orgId": { req: (t) => get(`/api/backend/v1/org/${t.acmeId}`), ok: 200 },
   "GET /api/backend/v1/user/org/:orgId": { req: (t) => get(`/api/backend/v1/user/org/${t.acmeId}`), ok: 200 },
 };

@@ -6,6 +6,7 @@ import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
 import { feRoutes, parseInput, requireSession } from "../fe/plumbing";
 import { authErrorCode, forwardCookies, toHeaders } from "../http";
+import { revokeAccessTokens } from "../token-version";
 import { createImpersonationAudit } from "./audit";
 import { isOperator } from "./operators";
 
@@ -63,6 +64,9 @@ export function registerImpersonationRoutes(app: FastifyInstance, ctx: IdentityC
         .stopImpersonating({ headers: toHeaders(req), returnHeaders: true })
         .catch(mapAuthError);
       await audit.stopped(operatorId, found.user.id);
+      // Access tokens minted during the impersonation stop acting as the user (the user's own
+      // console refreshes its token once).
+      await revokeAccessTokens(ctx.db, [found.user.id]);
       forwardCookies(headers, reply);
       return {};
     });

@@ -5,6 +5,7 @@ import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
 import type { SessionUser } from "../fe/plumbing";
 import { authErrorCode, toHeaders } from "../http";
+import { announceDeletedUsers, revokeAccessTokens } from "../token-version";
 import { enforce, LIMITS, normalizeEmail } from "./limits";
 import { backupCodes, disableMfa, newPendingSecret } from "./mfa-setup";
 
@@ -112,6 +113,8 @@ export async function updatePassword(
     headers: toHeaders(req),
     returnHeaders: true,
   });
+  // Access tokens of the other sessions end with them (this session refreshes a new one).
+  await revokeAccessTokens(ctx.db, [s.user.id]);
   return headers.getSetCookie();
 }
 
@@ -147,12 +150,15 @@ export async function updateMetadata(ctx: IdentityContext, s: SessionUser, m: Me
 
 /** Deletes the account and everything hanging off it (sessions, memberships, keys cascade). */
 export async function deleteMe(ctx: IdentityContext, req: FastifyRequest) {
+  const session = await ctx.auth.api.getSession({ headers: toHeaders(req) }).catch(() => null);
   try {
     const { headers } = await ctx.auth.api.deleteUser({
       body: {},
       headers: toHeaders(req),
       returnHeaders: true,
     });
+    // The user's access tokens stop working on the product API at once (the row is gone).
+    if (session) await announceDeletedUsers(ctx.db, [session.user.id]);
     return headers.getSetCookie();
   } catch (err) {
     const e = authErrorCode(err);
