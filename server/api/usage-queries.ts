@@ -2,12 +2,12 @@ import { Readable } from "node:stream";
 import { z } from "zod";
 import { type Cycle, currentCycle, cycleOf, ensureCycles } from "../metering/cycles";
 import type { UsageFilters } from "../metering/filters";
-import { usageSeries, usageSummary } from "../metering/usage-aggregates";
-import { csvLines } from "../metering/usage-csv";
+import { MAX_SERIES_BUCKETS, SeriesTooLong, usageSeries, usageSummary } from "../metering/usage-aggregates";
+import { csvLines, EXPORT_BYTES_PER_SECOND, MAX_EXPORT_ROWS } from "../metering/usage-csv";
 import { recordsPage, SORT_KEYS, type SortKey } from "../metering/usage-records";
 import type { Db } from "../platform/database";
 import { ApiError } from "../platform/errors";
-import { forbidden } from "./access";
+import { requireAdmin } from "./access";
 import type { Principal } from "./principal";
 import type { Router } from "./route";
 import { ErrorSchema } from "./schemas";
@@ -170,11 +170,21 @@ const SeriesSchema = z
   })
   .meta({ id: "UsageSeries" });
 
-/** Any member of the organization reads its usage (bearer, personal or organization API key). */
-function requireMember(p: Principal) {
-  if (!p.org) throw forbidden("You are not a member of an organization.");
-  return p.org;
-}
+/**
+ * Usage is the bill: only organization administrators (Admin or Owner) read it, as the Billing &
+ * Usage page and billingcycles. The credential may be a bearer token or an API key, like the
+ * other administrator calls (workspaces, members): an administrator's personal key, or an
+ * organization key (created by an administrator; it acts with its creator's current role).
+ * Members, and members' personal keys, get 403.
+ */
+const requireUsageReader = (p: Principal) => requireAdmin(p, "read the organization's usage");
+
+/** At most this many exports run at once per organization (in each API process). */
+export const MAX_CONCURRENT_EXPORTS = 2;
+
+const WHO =
+  " Organization administrators only (Admin or Owner), with a bearer token, an administrator's " +
+  "personal API key or an organization API key; members and their keys get 403.";
 
 async function cycleFor(db: Db, organizationUuid: string, uuid: string | undefined): Promise<Cycle> {
   const cycles = await ensureCycles(db, organizationUuid);
@@ -189,26 +199,33 @@ const common = {
   errors: {
     400: e("A query parameter is not valid"),
     401: e("Not signed in"),
-    403: e("Not a member of an organization"),
+    403: e("Not an organization administrator (members and members' keys)"),
     404: e("No such billing cycle in the organization"),
   },
 };
 
 /** GET /v1/usage/records, /summary, /series and /export.csv: the billing dashboard's usage views. */
-export function registerUsageQueries(router: Router, deps: { db: Db }) {
+export function registerUsageQueries(
+  router: Router,
+  deps: { db: Db; exportLimits?: { maxRows?: number; bytesPerSecond?: number } },
+) {
   const { db } = deps;
+  /** Exports in progress per organization. */
+  const exporting = new Map<string, number>();
 
   router.route({
     method: "GET",
     path: "/v1/usage/records",
     tag: common.tag,
     summary: "Page through usage records",
-    description: "Filtered, sorted and paged server-side; cost and unit price are exact decimal strings.",
+    description:
+      "Filtered, sorted and paged server-side (page_size at most 500); cost and unit price are exact " +
+      `decimal strings.${WHO}`,
     auth: common.auth,
     query: RecordsQuerySchema,
     responses: { 200: { description: "One page of records", schema: RecordsPageSchema }, ...common.errors },
     async handler({ principal, query }) {
-      const org = requireMember(principal);
+      const org = requireUsageReader(principal);
       const cycle = await cycleFor(db, org.org_id, query.billing_cycle_uuid);
       const descending = query.sort.startsWith("-");
       const sort = (descending ? query.sort.slice(1) : query.sort) as SortKey;
@@ -230,12 +247,12 @@ export function registerUsageQueries(router: Router, deps: { db: Db }) {
     description:
       "Count and cost per operation, top 6 workspaces (plus a No Workspace row), top 5 eval types, " +
       "totals, and the filter options present in the cycle. Read from the daily rollup unless a " +
-      "search text is given.",
+      `search text is given.${WHO}`,
     auth: common.auth,
     query: FilterQuerySchema,
     responses: { 200: { description: "The summary", schema: SummarySchema }, ...common.errors },
     async handler({ principal, query }) {
-      const org = requireMember(principal);
+      const org = requireUsageReader(principal);
       const cycle = await cycleFor(db, org.org_id, query.billing_cycle_uuid);
       return usageSummary(db, cycle, filtersOf(query));
     },
@@ -246,14 +263,26 @@ export function registerUsageQueries(router: Router, deps: { db: Db }) {
     path: "/v1/usage/series",
     tag: common.tag,
     summary: "Cost and usage over time",
-    description: "Buckets by UTC day, week (starting Sunday) or month (starting on the 1st).",
+    description:
+      "Buckets by UTC day, week (starting Sunday) or month (starting on the 1st), over the whole " +
+      `billing cycle. At most ${MAX_SERIES_BUCKETS.toLocaleString("en-US")} buckets: a cycle spanning more ` +
+      `in the grouping asked for answers 400 (series_too_long); use a coarser grouping.${WHO}`,
     auth: common.auth,
     query: SeriesQuerySchema,
-    responses: { 200: { description: "The buckets", schema: SeriesSchema }, ...common.errors },
+    responses: {
+      200: { description: "The buckets", schema: SeriesSchema },
+      ...common.errors,
+      400: e(`A query parameter is not valid, or the series would exceed ${MAX_SERIES_BUCKETS} buckets`),
+    },
     async handler({ principal, query }) {
-      const org = requireMember(principal);
+      const org = requireUsageReader(principal);
       const cycle = await cycleFor(db, org.org_id, query.billing_cycle_uuid);
-      return usageSeries(db, cycle, filtersOf(query), query.grouping);
+      try {
+        return await usageSeries(db, cycle, filtersOf(query), query.grouping);
+      } catch (err) {
+        if (err instanceof SeriesTooLong) throw new ApiError(400, "series_too_long", err.message);
+        throw err;
+      }
     },
   });
 
@@ -264,18 +293,43 @@ export function registerUsageQueries(router: Router, deps: { db: Db }) {
     summary: "Export usage records as CSV",
     description:
       "Streams every filtered record, newest first, with the columns Date, Eval, Operation, Eval Type, " +
-      "Eval ID, Run ID, Workspace, Created By, Quantity, Unit Price, Cost, Price Adjustment Note.",
+      "Eval ID, Run ID, Workspace, Created By, Quantity, Unit Price, Cost, Price Adjustment Note. " +
+      `At most ${MAX_EXPORT_ROWS.toLocaleString("en-US")} records per export, sent at up to ` +
+      `${EXPORT_BYTES_PER_SECOND / 1024 / 1024} MiB/s, and at most ${MAX_CONCURRENT_EXPORTS} exports of ` +
+      "an organization at a time (429 with Retry-After). A failure after the first bytes (a larger " +
+      "result, the database going away) breaks the transfer: the response ends without its final " +
+      `chunk, which clients see as an error, never as a complete file.${WHO}`,
     auth: common.auth,
     query: FilterQuerySchema,
-    responses: { 200: { description: "text/csv" }, ...common.errors },
+    responses: {
+      200: { description: "text/csv" },
+      ...common.errors,
+      429: e("Too many exports of the organization at once, or a rate limit"),
+    },
     async handler({ principal, query, reply }) {
-      const org = requireMember(principal);
+      const org = requireUsageReader(principal);
       const cycle = await cycleFor(db, org.org_id, query.billing_cycle_uuid);
+      const running = exporting.get(org.org_id) ?? 0;
+      if (running >= MAX_CONCURRENT_EXPORTS) {
+        reply.header("retry-after", "10");
+        throw new ApiError(
+          429,
+          "too_many_exports",
+          `At most ${MAX_CONCURRENT_EXPORTS} exports of an organization run at a time. Try again when one has finished.`,
+        );
+      }
+      exporting.set(org.org_id, running + 1);
+      const stream = Readable.from(csvLines(db, cycle, filtersOf(query), deps.exportLimits));
+      stream.once("close", () => {
+        const n = (exporting.get(org.org_id) ?? 1) - 1;
+        if (n > 0) exporting.set(org.org_id, n);
+        else exporting.delete(org.org_id);
+      });
       const day = new Date().toISOString().slice(0, 10);
       reply
         .header("content-type", "text/csv; charset=utf-8")
         .header("content-disposition", `attachment; filename="usage_data_${day}.csv"`);
-      return reply.send(Readable.from(csvLines(db, cycle, filtersOf(query))));
+      return reply.send(stream);
     },
   });
 }

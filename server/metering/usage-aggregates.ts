@@ -4,6 +4,7 @@ import { usageDaily, usageEvents, workspaces } from "../db/schema";
 import type { Db } from "../platform/database";
 import { type Cycle, cycleBounds, dailyInCycle } from "./cycles";
 import {
+  bucketStart,
   bucketStarts,
   type CostRow,
   type Grouping,
@@ -176,10 +177,44 @@ export async function usageSummary(db: Db, cycle: Cycle, f: UsageFilters, now = 
   };
 }
 
+/** The most buckets one series answer holds (a daily year is 366, a monthly decade 120). */
+export const MAX_SERIES_BUCKETS = 1_000;
+
+/** Refused before any row is read: the cycle's span in the grouping has too many buckets. */
+export class SeriesTooLong extends Error {
+  constructor(
+    readonly buckets: number,
+    readonly grouping: Grouping,
+  ) {
+    super(
+      `This billing cycle spans ${buckets.toLocaleString("en-US")} ${grouping} buckets; a series holds at ` +
+        `most ${MAX_SERIES_BUCKETS.toLocaleString("en-US")}. Use a coarser grouping` +
+        `${grouping === "monthly" ? "" : grouping === "weekly" ? " (monthly)" : " (weekly or monthly)"} ` +
+        "or a shorter billing cycle.",
+    );
+  }
+}
+
+const DAY_MS = 86_400_000;
+
+/** How many buckets bucketStarts(first, last, grouping) has, by arithmetic (no list is built). */
+export function bucketCount(first: string, last: string, grouping: Grouping): number {
+  if (last < first) return 0;
+  const a = bucketStart(first, grouping);
+  const b = bucketStart(last, grouping);
+  if (grouping === "monthly") {
+    const months = (s: string) => Number(s.slice(0, 4)) * 12 + Number(s.slice(5, 7)) - 1;
+    return months(b) - months(a) + 1;
+  }
+  const days = Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / DAY_MS);
+  return (grouping === "weekly" ? days / 7 : days) + 1;
+}
+
 /**
  * Cost and usage over time: one bucket per day, week (from Sunday) or month (from the 1st), UTC,
  * from the cycle's first bucket through its last day (the current cycle: through today or its
- * latest usage), empty buckets included.
+ * latest usage), empty buckets included. At most MAX_SERIES_BUCKETS: a longer span throws
+ * SeriesTooLong, checked before the usage is read and again with the latest usage day.
  */
 export async function usageSeries(
   db: Db,
@@ -188,22 +223,27 @@ export async function usageSeries(
   grouping: Grouping,
   now = new Date(),
 ) {
-  const rows = await aggregate(db, cycle, f);
   const { end } = cycleBounds(cycle);
   let last = end
-    ? new Date(end.getTime() - 86_400_000).toISOString().slice(0, 10)
+    ? new Date(end.getTime() - DAY_MS).toISOString().slice(0, 10)
     : now.toISOString().slice(0, 10);
+  const bounded = (lastDay: string) => {
+    const n = bucketCount(cycle.startDate, lastDay, grouping);
+    if (n > MAX_SERIES_BUCKETS) throw new SeriesTooLong(n, grouping);
+  };
+  bounded(last);
+  const rows = await aggregate(db, cycle, f);
   for (const r of rows) if (r.day > last) last = r.day;
+  bounded(last);
   const first = [cycle.startDate, last].sort()[0] ?? last;
   type Bucket = { events: number; quantity: number; costMicros: bigint; types: Map<string, CostRow> };
   const buckets = new Map<string, Bucket>();
   for (const b of bucketStarts(first, last, grouping))
     buckets.set(b, { events: 0, quantity: 0, costMicros: 0n, types: new Map() });
-  const starts = [...buckets.keys()];
+  const firstBucket = bucketStart(first, grouping);
   for (const r of rows) {
-    // Days before the cycle cannot occur; a bucket is found by the last start not after the day.
-    let key = starts[0] ?? r.day;
-    for (const s of starts) if (s <= r.day) key = s;
+    // Days before the cycle cannot occur; they would count in the first bucket.
+    const key = r.day < first ? firstBucket : bucketStart(r.day, grouping);
     const b = buckets.get(key);
     if (!b) continue;
     b.events += r.events;

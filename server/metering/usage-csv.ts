@@ -49,9 +49,38 @@ export function csvLine(r: RecordJson): string {
 
 const CSV_BATCH = 1000;
 
-/** The filtered records as CSV lines (header first), newest first, read in keyset batches. */
-export async function* csvLines(db: Db, cycle: Cycle, f: UsageFilters): AsyncGenerator<string> {
-  yield `${CSV_COLUMNS.join(",")}\r\n`;
+/** The most records one export carries; a larger result is cut off as a failed transfer. */
+export const MAX_EXPORT_ROWS = 1_000_000;
+/** An export is paced to at most this many bytes a second (about 100,000 records a second). */
+export const EXPORT_BYTES_PER_SECOND = 16 * 1024 * 1024;
+
+/** Thrown inside the stream when an export would exceed MAX_EXPORT_ROWS: the transfer is cut. */
+export class ExportTooLarge extends Error {
+  constructor(readonly maxRows: number) {
+    super(`The export has more than ${maxRows} records.`);
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The filtered records as CSV lines (header first), newest first, read in keyset batches. The
+ * header is yielded together with the first batch, so that a failure of the first read is an
+ * error status, not a 200 with a header only. At most `maxRows` records (more throws
+ * ExportTooLarge after them, which breaks the transfer), paced to `bytesPerSecond`.
+ */
+export async function* csvLines(
+  db: Db,
+  cycle: Cycle,
+  f: UsageFilters,
+  opts: { maxRows?: number; bytesPerSecond?: number } = {},
+): AsyncGenerator<string> {
+  const maxRows = opts.maxRows ?? MAX_EXPORT_ROWS;
+  const rate = opts.bytesPerSecond ?? EXPORT_BYTES_PER_SECOND;
+  const started = Date.now();
+  let header = `${CSV_COLUMNS.join(",")}\r\n`;
+  let sentRows = 0;
+  let sentBytes = 0;
   let after: { at: Date; uuid: string } | null = null;
   for (;;) {
     const cursor: SQL | undefined = after
@@ -63,11 +92,23 @@ export async function* csvLines(db: Db, cycle: Cycle, f: UsageFilters): AsyncGen
       .leftJoin(workspaces, workspaceJoin)
       .where(and(eventWhere(cycle, f), cursor))
       .orderBy(desc(usageEvents.occurredAt), desc(usageEvents.usageEventUuid))
-      .limit(CSV_BATCH)) as RecordRow[];
-    if (!rows.length) return;
-    yield rows.map((r) => `${csvLine(recordJson(r))}\r\n`).join("");
+      .limit(Math.min(CSV_BATCH, maxRows - sentRows + 1))) as RecordRow[];
+    const room = maxRows - sentRows;
+    const chunk =
+      header +
+      rows
+        .slice(0, room)
+        .map((r) => `${csvLine(recordJson(r))}\r\n`)
+        .join("");
+    header = "";
+    if (chunk) yield chunk;
+    if (rows.length > room) throw new ExportTooLarge(maxRows);
+    sentRows += rows.length;
+    sentBytes += chunk.length;
     const tail = rows[rows.length - 1];
     if (!tail || rows.length < CSV_BATCH) return;
     after = { at: tail.occurredAt, uuid: tail.usageEventUuid };
+    const ahead = (sentBytes / rate) * 1000 - (Date.now() - started);
+    if (ahead > 0) await sleep(ahead);
   }
 }

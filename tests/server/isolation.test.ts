@@ -139,33 +139,39 @@ const API_ROWS: Record<string, ApiRow> = {
       if (res.statusCode === 200) expect(res.json()).toMatchObject({ accepted: 0, duplicates: 0 });
     },
   },
+  // Usage is the bill: administrators only. A member reads no usage, not even of their own
+  // organization (403); Globex's administrator reads Globex's own and never finds Acme's cycle.
   "GET /v1/usage/records": {
     req: (t) => get(`/v1/usage/records?billing_cycle_uuid=${t.acmeCycle}`),
-    expect: statuses(404, 404, 200),
+    expect: statuses(404, 404, 403),
   },
   "GET /v1/usage/records#own": {
     req: (t) => get(`/v1/usage/records?workspace_uuid=${t.ws.safety}`),
-    expect: statuses(200, 200, 200),
+    expect: statuses(200, 200, 403),
   },
   "GET /v1/usage/summary": {
     req: (t) => get(`/v1/usage/summary?billing_cycle_uuid=${t.acmeCycle}`),
-    expect: statuses(404, 404, 200),
+    expect: statuses(404, 404, 403),
   },
   "GET /v1/usage/summary#own": {
     req: (t) => get(`/v1/usage/summary?workspace_uuid=${t.ws.safety}`),
-    expect: statuses(200, 200, 200),
+    expect: statuses(200, 200, 403),
   },
   "GET /v1/usage/series": {
     req: (t) => get(`/v1/usage/series?billing_cycle_uuid=${t.acmeCycle}`),
-    expect: statuses(404, 404, 200),
+    expect: statuses(404, 404, 403),
+  },
+  "GET /v1/usage/series#own": {
+    req: () => get("/v1/usage/series?grouping=monthly"),
+    expect: statuses(200, 200, 403),
   },
   "GET /v1/usage/export.csv": {
     req: (t) => get(`/v1/usage/export.csv?billing_cycle_uuid=${t.acmeCycle}`),
-    expect: statuses(404, 404, 200),
+    expect: statuses(404, 404, 403),
   },
   "GET /v1/usage/export.csv#own": {
     req: () => get("/v1/usage/export.csv"),
-    expect: statuses(200, 200, 200),
+    expect: statuses(200, 200, 403),
   },
   "GET /v1/accounts/organization/billingcycles": {
     req: (t) => get(`/v1/accounts/organization/billingcycles?billing_cycle_uuid=${t.acmeCycle}`),

@@ -81,7 +81,7 @@ describe.each(backends())("usage queries on $name", (backend) => {
     expect(res.json().rejected).toEqual([]);
   }
 
-  const get = async (url: string, who: "admin" | "member" | "memberKey" | "other" = "member") => {
+  const get = async (url: string, who: "admin" | "adminKey" | "other" = "admin") => {
     const res = await fx.call(who, "GET", url);
     expect(res.statusCode, `${url}: ${res.body}`).toBe(200);
     return res.json();
@@ -274,7 +274,7 @@ describe.each(backends())("usage queries on $name", (backend) => {
   });
 
   it("summarizes by workspace (top 6 + No Workspace), eval type and operation, with filter options", async () => {
-    const s = await get(`/v1/usage/summary?billing_cycle_uuid=${febCycle}`, "memberKey");
+    const s = await get(`/v1/usage/summary?billing_cycle_uuid=${febCycle}`, "adminKey");
     const names = s.by_workspace.map((w: { workspace_name: string }) => w.workspace_name);
     expect(names.at(-1)).toBe("No Workspace");
     expect(names.slice(0, -1).sort()).toEqual(["Accuracy Benchmarks", "Red Team", "Safety Research"]);
@@ -341,7 +341,7 @@ describe.each(backends())("usage queries on $name", (backend) => {
 
   it("exports CSV with the documented columns, filtered like the records", async () => {
     const res = await fx.call(
-      "member",
+      "admin",
       "GET",
       `/v1/usage/export.csv?billing_cycle_uuid=${febCycle}&eval_type=safety`,
     );
@@ -354,6 +354,30 @@ describe.each(backends())("usage queries on $name", (backend) => {
     );
     const { total } = await get(`/v1/usage/records?billing_cycle_uuid=${febCycle}&eval_type=safety`);
     expect(lines).toHaveLength(total + 1);
+  });
+
+  it("lets administrators read usage and refuses members and members' keys with 403", async () => {
+    const urls = [
+      `/v1/usage/records?billing_cycle_uuid=${febCycle}`,
+      `/v1/usage/summary?billing_cycle_uuid=${febCycle}`,
+      `/v1/usage/series?billing_cycle_uuid=${febCycle}`,
+      `/v1/usage/export.csv?billing_cycle_uuid=${febCycle}`,
+      "/v1/usage/summary",
+    ];
+    for (const url of urls) {
+      for (const who of ["member", "memberKey", "newcomer"] as const) {
+        const res = await fx.call(who, "GET", url);
+        expect(res.statusCode, `${who} ${url}: ${res.body}`).toBe(403);
+        expect(res.json().error).toMatchObject({
+          code: "forbidden",
+          message: "Only organization administrators can read the organization's usage.",
+        });
+      }
+      for (const who of ["admin", "adminKey"] as const)
+        expect((await fx.call(who, "GET", url)).statusCode, `${who} ${url}`).toBe(200);
+      const orgKey = await p.api.app.inject({ method: "GET", url, headers: { "x-api-key": keys.acme } });
+      expect(orgKey.statusCode, `org key ${url}`).toBe(200);
+    }
   });
 
   it("reports billing cycles with group totals to administrators only", async () => {
