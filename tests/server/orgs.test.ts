@@ -129,6 +129,19 @@ describe.each(backends())("organizations on $name", (backend) => {
     });
   });
 
+  it("treats every free-mail domain of the maintained list as personal, not only the big ones", async () => {
+    for (const email of ["ana@t-online.de", "bo@yahoo.fr", "cy@gmx.at"]) {
+      await newUser(email);
+      const c = await as(email);
+      expect(code(await c.createOrg({ name: "Mine", restrict_invites_by_domain: true }))).toBe(
+        "personal_domain_error",
+      );
+      expect(code(await c.createOrg({ name: "Mine", allow_users_to_join_by_domain: true }))).toBe(
+        "personal_domain_error",
+      );
+    }
+  });
+
   it("stops creating organizations beyond the per-user limit", async () => {
     await newUser("many@orgs.test");
     const c = await as("many@orgs.test");

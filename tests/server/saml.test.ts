@@ -1,15 +1,27 @@
 import { randomUUID } from "node:crypto";
-import { and, eq, like } from "drizzle-orm";
+import { and, eq, like, or } from "drizzle-orm";
+import * as OTPAuth from "otpauth";
 import * as samlify from "samlify";
 import { generate } from "selfsigned";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { member, organization, user, verification } from "../../server/db/schema";
+import { emailOutbox, member, organization, ssoLink, user, verification } from "../../server/db/schema";
 import { encodeReturnTarget } from "../../server/identity/return-target";
-import { AUTH, backends, CONSOLE, cookieHeader, signIn, startProduct, type TestProduct } from "./harness";
+import { type DnsStub, startDnsStub } from "./dns-stub";
+import {
+  AUTH,
+  backends,
+  CONSOLE,
+  cookieHeader,
+  PASSWORD,
+  signIn,
+  startProduct,
+  type TestProduct,
+} from "./harness";
 
 // Per-organization SAML sign-in, driven end to end against the identity app: an Owner sets it up
 // through the hosted form, and a samlify identity provider, with a certificate made here, answers
-// the AuthnRequests our service provider sends with real signed responses.
+// the AuthnRequests our service provider sends with real signed responses. Domain ownership is
+// checked against a DNS server run here (DNS_RESOLVER points at it).
 
 // The IdP side only builds responses; our SP (node-saml) does the checking that matters.
 samlify.setSchemaValidator({ validate: async () => "skipped" });
@@ -46,6 +58,7 @@ describe.each(backends())("SAML sign-in on $name", (backend) => {
   let otherKeys: Keys;
   let idp: ReturnType<typeof samlify.IdentityProvider>;
   let sp: ReturnType<typeof samlify.ServiceProvider>;
+  let dns: DnsStub;
   const cookies = new Map<string, string>();
 
   const inject = (
@@ -58,7 +71,12 @@ describe.each(backends())("SAML sign-in on $name", (backend) => {
       url,
       headers: {
         ...(o.cookie ? { cookie: o.cookie } : {}),
-        ...(o.origin ? { origin: o.origin } : {}),
+        // Form posts come from the identity service's own pages unless a test says otherwise.
+        ...(o.origin
+          ? { origin: o.origin }
+          : method === "POST" && !url.endsWith("/acs")
+            ? { origin: AUTH }
+            : {}),
         ...(o.body ? { "content-type": "application/x-www-form-urlencoded" } : {}),
       },
       payload: o.body ? form(o.body) : undefined,
@@ -81,15 +99,24 @@ describe.each(backends())("SAML sign-in on $name", (backend) => {
     ...values,
   });
 
+  /** An organization's SAML as the test's IdP sees it: our SP's metadata, and the IdP answering. */
+  type Target = {
+    orgId: string;
+    sp: ReturnType<typeof samlify.ServiceProvider>;
+    idp: ReturnType<typeof samlify.IdentityProvider>;
+    entity: string;
+  };
+  const acmeTarget = (): Target => ({ orgId: acme, sp, idp, entity: IDP_ENTITY });
+
   /** SP-initiated: our /login redirect, read by the IdP. */
-  async function startLogin(rt?: string) {
-    const res = await inject("GET", `/saml/${acme}/login${rt ? `?rt=${encodeURIComponent(rt)}` : ""}`);
+  async function startLogin(rt?: string, t: Target = acmeTarget()) {
+    const res = await inject("GET", `/saml/${t.orgId}/login${rt ? `?rt=${encodeURIComponent(rt)}` : ""}`);
     expect(res.statusCode).toBe(302);
     const location = new URL(res.headers.location as string);
     expect(`${location.origin}${location.pathname}`).toBe(IDP_SSO);
     const query = Object.fromEntries(location.searchParams);
-    const requestInfo = await idp.parseLoginRequest(sp, "redirect", { query });
-    return { requestInfo, relayState: query.RelayState ?? "" };
+    const requestInfo = await t.idp.parseLoginRequest(t.sp, "redirect", { query });
+    return { requestInfo, relayState: query.RelayState ?? "", t };
   }
 
   /** A response to that request, signed by `by`; `tags` override the template's values. */
@@ -98,7 +125,8 @@ describe.each(backends())("SAML sign-in on $name", (backend) => {
     email: string,
     o: { by?: ReturnType<typeof samlify.IdentityProvider>; tags?: Record<string, string> } = {},
   ) {
-    const signer = o.by ?? idp;
+    const { t } = login;
+    const signer = o.by ?? t.idp;
     const now = new Date();
     const later = new Date(now.getTime() + 5 * 60_000).toISOString();
     const id = `_${randomUUID()}`;
@@ -106,10 +134,10 @@ describe.each(backends())("SAML sign-in on $name", (backend) => {
     const values: Record<string, string> = {
       ID: id,
       AssertionID: `_${randomUUID()}`,
-      Destination: `${AUTH}/saml/${acme}/acs`,
-      Audience: `${AUTH}/saml/${acme}/metadata`,
-      SubjectRecipient: `${AUTH}/saml/${acme}/acs`,
-      Issuer: IDP_ENTITY,
+      Destination: `${AUTH}/saml/${t.orgId}/acs`,
+      Audience: `${AUTH}/saml/${t.orgId}/metadata`,
+      SubjectRecipient: `${AUTH}/saml/${t.orgId}/acs`,
+      Issuer: t.entity,
       IssueInstant: now.toISOString(),
       StatusCode: samlify.Constants.StatusCode.Success,
       ConditionsNotBefore: now.toISOString(),
@@ -123,7 +151,7 @@ describe.each(backends())("SAML sign-in on $name", (backend) => {
       ...o.tags,
     };
     const out = await signer.createLoginResponse(
-      sp,
+      t.sp,
       login.requestInfo as unknown as Parameters<typeof signer.createLoginResponse>[1],
       "post",
       { email },
@@ -135,9 +163,36 @@ describe.each(backends())("SAML sign-in on $name", (backend) => {
     return (out as { context: string }).context;
   }
 
-  const acs = (samlResponse: string, relayState = "") =>
-    inject("POST", `/saml/${acme}/acs`, { body: { SAMLResponse: samlResponse, RelayState: relayState } });
+  const acs = (samlResponse: string, relayState = "", orgId = acme) =>
+    inject("POST", `/saml/${orgId}/acs`, { body: { SAMLResponse: samlResponse, RelayState: relayState } });
   const refresh = (cookie: string) => inject("GET", "/api/v1/refresh_token", { cookie });
+  const TXT_NAME = "_evalconsole-verification.acme.test";
+  /** The TXT value the set-up page asks the organization's Owner to publish. */
+  const wantedRecord = async (orgId: string, owner: string) => {
+    const page = await inject("GET", `/saml?id=${orgId}`, { cookie: await as(owner) });
+    const value = page.body.match(/evalconsole-verification=[A-Za-z0-9_-]+/)?.[0];
+    expect(value, page.body.slice(0, 500)).toBeTruthy();
+    return value as string;
+  };
+  const verifyDomain = (orgId: string, owner: string, o: { origin?: string } = {}) =>
+    as(owner).then((cookie) =>
+      inject("POST", "/saml/verify_domain", { cookie, origin: o.origin, body: { org_id: orgId } }),
+    );
+  const linksOf = (email: string) =>
+    db()
+      .select({ orgId: ssoLink.orgId, nameId: ssoLink.nameId })
+      .from(ssoLink)
+      .innerJoin(user, eq(user.id, ssoLink.userId))
+      .where(eq(user.email, email));
+  const membershipsOf = (email: string) =>
+    db()
+      .select({ orgId: member.organizationId, role: member.role })
+      .from(member)
+      .innerJoin(user, eq(user.id, member.userId))
+      .where(eq(user.email, email));
+  /** The pending-link token on the "Link your account" page. */
+  const linkToken = (body: string) => body.match(/name="token" value="([A-Za-z0-9_-]+)"/)?.[1] ?? "";
+  const postLink = (fields: Record<string, string>) => inject("POST", "/saml/link", { body: fields });
   const loginCheck = async (q: string) =>
     (
       await p.identity.app.inject({
@@ -156,7 +211,8 @@ describe.each(backends())("SAML sign-in on $name", (backend) => {
 
   beforeAll(async () => {
     [keys, otherKeys] = await Promise.all([makeKeys("idp.example.test"), makeKeys("evil.example.test")]);
-    p = await startProduct(backend);
+    dns = await startDnsStub();
+    p = await startProduct(backend, { DNS_RESOLVER: dns.address });
     acme = (await p.identity.admin.findOrganizationBySlug("acme-ai"))?.id ?? "";
     const owner = await p.identity.admin.createUser({
       email: "owner@acme.test",
@@ -167,6 +223,7 @@ describe.each(backends())("SAML sign-in on $name", (backend) => {
   });
   afterAll(async () => {
     await p?.dispose();
+    await dns?.close();
   });
 
   it("lets only an Owner set SAML up through the hosted form, keeping values on errors", async () => {
@@ -188,6 +245,10 @@ describe.each(backends())("SAML sign-in on $name", (backend) => {
     expect(page.body).toContain(`${AUTH}/saml/${acme}/acs`);
     expect(page.body).toContain("Not set up yet");
     expect(page.body).not.toContain("Test sign-in");
+    // The page asks for the domain's DNS proof before anyone is routed to the IdP.
+    expect(page.body).toContain(TXT_NAME);
+    expect(page.body).toMatch(/evalconsole-verification=[A-Za-z0-9_-]{20,}/);
+    expect(page.body).toContain("Verify acme.test");
 
     const bad = await inject("POST", "/saml", {
       cookie: owner,
@@ -211,7 +272,7 @@ describe.each(backends())("SAML sign-in on $name", (backend) => {
     expect(crossSite.statusCode).toBe(403);
     expect(
       await p.identity.ctx.db.select().from(organization).where(eq(organization.id, acme)),
-    ).toMatchObject([{ domain: null }]);
+    ).toMatchObject([{ domain: "acme.test", domainVerifiedAt: null }]);
 
     // A bare base64 certificate (as some IdP consoles show it) is accepted and stored as PEM.
     const bare = keys.cert.replace(/-----(BEGIN|END) CERTIFICATE-----|\s/g, "");
@@ -251,6 +312,52 @@ describe.each(backends())("SAML sign-in on $name", (backend) => {
     });
   });
 
+  it("routes no one to an unverified domain's SSO and lets it sign no one in", async () => {
+    const passwordLogin = { login_url: `${AUTH}/login?email=someone%40acme.test` };
+    expect(await loginCheck("email=someone%40acme.test")).toEqual(passwordLogin);
+    expect(await loginCheck("domain=acme.test")).toEqual({ login_url: `${AUTH}/login` });
+    expect(await loginCheck(`org_id=${acme}`)).toEqual({ login_url: `${AUTH}/login` });
+    // Signed by the configured IdP, yet refused: neither a new address nor an existing account.
+    for (const email of ["first.comer@acme.test", "admin@acme.test"]) {
+      const login = await startLogin();
+      expectRefused(await acs(await respond(login, email)), 403, /has not verified its email domain/);
+    }
+    expect(await db().select().from(user).where(eq(user.email, "first.comer@acme.test"))).toEqual([]);
+    expect(await linksOf("admin@acme.test")).toEqual([]);
+  });
+
+  it("verifies the domain from its DNS TXT record, asked through the configured resolver", async () => {
+    const value = await wantedRecord(acme, "owner@acme.test");
+    // Only the Owner may ask, and only from the page's own site.
+    expect((await verifyDomain(acme, "admin@acme.test")).statusCode).toBe(403);
+    expect((await verifyDomain(acme, "owner@acme.test", { origin: "https://evil.example" })).statusCode).toBe(
+      403,
+    );
+    // No record yet.
+    const before = dns.asked.length;
+    const none = await verifyDomain(acme, "owner@acme.test");
+    expect(none.statusCode).toBe(400);
+    expect(none.body).toContain(`No TXT record was found at ${TXT_NAME}`);
+    expect(dns.asked.slice(before)).toContain(TXT_NAME);
+    // A record with another value.
+    dns.txt.set(TXT_NAME, ["evalconsole-verification=someone-else", "v=spf1 -all"]);
+    const wrong = await verifyDomain(acme, "owner@acme.test");
+    expect(wrong.statusCode).toBe(400);
+    expect(wrong.body).toContain("does not hold this organization");
+    const [still] = await db().select().from(organization).where(eq(organization.id, acme));
+    expect(still?.domainVerifiedAt).toBeNull();
+    // The right one.
+    dns.txt.set(TXT_NAME, ["v=spf1 -all", value]);
+    const ok = await verifyDomain(acme, "owner@acme.test");
+    expect(ok.statusCode, ok.body.slice(0, 300)).toBe(303);
+    expect(ok.headers.location).toBe(`/saml?id=${acme}&done=verified`);
+    const page = await inject("GET", ok.headers.location as string, { cookie: await as("owner@acme.test") });
+    expect(page.body).toContain("acme.test is verified");
+    expect(page.body).not.toContain("Verify acme.test");
+    const [org] = await db().select().from(organization).where(eq(organization.id, acme));
+    expect(org?.domainVerifiedAt).toBeInstanceOf(Date);
+  });
+
   it("answers login/check with the SAML sign-in for the organization's id, domain and emails", async () => {
     const samlLogin = `${AUTH}/saml/${acme}/login`;
     expect(await loginCheck(`org_id=${acme}`)).toEqual({ login_url: samlLogin });
@@ -278,12 +385,161 @@ describe.each(backends())("SAML sign-in on $name", (backend) => {
     const [created] = await db().select().from(user).where(eq(user.email, "new.person@acme.test"));
     expect(created?.emailVerified).toBe(true);
 
+    // The account the IdP created is linked to the organization's SSO under its NameID.
+    expect(await linksOf("new.person@acme.test")).toEqual([{ orgId: acme, nameId: "new.person@acme.test" }]);
+  });
+
+  it("signs an existing account in only after its owner links it with their password", async () => {
+    const back = `${CONSOLE}/after?y=2`;
+    const login = await startLogin(encodeReturnTarget(back));
+    const res = await acs(await respond(login, "admin@acme.test"), login.relayState);
+    // No session: a page asking the account's owner to link it.
+    expectRefused(res, 403, /Link your account/);
+    expect(res.body).toContain("admin@acme.test");
+    expect(await linksOf("admin@acme.test")).toEqual([]);
+    const token = linkToken(res.body);
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // Stored hashed: the token itself is nowhere in the database.
+    const rows = await db()
+      .select()
+      .from(verification)
+      .where(or(like(verification.identifier, `%${token}%`), like(verification.value, `%${token}%`)));
+    expect(rows).toEqual([]);
+
+    const wrong = await postLink({ token, action: "password", password: "not-the-password" });
+    expectRefused(wrong, 401, /Incorrect email or password/);
+    expect(await linksOf("admin@acme.test")).toEqual([]);
+    expectRefused(
+      await postLink({ token: "x".repeat(43), action: "password", password: PASSWORD }),
+      400,
+      /expired/,
+    );
+    expect(
+      (
+        await inject("POST", "/saml/link", {
+          origin: "https://evil.example",
+          body: { token, action: "password", password: PASSWORD },
+        })
+      ).statusCode,
+    ).toBe(403);
+
+    const linked = await postLink({ token, action: "password", password: PASSWORD });
+    expect(linked.statusCode, linked.body.slice(0, 300)).toBe(303);
+    expect(linked.headers.location).toBe(back);
+    const info = (await refresh(cookieHeader(linked.headers["set-cookie"]))).json();
+    expect(info.user.email).toBe("admin@acme.test");
+    expect(info.org_id_to_org_member_info[acme]).toMatchObject({ user_role: "Admin" });
+    expect(await linksOf("admin@acme.test")).toEqual([{ orgId: acme, nameId: "admin@acme.test" }]);
+    // The pending link is spent.
+    expectRefused(await postLink({ token, action: "password", password: PASSWORD }), 400, /expired/);
+
+    // From now on the IdP signs the account in directly, keeping its role.
     const again = await startLogin();
     const admin = await acs(await respond(again, "admin@acme.test"));
     expect(admin.statusCode).toBe(303);
     expect(admin.headers.location).toBe(`${CONSOLE}/`);
     const adminInfo = (await refresh(cookieHeader(admin.headers["set-cookie"]))).json();
     expect(adminInfo.org_id_to_org_member_info[acme]).toMatchObject({ user_role: "Admin" });
+  });
+
+  it("links an existing account through an emailed confirmation link", async () => {
+    const login = await startLogin();
+    const res = await acs(await respond(login, "member@acme.test"));
+    expectRefused(res, 403, /Link your account/);
+    const sent = await postLink({ token: linkToken(res.body), action: "email" });
+    expect(sent.statusCode).toBe(200);
+    expect(sent.headers["set-cookie"]).toBeUndefined();
+    expect(sent.body).toContain("Check your email");
+    const [mail] = await db()
+      .select()
+      .from(emailOutbox)
+      .where(and(eq(emailOutbox.to, "member@acme.test"), eq(emailOutbox.kind, "sso_link")));
+    const url = mail?.text.match(/https?:\/\/\S+\/saml\/link\/confirm\?token=[A-Za-z0-9_-]+/)?.[0] ?? "";
+    expect(url.startsWith(`${AUTH}/saml/link/confirm?token=`)).toBe(true);
+    const token = new URL(url).searchParams.get("token") ?? "";
+    const stored = await db()
+      .select()
+      .from(verification)
+      .where(or(like(verification.identifier, `%${token}%`), like(verification.value, `%${token}%`)));
+    expect(stored).toEqual([]);
+
+    // Opening the link changes nothing by itself: it shows one button.
+    const page = await inject("GET", `/saml/link/confirm?token=${token}`);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain("Link my account");
+    expect(await linksOf("member@acme.test")).toEqual([]);
+    // Still no session through SSO before the confirmation.
+    const early = await startLogin();
+    expectRefused(await acs(await respond(early, "member@acme.test")), 403, /Link your account/);
+
+    const confirmed = await inject("POST", "/saml/link/confirm", { body: { token } });
+    expect(confirmed.statusCode).toBe(200);
+    expect(confirmed.headers["set-cookie"]).toBeUndefined();
+    expect(confirmed.body).toContain("Account linked");
+    expect(await linksOf("member@acme.test")).toEqual([{ orgId: acme, nameId: "member@acme.test" }]);
+    expectRefused(await inject("POST", "/saml/link/confirm", { body: { token } }), 400, /expired/);
+    expectRefused(await inject("GET", `/saml/link/confirm?token=${token}`), 400, /expired/);
+
+    const after = await startLogin();
+    const signedIn = await acs(await respond(after, "member@acme.test"));
+    expect(signedIn.statusCode).toBe(303);
+    const info = (await refresh(cookieHeader(signedIn.headers["set-cookie"]))).json();
+    expect(info.org_id_to_org_member_info[acme]).toMatchObject({ user_role: "Member" });
+  });
+
+  it("never skips the second factor: an account with MFA passes the TOTP step after the IdP", async () => {
+    const email = "mfa.user@acme.test";
+    const created = await p.identity.admin.createUser({ email, password: PASSWORD });
+    await p.identity.admin.addMember(acme, created.id, "Member");
+    const session = await as(email);
+    const fe = (url: string, body: unknown) =>
+      p.identity.app.inject({
+        method: "POST",
+        url: `/api/fe/v3/${url}`,
+        headers: { cookie: session, "x-csrf-token": "-.-", "content-type": "application/json" },
+        payload: JSON.stringify(body),
+      });
+    const secret = (await fe("security_status", {})).json().new_secret as string;
+    const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30 });
+    expect((await fe("mfa_enable", { code: totp.generate() })).statusCode).toBe(200);
+
+    // Linking with the password leads to the code step, not to a session.
+    const l1 = await startLogin();
+    const res = await acs(await respond(l1, email));
+    expectRefused(res, 403, /Link your account/);
+    const linked = await postLink({ token: linkToken(res.body), action: "password", password: PASSWORD });
+    expect(linked.statusCode).toBe(303);
+    expect(linked.headers.location).toMatch(/^\/login\/mfa/);
+    expect((await refresh(cookieHeader(linked.headers["set-cookie"]))).statusCode).toBe(401);
+    expect(await linksOf(email)).toHaveLength(1);
+
+    // A linked account with MFA: the IdP's answer opens the code step only.
+    const back = `${CONSOLE}/after?z=3`;
+    const l2 = await startLogin(encodeReturnTarget(back));
+    const sso = await acs(await respond(l2, email), l2.relayState);
+    expect(sso.statusCode).toBe(303);
+    expect(sso.headers.location).toBe(`/login/mfa?rt=${encodeURIComponent(l2.relayState)}`);
+    const challenge = cookieHeader(sso.headers["set-cookie"]);
+    expect(challenge).not.toMatch(/session_token=/);
+    expect((await refresh(challenge)).statusCode).toBe(401);
+    const badCode = await inject("POST", sso.headers.location as string, {
+      cookie: challenge,
+      origin: AUTH,
+      body: { code: "000000" },
+    });
+    expect(badCode.headers["set-cookie"] ?? "").not.toMatch(/session_token=/);
+    // A code of the next period: the one that turned MFA on can't be used twice.
+    const code = totp.generate({ timestamp: Date.now() + 30_000 });
+    const passed = await inject("POST", sso.headers.location as string, {
+      cookie: challenge,
+      origin: AUTH,
+      body: { code },
+    });
+    expect(passed.statusCode, passed.body.slice(0, 300)).toBe(303);
+    expect(passed.headers.location).toBe(back);
+    const me = await refresh(cookieHeader(passed.headers["set-cookie"]));
+    expect(me.statusCode).toBe(200);
+    expect(me.json().user.email).toBe(email);
   });
 
   it("refuses forged, misdirected, expired and replayed responses without a session", async () => {
@@ -405,6 +661,74 @@ describe.each(backends())("SAML sign-in on $name", (backend) => {
     const l3 = await startLogin();
     expect((await acs(await respond(l3, "new.person@acme.test"))).statusCode).toBe(303);
     await db().update(organization).set({ maxUsers: null }).where(eq(organization.id, acme));
+  });
+
+  it("gives an attacker's organization no session, membership or routing for another's accounts", async () => {
+    // A member of Acme creates an organization: its domain is taken from their address (acme.test).
+    const attacker = "member@acme.test";
+    const created = await p.identity.app.inject({
+      method: "POST",
+      url: "/api/fe/v3/create_org",
+      headers: { cookie: await as(attacker), "x-csrf-token": "-.-", "content-type": "application/json" },
+      payload: JSON.stringify({ name: "Evil Corp" }),
+    });
+    expect(created.statusCode, created.body).toBe(200);
+    const evil = created.json().org_id as string;
+    // ...and points SAML at an IdP of their own.
+    const EVIL_IDP = "https://idp.evil.test/metadata";
+    const saved = await inject("POST", "/saml", {
+      cookie: await as(attacker),
+      body: settings({ org_id: evil, idp_entity_id: EVIL_IDP, idp_certificate: otherKeys.cert }),
+    });
+    expect(saved.statusCode).toBe(303);
+    const metadata = await inject("GET", `/saml/${evil}/metadata`);
+    const t: Target = {
+      orgId: evil,
+      sp: samlify.ServiceProvider({ metadata: metadata.body }),
+      idp: testIdp(otherKeys, EVIL_IDP),
+      entity: EVIL_IDP,
+    };
+    const adminBefore = await membershipsOf("admin@acme.test");
+
+    // Its IdP asserts Acme's administrator (and a new address of the domain): refused, no session.
+    for (const email of ["admin@acme.test", "owner@acme.test", "brand.new@acme.test"]) {
+      const login = await startLogin(undefined, t);
+      const res = await acs(await respond(login, email), "", evil);
+      expectRefused(res, 403, /has not verified its email domain/);
+    }
+    expect(await membershipsOf("admin@acme.test")).toEqual(adminBefore);
+    expect((await membershipsOf("admin@acme.test")).some((m) => m.orgId === evil)).toBe(false);
+    expect(await db().select().from(user).where(eq(user.email, "brand.new@acme.test"))).toEqual([]);
+    expect((await linksOf("admin@acme.test")).some((l) => l.orgId === evil)).toBe(false);
+
+    // It can't verify acme.test: Acme did (even were its own value published).
+    dns.txt.set(TXT_NAME, [...(dns.txt.get(TXT_NAME) ?? []), await wantedRecord(evil, attacker)]);
+    const taken = await verifyDomain(evil, attacker);
+    expect(taken.statusCode).toBe(409);
+    expect(taken.body).toContain("acme.test is already verified by another organization");
+    const [evilOrg] = await db().select().from(organization).where(eq(organization.id, evil));
+    expect(evilOrg?.domainVerifiedAt).toBeNull();
+
+    // login/check still sends the domain to Acme's SSO only, never the attacker's.
+    const samlLogin = { login_url: `${AUTH}/saml/${acme}/login` };
+    expect(await loginCheck("email=admin%40acme.test")).toEqual(samlLogin);
+    expect(await loginCheck("domain=acme.test")).toEqual(samlLogin);
+    expect(await loginCheck(`org_id=${evil}`)).toEqual({ login_url: `${AUTH}/login` });
+  });
+
+  it("never verifies a personal email domain, even one an older organization was given", async () => {
+    // Before the free-mail list grew, an organization could take t-online.de from its creator.
+    const owner = await p.identity.admin.createUser({ email: "boss@t-online.de", password: PASSWORD });
+    const org = await p.identity.admin.createOrganization("Old Mail Co", "old-mail-co");
+    await p.identity.admin.addMember(org.id, owner.id, "Owner");
+    await db().update(organization).set({ domain: "t-online.de" }).where(eq(organization.id, org.id));
+    const value = await wantedRecord(org.id, "boss@t-online.de");
+    dns.txt.set("_evalconsole-verification.t-online.de", [value]);
+    const res = await verifyDomain(org.id, "boss@t-online.de");
+    expect(res.statusCode).toBe(400);
+    expect(res.body).toContain("t-online.de is a personal email domain");
+    const [row] = await db().select().from(organization).where(eq(organization.id, org.id));
+    expect(row?.domainVerifiedAt).toBeNull();
   });
 
   it("turns SAML off: login/check falls back to the password sign-in and responses are refused", async () => {
