@@ -2,6 +2,7 @@ import { createServer } from "node:net";
 import cliProgress from "cli-progress";
 import { z } from "zod";
 import { restoreError } from "./api/operator";
+import { DEFAULT_INGEST_KEY_NAME } from "./api/operator-ingest-keys";
 import { buildProduct, type Product } from "./app";
 import { setOperator } from "./identity/impersonation/operators";
 import {
@@ -13,18 +14,30 @@ import {
   setGroup,
 } from "./metering/billing";
 import {
+  INGEST_KEY_USAGE,
+  type IngestKeyCommand,
   METERING_USAGE,
   type MeteringCommand,
   parseDemoEvents,
+  parseIngestKeyArgs,
   parseMeteringArgs,
   parseSeedArgs,
 } from "./metering/cli";
 import { ImportError, importUsageFile } from "./metering/import";
+import {
+  databaseBackend,
+  findRunningServer,
+  IngestKeyError,
+  recordRunningServer,
+  runIngestKeyCommand,
+  serverBackend,
+} from "./metering/ingest-key-cli";
+import { createIngestKey } from "./metering/ingest-keys";
 import { formatUsdExact } from "./metering/money";
 import { describeRule, parsePriceSetArgs, setPriceRule } from "./metering/prices";
 import { type Config, ConfigError, loadConfig } from "./platform/config";
 import { createLogger } from "./platform/logger";
-import { DEFAULT_DEMO_EVENTS, DEMO_USERS, seedDemoUsage } from "./seed";
+import { DEFAULT_DEMO_EVENTS, DEMO_ORG, DEMO_USERS, seedDemoUsage } from "./seed";
 
 const USAGE = `Usage: tsx server/main.ts <command>
 
@@ -40,6 +53,7 @@ Commands:
             [--rule-metric eval|prompt] [--org <organization uuid>] [--valid-from <ISO>]
             set a price rule (global unless --org); it replaces the open rule for the same dimensions
 ${METERING_USAGE}
+${INGEST_KEY_USAGE}
 
 Configuration comes from the environment; see .env.example.`;
 
@@ -59,7 +73,7 @@ function fail(err: unknown): never {
   process.exit(1);
 }
 
-function printSignIn(config: Config, password: string | null, note: string) {
+function printSignIn(config: Config, password: string | null, note: string, demoKey: string | null) {
   const lines = [
     "",
     "  Eval Console is running",
@@ -73,6 +87,14 @@ function printSignIn(config: Config, password: string | null, note: string) {
         `    ${u.email.padEnd(20)} ${u.role === "Admin" ? "administrator" : u.workspaces.length ? "member" : "member, no workspace"}`,
     ),
     `    password: ${password ?? "(set when the demo was first created; `npm run seed` prints a new one only on a new database)"}`,
+    ...(demoKey
+      ? [
+          "",
+          `  Demo ingestion key for ${DEMO_ORG.name} (shown only now; \`ingest-key create\` makes more):`,
+          `    x-api-key: ${demoKey}`,
+          `    POST ${config.apiPublicUrl}/v1/usage/events`,
+        ]
+      : []),
     "",
   ];
   console.log(lines.join("\n"));
@@ -99,10 +121,12 @@ async function serve(config: Config) {
     config.seedDemo === "always" || (config.seedDemo === "auto" && config.database.kind === "pglite");
   let password: string | null = config.demoPassword ?? null;
   let note = "DEMO_PASSWORD";
+  let demoKey: string | null = null;
   if (shouldSeed) {
     const result = await product.seed(config.database.kind === "postgres");
     await seedUsage(product, demoEvents(), undefined, false);
     if (result.created) {
+      demoKey = await createDemoIngestKey(product);
       password = result.password;
       note = result.generatedPassword
         ? "generated now; it is not shown again"
@@ -122,9 +146,11 @@ async function serve(config: Config) {
     logger.info({ signal }, "shutting down");
     const timer = setTimeout(() => process.exit(1), 10_000);
     timer.unref();
+    forgetServer();
     await product.close();
     process.exit(0);
   };
+  let forgetServer = () => {};
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
 
@@ -135,7 +161,48 @@ async function serve(config: Config) {
     await product.close();
     throw err;
   }
-  printSignIn(config, password, note);
+  // The CLI's ingest-key commands reach this server instead of opening the embedded database.
+  if (config.database.kind === "pglite") {
+    const host = ["0.0.0.0", "::", ""].includes(config.host) ? "127.0.0.1" : config.host;
+    forgetServer = recordRunningServer(config.database.dataDir, {
+      url: `http://${host.includes(":") ? `[${host}]` : host}:${config.port}`,
+      operatorKey: product.identity.ctx.backendApiKey,
+    });
+    process.on("exit", () => forgetServer());
+  }
+  printSignIn(config, password, note, demoKey);
+}
+
+/** An ingestion key for the demo organization, made with the demo; its token is printed once. */
+async function createDemoIngestKey(product: Product): Promise<string> {
+  const org = await resolveOrganization(product.database.db, DEMO_ORG.slug);
+  const { token } = await createIngestKey(product.database.db, {
+    name: "Demo eval service",
+    organizationUuid: org.id,
+  });
+  return token;
+}
+
+/** ingest-key create|list|revoke: through the running server on PGlite, else on the database. */
+async function ingestKey(config: Config, cmd: IngestKeyCommand) {
+  const opts = { apiUrl: config.apiPublicUrl, defaultName: DEFAULT_INGEST_KEY_NAME };
+  const running = config.database.kind === "pglite" ? findRunningServer(config.database.dataDir) : null;
+  try {
+    if (running) return await runIngestKeyCommand(cmd, serverBackend(running), opts);
+    const product = await buildProduct(
+      config,
+      createLogger(config.logLevel === "info" ? "warn" : config.logLevel),
+    );
+    try {
+      await runIngestKeyCommand(cmd, databaseBackend(product.database.db), opts);
+    } finally {
+      await product.close();
+    }
+  } catch (err) {
+    if (!(err instanceof IngestKeyError)) throw err;
+    console.error(err.message);
+    process.exitCode = 1;
+  }
 }
 
 /** DEMO_EVENTS, or the default; a bad value stops the CLI with one line. */
@@ -259,7 +326,16 @@ async function run(command: string | undefined) {
     return;
   }
   if (
-    !["serve", "migrate", "seed", "operator", "workspace", "price", ...METERING_COMMANDS].includes(command)
+    ![
+      "serve",
+      "migrate",
+      "seed",
+      "operator",
+      "workspace",
+      "price",
+      "ingest-key",
+      ...METERING_COMMANDS,
+    ].includes(command)
   ) {
     console.error(`Unknown command "${command}".\n\n${USAGE}`);
     process.exitCode = 2;
@@ -292,8 +368,15 @@ async function run(command: string | undefined) {
       process.exitCode = 2;
       return;
     }
+  const ingestKeyArgs = command === "ingest-key" ? parseIngestKeyArgs(process.argv.slice(3)) : null;
+  if (ingestKeyArgs && !ingestKeyArgs.ok) {
+    console.error(ingestKeyArgs.error);
+    process.exitCode = 2;
+    return;
+  }
   const config = loadConfig();
   if (command === "serve") return serve(config);
+  if (ingestKeyArgs?.ok) return ingestKey(config, ingestKeyArgs.value);
   const seedEvents = seedArgs?.ok ? (seedArgs.value.events ?? demoEvents()) : 0;
   const product = await buildProduct(
     config,
@@ -303,11 +386,14 @@ async function run(command: string | undefined) {
     if (command === "migrate") console.log("Migrations applied.");
     else if (command === "seed") {
       const r = await product.seed(config.database.kind === "postgres" && !config.demoPassword);
-      if (r.created)
+      if (r.created) {
         console.log(
           `Demo organization created. Password for ${DEMO_USERS.map((u) => u.email).join(", ")}: ${r.password}`,
         );
-      else console.log(`Demo organization: ${r.reason}.`);
+        console.log(
+          `Demo ingestion key for ${DEMO_ORG.name} (shown only now), x-api-key: ${await createDemoIngestKey(product)}`,
+        );
+      } else console.log(`Demo organization: ${r.reason}.`);
       const u = await seedUsage(product, seedEvents, seedArgs?.ok ? seedArgs.value.seed : undefined, true);
       if (!u.seeded) console.log(`Demo usage: nothing to do, ${u.reason}.`);
     } else if (metering?.ok) {

@@ -226,3 +226,44 @@ export function parseMeteringArgs(command: string, args: readonly string[]): Par
   }
   return fail(`Unknown command "${command}".`);
 }
+
+export const INGEST_KEY_USAGE = `  ingest-key create [--org <uuid|slug|name>] [--name <text>]
+            create an ingestion key for the eval services (all organizations unless --org);
+            the token (eci_...) is printed once, the database keeps only its hash
+  ingest-key list
+            every ingestion key: uuid, name, scope, created, last used, revoked (never a token)
+  ingest-key revoke <ingest key uuid>
+            refuse the key from now on
+            (on the embedded database while the server runs, these go through the running server)`;
+
+export type IngestKeyCommand =
+  | { kind: "create"; org?: string; name?: string }
+  | { kind: "list" }
+  | { kind: "revoke"; ingestKeyUuid: string };
+
+/** `ingest-key create|list|revoke ...` */
+export function parseIngestKeyArgs(args: readonly string[]): Parsed<IngestKeyCommand> {
+  const [action, ...rest] = args;
+  const usage =
+    "Usage: tsx server/main.ts ingest-key create [--org <org>] [--name <text>] | list | revoke <uuid>";
+  if (action === "create") {
+    const r = readFlags(rest, { values: ["--org", "--name"] });
+    if (!r.ok) return r;
+    if (r.value.positional.length) return fail(usage);
+    const { "--org": org, "--name": name } = r.value.flags;
+    if (name !== undefined && (name.trim() === "" || name.length > 200))
+      return fail("--name must be 1 to 200 characters.");
+    return {
+      ok: true,
+      value: { kind: "create", ...(org ? { org } : {}), ...(name ? { name: name.trim() } : {}) },
+    };
+  }
+  if (action === "list") return rest.length ? fail(usage) : { ok: true, value: { kind: "list" } };
+  if (action === "revoke") {
+    const [id, ...more] = rest;
+    if (!id || more.length || !UUID.test(id))
+      return fail("Usage: tsx server/main.ts ingest-key revoke <ingest key uuid>");
+    return { ok: true, value: { kind: "revoke", ingestKeyUuid: id.toLowerCase() } };
+  }
+  return fail(usage);
+}
