@@ -22,8 +22,10 @@ export function createServices({
   const readAuthInfo = () => client.getAuthenticationInfoOrNull();
   const apiFetch = createApiFetch({
     apiUrl: config.apiUrl,
-    // The client returns its cached token and refreshes it shortly before expiry.
-    getAccessToken: async () => (await readAuthInfo())?.accessToken ?? null,
+    // The client returns its cached token and refreshes it shortly before expiry; forced after the
+    // API refused a revoked token.
+    getAccessToken: async (opts) =>
+      (await client.getAuthenticationInfoOrNull(opts?.forceRefresh === true))?.accessToken ?? null,
     fetchImpl,
   });
   const currentUser = createCurrentUserSource(apiFetch, readAuthInfo);

@@ -17,8 +17,11 @@ export type ApiFetch = <T = unknown>(path: string, request?: ApiRequest) => Prom
 
 export type ApiFetchOptions = {
   apiUrl: string;
-  /** Current access token, or null when signed out. */
-  getAccessToken: () => Promise<string | null>;
+  /**
+   * Current access token, or null when signed out. With `forceRefresh` a new one is fetched from
+   * the identity service even if the cached one has not expired.
+   */
+  getAccessToken: (opts?: { forceRefresh?: boolean }) => Promise<string | null>;
   fetchImpl?: typeof fetch;
 };
 
@@ -66,10 +69,29 @@ async function readJson(response: Response): Promise<unknown> {
   }
 }
 
+/**
+ * The API refused a token that identity revoked (sign-out elsewhere, password or role change): a
+ * fresh one from the still-valid session may carry the new rights.
+ */
+export const TOKEN_REVOKED = "token_revoked";
+
 export function createApiFetch({ apiUrl, getAccessToken, fetchImpl }: ApiFetchOptions): ApiFetch {
+  const signedOut = () => httpError(401, "You are not signed in.", "unauthenticated");
   return async <T>(path: string, request: ApiRequest = {}): Promise<T> => {
     const token = await getAccessToken();
-    if (!token) throw httpError(401, "You are not signed in.", "unauthenticated");
+    if (!token) throw signedOut();
+    try {
+      return await send<T>(token, path, request);
+    } catch (error) {
+      if ((error as HttpError).statusCode !== 401 || (error as HttpError).code !== TOKEN_REVOKED) throw error;
+    }
+    // Once: force a refresh and retry; a second refusal is the end of the session (onError).
+    const fresh = await getAccessToken({ forceRefresh: true });
+    if (!fresh) throw signedOut();
+    return send<T>(fresh, path, request);
+  };
+
+  async function send<T>(token: string, path: string, request: ApiRequest): Promise<T> {
     const headers: Record<string, string> = {
       Accept: "application/json",
       Authorization: `Bearer ${token}`,
@@ -91,5 +113,5 @@ export function createApiFetch({ apiUrl, getAccessToken, fetchImpl }: ApiFetchOp
     const body = await readJson(response);
     if (!response.ok) throw errorFromResponse(response.status, response.statusText, body);
     return body as T;
-  };
+  }
 }

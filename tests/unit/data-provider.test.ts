@@ -1,9 +1,11 @@
 import type { AuthenticationInfo } from "@propelauth/javascript";
 import { describe, expect, it, vi } from "vitest";
+import type { ConsoleConfig } from "../../src/lib/console-config";
+import { createServices } from "../../src/providers/create-services";
 import { createCurrentUserSource } from "../../src/providers/current-user";
 import { createDataProvider } from "../../src/providers/data-provider";
 import { createApiFetch } from "../../src/providers/http";
-import { API_URL, accountsMe, jsonResponse } from "./support/fakes";
+import { API_URL, AUTH_URL, accountsMe, fakeAuthClient, fakeNavigator, jsonResponse } from "./support/fakes";
 
 function setup(token: string | null = "token-123") {
   const fetchImpl = vi.fn<typeof fetch>();
@@ -160,5 +162,74 @@ describe("current user source", () => {
       impersonatorUserId: "staff-1",
     }));
     expect((await source.get()).is_impersonating).toBe(true);
+  });
+});
+
+describe("revoked access tokens", () => {
+  const revoked = () =>
+    jsonResponse(401, { error: { code: "token_revoked", message: "The access token was revoked." } });
+
+  /** The console's services on a fake identity client whose forced refresh yields `fresh`. */
+  function services(fresh: string | null) {
+    const client = fakeAuthClient();
+    client.getAuthenticationInfoOrNull = vi.fn(async (force?: boolean) =>
+      force
+        ? fresh === null
+          ? null
+          : ({ accessToken: fresh } as unknown as AuthenticationInfo)
+        : ({ accessToken: "old-token" } as unknown as AuthenticationInfo),
+    );
+    const fetchImpl = vi.fn<typeof fetch>();
+    const { apiFetch, authProvider } = createServices({
+      config: { apiUrl: API_URL, authUrl: AUTH_URL, productName: "Eval Console" } satisfies ConsoleConfig,
+      client,
+      navigator: fakeNavigator(),
+      fetchImpl,
+    });
+    return { client, fetchImpl, apiFetch, authProvider };
+  }
+
+  it("forces a token refresh and retries the call once with the new token", async () => {
+    const { client, fetchImpl, apiFetch } = services("new-token");
+    fetchImpl.mockResolvedValueOnce(revoked()).mockResolvedValueOnce(jsonResponse(200, [{ id: 1 }]));
+
+    await expect(apiFetch("/v1/workspaces/", { method: "POST", body: { name: "W" } })).resolves.toEqual([
+      { id: 1 },
+    ]);
+
+    expect(client.getAuthenticationInfoOrNull).toHaveBeenLastCalledWith(true);
+    expect(fetchImpl).toHaveBeenCalledTimes(2);
+    expect(requestOf(fetchImpl, 0).headers.get("Authorization")).toBe("Bearer old-token");
+    const retry = requestOf(fetchImpl, 1);
+    expect(retry.headers.get("Authorization")).toBe("Bearer new-token");
+    expect(retry.init.method).toBe("POST");
+    expect(JSON.parse(String(retry.init.body))).toEqual({ name: "W" });
+  });
+
+  it("treats a second refusal, or no session behind the refresh, as signed out (no more retries)", async () => {
+    const again = services("still-revoked");
+    again.fetchImpl.mockImplementation(async () => revoked());
+    const error = await again.apiFetch("/v1/accounts/me").catch((e: unknown) => e);
+    expect(error).toMatchObject({ statusCode: 401, code: "token_revoked" });
+    expect(again.fetchImpl).toHaveBeenCalledTimes(2);
+    await expect(again.authProvider.onError(error)).resolves.toEqual({ logout: true });
+
+    const gone = services(null);
+    gone.fetchImpl.mockImplementation(async () => revoked());
+    await expect(gone.apiFetch("/v1/accounts/me")).rejects.toMatchObject({ statusCode: 401 });
+    expect(gone.fetchImpl).toHaveBeenCalledTimes(1);
+  });
+
+  it("does not retry other refusals", async () => {
+    const { client, fetchImpl, apiFetch } = services("new-token");
+    fetchImpl.mockResolvedValue(jsonResponse(401, { error: { code: "unauthorized", message: "Bad token" } }));
+    await expect(apiFetch("/v1/accounts/me")).rejects.toMatchObject({
+      statusCode: 401,
+      code: "unauthorized",
+    });
+    fetchImpl.mockResolvedValue(jsonResponse(403, { error: { code: "forbidden", message: "No" } }));
+    await expect(apiFetch("/v1/accounts/me")).rejects.toMatchObject({ statusCode: 403 });
+    expect(fetchImpl).toHaveBeenCalledTimes(2);
+    expect(client.getAuthenticationInfoOrNull).not.toHaveBeenCalledWith(true);
   });
 });
