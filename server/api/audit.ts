@@ -42,13 +42,14 @@ export async function writeAudit(
   },
 ) {
   const details: Record<string, unknown> = { ...entry.details };
-  if (entry.actor.impersonatorUserId) details.impersonator_user_id = entry.actor.impersonatorUserId;
   if (entry.actor.source) details.source = entry.actor.source;
   await tx.insert(auditLog).values({
     organizationUuid: entry.organizationUuid,
     actorUserId: entry.actor.userId,
     actorEmail: entry.actor.email,
     actorVia: entry.actor.via,
+    // The operator acting through impersonation, from the access token's impersonator_user_id.
+    impersonatorUserId: entry.actor.impersonatorUserId ?? null,
     action: entry.action,
     targetType: entry.targetType,
     targetId: entry.targetId,

@@ -5,8 +5,11 @@ import { mailedLink } from "./mailbox";
 
 // A user of its own, made through the hosted sign-up, so no other test meets its MFA.
 const EMAIL = `mfa-${Date.now()}@e2e.test`;
-const code = (secret: string) =>
-  new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30 }).generate();
+// A code is accepted once: signing in right after turning MFA on uses the next step's code.
+const code = (secret: string, aheadSeconds = 0) =>
+  new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30 }).generate({
+    timestamp: Date.now() + aheadSeconds * 1000,
+  });
 
 async function passwordStep(page: Page) {
   await page.goto("/");
@@ -49,7 +52,7 @@ test("a user turns on MFA on the hosted account page, then signs in with passwor
   await page.getByRole("button", { name: "Verify" }).click();
   await expect(page.getByText("The code is not correct.").first()).toBeVisible();
   await page.screenshot({ path: "test-results/mfa-login-step.png" });
-  await page.getByLabel("Authentication code").fill(code(secret));
+  await page.getByLabel("Authentication code").fill(code(secret, 30));
   await page.getByRole("button", { name: "Verify" }).click();
   await expect(page).toHaveURL(new RegExp(`^${E2E.console}/`));
   await expect(page.getByText("No workspace assigned")).toBeVisible();

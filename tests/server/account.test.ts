@@ -1,8 +1,14 @@
+import * as OTPAuth from "otpauth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Browser, emailToken, listen, totp } from "./fe-browser";
 import { AUTH, backends, PASSWORD, startProduct, type TestProduct } from "./harness";
 
 const code = (r: { ok: boolean; error?: { error_code: string } }) => (r.ok ? "ok" : r.error?.error_code);
+/** The code of the next 30-second step (the current one may be spent already). */
+const nextTotp = (secret: string) =>
+  new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30 }).generate({
+    timestamp: Date.now() + 30_000,
+  });
 
 describe.each(backends())("account calls on $name", (backend) => {
   let p: TestProduct;
@@ -20,6 +26,13 @@ describe.each(backends())("account calls on $name", (backend) => {
     origin = await listen(p);
   });
   afterAll(async () => p?.dispose());
+  /** An identity client call the PropelAuth client has no function for (or sends no body with). */
+  const fePost = (b: Browser, path: string, body: unknown) =>
+    b.fetch(`${origin}/api/fe/v3${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-csrf-token": "-.-" },
+      body: JSON.stringify(body),
+    });
 
   it("answers not_logged_in to every account call without a session", async () => {
     const b = browser();
@@ -128,12 +141,120 @@ describe.each(backends())("account calls on $name", (backend) => {
     );
     expect(code(await b.api((c) => c.enableMfa({ code: totp(second.new_secret) })))).toBe("ok");
     expect((await b.refresh()).status).toBe(200);
-    expect(code(await b.api((c) => c.disableMfa()))).toBe("ok");
+    // The session alone is not enough (the PropelAuth client sends no factor); a fresh code is.
+    expect(code(await b.api((c) => c.disableMfa()))).toBe("invalid_request_fields");
+    expect((await fePost(b, "/mfa_disable", { code: nextTotp(second.new_secret) })).status).toBe(200);
     expect((await b.api((c) => c.fetchMfaStatusWithNewSecret())).data).toMatchObject({ type: "Disabled" });
     const again = browser();
     expect(
       (await again.api((c) => c.emailPasswordLogin({ email: "admin@acme.test", password: PASSWORD }))).data,
     ).toEqual({ login_state: "Finished" });
+  });
+
+  it("turns MFA off or makes new backup codes only with a fresh factor, and never lists the codes", async () => {
+    const email = "steady@new.test";
+    const pw = "steady-password-1";
+    const b = browser();
+    await b.api((c) => c.signup({ email, password: pw }));
+    await b.fetch(
+      `${origin}/confirm_email?token=${encodeURIComponent(await emailToken(p, email, "confirm_email"))}`,
+    );
+    const { new_secret } = (await b.api((c) => c.fetchMfaStatusWithNewSecret())).data as {
+      new_secret: string;
+    };
+    const enableCode = totp(new_secret);
+    const enabled = await fePost(b, "/mfa_enable", { code: enableCode });
+    expect(enabled.status).toBe(200);
+    const first = ((await enabled.json()) as { backup_codes: string[] }).backup_codes;
+    expect(first).toHaveLength(10);
+    const status = await b.api((c) => c.fetchMfaStatusWithNewSecret());
+    expect(status.data).toEqual({
+      type: "Enabled",
+      mfa_enabled: true,
+      backup_codes: [],
+      backup_codes_remaining: 10,
+    });
+    for (const c of first) expect(JSON.stringify(status.data)).not.toContain(c);
+
+    const errorOf = async (res: Response) => ({ status: res.status, code: (await res.json()).error_code });
+    expect(code(await b.api((c) => c.disableMfa()))).toBe("invalid_request_fields");
+    expect(await errorOf(await fePost(b, "/mfa_disable", {}))).toEqual({
+      status: 400,
+      code: "invalid_request_fields",
+    });
+    expect(await errorOf(await fePost(b, "/mfa_disable", { password: "not-my-password" }))).toEqual({
+      status: 401,
+      code: "incorrect_password",
+    });
+    // The code that turned MFA on is spent.
+    expect(await errorOf(await fePost(b, "/mfa_disable", { code: enableCode }))).toEqual({
+      status: 400,
+      code: "incorrect_mfa_code",
+    });
+    expect(await errorOf(await fePost(b, "/mfa_disable", { backup_code: "nope0-nope0" }))).toEqual({
+      status: 400,
+      code: "incorrect_mfa_code",
+    });
+    expect(await errorOf(await fePost(b, "/mfa_backup_codes", {}))).toEqual({
+      status: 400,
+      code: "invalid_request_fields",
+    });
+    expect((await b.api((c) => c.fetchMfaStatusWithNewSecret())).data).toMatchObject({ type: "Enabled" });
+
+    // New backup codes with the password: the old ones stop working.
+    const regenerated = await fePost(b, "/mfa_backup_codes", { password: pw });
+    expect(regenerated.status).toBe(200);
+    const second = ((await regenerated.json()) as { backup_codes: string[] }).backup_codes;
+    expect(second).toHaveLength(10);
+    expect(second).not.toContain(first[0]);
+    expect(await errorOf(await fePost(b, "/mfa_disable", { backup_code: first[0] }))).toEqual({
+      status: 400,
+      code: "incorrect_mfa_code",
+    });
+    // A current backup code turns MFA off.
+    expect((await fePost(b, "/mfa_disable", { backup_code: second[0] })).status).toBe(200);
+    expect((await b.api((c) => c.fetchMfaStatusWithNewSecret())).data).toMatchObject({ type: "Disabled" });
+    expect((await browser().api((c) => c.emailPasswordLogin({ email, password: pw }))).data).toEqual({
+      login_state: "Finished",
+    });
+  });
+
+  it("asks for a code or the password before turning MFA off on the hosted account page", async () => {
+    const email = "hosted-mfa@new.test";
+    const pw = "hosted-password-1";
+    const b = browser();
+    await b.api((c) => c.signup({ email, password: pw }));
+    await b.fetch(
+      `${origin}/confirm_email?token=${encodeURIComponent(await emailToken(p, email, "confirm_email"))}`,
+    );
+    const { new_secret } = (await b.api((c) => c.fetchMfaStatusWithNewSecret())).data as {
+      new_secret: string;
+    };
+    expect(code(await b.api((c) => c.enableMfa({ code: totp(new_secret) })))).toBe("ok");
+    const post = (path: string, fields: Record<string, string>) =>
+      b.fetch(`${origin}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", origin: AUTH },
+        body: new URLSearchParams(fields),
+      });
+    const page = await (await b.fetch(`${origin}/account`)).text();
+    expect(page).toContain("10 backup codes left.");
+    expect(page).toContain("Make new backup codes");
+    const bare = await post("/account/mfa/disable", {});
+    expect(bare.status).toBe(400);
+    expect(await bare.text()).toContain("Two-factor authentication is <strong>on</strong>");
+    const wrong = await post("/account/mfa/disable", { mfa_password: "not-my-password" });
+    expect(wrong.status).toBe(401);
+    expect(await wrong.text()).toContain("The password is not correct.");
+    const codes = await post("/account/mfa/backup_codes", { code: nextTotp(new_secret) });
+    expect(codes.status).toBe(200);
+    const shown = await codes.text();
+    expect(shown).toContain("New backup codes made.");
+    const backup = shown.match(/<span>([A-Za-z0-9]{5}-[A-Za-z0-9]{5})<\/span>/)?.[1];
+    expect(backup).toBeDefined();
+    const off = await post("/account/mfa/disable", { code: backup! });
+    expect(off.status).toBe(200);
+    expect(await off.text()).toContain("Two-factor authentication is off.");
   });
 
   it("deletes the account", async () => {
@@ -166,6 +287,9 @@ describe.each(backends())("account calls on $name", (backend) => {
       ["POST", "/mfa_enable", undefined],
       ["POST", "/mfa_enable", JSON.stringify({ code: 123456 })],
       ["POST", "/security_status", JSON.stringify({ surprise: true })],
+      ["POST", "/mfa_disable", JSON.stringify({ code: 123456 })],
+      ["POST", "/mfa_disable", JSON.stringify({ password: "x".repeat(500) })],
+      ["POST", "/mfa_backup_codes", JSON.stringify({ surprise: true })],
       ["POST", "/update_email", JSON.stringify({ new_email: "nope" })],
       ["POST", "/update_password", JSON.stringify({ password: "x".repeat(500) })],
       ["POST", "/update_metadata", JSON.stringify({ first_name: "x".repeat(1000) })],

@@ -4,9 +4,16 @@ import { eq } from "drizzle-orm";
 import type { InjectOptions } from "fastify";
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { impersonationAudit, user } from "../../server/db/schema";
+import {
+  apiKey,
+  auditLog,
+  impersonationAudit,
+  impersonationWrite,
+  user,
+  workspaces,
+} from "../../server/db/schema";
 import { setOperator } from "../../server/identity/impersonation/operators";
-import { backends, signIn, startProduct, type TestProduct } from "./harness";
+import { AUTH, backends, signIn, startProduct, type TestProduct } from "./harness";
 
 /** Applies Set-Cookie headers to a Cookie header, as a browser would (empty value = removed). */
 function applyCookies(cookie: string, setCookie: string | string[] | undefined): string {
@@ -122,6 +129,108 @@ describe.each(backends())("operator impersonation on $name", (backend) => {
     expect((await refresh(cookie.replace(/eval_console\.admin_session=[^;]*(; )?/, ""))).statusCode).toBe(
       401,
     );
+  });
+
+  /** The operator's cookie jar swapped to an impersonation session of `email`. */
+  const impersonating = async (email: string) => {
+    const operatorCookie = await signIn(p, "admin@acme.test");
+    const start = await fe("/impersonate", operatorCookie, { user_email: email });
+    expect(start.statusCode).toBe(200);
+    return applyCookies(operatorCookie, start.headers["set-cookie"]);
+  };
+
+  it("refuses to create API keys while impersonating, on the identity client and the hosted page", async () => {
+    const memberId = await idOf("member@acme.test");
+    const keysOf = async () => p.database.db.select().from(apiKey).where(eq(apiKey.userId, memberId));
+    const before = (await keysOf()).length;
+    const cookie = await impersonating("member@acme.test");
+
+    const refused = await fe("/api_keys", cookie, { expiration_option: "OneYear" });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toEqual({
+      error_code: "action_forbidden",
+      user_facing_error: "API keys cannot be created while impersonating a user. Stop impersonating first.",
+    });
+    const hosted = await p.identity.app.inject({
+      method: "POST",
+      url: "/account/api_keys",
+      headers: { cookie, origin: AUTH, "content-type": "application/x-www-form-urlencoded" },
+      payload: "expiration_option=OneYear",
+    });
+    expect(hosted.statusCode).toBe(403);
+    expect(hosted.body).toContain("API keys cannot be created while impersonating a user.");
+    expect(hosted.body).not.toMatch(/eck_[A-Za-z0-9_-]{20,}/);
+    expect((await keysOf()).length).toBe(before);
+
+    // The member, signed in as themselves, still can.
+    const own = await fe("/api_keys", await signIn(p, "member@acme.test"), { expiration_option: "TwoWeeks" });
+    expect(own.statusCode).toBe(200);
+    expect((await keysOf()).length).toBe(before + 1);
+    expect((await fe("/stop_impersonating", cookie)).statusCode).toBe(200);
+  });
+
+  it("records every write made while impersonating with the operator's id, in identity and in /v1", async () => {
+    const memberId = await idOf("member@acme.test");
+    const adminId = await idOf("admin@acme.test");
+    await p.database.db.delete(impersonationWrite);
+    const cookie = await impersonating("member@acme.test");
+
+    expect((await fe("/update_metadata", cookie, { first_name: "Maxine" })).statusCode).toBe(200);
+    const gone = await fe("/api_keys/0123456789abcdef0123456789abcdef", cookie, undefined, {
+      method: "DELETE",
+    });
+    expect(gone.statusCode).toBeGreaterThanOrEqual(400);
+    // Reads are not recorded.
+    expect((await refresh(cookie)).statusCode).toBe(200);
+    const rows = await p.database.db.select().from(impersonationWrite).orderBy(impersonationWrite.at);
+    expect(rows.map((r) => ({ ...r, id: undefined, at: undefined }))).toEqual([
+      {
+        id: undefined,
+        at: undefined,
+        operatorUserId: adminId,
+        targetUserId: memberId,
+        method: "POST",
+        path: "/api/fe/v3/update_metadata",
+        status: 200,
+      },
+      {
+        id: undefined,
+        at: undefined,
+        operatorUserId: adminId,
+        targetUserId: memberId,
+        method: "DELETE",
+        // The route pattern, never the raw path.
+        path: "/api/fe/v3/api_keys/:id",
+        status: gone.statusCode,
+      },
+    ]);
+
+    // The product API: the access token names the operator, and the audit row keeps it.
+    const token = (await refresh(cookie)).json().access_token as string;
+    const [ws] = await p.database.db
+      .select({ id: workspaces.workspaceUuid })
+      .from(workspaces)
+      .where(eq(workspaces.name, "Safety Research"));
+    const chosen = await p.api.app.inject({
+      method: "PUT",
+      url: "/v1/workspaces/my-workspace",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      payload: JSON.stringify({ workspace_uuid: ws!.id }),
+    });
+    expect(chosen.statusCode).toBe(200);
+    const [audited] = await p.database.db
+      .select()
+      .from(auditLog)
+      .where(eq(auditLog.action, "workspace.current_set"));
+    expect(audited).toMatchObject({ actorUserId: memberId, impersonatorUserId: adminId, targetId: ws!.id });
+
+    expect((await fe("/stop_impersonating", cookie)).statusCode).toBe(200);
+    // The operator's own writes, after stopping, are not impersonated writes.
+    const before = (await p.database.db.select().from(impersonationWrite)).length;
+    expect(
+      (await fe("/update_metadata", await signIn(p, "admin@acme.test"), { first_name: "Ada" })).statusCode,
+    ).toBe(200);
+    expect((await p.database.db.select().from(impersonationWrite)).length).toBe(before);
   });
 
   it("stops allowing impersonation once the operator role is revoked", async () => {

@@ -376,6 +376,10 @@ const FE_ROWS: Record<string, FeRow> = {
     req: () => fe("POST", "/mfa_disable", {}),
     expect: { otherSession: 409, member: 409 },
   },
+  "POST /api/fe/v3/mfa_backup_codes": {
+    req: () => fe("POST", "/mfa_backup_codes", { password: "wrong-password" }),
+    expect: { otherSession: 400, member: 400 },
+  },
   "POST /api/fe/v3/update_email": {
     req: () => fe("POST", "/update_email", { new_email: "admin@acme.test", password: "wrong-password" }),
     expect: { otherSession: 401, member: 401 },

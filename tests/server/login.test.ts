@@ -1,3 +1,4 @@
+import * as OTPAuth from "otpauth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loginFailure } from "../../server/db/schema";
 import { LOCKOUT } from "../../server/identity/login/limits";
@@ -5,6 +6,18 @@ import { Browser, countEmails, emailToken, listen, totp } from "./fe-browser";
 import { backends, PASSWORD, startProduct, type TestProduct } from "./harness";
 
 const code = (r: { ok: boolean; error?: { error_code: string } }) => (r.ok ? "ok" : r.error?.error_code);
+/** The code of the next 30-second step: a code is accepted once, so a second sign-in needs it. */
+const nextTotp = (secret: string) =>
+  new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30 }).generate({
+    timestamp: Date.now() + 30_000,
+  });
+/** An identity client call the PropelAuth client has no function for (or drops the answer of). */
+const fePost = (b: Browser, path: string, body: unknown) =>
+  b.fetch(`${b.origin}/api/fe/v3${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-csrf-token": "-.-" },
+    body: JSON.stringify(body),
+  });
 
 describe.each(backends())("sign-in calls on $name", (backend) => {
   let p: TestProduct;
@@ -49,12 +62,19 @@ describe.each(backends())("sign-in calls on $name", (backend) => {
     const { new_secret, new_qr } = status.data as { new_secret: string; new_qr: string };
     expect(new_qr.startsWith("data:image/png;base64,")).toBe(true);
     expect(code(await b.api((c) => c.enableMfa({ code: "000000" })))).toBe("invalid_request_fields");
-    expect(code(await b.api((c) => c.enableMfa({ code: totp(new_secret) })))).toBe("ok");
+    // Turning MFA on hands over the backup codes once; the status call lists none, only the count.
+    const turnedOn = await fePost(b, "/mfa_enable", { code: totp(new_secret) });
+    expect(turnedOn.status).toBe(200);
+    const backups = ((await turnedOn.json()) as { backup_codes: string[] }).backup_codes;
+    expect(backups).toHaveLength(10);
     expect(code(await b.api((c) => c.enableMfa({ code: totp(new_secret) })))).toBe("action_already_complete");
     const enabled = await b.api((c) => c.fetchMfaStatusWithNewSecret());
-    expect(enabled.data).toMatchObject({ type: "Enabled", mfa_enabled: true });
-    const backups = (enabled.data as { backup_codes: string[] }).backup_codes;
-    expect(backups).toHaveLength(10);
+    expect(enabled.data).toEqual({
+      type: "Enabled",
+      mfa_enabled: true,
+      backup_codes: [],
+      backup_codes_remaining: 10,
+    });
     const refreshed = await b.refresh();
     expect(refreshed.status).toBe(200);
     expect(refreshed.body.user?.mfa_enabled).toBe(true);
@@ -74,7 +94,7 @@ describe.each(backends())("sign-in calls on $name", (backend) => {
       error_code: "invalid_request_fields",
       field_errors: { code: expect.any(String) },
     });
-    const ok = await b.api((c) => c.verifyMfaForLogin({ code: totp(new_secret) }));
+    const ok = await b.api((c) => c.verifyMfaForLogin({ code: nextTotp(new_secret) }));
     expect(ok.data).toEqual({ login_state: "Finished" });
     expect((await b.refresh()).status).toBe(200);
 
@@ -99,7 +119,51 @@ describe.each(backends())("sign-in calls on $name", (backend) => {
     );
     expect(code(await b.api((c) => c.verifyMfaBackupCodeForLogin({ code: backups[1]! })))).toBe("ok");
     const left = await b.api((c) => c.fetchMfaStatusWithNewSecret());
-    expect((left.data as { backup_codes: string[] }).backup_codes).toHaveLength(8);
+    expect(left.data).toMatchObject({ backup_codes: [], backup_codes_remaining: 8 });
+  });
+
+  it("accepts a TOTP code once: a replayed code and the loser of two racing sign-ins are refused", async () => {
+    const email = "replay@new.test";
+    const pw = "replay-password-1";
+    const b = browser();
+    expect((await b.api((c) => c.signup({ email, password: pw }))).ok).toBe(true);
+    const token = await emailToken(p, email, "confirm_email");
+    await b.fetch(`${origin}/confirm_email?token=${encodeURIComponent(token)}`);
+    const { new_secret } = (await b.api((c) => c.fetchMfaStatusWithNewSecret())).data as {
+      new_secret: string;
+    };
+    const used = totp(new_secret);
+    expect(code(await b.api((c) => c.enableMfa({ code: used })))).toBe("ok");
+
+    // The code that turned MFA on does not sign in a second time.
+    const replay = browser();
+    expect((await replay.api((c) => c.emailPasswordLogin({ email, password: pw }))).data).toEqual({
+      login_state: "TwoFactorRequired",
+    });
+    const again = await replay.api((c) => c.verifyMfaForLogin({ code: used }));
+    expect(again.error).toMatchObject({
+      error_code: "invalid_request_fields",
+      field_errors: { code: expect.stringContaining("already used") },
+    });
+    expect((await replay.refresh()).status).toBe(401);
+
+    // Two sign-ins send the same fresh code at the same moment: exactly one gets a session.
+    const racers = [browser(), browser()];
+    for (const r of racers)
+      expect((await r.api((c) => c.emailPasswordLogin({ email, password: pw }))).data).toEqual({
+        login_state: "TwoFactorRequired",
+      });
+    const fresh = nextTotp(new_secret);
+    const answers = await Promise.all(racers.map((r) => fePost(r, "/verify", { code: fresh })));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 400]);
+    expect((await Promise.all(racers.map(async (r) => (await r.refresh()).status))).sort()).toEqual([
+      200, 401,
+    ]);
+    // And the code stays spent for the first browser too.
+    expect(code(await replay.api((c) => c.verifyMfaForLogin({ code: fresh })))).toBe(
+      "invalid_request_fields",
+    );
+    expect((await replay.refresh()).status).toBe(401);
   });
 
   it("answers invalid_mfa_cookie without a challenge and locks MFA after repeated wrong codes", async () => {

@@ -9,6 +9,7 @@ import { authErrorCode, forwardCookies, toHeaders } from "../http";
 import { revokeAccessTokens } from "../token-version";
 import { createImpersonationAudit } from "./audit";
 import { isOperator } from "./operators";
+import { registerImpersonationWriteAudit } from "./writes";
 
 const startBody = z.object({ user_email: z.string().trim().toLowerCase().email().max(254) }).strict();
 
@@ -29,6 +30,7 @@ function mapAuthError(err: unknown): never {
  */
 export function registerImpersonationRoutes(app: FastifyInstance, ctx: IdentityContext) {
   const audit = createImpersonationAudit(ctx.db);
+  registerImpersonationWriteAudit(app, ctx);
 
   feRoutes(app, (scope) => {
     scope.post("/impersonate", async (req, reply) => {

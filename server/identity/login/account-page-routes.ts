@@ -8,9 +8,11 @@ import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
 import type { SessionUser } from "../fe/plumbing";
 import { toHeaders } from "../http";
+import { refuseKeyCreationWhileImpersonating } from "../impersonation/writes";
 import { type accountPage as AccountPageFn, accountPage } from "../pages/account-page";
 import { messagePage } from "../pages/auth-pages";
 import * as acc from "./account";
+import { type FreshFactor, freshFactorBody } from "./mfa-factor";
 import { backupCodes, currentPendingSecret } from "./mfa-setup";
 import { asPageError, asStrings, fieldErrors, type pageKit, type RtQuery, withRt } from "./page-kit";
 import * as s from "./schemas";
@@ -27,6 +29,17 @@ const passwordForm = z.object({
   password: s.updatePasswordBody.shape.password,
   current_password: z.string().max(128).optional(),
 });
+
+/**
+ * The hosted form's confirmation: one "code" field takes a code from the app (six digits) or a
+ * backup code; the password field is the alternative for accounts that have one.
+ */
+function factorOf(v: Record<string, string>): FreshFactor {
+  const code = (v.code ?? "").trim();
+  const password = v.mfa_password ?? "";
+  if (code) return freshFactorBody.parse(/^\d{6}$/.test(code) ? { code } : { backup_code: code });
+  return freshFactorBody.parse(password ? { password } : {});
+}
 
 /** The hosted /account page and its form actions (each keeps `rt`). */
 export function registerAccountPage(app: FastifyInstance, ctx: IdentityContext, kit: Kit) {
@@ -137,11 +150,16 @@ export function registerAccountPage(app: FastifyInstance, ctx: IdentityContext, 
       newBackupCodes: await backupCodes(ctx, session.user.id),
     };
   });
-  action("/account/mfa/disable", "mfa", async (_req, _reply, _v, session) => {
-    await acc.turnOffMfa(ctx, session);
+  action("/account/mfa/disable", "mfa", async (req, _reply, v, session) => {
+    await acc.turnOffMfa(ctx, req, session, factorOf(v));
     return { notice: "Two-factor authentication is off." };
   });
+  action("/account/mfa/backup_codes", "mfa", async (req, _reply, v, session) => {
+    const codes = await acc.regenerateBackupCodes(ctx, req, session, factorOf(v));
+    return { notice: "New backup codes made. The old ones no longer work.", newBackupCodes: codes };
+  });
   action("/account/api_keys", "api-keys", async (_req, _reply, v, session) => {
+    refuseKeyCreationWhileImpersonating(session);
     const raw = v.expiration_option || "OneYear";
     if (!isExpirationOption(raw))
       throw new IdentityError("invalid_request_fields", undefined, {

@@ -7,7 +7,8 @@ import type { SessionUser } from "../fe/plumbing";
 import { authErrorCode, toHeaders } from "../http";
 import { announceDeletedUsers, revokeAccessTokens } from "../token-version";
 import { enforce, LIMITS, normalizeEmail } from "./limits";
-import { backupCodes, disableMfa, newPendingSecret } from "./mfa-setup";
+import { claimTotpStep, type FreshFactor, REPLAYED_CODE, requireFreshFactor } from "./mfa-factor";
+import { backupCodes, disableMfa, newBackupCodes, newPendingSecret } from "./mfa-setup";
 
 // Account changes for the signed-in user, shared by /api/fe/v3 and the hosted /account page.
 // Each returns the Set-Cookie headers better-auth produced (it rotates the session on some).
@@ -32,12 +33,20 @@ async function checkPassword(ctx: IdentityContext, userId: string, password: str
     throw new IdentityError("incorrect_password", "The password is not correct.");
 }
 
+const mfaOn = (s: SessionUser) => Boolean((s.user as { twoFactorEnabled?: boolean }).twoFactorEnabled);
+
+/**
+ * MFA status. The backup codes themselves are never listed here (a session alone must not reveal
+ * them): `backup_codes` stays an empty list for the PropelAuth client's shape, with the count left.
+ * They are shown once when MFA is turned on and by regenerateBackupCodes, which needs a factor.
+ */
 export async function securityStatus(ctx: IdentityContext, s: SessionUser) {
-  if ((s.user as { twoFactorEnabled?: boolean }).twoFactorEnabled)
+  if (mfaOn(s))
     return {
       type: "Enabled" as const,
       mfa_enabled: true as const,
-      backup_codes: await backupCodes(ctx, s.user.id),
+      backup_codes: [] as string[],
+      backup_codes_remaining: (await backupCodes(ctx, s.user.id)).length,
     };
   const pending = await newPendingSecret(ctx, s.user.id, s.user.email);
   return {
@@ -50,8 +59,10 @@ export async function securityStatus(ctx: IdentityContext, s: SessionUser) {
 
 /** Proves the pending secret with a code; better-auth enables MFA and rotates the session. */
 export async function enableMfa(ctx: IdentityContext, req: FastifyRequest, s: SessionUser, code: string) {
-  if ((s.user as { twoFactorEnabled?: boolean }).twoFactorEnabled)
-    throw new IdentityError("action_already_complete");
+  if (mfaOn(s)) throw new IdentityError("action_already_complete");
+  // The pending secret's code is claimed first: the code that turns MFA on cannot sign in again.
+  if ((await claimTotpStep(ctx, s.user.id, code)) === "replayed")
+    throw new IdentityError("invalid_request_fields", REPLAYED_CODE, { code: REPLAYED_CODE });
   try {
     const { headers } = await ctx.auth.api.verifyTOTP({
       body: { code },
@@ -69,10 +80,23 @@ export async function enableMfa(ctx: IdentityContext, req: FastifyRequest, s: Se
   }
 }
 
-export async function turnOffMfa(ctx: IdentityContext, s: SessionUser) {
-  if (!(s.user as { twoFactorEnabled?: boolean }).twoFactorEnabled)
-    throw new IdentityError("action_already_complete");
+/** Turns MFA off after a fresh factor (TOTP code, backup code or password). */
+export async function turnOffMfa(ctx: IdentityContext, req: FastifyRequest, s: SessionUser, f: FreshFactor) {
+  if (!mfaOn(s)) throw new IdentityError("action_already_complete");
+  await requireFreshFactor(ctx, req, s, f);
   await disableMfa(ctx, s.user.id);
+}
+
+/** Replaces the backup codes after a fresh factor and returns the new ones (shown once). */
+export async function regenerateBackupCodes(
+  ctx: IdentityContext,
+  req: FastifyRequest,
+  s: SessionUser,
+  f: FreshFactor,
+) {
+  if (!mfaOn(s)) throw new IdentityError("bad_request", "Turn on two-factor authentication first.");
+  await requireFreshFactor(ctx, req, s, f);
+  return newBackupCodes(ctx, s.user.id);
 }
 
 /** Mails a confirmation link to the new address; the change applies when it is opened. */

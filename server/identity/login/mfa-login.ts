@@ -1,16 +1,17 @@
 import { eq } from "drizzle-orm";
 import type { FastifyRequest } from "fastify";
-import { user } from "../../db/schema";
+import { twoFactor, user } from "../../db/schema";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
 import { authErrorCode, toHeaders } from "../http";
 import { twoFactorUserId } from "./cookies";
 import { clientIp, enforce, LIMITS } from "./limits";
+import { claimTotpStep, REPLAYED_CODE } from "./mfa-factor";
 
 /**
  * The second step of sign-in: a TOTP code or a one-time backup code against the two-factor
  * cookie. better-auth counts wrong codes per challenge (5, then the challenge is spent) and per
- * account (10 in a row lock the second factor for 15 minutes).
+ * account (10 in a row lock the second factor for 15 minutes). A TOTP code is accepted once.
  */
 export async function verifyLoginCode(
   ctx: IdentityContext,
@@ -24,6 +25,19 @@ export async function verifyLoginCode(
   if (!userId) throw new IdentityError("invalid_mfa_cookie");
   const [u] = await ctx.db.select({ banned: user.banned }).from(user).where(eq(user.id, userId));
   if (u?.banned) throw new IdentityError("account_disabled");
+  // A right code is claimed (its time step recorded) before better-auth checks it, so a code
+  // already used — or used at the same moment by another request — is refused.
+  if (kind === "totp") {
+    // As better-auth would: a locked second factor refuses every code (and none is used up).
+    const [tf] = await ctx.db
+      .select({ lockedUntil: twoFactor.lockedUntil })
+      .from(twoFactor)
+      .where(eq(twoFactor.userId, userId));
+    if (tf?.lockedUntil && tf.lockedUntil.getTime() > Date.now())
+      throw new IdentityError("account_mfa_locked");
+    if ((await claimTotpStep(ctx, userId, code)) === "replayed")
+      throw new IdentityError("invalid_request_fields", REPLAYED_CODE, { code: REPLAYED_CODE });
+  }
   // A signed-in session on the request would turn this into better-auth's "already signed in"
   // path; sign-in verification must only ever use the challenge cookie.
   const headers = toHeaders(req);

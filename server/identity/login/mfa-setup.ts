@@ -4,6 +4,7 @@ import { eq } from "drizzle-orm";
 import QRCode from "qrcode";
 import { twoFactor, user } from "../../db/schema";
 import type { IdentityContext } from "../context";
+import { IdentityError } from "../errors";
 import { authContext } from "./cookies";
 
 // PropelAuth's security_status hands out a fresh TOTP secret without asking for the password,
@@ -53,6 +54,8 @@ export async function newPendingSecret(
       data: JSON.stringify(Array.from({ length: 10 }, randomCode)),
     }),
     verified: false,
+    // A new secret starts a new sequence of codes.
+    lastUsedStep: null,
   };
   const [existing] = await ctx.db.select().from(twoFactor).where(eq(twoFactor.userId, userId));
   if (existing) await ctx.db.update(twoFactor).set(row).where(eq(twoFactor.id, existing.id));
@@ -84,6 +87,22 @@ export async function currentPendingSecret(ctx: IdentityContext, userId: string,
 export async function backupCodes(ctx: IdentityContext, userId: string): Promise<string[]> {
   const res = await ctx.auth.api.viewBackupCodes({ body: { userId } });
   return res.backupCodes;
+}
+
+/** Replaces the user's backup codes with 10 new ones (stored encrypted) and returns them. */
+export async function newBackupCodes(ctx: IdentityContext, userId: string): Promise<string[]> {
+  const codes = Array.from({ length: 10 }, randomCode);
+  const data = await symmetricEncrypt({
+    key: (await authContext(ctx)).secretConfig,
+    data: JSON.stringify(codes),
+  });
+  const updated = await ctx.db
+    .update(twoFactor)
+    .set({ backupCodes: data })
+    .where(eq(twoFactor.userId, userId))
+    .returning({ id: twoFactor.id });
+  if (!updated.length) throw new IdentityError("bad_request", "Turn on two-factor authentication first.");
+  return codes;
 }
 
 /** Turns MFA off: the secret and backup codes are deleted. */

@@ -79,7 +79,12 @@ ${
 ${
   mfa.enabled
     ? html`<p>Two-factor authentication is <strong>on</strong>. ${mfa.backupCodesLeft} backup codes left.</p>
-<form method="post" action="${act("/account/mfa/disable")}"><button class="button secondary" type="submit">Turn off two-factor authentication</button></form>`
+<p class="sub">To turn it off or make new backup codes, confirm with a code from your app or a backup code${a.hasPassword ? ", or your current password" : ""}.</p>
+<form method="post" action="${act("/account/mfa/disable")}" novalidate>
+${input("code", "Code from the app or a backup code", { autocomplete: "one-time-code", error: err("mfa", "code") ?? err("mfa", "backup_code") })}
+${a.hasPassword ? input("mfa_password", "Or your current password", { type: "password", autocomplete: "current-password", error: err("mfa", "password") }) : ""}
+<div class="row"><button class="button secondary" type="submit" formaction="${act("/account/mfa/backup_codes")}">Make new backup codes</button>
+<button class="button secondary" type="submit">Turn off two-factor authentication</button></div></form>`
     : html`<p>Scan this QR code with your authenticator app, or enter the key by hand, then type the code it shows.</p>
 <img class="qr" src="${mfa.qr}" alt="QR code for your authenticator app" width="200" height="200">
 <p>Key: <span class="secret" data-testid="mfa-secret">${mfa.secret}</span></p>

@@ -2,13 +2,19 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import type { IdentityContext } from "../context";
 import { feRoutes, parseInput, requireSession } from "../fe/plumbing";
 import * as a from "../login/account";
+import { freshFactorBody } from "../login/mfa-factor";
+import { backupCodes } from "../login/mfa-setup";
 import * as s from "../login/schemas";
 
 const setCookies = (reply: FastifyReply, cookies: string[]) => {
   if (cookies.length) reply.header("set-cookie", cookies);
 };
 
-/** Identity client account calls under /api/fe/v3: mfa_enable, mfa_disable, security_status, update_email, update_password, update_metadata, delete_me. */
+/**
+ * Identity client account calls under /api/fe/v3: mfa_enable, mfa_disable, mfa_backup_codes,
+ * security_status, update_email, update_password, update_metadata, delete_me. mfa_disable and
+ * mfa_backup_codes need a fresh factor in the body: `code` (TOTP), `backup_code` or `password`.
+ */
 export function registerAccountRoutes(app: FastifyInstance, ctx: IdentityContext) {
   feRoutes(app, (scope) => {
     scope.addHook("onSend", async (_req, reply) => {
@@ -24,14 +30,20 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: IdentityContext
       const session = await requireSession(ctx, req);
       const { code } = parseInput(s.mfaEnableBody, req.body);
       setCookies(reply, await a.enableMfa(ctx, req, session, code));
-      return {};
+      // The code was just proven: the backup codes are handed over this once.
+      return { backup_codes: await backupCodes(ctx, session.user.id) };
     });
 
     scope.post("/mfa_disable", async (req) => {
       const session = await requireSession(ctx, req);
-      parseInput(s.emptyBody, req.body);
-      await a.turnOffMfa(ctx, session);
+      await a.turnOffMfa(ctx, req, session, parseInput(freshFactorBody, req.body));
       return {};
+    });
+
+    scope.post("/mfa_backup_codes", async (req) => {
+      const session = await requireSession(ctx, req);
+      const codes = await a.regenerateBackupCodes(ctx, req, session, parseInput(freshFactorBody, req.body));
+      return { backup_codes: codes };
     });
 
     scope.post("/update_email", async (req) => {

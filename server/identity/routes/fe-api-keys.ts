@@ -5,6 +5,7 @@ import { EXPIRATION_OPTIONS, isExpirationOption } from "../api-keys/token";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
 import { feRoutes, paging, parseInput, requireSession } from "../fe/plumbing";
+import { refuseKeyCreationWhileImpersonating } from "../impersonation/writes";
 
 const createBody = z
   .object({
@@ -36,7 +37,9 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: IdentityContext)
 
   feRoutes(app, (scope) => {
     scope.post("/api_keys", async (req) => {
-      const { user } = await requireSession(ctx, req);
+      const session = await requireSession(ctx, req);
+      refuseKeyCreationWhileImpersonating(session);
+      const { user } = session;
       const body = parseInput(createBody, req.body);
       const option = body.expiration_option ?? "OneYear";
       if (!isExpirationOption(option))

@@ -1,0 +1,72 @@
+import { randomUUID } from "node:crypto";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { impersonationWrite } from "../../db/schema";
+import type { IdentityContext } from "../context";
+import { IdentityError } from "../errors";
+import { toHeaders } from "../http";
+
+type WithSession = { session: unknown };
+
+/** The operator behind an impersonation session, or null for an ordinary session. */
+export function impersonatorOf(s: WithSession): string | null {
+  return (s.session as { impersonatedBy?: string | null } | null)?.impersonatedBy ?? null;
+}
+
+/**
+ * API keys outlive the impersonation session (up to a year), so an operator acting as a user
+ * may not mint one in the user's name.
+ */
+export function refuseKeyCreationWhileImpersonating(s: WithSession) {
+  if (impersonatorOf(s))
+    throw new IdentityError(
+      "action_forbidden",
+      "API keys cannot be created while impersonating a user. Stop impersonating first.",
+    );
+}
+
+const READS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+declare module "fastify" {
+  interface FastifyRequest {
+    impersonation?: { operatorUserId: string; targetUserId: string };
+  }
+}
+
+/**
+ * Records every non-GET identity call made with an impersonation session in
+ * identity.impersonation_write (operator, target, method, route pattern, status). The route
+ * pattern (e.g. /api/fe/v3/api_keys/:id) is stored, never the raw URL, so no token or id in a
+ * path or query string reaches the table. Registered on the root app so every route has it.
+ */
+export function registerImpersonationWriteAudit(app: FastifyInstance, ctx: IdentityContext) {
+  app.addHook("onRequest", async (req: FastifyRequest) => {
+    if (READS.has(req.method)) return;
+    const cookie = req.headers.cookie;
+    if (!cookie?.includes("session_token=")) return;
+    const found = await ctx.auth.api
+      .getSession({ headers: toHeaders(req), query: { disableRefresh: true } })
+      .catch(() => null);
+    const operatorUserId = found ? impersonatorOf(found) : null;
+    if (found && operatorUserId) req.impersonation = { operatorUserId, targetUserId: found.user.id };
+  });
+
+  // On send rather than on response: the row is written before the caller gets the answer.
+  app.addHook("onSend", async (req, reply, payload) => {
+    const who = req.impersonation;
+    if (!who) return payload;
+    req.impersonation = undefined;
+    try {
+      await ctx.db.insert(impersonationWrite).values({
+        id: randomUUID(),
+        operatorUserId: who.operatorUserId,
+        targetUserId: who.targetUserId,
+        method: req.method,
+        path: req.routeOptions.url ?? "(no route)",
+        status: reply.statusCode,
+      });
+    } catch (err) {
+      req.log.error({ err }, "could not record a write made while impersonating");
+    }
+    return payload;
+  });
+}
