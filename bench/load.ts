@@ -58,6 +58,10 @@ async function serve() {
     HOST: "127.0.0.1",
     LOG_LEVEL: "silent",
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    // Benchmarks measure throughput: the /v1 rate limits are off unless the environment sets them
+    // (e.g. API_RATE_LIMIT_PER_CREDENTIAL=1000000000 to measure what counting costs).
+    API_RATE_LIMIT_PER_CREDENTIAL: process.env.API_RATE_LIMIT_PER_CREDENTIAL ?? "0",
+    API_RATE_LIMIT_PER_ORG: process.env.API_RATE_LIMIT_PER_ORG ?? "0",
   });
   const product = await buildProduct(config, pino({ level: "silent" }));
   await product.seed(false);

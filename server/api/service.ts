@@ -2,10 +2,11 @@ import type { FastifyBaseLogger } from "fastify";
 import { createIngestKeyVerifier } from "../metering/ingest-keys";
 import type { Config } from "../platform/config";
 import type { Database } from "../platform/database";
-import { installApiErrors } from "../platform/errors";
+import { errorBody, installApiErrors } from "../platform/errors";
 import { registerHealth } from "../platform/health";
-import { acceptEmptyJsonBodies, allowOrigins, createHttpApp } from "../platform/http";
+import { acceptEmptyJsonBodies, allowOrigins, consoleCsp, createHttpApp } from "../platform/http";
 import type { IdentityGateway } from "../platform/identity-gateway";
+import { refuseUnstorableText } from "../platform/text-input";
 import { registerAccounts } from "./accounts";
 import { registerBillingCycles } from "./billing-cycles";
 import { registerConsoleFiles } from "./console-files";
@@ -14,6 +15,7 @@ import { registerOperator } from "./operator";
 import { registerOperatorIngestKeys } from "./operator-ingest-keys";
 import { registerOrganizationUsers } from "./organization-users";
 import { createAuthenticator } from "./principal";
+import { installApiRateLimits } from "./rate-limit";
 import { createRouter } from "./route";
 import { registerUsageIngest } from "./usage-ingest";
 import { registerUsageQueries } from "./usage-queries";
@@ -31,13 +33,21 @@ export async function createApiService(
   /** The backend API key, with which operators' tools (the CLI) reach this server. */
   opts: { operatorKey?: string } = {},
 ) {
-  const app = createHttpApp(logger.child({ component: "api" }));
+  const app = createHttpApp(logger.child({ component: "api" }), {
+    htmlCsp: consoleCsp([config.apiPublicUrl, config.authPublicUrl]),
+  });
   await allowOrigins(app, config.allowedOrigins, ["Content-Type", "Authorization", "X-API-Key"]);
   installApiErrors(app);
   acceptEmptyJsonBodies(app);
   registerHealth(app, database);
   const workspaces = createWorkspaceStore(database.db);
-  const router = createRouter(app, createAuthenticator(gateway));
+  // Batch ingestion rejects an event with such text on its own and keeps the others.
+  refuseUnstorableText(app, errorBody, { ownBodyCheck: ["/v1/usage/events"] });
+  const authenticate = createAuthenticator(gateway);
+  const router = createRouter(
+    app,
+    installApiRateLimits(app, database.db, config.apiRateLimits, authenticate),
+  );
   const deps = { gateway, workspaces };
   registerAccounts(router, deps);
   registerOrganizationUsers(router, deps);

@@ -85,6 +85,16 @@ const envSchema = z.object({
     .optional(),
   CONSOLE_DIR: z.string().default("./dist"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  API_RATE_LIMIT_PER_CREDENTIAL: z.coerce
+    .number({ message: "API_RATE_LIMIT_PER_CREDENTIAL must be a number of requests per minute" })
+    .int("API_RATE_LIMIT_PER_CREDENTIAL must be a whole number")
+    .min(0, "API_RATE_LIMIT_PER_CREDENTIAL must be 0 (off) or more")
+    .default(6_000),
+  API_RATE_LIMIT_PER_ORG: z.coerce
+    .number({ message: "API_RATE_LIMIT_PER_ORG must be a number of requests per minute" })
+    .int("API_RATE_LIMIT_PER_ORG must be a whole number")
+    .min(0, "API_RATE_LIMIT_PER_ORG must be 0 (off) or more")
+    .default(30_000),
 });
 
 export type Config = {
@@ -114,6 +124,8 @@ export type Config = {
   dnsResolver: string | undefined;
   consoleDir: string;
   logLevel: string;
+  /** /v1 requests per minute per credential and per organization (0: off), shared by every API process. */
+  apiRateLimits: { perCredential: number; perOrg: number };
   /** Social sign-in providers whose client id and secret are both set (<PROVIDER>_CLIENT_ID/_SECRET). */
   socialProviders: SocialProvidersConfig;
 };
@@ -169,6 +181,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dnsResolver: e.DNS_RESOLVER ? (dnsServer(e.DNS_RESOLVER) ?? undefined) : undefined,
     consoleDir: e.CONSOLE_DIR,
     logLevel: e.LOG_LEVEL,
+    apiRateLimits: { perCredential: e.API_RATE_LIMIT_PER_CREDENTIAL, perOrg: e.API_RATE_LIMIT_PER_ORG },
     socialProviders: social.providers,
   };
 }

@@ -18,6 +18,26 @@ const FASTIFY_CODES: Record<string, [string, string]> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: ["bad_request", "The Content-Length header is wrong."],
 };
 
+/**
+ * SQLSTATEs a statement fails with when a value sent by the caller cannot be stored or read as
+ * the column's type: character not in the encoding (a NUL), untranslatable character, and dates
+ * out of the type's range. Input checks refuse these first; this is the safety net: a 400.
+ */
+const UNSTORABLE_INPUT: Record<string, string> = {
+  "22021": "A text value contains a character that cannot be stored (such as NUL).",
+  "22P05": "A text value contains a character that cannot be stored.",
+  "22007": "A date or time value is not valid.",
+  "22008": "A date or time value is out of range.",
+};
+
+function unstorableInput(err: unknown): string | null {
+  for (let e = err, depth = 0; e && typeof e === "object" && depth < 5; e = (e as Error).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && UNSTORABLE_INPUT[code]) return UNSTORABLE_INPUT[code];
+  }
+  return null;
+}
+
 export function errorBody(code: string, message: string) {
   return { error: { code, message } };
 }
@@ -31,6 +51,8 @@ export function installApiErrors(app: FastifyInstance) {
     if (err instanceof SyntaxError || err.code === "FST_ERR_CTP_INVALID_JSON_BODY")
       return reply.status(400).send(errorBody("invalid_json", "The request body is not valid JSON."));
     if (err.validation) return reply.status(400).send(errorBody("invalid_request", err.message));
+    const unstorable = unstorableInput(err);
+    if (unstorable) return reply.status(400).send(errorBody("invalid_request", unstorable));
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500)
       return reply.status(status).send(errorBody("bad_request", err.message));

@@ -23,21 +23,24 @@ export type ErrorShape = (code: string, message: string) => unknown;
 const productErrorShape: ErrorShape = (code, message) => ({ error: { code, message } });
 
 /**
- * The console's policy: its own scripts only, antd's run-time styles, and calls to the API and
- * identity hosts that /config.json names at run time (so any http(s) host: the console cannot
- * know them when it is built).
+ * The console's policy: its own scripts only, antd's run-time styles, and calls to its own origin
+ * plus the given ones (the API and identity origins that /config.json names: API_PUBLIC_URL and
+ * AUTH_PUBLIC_URL), no other host.
  */
-export const CONSOLE_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
-  "font-src 'self' data:",
-  "connect-src 'self' https: http:",
-  "object-src 'none'",
-  "base-uri 'self'",
-  "frame-ancestors 'none'",
-].join("; ");
+export function consoleCsp(connectOrigins: readonly string[] = []): string {
+  const origins = [...new Set(connectOrigins.map((u) => new URL(u).origin))];
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    ["connect-src 'self'", ...origins].join(" "),
+    "object-src 'none'",
+    "base-uri 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
 
 /** Anything that is not HTML (JSON, CSV): nothing may run, nothing may frame it. */
 const DATA_CSP = "default-src 'none'; frame-ancestors 'none'";
@@ -109,7 +112,7 @@ export function createHttpApp(
         );
     },
   }) as unknown as FastifyInstance;
-  securityHeaders(app, opts.htmlCsp ?? CONSOLE_CSP);
+  securityHeaders(app, opts.htmlCsp ?? consoleCsp());
   databaseUnavailableIs503(app, opts.errorShape ? null : shape);
   const routes: RegisteredRoute[] = [];
   registered.set(app, routes);

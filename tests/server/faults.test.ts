@@ -78,6 +78,13 @@ describe("database-unavailable errors", () => {
       ),
       wrapped(Object.assign(new Error("the database system is starting up"), { code: "57P03" })),
       wrapped(Object.assign(new Error("connection failure"), { code: "08006" })),
+      wrapped(
+        Object.assign(new Error("terminating connection due to crash of another server process"), {
+          code: "57P02",
+        }),
+      ),
+      Object.assign(new Error("sorry, too many clients already"), { code: "53300" }),
+      Object.assign(new Error('database "x" is not currently accepting connections'), { code: "55000" }),
       new AggregateError([Object.assign(new Error("refused"), { code: "ECONNREFUSED" })]),
     ])
       expect(isDatabaseUnavailable(err), String(err)).toBe(true);
@@ -86,6 +93,8 @@ describe("database-unavailable errors", () => {
     for (const err of [
       wrapped(Object.assign(new Error("duplicate key"), { code: "23505" })),
       wrapped(Object.assign(new Error("syntax error"), { code: "42601" })),
+      // 55000 is also "object not in prerequisite state" for statements: only the connection refusal counts.
+      wrapped(Object.assign(new Error("currval of sequence is not yet defined"), { code: "55000" })),
       new Error("boom"),
       null,
       "Connection terminated",

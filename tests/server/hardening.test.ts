@@ -1,5 +1,6 @@
 import type { InjectOptions } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { consoleCsp } from "../../server/platform/http";
 import { countEmails } from "./fe-browser";
 import { backends, CONSOLE, PASSWORD, signIn, startProduct, type TestProduct } from "./harness";
 
@@ -58,6 +59,17 @@ describe.each(backends())("hardening on $name", (backend) => {
     expect(login.headers["content-security-policy"]).toContain("script-src 'none'");
     const refresh = await id({ method: "GET", url: "/api/v1/refresh_token" });
     expectBaseHeaders(refresh.headers);
+  });
+
+  it("lets the console connect only to its own, the API and the identity origins", async () => {
+    const page = await api({ method: "GET", url: "/organization/workspaces" });
+    const csp = String(page.headers["content-security-policy"]);
+    const connect = csp.split("; ").find((d) => d.startsWith("connect-src"));
+    expect(connect).toBe(`connect-src 'self' ${CONSOLE} ${AUTH}`);
+    // A separate API host and identity host are named by origin (no path), nothing else.
+    expect(consoleCsp(["https://api.example.com/base/", "https://id.example.com"])).toContain(
+      "connect-src 'self' https://api.example.com https://id.example.com;",
+    );
   });
 
   it("sends HSTS only over HTTPS (directly or as the proxy says)", async () => {
