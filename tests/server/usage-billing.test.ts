@@ -15,9 +15,10 @@ import {
 } from "../../server/metering/billing";
 import { groupTotals, listCycles } from "../../server/metering/cycles";
 import { ImportError, importUsageFile } from "../../server/metering/import";
+import { createIngestKey } from "../../server/metering/ingest-keys";
 import { setPriceRule } from "../../server/metering/prices";
 import { DEMO_ORG, seedDemoUsage } from "../../server/seed";
-import { accessToken, backends, signIn, startProduct, type TestProduct } from "./harness";
+import { accessToken, backends, startProduct, type TestProduct } from "./harness";
 import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";
 
 const URL = "/v1/usage/events";
@@ -42,13 +43,9 @@ describe.each(backends())("billing operations, NDJSON and backfill on $name", (b
     await setPriceRule(p.database.db, { unitPrice: "0.01", validFrom: PAST });
     await setOperator(p.database.db, "newcomer@acme.test", true);
     operator = await accessToken(p, "newcomer@acme.test");
-    const key = await p.identity.app.inject({
-      method: "POST",
-      url: "/api/fe/v3/api_keys",
-      headers: { cookie: await signIn(p, "admin@acme.test"), "x-csrf-token": "-.-" },
-      payload: { org_id: f.acmeId, expiration_option: "OneMonth" },
-    });
-    orgKey = { "x-api-key": key.json().api_key_token as string };
+    // The eval service's ingestion key for Acme.
+    const key = await createIngestKey(p.database.db, { name: "evals", organizationUuid: f.acmeId });
+    orgKey = { "x-api-key": key.token };
     await f.call("other", "POST", "/v1/workspaces/", { name: "Globex Lab", organization_uuid: f.globexId });
   });
   afterAll(async () => {
@@ -124,14 +121,13 @@ describe.each(backends())("billing operations, NDJSON and backfill on $name", (b
       ["cb-tz", expect.stringContaining("closed billing cycle 2026-01-01 to 2026-02-01")],
     ]);
 
-    // Backfill is for operators only: an admin's key or token gets a clear 403, nothing written.
-    for (const headers of [orgKey, f.headers("admin")]) {
-      const denied = await post({ events }, headers, "?backfill=true");
-      expect(denied.statusCode).toBe(403);
-      expect(denied.json().error.message).toBe(
-        "Only provider operators (with their own bearer token) can backfill closed billing cycles.",
-      );
-    }
+    // Backfill is for operators only: an ingestion key gets a clear 403, nothing written.
+    const denied = await post({ events }, orgKey, "?backfill=true");
+    expect(denied.statusCode).toBe(403);
+    expect(denied.json().error.message).toBe(
+      "Only provider operators (with their own bearer token) can backfill closed billing cycles.",
+    );
+    expect((await post({ events }, f.headers("admin"), "?backfill=true")).statusCode).toBe(403);
     const other = await post({ events }, orgKey, `?organization_uuid=${f.globexId}`);
     expect(other.statusCode).toBe(403);
 
@@ -234,6 +230,22 @@ describe.each(backends())("billing operations, NDJSON and backfill on $name", (b
       .where(and(eq(usageEvents.organizationUuid, org), eq(usageEvents.eventId, "im-2")));
     expect(named).toEqual({ name: 'Eval, "quoted"\nacross lines', jb: false });
     expect(await cost(org, "im-")).toEqual({ n: "3", c: String(20_000n + 10_000n - 5_000_000n) });
+    // The operator's import may carry adjustments; each one is audited.
+    const audit = await db.execute(
+      sql`select actor_via, target_id, details from audit_log where action = 'usage.adjustment' and organization_uuid = ${org}`,
+    );
+    expect((audit as unknown as { rows: unknown[] }).rows).toEqual([
+      {
+        actor_via: "operator",
+        target_id: "im-4",
+        details: {
+          cost: "-5.00",
+          notes: "Credit for an outage",
+          occurred_at: "2026-04-02T13:00:00.000Z",
+          source: "cli",
+        },
+      },
+    ]);
     const again = await importUsageFile(db, org, csv);
     expect(again).toMatchObject({ accepted: 0, duplicates: 3, rejected: 2 });
 

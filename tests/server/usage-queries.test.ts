@@ -70,11 +70,12 @@ describe.each(backends())("usage queries on $name", (backend) => {
     return res.json().api_key_token as string;
   }
 
-  async function ingest(events: unknown[], key: string) {
+  /** Sent by the provider's operator (the backend API key): the events carry a few credits. */
+  async function ingest(events: unknown[], orgId: string) {
     const res = await p.api.app.inject({
       method: "POST",
-      url: "/v1/usage/events",
-      headers: { "x-api-key": key },
+      url: `/v1/usage/events?organization_uuid=${orgId}`,
+      headers: { authorization: `Bearer ${p.identity.ctx.backendApiKey}` },
       payload: { events },
     });
     expect(res.statusCode, res.body).toBe(200);
@@ -147,7 +148,7 @@ describe.each(backends())("usage queries on $name", (backend) => {
         name: "Needle Haystack 42",
       },
     );
-    await ingest(events, keys.acme);
+    await ingest(events, fx.acmeId);
     await ingest(
       [
         {
@@ -158,7 +159,7 @@ describe.each(backends())("usage queries on $name", (backend) => {
         },
         { event_id: "g-2", occurred_at: "2026-06-02T10:00:00Z", operation: "scoring", eval_type: "safety" },
       ],
-      keys.globex,
+      fx.globexId,
     );
 
     // Two cycles for Acme: January (closed) and February onwards (current), made after the
