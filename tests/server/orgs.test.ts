@@ -4,10 +4,11 @@ import { and, asc, desc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emailOutbox, invitation, member, organization, user } from "../../server/db/schema";
 import { INVITES_PER_ORG, inviteLimitKey, MAX_ORGS_PER_USER } from "../../server/identity/orgs/limits";
-import { backends, cookieHeader, PASSWORD, startProduct, type TestProduct } from "./harness";
+import { AUTH, backends, cookieHeader, PASSWORD, startProduct, type TestProduct } from "./harness";
 
 // The organization calls driven by the unmodified public identity client over real HTTP on
 // loopback. The client calls the global fetch; ours adds the acting user's session cookie.
+// Hosted form posts carry the Origin a browser sends from the identity service's own pages.
 
 type Jar = { cookie: string };
 const realFetch = globalThis.fetch;
@@ -38,7 +39,7 @@ describe.each(backends())("organizations on $name", (backend) => {
       const res = await realFetch(`${base}/login`, {
         method: "POST",
         redirect: "manual",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
+        headers: { "content-type": "application/x-www-form-urlencoded", origin: AUTH },
         body: new URLSearchParams({ email, password: PASSWORD }),
       });
       expect(res.status, `sign-in of ${email}`).toBe(303);
@@ -169,7 +170,7 @@ describe.each(backends())("organizations on $name", (backend) => {
     const signup = await realFetch(`${base}/signup`, {
       method: "POST",
       redirect: "manual",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: AUTH },
       body: new URLSearchParams({ email: "carol@betacorp.test", password: PASSWORD, first_name: "Carol" }),
     });
     // A new account confirms its address from the email; the confirmation signs it in.
@@ -193,13 +194,13 @@ describe.each(backends())("organizations on $name", (backend) => {
     const stranger = await realFetch(here, {
       method: "POST",
       redirect: "manual",
-      headers: { cookie: jars.get("admin@acme.test")?.cookie ?? "" },
+      headers: { origin: AUTH, cookie: jars.get("admin@acme.test")?.cookie ?? "" },
     });
     expect(stranger.status).toBe(403);
     const accepted = await realFetch(here, {
       method: "POST",
       redirect: "manual",
-      headers: { cookie: carol.cookie },
+      headers: { origin: AUTH, cookie: carol.cookie },
     });
     expect(accepted.status).toBe(303);
     const carolId = (await p.identity.admin.findUserByEmail("carol@betacorp.test"))?.id ?? "";
@@ -210,7 +211,7 @@ describe.each(backends())("organizations on $name", (backend) => {
     const again = await realFetch(here, {
       method: "POST",
       redirect: "manual",
-      headers: { cookie: carol.cookie },
+      headers: { origin: AUTH, cookie: carol.cookie },
     });
     expect(again.status).toBe(404);
 
@@ -553,7 +554,7 @@ describe.each(backends())("organizations on $name", (backend) => {
     const invited = await fetch(`${base}/org/invite`, {
       method: "POST",
       redirect: "manual",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: AUTH },
       body: new URLSearchParams({ org_id: acme, email: "not-an-email", role: "Member" }),
     });
     expect(invited.status).toBe(400);
