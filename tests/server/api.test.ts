@@ -73,10 +73,12 @@ describe.each(backends())("product API on $name", (backend) => {
     const tampered = `${h}.${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, "base64url").toString()), email: "evil@x.y" })).toString("base64url")}.${real.split(".")[2]}`;
     expect((await me(tampered)).statusCode).toBe(401);
 
-    // Signed with the real key: only the expiry or the issuer is wrong.
+    // Signed with the real key: only the expiry or the issuer is wrong. (The user must exist: a
+    // token of an unknown or deleted user counts at no token version.)
     const realKey = await importPKCS8((await loadSigningKeys(p.database.db)).privatePem, "RS256");
+    const adminId = JSON.parse(Buffer.from(payload!, "base64url").toString()).user_id as string;
     const sign = (iss: string, exp: number) =>
-      new SignJWT(claims)
+      new SignJWT({ ...claims, user_id: adminId })
         .setProtectedHeader({ alg: "RS256" })
         .setIssuer(iss)
         .setIssuedAt(exp - 100)
