@@ -58,3 +58,64 @@ export function exportPercent(linesSoFar: number, expected: number): number {
 export function parseCsv(text: string): Record<string, string>[] {
   return Papa.parse<Record<string, string>>(text, { header: true, skipEmptyLines: true }).data;
 }
+
+/** The most records one export carries (the server cuts a larger one off). */
+export const EXPORT_MAX_ROWS = 1_000_000;
+
+/** Why an export of `expected` records is not started, or null when it can be. */
+export function exportRefusal(expected: number): string | null {
+  if (expected <= EXPORT_MAX_ROWS) return null;
+  return (
+    `An export holds at most ${EXPORT_MAX_ROWS.toLocaleString("en-US")} records; these filters match ` +
+    `${expected.toLocaleString("en-US")}. Narrow the filters or export a shorter billing cycle.`
+  );
+}
+
+/** The stream of an export ended before the server finished it (a broken transfer). */
+export class ExportInterrupted extends Error {
+  constructor() {
+    super("The export was interrupted before it finished; no file was saved. Please try again.");
+    this.name = "ExportInterrupted";
+  }
+}
+
+export class ExportCancelled extends Error {
+  constructor() {
+    super("The export was cancelled.");
+    this.name = "ExportCancelled";
+  }
+}
+
+/**
+ * Reads a streamed export to its end. The server breaks the transfer when an export fails part
+ * way (the response ends without its final chunk), which a reader sees as a failed read: that is
+ * an ExportInterrupted, never a shorter file. Checks the header, reports the text as it arrives.
+ */
+export async function readCsvExport(
+  reader: { read(): Promise<{ done: boolean; value?: Uint8Array }>; cancel(): Promise<void> },
+  opts: { onText?: (text: string) => void; cancelled?: () => boolean } = {},
+): Promise<Uint8Array[]> {
+  const parts: Uint8Array[] = [];
+  const decoder = new TextDecoder();
+  let head = "";
+  for (;;) {
+    let chunk: { done: boolean; value?: Uint8Array };
+    try {
+      chunk = await reader.read();
+    } catch {
+      throw new ExportInterrupted();
+    }
+    if (chunk.done) break;
+    if (opts.cancelled?.()) {
+      await reader.cancel().catch(() => {});
+      throw new ExportCancelled();
+    }
+    if (!chunk.value) continue;
+    parts.push(chunk.value);
+    const text = decoder.decode(chunk.value, { stream: true });
+    if (head.length < 2048) head += text;
+    opts.onText?.(text);
+  }
+  if (!hasExpectedHeader(head)) throw new Error("The export did not return the expected CSV columns.");
+  return parts;
+}

@@ -2,14 +2,19 @@
 // rows as they arrive for the progress indicator, and saves usage_data_{date}.csv.
 import { App } from "antd";
 import { useCallback, useRef, useState } from "react";
-import { createLineCounter, exportPercent, hasExpectedHeader } from "../../lib/billing/csv";
+import {
+  createLineCounter,
+  ExportCancelled,
+  exportPercent,
+  exportRefusal,
+  hasExpectedHeader,
+  readCsvExport,
+} from "../../lib/billing/csv";
 import { exportFileName } from "../../lib/billing/dates";
 import type { UsageQuery } from "../../lib/billing/filters";
 import { useServices } from "../../providers/services";
 
 export type ExportProgress = { rows: number; expected: number; percent: number };
-
-class ExportCancelled extends Error {}
 
 function saveFile(blob: Blob, name: string) {
   const url = URL.createObjectURL(blob);
@@ -33,6 +38,11 @@ export function useCsvExport() {
   const start = useCallback(
     async (query: UsageQuery, expected: number) => {
       cancelled.current = false;
+      const refusal = exportRefusal(expected);
+      if (refusal) {
+        message.error(refusal);
+        return;
+      }
       setProgress({ rows: 0, expected, percent: 0 });
       try {
         const blob = await apiFetch<Blob>("/v1/usage/export.csv", {
@@ -40,37 +50,27 @@ export function useCsvExport() {
           headers: { Accept: "text/csv" },
           read: async (response) => {
             const reader = response.body?.getReader();
-            const parts: BlobPart[] = [];
-            let head = "";
             if (!reader) {
               const text = await response.text();
-              parts.push(text);
-              head = text.slice(0, 2048);
-            } else {
-              const decoder = new TextDecoder();
-              const counter = createLineCounter();
-              let shown = 0;
-              for (;;) {
-                const { done, value } = await reader.read();
-                if (done) break;
-                if (cancelled.current) {
-                  await reader.cancel();
-                  throw new ExportCancelled();
-                }
-                parts.push(value as Uint8Array<ArrayBuffer>);
-                const text = decoder.decode(value, { stream: true });
-                if (head.length < 2048) head += text;
+              if (!hasExpectedHeader(text.slice(0, 2048)))
+                throw new Error("The export did not return the expected CSV columns.");
+              return new Blob([text], { type: "text/csv;charset=utf-8" });
+            }
+            const counter = createLineCounter();
+            let shown = 0;
+            // A broken transfer (the server failed part way) is an error, never a shorter file.
+            const parts = await readCsvExport(reader, {
+              cancelled: () => cancelled.current,
+              onText: (text) => {
                 const lines = counter.push(text);
                 const percent = exportPercent(lines, expected);
                 if (percent !== shown) {
                   shown = percent;
                   setProgress({ rows: Math.max(0, lines - 1), expected, percent });
                 }
-              }
-            }
-            if (!hasExpectedHeader(head))
-              throw new Error("The export did not return the expected CSV columns.");
-            return new Blob(parts, { type: "text/csv;charset=utf-8" });
+              },
+            });
+            return new Blob(parts as Uint8Array<ArrayBuffer>[], { type: "text/csv;charset=utf-8" });
           },
         });
         saveFile(blob, exportFileName());

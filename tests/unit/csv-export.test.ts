@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import {
+  CSV_COLUMNS,
+  EXPORT_MAX_ROWS,
+  ExportCancelled,
+  ExportInterrupted,
+  exportRefusal,
+  readCsvExport,
+} from "../../src/lib/billing/csv";
+
+// The console's CSV export reader: a transfer the server breaks part way (an export that failed
+// after its first bytes) is reported as a failure, never saved as a shorter file.
+
+const encoder = new TextEncoder();
+const HEADER = `${CSV_COLUMNS.join(",")}\r\n`;
+const ROW = "2026-02-01T00:00:00.000Z,eval,generation,safety,,,Lab,,1,0.01,0.01,\r\n";
+
+/** A response body that sends `chunks`, then ends, or fails like a cut connection. */
+function body(chunks: string[], end: "complete" | "broken") {
+  let i = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (i < chunks.length) controller.enqueue(encoder.encode(chunks[i++]));
+      else if (end === "complete") controller.close();
+      else controller.error(new TypeError("terminated"));
+    },
+  }).getReader();
+}
+
+describe("reading a streamed CSV export", () => {
+  it("returns every chunk of a complete export and reports the text as it arrives", async () => {
+    const seen: string[] = [];
+    const parts = await readCsvExport(body([HEADER, ROW, ROW], "complete"), { onText: (t) => seen.push(t) });
+    expect(parts).toHaveLength(3);
+    expect(seen.join("")).toBe(HEADER + ROW + ROW);
+  });
+
+  it("fails with ExportInterrupted when the transfer breaks part way, even after the header", async () => {
+    const read = readCsvExport(body([HEADER, ROW], "broken"));
+    await expect(read).rejects.toBeInstanceOf(ExportInterrupted);
+    await expect(readCsvExport(body([HEADER, ROW], "broken"))).rejects.toThrow(
+      "The export was interrupted before it finished; no file was saved. Please try again.",
+    );
+  });
+
+  it("refuses an answer that is not the export, and stops when cancelled", async () => {
+    await expect(readCsvExport(body(['{"error":{}}'], "complete"))).rejects.toThrow(
+      "The export did not return the expected CSV columns.",
+    );
+    await expect(
+      readCsvExport(body([HEADER, ROW], "complete"), { cancelled: () => true }),
+    ).rejects.toBeInstanceOf(ExportCancelled);
+  });
+
+  it("does not start an export larger than the server sends", () => {
+    expect(exportRefusal(EXPORT_MAX_ROWS)).toBeNull();
+    expect(exportRefusal(EXPORT_MAX_ROWS + 1)).toBe(
+      "An export holds at most 1,000,000 records; these filters match 1,000,001. Narrow the filters or export a shorter billing cycle.",
+    );
+  });
+});
