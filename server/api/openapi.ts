@@ -96,7 +96,11 @@ export function buildOpenApi(routes: readonly AnyRouteSpec[], serverUrl: string)
       version: "1",
       description:
         'Errors are JSON {"error": {"code", "message"}}. Workspace calls accept a bearer access token ' +
-        "or an x-api-key header; account calls accept a bearer token only.",
+        "or an x-api-key header; account calls accept a bearer token only. Usage and billing reads are " +
+        "for organization administrators. Authenticated calls are rate-limited per credential and per " +
+        "organization in one-minute windows (by default 6,000 and 30,000 calls): every counted answer " +
+        "carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset (seconds), and a call over a " +
+        "limit gets 429 rate_limited with Retry-After.",
     },
     servers: [{ url: serverUrl }],
     tags: [...new Set(routes.map((r) => r.tag))].map((name) => ({ name })),
