@@ -22,6 +22,7 @@ const API_ACTORS = [
   "otherBearer",
   "otherKey",
   "otherOrgKey",
+  "otherIngestKey",
   "member",
   "expired",
   "forged",
@@ -33,7 +34,10 @@ const OTHERS: readonly ApiActor[] = ["otherBearer", "otherKey", "otherOrgKey"];
 
 type ApiRow = {
   req(t: Tenants, actor: ApiActor): Req;
-  /** Status per actor; the bad tokens and no credentials default to 401 (200 for public routes). */
+  /**
+   * Status per actor; the bad tokens, no credentials and Globex's ingestion key (which only
+   * POST /v1/usage/events takes) default to 401 (200 for public routes).
+   */
   expect: Partial<Record<ApiActor, number>>;
   public?: boolean;
   check?: Check;
@@ -118,10 +122,11 @@ const API_ROWS: Record<string, ApiRow> = {
     expect: statuses(403, 401, 403),
   },
   "POST /v1/usage/events": {
-    // An event id Acme already has, aimed at Acme's workspace: stored nowhere.
+    // An event id Acme already has, aimed at Acme and its workspace: stored nowhere. Usage comes
+    // from ingestion keys only (customer tokens and keys: 403); Globex's key writes only Globex's.
     req: (t) => ({
       method: "POST",
-      url: "/v1/usage/events",
+      url: `/v1/usage/events?organization_uuid=${t.acmeId}`,
       payload: {
         events: [
           {
@@ -134,10 +139,46 @@ const API_ROWS: Record<string, ApiRow> = {
         ],
       },
     }),
-    expect: statuses(200, 403, 403, 200),
+    expect: { ...statuses(403, 403, 403, 403), otherIngestKey: 403 },
+  },
+  "POST /v1/usage/events#own": {
+    // Without organization_uuid Globex's key writes to Globex: Acme's workspace is refused there.
+    req: (t) => ({
+      method: "POST",
+      url: "/v1/usage/events",
+      payload: {
+        events: [
+          {
+            event_id: "acme-ev-1",
+            occurred_at: new Date(Date.now() - 60_000).toISOString(),
+            operation: "generation",
+            eval_type: "safety",
+            workspace_uuid: t.ws.safety,
+          },
+        ],
+      },
+    }),
+    expect: { ...statuses(403, 403, 403, 403), otherIngestKey: 200 },
     check: (res) => {
-      if (res.statusCode === 200) expect(res.json()).toMatchObject({ accepted: 0, duplicates: 0 });
+      if (res.statusCode === 200)
+        expect(res.json()).toMatchObject({
+          accepted: 0,
+          rejected: [{ reason: expect.stringMatching(/is not a workspace of this organization/) }],
+        });
     },
+  },
+  // Ingestion keys are managed by provider operators only (bearer token or backend API key).
+  "GET /v1/operator/ingest-keys": {
+    req: () => get("/v1/operator/ingest-keys"),
+    expect: statuses(403, 401, 403),
+  },
+  "POST /v1/operator/ingest-keys": {
+    req: (t) => ({ method: "POST", url: "/v1/operator/ingest-keys", payload: { organization: t.acmeId } }),
+    expect: statuses(403, 401, 403),
+  },
+  "POST /v1/operator/ingest-keys/{ingest_key_uuid}/revoke": {
+    req: (t) => ({ method: "POST", url: `/v1/operator/ingest-keys/${t.ingestKeyIds.acme}/revoke` }),
+    expect: statuses(403, 401, 403),
   },
   // Usage is the bill: administrators only. A member reads no usage, not even of their own
   // organization (403); Globex's administrator reads Globex's own and never finds Acme's cycle.
@@ -198,6 +239,8 @@ function apiHeaders(t: Tenants, actor: ApiActor): Record<string, string> {
       return { "x-api-key": t.keys.otherPersonal.api_key_token };
     case "otherOrgKey":
       return { "x-api-key": t.keys.otherOrg.api_key_token };
+    case "otherIngestKey":
+      return { "x-api-key": t.ingestKeys.globex };
     case "member":
       return bearer(t.tokens.get("member@acme.test") ?? "");
     case "expired":

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { importPKCS8, SignJWT } from "jose";
 import { loadSigningKeys } from "../../server/identity/settings";
+import { createIngestKey } from "../../server/metering/ingest-keys";
 import { setPriceRule } from "../../server/metering/prices";
 import { AUTH, signIn, type TestProduct } from "./harness";
 import { setUpWorkspaces } from "./workspaces-fixture";
@@ -43,6 +44,11 @@ export async function setUpTenants(p: TestProduct) {
     otherPersonal: await newKey(cookies.other),
     otherOrg: await newKey(cookies.other, f.globexId),
   };
+  // The eval services' ingestion keys: one per organization.
+  const acmeIngest = await createIngestKey(db, { name: "evals", organizationUuid: f.acmeId });
+  const globexIngest = await createIngestKey(db, { name: "evals", organizationUuid: f.globexId });
+  const ingestKeys = { acme: acmeIngest.token, globex: globexIngest.token };
+  const ingestKeyIds = { acme: acmeIngest.key.ingestKeyUuid, globex: globexIngest.key.ingestKeyUuid };
 
   await setPriceRule(db, { operation: "generation", unitPrice: "0.01", validFrom: PAST });
 
@@ -68,8 +74,8 @@ export async function setUpTenants(p: TestProduct) {
       workspace_uuid: workspace,
     }));
   for (const [key, evs] of [
-    [keys.acmeOrg.api_key_token, events("acme-ev", safety)],
-    [keys.otherOrg.api_key_token, events("globex-ev", globexWs)],
+    [ingestKeys.acme, events("acme-ev", safety)],
+    [ingestKeys.globex, events("globex-ev", globexWs)],
   ] as const) {
     const res = await p.api.app.inject({
       method: "POST",
@@ -140,6 +146,8 @@ export async function setUpTenants(p: TestProduct) {
       daily: await q(sql`select count(*)::int as n, sum(cost_micros_sum)::text as cost
         from usage_daily where organization_uuid = ${acme}`),
       cycles: await q(sql`select * from billing_cycles where organization_uuid = ${acme} order by 1`),
+      ingestKeys: await q(sql`select ingest_key_uuid, name, revoked_at from ingest_keys
+        where organization_uuid = ${acme} or organization_uuid is null order by 1`),
       org: await q(sql`select * from identity.organization where id = ${acme}`),
       orgMembers: await q(sql`select * from identity.member where organization_id = ${acme} order by id`),
       invites: await q(sql`select * from identity.invitation where organization_id = ${acme} order by id`),
@@ -171,6 +179,8 @@ export async function setUpTenants(p: TestProduct) {
     cookies,
     csrf,
     keys,
+    ingestKeys,
+    ingestKeyIds,
     ws: { safety, redTeam, oldLab, globex: globexWs },
     acmeCycle,
     ids,
