@@ -22,6 +22,7 @@ import {
   resetPassword,
   returnTargetOf,
 } from "./email/templates";
+import { hashedSessionTokens } from "./hashed-tokens";
 
 export type AuthOptions = {
   db: Db;
@@ -49,19 +50,27 @@ export function createAuth(o: AuthOptions) {
     basePath: "/api/auth",
     secret: o.secret,
     trustedOrigins: [o.baseURL, ...o.trustedOrigins],
-    database: drizzleAdapter(o.db, {
-      provider: "pg",
-      schema: {
-        user,
-        session,
-        account,
-        verification,
-        organization: orgTable,
-        member,
-        invitation,
-        twoFactor: twoFactorTable,
-      },
-    }),
+    // Session tokens are stored as SHA-256 digests (hashed-tokens.ts); the cookie keeps the token.
+    database: hashedSessionTokens(
+      drizzleAdapter(o.db, {
+        provider: "pg",
+        schema: {
+          user,
+          session,
+          account,
+          verification,
+          organization: orgTable,
+          member,
+          invitation,
+          twoFactor: twoFactorTable,
+        },
+      }),
+    ),
+    // Reset, magic-link and second-factor identifiers are stored as SHA-256 digests (emails and
+    // cookies carry the raw value). Email confirmations are signed JWTs: nothing is stored.
+    verification: { storeIdentifier: "hashed" },
+    // Social providers' access and refresh tokens are kept encrypted under the auth secret.
+    account: { encryptOAuthTokens: true },
     emailAndPassword: {
       enabled: true,
       minPasswordLength: 8,

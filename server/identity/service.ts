@@ -5,6 +5,7 @@ import type { Database } from "../platform/database";
 import { registerHealth } from "../platform/health";
 import { acceptEmptyJsonBodies, allowOrigins, createHttpApp } from "../platform/http";
 import type { IdentityGateway } from "../platform/identity-gateway";
+import { resolveKeyring } from "../platform/secrets";
 import { createTokenVersionWatch } from "../platform/token-revocation";
 import { createIdentityAdmin } from "./admin";
 import { keyIdentity } from "./api-keys/backend-shapes";
@@ -14,6 +15,7 @@ import type { IdentityContext } from "./context";
 import { createDirectory } from "./directory";
 import { createMailer } from "./email/mailer";
 import { IdentityError } from "./errors";
+import { hashLegacySessionTokens } from "./hashed-tokens";
 import { identityError } from "./http";
 import { isProviderOperator } from "./impersonation/operators";
 import { DEFAULT_MAX_USERS } from "./orgs/limits";
@@ -28,7 +30,7 @@ import { registerHostedPages } from "./routes/hosted-pages";
 import { registerOrgPages } from "./routes/org-pages";
 import { registerSessionApi } from "./routes/session-api";
 import { registerSamlRoutes } from "./saml/routes";
-import { loadAuthSecret, loadBackendApiKey, loadSigningKeys } from "./settings";
+import { loadAuthSecret, loadBackendApiKey, loadSigningKeys, sealStoredSecrets } from "./settings";
 import { betterAuthSocialProviders } from "./social/better-auth-options";
 import { registerSocialLogin } from "./social/routes";
 import { currentTokenVersion } from "./token-version";
@@ -37,7 +39,20 @@ import { createTokenIssuer } from "./tokens";
 /** The identity service: hosted pages and the PropelAuth-compatible API at its own origin root. */
 export async function createIdentityService(config: Config, database: Database, logger: FastifyBaseLogger) {
   const { db } = database;
+  // Stored secrets are sealed under SECRETS_KEY (or DATA_DIR/secrets.key); old values re-sealed.
+  const keyring = resolveKeyring(
+    {
+      secretsKey: config.secretsKey,
+      secretsKeysPrevious: config.secretsKeysPrevious,
+      dataDir: config.dataDir,
+      inMemoryDatabase: database.describe === "PGlite in memory",
+      databaseKind: database.kind,
+    },
+    logger,
+  );
+  await sealStoredSecrets(db, keyring);
   const keys = await loadSigningKeys(db);
+  await hashLegacySessionTokens(db);
   const log = logger.child({ component: "identity" });
   const mailer = createMailer(db, { smtpUrl: config.smtpUrl, from: config.emailFrom }, log);
   const auth = createAuth({

@@ -1,23 +1,72 @@
 import { randomBytes } from "node:crypto";
-import { eq } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { exportPKCS8, exportSPKI, generateKeyPair } from "jose";
 import { setting } from "../db/schema";
 import type { Db } from "../platform/database";
+import { type Keyring, seal, sealedWith, unseal } from "../platform/secrets";
+
+/** The settings that hold secrets: stored sealed (AES-256-GCM under SECRETS_KEY), never in clear. */
+export const SECRET_SETTINGS = ["token_signing_key", "auth_secret", "backend_api_key"] as const;
+type SecretSetting = (typeof SECRET_SETTINGS)[number];
+
+// The keyring each database's secrets are sealed with, set when the identity service starts, so
+// readers that hold only the database (the backend API's key endpoint, tools) can open them.
+const keyrings = new WeakMap<Db, Keyring>();
+
+export function setKeyring(db: Db, keyring: Keyring) {
+  keyrings.set(db, keyring);
+}
+
+function keyringOf(db: Db): Keyring {
+  const k = keyrings.get(db);
+  if (!k) throw new Error("stored secrets are read before the identity service set their key");
+  return k;
+}
 
 /**
- * Reads an instance setting, creating it with `make()` on first use. Concurrent first starts
+ * Seals every stored secret under the current key: plaintext values (from before encryption)
+ * and values sealed under a previous key (SECRETS_KEY_PREVIOUS) are rewritten in place. Each
+ * rewrite only replaces the value it read, so several processes starting at once agree.
+ * Returns how many values were rewritten.
+ */
+export async function sealStoredSecrets(db: Db, keyring: Keyring): Promise<number> {
+  setKeyring(db, keyring);
+  const rows = await db
+    .select()
+    .from(setting)
+    .where(inArray(setting.key, [...SECRET_SETTINGS]));
+  let rewritten = 0;
+  for (const row of rows) {
+    const id = sealedWith(row.value);
+    if (id === keyring.currentId) continue;
+    const plain = id === null ? row.value : unseal(keyring, row.key, row.value);
+    const done = await db
+      .update(setting)
+      .set({ value: seal(keyring, row.key, plain) })
+      .where(and(eq(setting.key, row.key), eq(setting.value, row.value)))
+      .returning({ key: setting.key });
+    rewritten += done.length;
+  }
+  return rewritten;
+}
+
+/**
+ * Reads a secret setting, creating it with `make()` on first use. Concurrent first starts
  * (several API instances on one PostgreSQL) agree on one value: insert-if-absent, then re-read.
  */
-async function getOrCreate(db: Db, key: string, make: () => Promise<string>): Promise<string> {
-  const found = await db.select().from(setting).where(eq(setting.key, key));
-  if (found[0]) return found[0].value;
-  await db
-    .insert(setting)
-    .values({ key, value: await make() })
-    .onConflictDoNothing();
-  const [row] = await db.select().from(setting).where(eq(setting.key, key));
+async function getOrCreate(db: Db, key: SecretSetting, make: () => Promise<string>): Promise<string> {
+  const keyring = keyringOf(db);
+  const read = async () => (await db.select().from(setting).where(eq(setting.key, key)))[0];
+  let row = await read();
+  if (!row) {
+    await db
+      .insert(setting)
+      .values({ key, value: seal(keyring, key, await make()) })
+      .onConflictDoNothing();
+    row = await read();
+  }
   if (!row) throw new Error(`setting ${key} could not be stored`);
-  return row.value;
+  return sealedWith(row.value) === null ? row.value : unseal(keyring, key, row.value);
 }
 
 export type SigningKeys = { privatePem: string; publicPem: string; kid: string };

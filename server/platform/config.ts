@@ -47,6 +47,41 @@ function dnsServer(v: string): string | null {
   return port === null ? host : `${h}:${port}`;
 }
 
+/**
+ * A 32-byte key given as 64 hex digits or as base64 / base64url (44 or 43 characters). Returns
+ * null when the text is neither.
+ */
+export function decodeSecretsKey(value: string): Buffer | null {
+  const v = value.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(v)) return Buffer.from(v, "hex");
+  if (!/^[A-Za-z0-9+/_-]{43}=?$/.test(v)) return null;
+  const key = Buffer.from(v.replace(/-/g, "+").replace(/_/g, "/"), "base64");
+  return key.length === 32 ? key : null;
+}
+
+function parseSecretsKeys(current: string | undefined, previous: string | undefined) {
+  const bad = (name: string) =>
+    new ConfigError(
+      `Configuration error: ${name} must be 32 random bytes as 64 hex digits or base64, e.g. the output of "openssl rand -base64 32"`,
+    );
+  const key = current === undefined ? undefined : decodeSecretsKey(current);
+  if (key === null) throw bad("SECRETS_KEY");
+  const olds = (previous ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map(
+      (s) =>
+        decodeSecretsKey(s) ??
+        (() => {
+          throw bad("SECRETS_KEY_PREVIOUS (a comma-separated list)");
+        })(),
+    );
+  if (olds.length && !key)
+    throw new ConfigError("Configuration error: SECRETS_KEY_PREVIOUS is set but SECRETS_KEY is not");
+  return { secretsKey: key, secretsKeysPrevious: olds };
+}
+
 const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   HOST: z.string().min(1).default("0.0.0.0"),
@@ -128,6 +163,12 @@ export type Config = {
   apiRateLimits: { perCredential: number; perOrg: number };
   /** Social sign-in providers whose client id and secret are both set (<PROVIDER>_CLIENT_ID/_SECRET). */
   socialProviders: SocialProvidersConfig;
+  /** DATA_DIR: the embedded database and, when SECRETS_KEY is unset, the generated secrets.key. */
+  dataDir: string;
+  /** SECRETS_KEY: encrypts the stored instance secrets (AES-256-GCM); unset = a key file in dataDir. */
+  secretsKey: Buffer | undefined;
+  /** SECRETS_KEY_PREVIOUS: older keys still accepted for reading; values are re-encrypted at start. */
+  secretsKeysPrevious: Buffer[];
 };
 
 const origin = (url: string) => new URL(url).origin;
@@ -147,6 +188,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Configuration error: ${[...lines, ...social.errors].join("; ")}`);
   }
   const e = parsed.data;
+  const secrets = parseSecretsKeys(cleaned.SECRETS_KEY, cleaned.SECRETS_KEY_PREVIOUS);
   if (e.PORT === e.AUTH_PORT)
     throw new ConfigError(`Configuration error: PORT and AUTH_PORT are both ${e.PORT}`);
   const publicUrl = origin(e.PUBLIC_URL ?? `http://localhost:${e.PORT}`);
@@ -183,5 +225,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     apiRateLimits: { perCredential: e.API_RATE_LIMIT_PER_CREDENTIAL, perOrg: e.API_RATE_LIMIT_PER_ORG },
     socialProviders: social.providers,
+    dataDir: e.DATA_DIR,
+    ...secrets,
   };
 }

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { invitation, member, organization, user } from "../../db/schema";
 import type { IdentityContext } from "../context";
 import { invitationEmail } from "../email/templates";
 import { IdentityError } from "../errors";
+import { hashToken } from "../hashed-tokens";
 import {
   type Actor,
   maxUsersOf,
@@ -59,7 +60,10 @@ export async function inviteUser(
         retry_after_seconds: String(hit.retryAfterSeconds),
       },
     );
-  const id = randomUUID();
+  // The link carries a random id; the row keeps only its SHA-256, so reading the table gives
+  // nobody a working invitation link.
+  const linkId = randomUUID();
+  const id = hashToken(linkId);
   await ctx.db.transaction(async (tx) => {
     await tx
       .update(invitation)
@@ -82,7 +86,7 @@ export async function inviteUser(
     });
   });
   try {
-    await ctx.mailer.send(invitationEmail(ctx.config.authPublicUrl, email, id, org.name, actor.email));
+    await ctx.mailer.send(invitationEmail(ctx.config.authPublicUrl, email, linkId, org.name, actor.email));
   } catch (err) {
     // An invitation nobody was told about must not hold a seat or show as pending.
     await ctx.db.update(invitation).set({ status: "canceled" }).where(eq(invitation.id, id));
@@ -117,20 +121,27 @@ export type InvitationView = {
   state: "open" | "expired" | "closed";
 };
 
+/**
+ * The rows an invitation link's id may name: the digest (invitations are stored hashed) or, for
+ * invitations sent before that, the id itself. A link id is a UUID, a digest 64 hex digits, so
+ * a digest read from the table is never accepted as a link.
+ */
+const storedIds = (linkId: string) => inArray(invitation.id, [hashToken(linkId), linkId]);
+
 export async function findInvitation(ctx: IdentityContext, id: string): Promise<InvitationView | null> {
   if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
   const [row] = await ctx.db
     .select({ inv: invitation, orgName: organization.name })
     .from(invitation)
     .innerJoin(organization, eq(invitation.organizationId, organization.id))
-    .where(eq(invitation.id, id))
+    .where(storedIds(id))
     .limit(1);
   if (!row) return null;
   const { inv } = row;
   const state = inv.status !== "pending" ? "closed" : inv.expiresAt <= new Date() ? "expired" : "open";
   const role = readRoles(inv.role ?? "member");
   return {
-    id: inv.id,
+    id,
     email: inv.email,
     orgId: inv.organizationId,
     orgName: row.orgName,
@@ -145,7 +156,9 @@ export async function findInvitation(ctx: IdentityContext, id: string): Promise<
  */
 export async function acceptInvite(ctx: IdentityContext, actor: Actor, id: string) {
   return ctx.db.transaction(async (tx) => {
-    const [inv] = await tx.select().from(invitation).where(eq(invitation.id, id)).for("update").limit(1);
+    if (!/^[0-9a-f-]{36}$/i.test(id))
+      throw new IdentityError("not_found", "This invitation is no longer valid.");
+    const [inv] = await tx.select().from(invitation).where(storedIds(id)).for("update").limit(1);
     if (inv?.status !== "pending" || inv.expiresAt <= new Date())
       throw new IdentityError("not_found", "This invitation is no longer valid.");
     if (inv.email.toLowerCase() !== actor.email)
@@ -167,7 +180,7 @@ export async function acceptInvite(ctx: IdentityContext, actor: Actor, id: strin
         .insert(member)
         .values({ id: randomUUID(), organizationId: org.id, userId: actor.id, role: inv.role ?? "member" });
     }
-    await tx.update(invitation).set({ status: "accepted" }).where(eq(invitation.id, id));
+    await tx.update(invitation).set({ status: "accepted" }).where(eq(invitation.id, inv.id));
     await tx.update(user).set({ emailVerified: true, updatedAt: new Date() }).where(eq(user.id, actor.id));
     return { orgId: org.id, orgName: org.name };
   });
