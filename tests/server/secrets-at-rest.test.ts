@@ -1,10 +1,12 @@
 import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import type { DBAdapter } from "better-auth";
 import { and, desc, eq } from "drizzle-orm";
+import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildProduct, type Product } from "../../server/app";
 import { emailOutbox, invitation, session, setting, verification } from "../../server/db/schema";
@@ -307,6 +309,57 @@ describe("embedded default: key file and rotation across restarts", () => {
     await expect(start({ SECRETS_KEY: randomBytes(32).toString("hex") })).rejects.toThrow(
       /SECRETS_KEY_PREVIOUS/,
     );
+  });
+});
+
+describe("emails delivered over SMTP", () => {
+  it("the outbox copy keeps no link token once the email is delivered", async () => {
+    const received: string[] = [];
+    const smtp = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ["STARTTLS"],
+      logger: false,
+      onData(stream, _session, done) {
+        const chunks: Buffer[] = [];
+        stream.on("data", (c: Buffer) => chunks.push(c));
+        stream.on("end", () => {
+          received.push(Buffer.concat(chunks).toString("utf8"));
+          done();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
+    const port = (smtp.server.address() as AddressInfo).port;
+    const database = await openDatabase({ kind: "pglite", dataDir: null });
+    const config = loadConfig({
+      DEMO_PASSWORD: PASSWORD,
+      CONSOLE_DIR: "./tests/server/fixtures/console",
+      SMTP_URL: `smtp://127.0.0.1:${port}`,
+    });
+    const p = await buildProduct(config, createLogger("silent"), database);
+    try {
+      await p.seed(false);
+      const res = await p.identity.app.inject({
+        method: "POST",
+        url: "/forgot_password",
+        headers: { "content-type": "application/x-www-form-urlencoded", origin: AUTH },
+        payload: new URLSearchParams({ email: "admin@acme.test" }).toString(),
+      });
+      expect(res.statusCode).toBe(200);
+      const mail = received.join("").replace(/=\r?\n/g, "");
+      const token = mail.match(/reset_password\?token=([\w%-]+)/)?.[1] ?? "";
+      expect(token.length).toBeGreaterThan(10);
+      const [row] = await p.database.db
+        .select()
+        .from(emailOutbox)
+        .where(and(eq(emailOutbox.to, "admin@acme.test"), eq(emailOutbox.kind, "reset_password")));
+      expect(row?.deliveredAt).not.toBeNull();
+      expect(row?.text).toContain("reset_password?token=[REDACTED]");
+      expect(JSON.stringify(row)).not.toContain(token);
+    } finally {
+      await p.close();
+      await new Promise<void>((resolve) => smtp.close(() => resolve()));
+    }
   });
 });
 

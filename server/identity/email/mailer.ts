@@ -4,6 +4,7 @@ import type { FastifyBaseLogger } from "fastify";
 import nodemailer from "nodemailer";
 import { emailOutbox } from "../../db/schema";
 import type { Db } from "../../platform/database";
+import { redactText } from "../../platform/logger";
 import { IdentityError } from "../errors";
 
 export type EmailKind =
@@ -18,7 +19,8 @@ export type Email = { to: string; kind: EmailKind; subject: string; text: string
 
 /**
  * Every email is first written to the outbox table (so it can be read back by operators and
- * tests), then delivered over SMTP when SMTP_URL is set, or logged when it is not.
+ * tests), then delivered over SMTP when SMTP_URL is set (the kept copy then loses its link
+ * tokens), or logged (tokens redacted) when it is not.
  */
 export function createMailer(
   db: Db,
@@ -45,7 +47,16 @@ export function createMailer(
           text: email.text,
           html: email.html,
         });
-        await db.update(emailOutbox).set({ deliveredAt: new Date() }).where(eq(emailOutbox.id, id));
+        // Delivered: the copy kept in the table loses its link tokens, so reading the table gives
+        // nobody a working reset, sign-in or invitation link.
+        await db
+          .update(emailOutbox)
+          .set({
+            deliveredAt: new Date(),
+            text: redactText(email.text),
+            html: email.html === undefined ? null : redactText(email.html),
+          })
+          .where(eq(emailOutbox.id, id));
         return { id };
       } catch (err) {
         const message = (err as Error).message;
