@@ -3,6 +3,7 @@ import { betterAuth } from "better-auth";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import { admin, magicLink, organization, twoFactor } from "better-auth/plugins";
 import type { SocialProviders } from "better-auth/social-providers";
+import type { FastifyBaseLogger } from "fastify";
 import {
   account,
   invitation,
@@ -35,6 +36,8 @@ export type AuthOptions = {
   mailer: Mailer;
   /** Social sign-in providers (OAuth); only their callback paths are served by better-auth. */
   socialProviders?: SocialProviders;
+  /** Where better-auth's own log lines go (the service's logger, which redacts secrets). */
+  logger?: Pick<FastifyBaseLogger, "debug" | "info" | "warn" | "error">;
 };
 
 /**
@@ -105,7 +108,15 @@ export function createAuth(o: AuthOptions) {
     rateLimit: { enabled: false },
     telemetry: { enabled: false },
     // Expected refusals (wrong password) are answered to the user, not logged as warnings.
-    logger: { level: "error" },
+    logger: {
+      level: "error",
+      ...(o.logger && {
+        log: (level: "debug" | "info" | "warn" | "error", message: string, ...args: unknown[]) => {
+          const err = args.find((a) => a instanceof Error);
+          o.logger?.[level]({ component: "better-auth", ...(err ? { err } : {}) }, message);
+        },
+      }),
+    },
     advanced: {
       cookiePrefix: "eval_console",
       database: { generateId: () => randomUUID() },

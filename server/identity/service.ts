@@ -63,6 +63,7 @@ export async function createIdentityService(config: Config, database: Database, 
     maxUsersPerOrg: DEFAULT_MAX_USERS,
     mailer,
     socialProviders: betterAuthSocialProviders(config.socialProviders),
+    logger: log,
   });
   const ctx: IdentityContext = {
     config,
