@@ -239,6 +239,69 @@ function productInputs(
   }));
 }
 
+// ---- usage events: one batch of bad events around a good one ------------------------------------
+
+const INGEST_RUNS = 1_200;
+
+/** Amounts and quantities beyond the documented limits, and a few at them. */
+const badMoney = fc.constantFrom(
+  "9223372036854.775807",
+  "-9223372036854.775808",
+  "1000000.000001",
+  "1000000.01",
+  "-1000000.00",
+  "1000000",
+  "0",
+  "-0.0000001",
+  "1e6",
+  "999999999999999999999999999",
+  2 ** 63,
+  1e21,
+  -1e308,
+);
+const badQuantity = fc.constantFrom(0, -1, 1_000_000, 1_000_001, 2 ** 31, 2 ** 53 + 1, 1e308, 1.5, "1");
+const extremeDate = fc.constantFrom(
+  "0000-01-01T00:00:00Z",
+  "0001-01-01T00:00:00Z",
+  "1999-12-31T23:59:59Z",
+  "2000-01-01T00:00:00Z",
+  "9999-12-31T23:59:59Z",
+  "9999-12-31T23:59:59.999+14:00",
+  "+275760-09-13T00:00:00.000Z",
+  "2026-02-30T00:00:00Z",
+);
+const badText = fc.constantFrom("a\u0000b", "\u0000", "\uD800", "x\uDC00", "\uDFFF\uD800", "ok\uD83D");
+
+/** One event with some fields wrong: NUL, lone surrogates, extreme dates, money and quantity bounds. */
+function badEvent(t: Tenants, recent: string): fc.Arbitrary<Record<string, unknown>> {
+  const good: Record<string, unknown> = {
+    event_id: "bad-x",
+    occurred_at: recent,
+    operation: "generation",
+    eval_type: "safety",
+    workspace_uuid: t.ws.safety,
+    quantity: 1,
+  };
+  const field = (k: string, special: fc.Arbitrary<unknown>) =>
+    fc.oneof({ weight: 2, arbitrary: fc.constant(good[k]) }, special, value);
+  return fc.record(
+    {
+      event_id: field("event_id", fc.oneof(badText, fc.string({ unit: "binary", maxLength: 10 }))),
+      occurred_at: field("occurred_at", extremeDate),
+      operation: field("operation", badText),
+      eval_type: field("eval_type", badText),
+      workspace_uuid: field("workspace_uuid", badUuid),
+      name: fc.oneof(badText, value),
+      modality: fc.oneof(badText, value),
+      created_by: fc.oneof(badText, value),
+      quantity: field("quantity", badQuantity),
+      cost: badMoney,
+      notes: fc.oneof(badText, fc.constant("an adjustment")),
+    },
+    { requiredKeys: [] },
+  );
+}
+
 // ---- the inputs of one identity call ------------------------------------------------------------
 
 const IDENTITY_FIELDS = [
@@ -384,7 +447,12 @@ describe.each(backends())("bad input on $name", (backend) => {
       const routes = routeTable(p.api.app);
       const headers = { authorization: `Bearer ${t.tokens.get("admin@acme.test")}` };
       const per = Math.ceil(PRODUCT_RUNS / routes.length);
-      for (const route of routes) await run(p.api.app, productInputs(route, t, headers), per, "api");
+      // Usage is sent with an ingestion key: with a customer's token the body would never be read.
+      const ingest = { "x-api-key": t.ingestKeys.acme };
+      for (const route of routes) {
+        const h = route.path === "/v1/usage/events" ? ingest : headers;
+        await run(p.api.app, productInputs(route, t, h), per, "api");
+      }
     },
     RUN_TIMEOUT,
   );
@@ -409,6 +477,80 @@ describe.each(backends())("bad input on $name", (backend) => {
     RUN_TIMEOUT,
   );
 
+  it(
+    "rejects each bad usage event on its own and stores the good one beside it (JSON and NDJSON)",
+    async () => {
+      const recent = new Date(Date.now() - 60_000).toISOString();
+      const senders = {
+        key: { "x-api-key": t.ingestKeys.acme },
+        operator: { authorization: `Bearer ${p.identity.ctx.backendApiKey}` },
+      };
+      let n = 0;
+      const inputs = fc.record({
+        bad: fc.array(badEvent(t, recent), { minLength: 1, maxLength: 5 }),
+        at: fc.nat(),
+        ndjson: fc.boolean(),
+        sender: fc.constantFrom("key", "operator") as fc.Arbitrary<keyof typeof senders>,
+      });
+      await fc.assert(
+        fc.asyncProperty(inputs, async ({ bad, at, ndjson, sender }) => {
+          const goodId = `good-${++n}`;
+          const events: unknown[] = [...bad];
+          const index = at % (events.length + 1);
+          events.splice(index, 0, {
+            event_id: goodId,
+            occurred_at: recent,
+            operation: "generation",
+            eval_type: "safety",
+          });
+          const res = await p.api.app.inject({
+            method: "POST",
+            url: `/v1/usage/events${sender === "operator" ? `?organization_uuid=${t.acmeId}` : ""}`,
+            headers: {
+              ...senders[sender],
+              "content-type": ndjson ? "application/x-ndjson" : "application/json",
+            },
+            payload: ndjson ? events.map((e) => JSON.stringify(e)).join("\n") : JSON.stringify({ events }),
+          });
+          total++;
+          const where = `${sender} ${ndjson ? "NDJSON" : "JSON"} ${JSON.stringify(events).slice(0, 400)} → ${res.statusCode} ${res.body.slice(0, 300)}`;
+          if (res.statusCode !== 200) throw new Error(`not 200: ${where}`);
+          const r = res.json() as { accepted: number; duplicates: number; rejected: { index: number }[] };
+          if (r.accepted + r.duplicates + r.rejected.length !== events.length)
+            throw new Error(`events unaccounted for: ${where}`);
+          if (r.rejected.some((x) => x.index === index) || r.accepted < 1)
+            throw new Error(`the good event was dropped: ${where}`);
+        }),
+        { seed: SEED, numRuns: INGEST_RUNS, endOnFailure: true },
+      );
+      const [stored] = rowsOf<{ n: number }>(
+        await p.database.db.execute(
+          sql`select count(*)::int as n from usage_events where event_id like 'good-%' and organization_uuid = ${t.acmeId}`,
+        ),
+      );
+      expect(stored?.n).toBe(n);
+      // The day's sums still add up: every later event of the day is stored (no overflow).
+      const later = await p.api.app.inject({
+        method: "POST",
+        url: "/v1/usage/events",
+        headers: senders.key,
+        payload: {
+          events: [
+            { event_id: "after-fuzz", occurred_at: recent, operation: "generation", eval_type: "safety" },
+          ],
+        },
+      });
+      expect(later.json()).toMatchObject({ accepted: 1 });
+      const [sums] = rowsOf<{ c: string; q: string }>(
+        await p.database.db.execute(
+          sql`select sum(cost_micros_sum)::text as c, sum(quantity_sum)::text as q from usage_daily`,
+        ),
+      );
+      expect(BigInt(sums?.c ?? "0") < 10n ** 15n && BigInt(sums?.c ?? "0") > -(10n ** 15n)).toBe(true);
+    },
+    RUN_TIMEOUT,
+  );
+
   it("says what is wrong with a field of the wrong type, and which field is missing", async () => {
     const call = (payload: unknown) => t.call("admin", "POST", "/v1/workspaces/", payload);
     const wrong = await call({ name: "Lab", organization_uuid: 42 });
@@ -421,7 +563,7 @@ describe.each(backends())("bad input on $name", (backend) => {
     expect(nested.json().error.message).not.toMatch(/required/);
   });
 
-  it("ran at least 20,000 inputs", () => {
-    expect(total).toBeGreaterThanOrEqual(20_000);
+  it("ran at least 21,000 inputs", () => {
+    expect(total).toBeGreaterThanOrEqual(21_000);
   });
 });
