@@ -1,5 +1,5 @@
 // Usage ingestion throughput: POST /v1/usage/events over real HTTP (JSON batches of 1,000 events
-// from a few concurrent senders, an organization API key) against a plain COPY of the same rows
+// from a few concurrent senders, an ingestion key) against a plain COPY of the same rows
 // into the same tables of the same database. The server runs in its own process (its peak RSS is
 // reported); the events come from the deterministic generator and are serialized before the clock
 // starts, so both figures measure the database side plus, for HTTP, the product's own work.
@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import pg from "pg";
+import type { UsageEventInput } from "../server/metering/events";
 import { generateUsageEvents } from "../server/metering/generate";
 import {
   copyFromStdin,
@@ -53,6 +54,8 @@ type Figures = {
   profile?: string;
 };
 
+/** An ingestion key sends usage, not price adjustments (operators' credits): those are left out. */
+const withoutAdjustment = ({ cost: _cost, notes: _notes, ...event }: UsageEventInput) => event;
 const eps = (events: number, ms: number) => (events / ms) * 1000;
 const best = (xs: number[]) => Math.max(...xs);
 
@@ -60,7 +63,7 @@ async function sendAll(server: Server, bodies: readonly string[]): Promise<numbe
   let next = 0;
   let accepted = 0;
   const url = `${server.base}/v1/usage/events`;
-  const headers = { "content-type": "application/json", "x-api-key": server.info.apiKey };
+  const headers = { "content-type": "application/json", "x-api-key": server.info.ingestKey };
   const worker = async () => {
     while (next < bodies.length) {
       const body = bodies[next++]!;
@@ -111,7 +114,7 @@ async function run(backend: "pglite" | "postgres", databaseUrl?: string): Promis
         createdBy,
         idPrefix: "warm",
       }),
-    ];
+    ].map(withoutAdjustment);
     await sendAll(server, [
       JSON.stringify({ events: warm.slice(0, 1000) }),
       JSON.stringify({ events: warm.slice(1000) }),
@@ -129,7 +132,7 @@ async function run(backend: "pglite" | "postgres", databaseUrl?: string): Promis
           createdBy,
           idPrefix: `r${round}`,
         }),
-      ];
+      ].map(withoutAdjustment);
       const bodies: string[] = [];
       for (let i = 0; i < events.length; i += batchSize)
         bodies.push(JSON.stringify({ events: events.slice(i, i + batchSize) }));
@@ -222,7 +225,7 @@ async function main() {
 
   console.log(`\nUsage ingestion, ${short(total)} events per round, ${rounds} round(s), best round shown`);
   console.log(
-    `HTTP: POST /v1/usage/events, ${batchSize}-event JSON batches, ${senders} concurrent senders, org API key`,
+    `HTTP: POST /v1/usage/events, ${batchSize}-event JSON batches, ${senders} concurrent senders, ingestion key`,
   );
   console.log(
     "COPY: COPY usage_events FROM STDIN (PostgreSQL) / FROM '/dev/blob' (PGlite), same priced rows",

@@ -17,6 +17,7 @@ import Fastify from "fastify";
 import pg from "pg";
 import pino from "pino";
 import { buildProduct } from "../server/app";
+import { createIngestKey } from "../server/metering/ingest-keys";
 import { loadConfig } from "../server/platform/config";
 import { seedDemoUsage } from "../server/seed";
 import { demoAdmin } from "./demo-admin";
@@ -32,6 +33,8 @@ export type Ready = {
   bearer: string;
   cookie: string;
   apiKey: string;
+  /** The demo organization's ingestion key (POST /v1/usage/events). */
+  ingestKey: string;
 };
 
 /** Messages the server process answers. */
@@ -72,7 +75,11 @@ async function serve() {
     { events: Number(process.env.DEMO_EVENTS ?? 2000) },
   );
 
-  const { cookie, bearer, apiKey } = await demoAdmin(product, PASSWORD);
+  const { cookie, bearer, apiKey, orgId } = await demoAdmin(product, PASSWORD);
+  const { token: ingestKey } = await createIngestKey(product.database.db, {
+    name: "bench",
+    organizationUuid: orgId,
+  });
 
   // The bare route answers the very body the product's list call gives, from memory.
   const list = await product.api.app.inject({
@@ -95,6 +102,7 @@ async function serve() {
     bearer,
     cookie,
     apiKey,
+    ingestKey,
   };
   process.send?.({ ready });
 

@@ -208,6 +208,8 @@ export function copyToStdout(
 export type ServerInfo = {
   port: number;
   apiKey: string;
+  /** The demo organization's ingestion key (POST /v1/usage/events). */
+  ingestKey: string;
   orgId: string;
   workspaceUuids: string[];
   createdBy: string[];

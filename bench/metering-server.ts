@@ -1,7 +1,7 @@
 // The product API under test, in its own process so that its memory (RSS) and event loop are not
 // shared with the load generator. Started by bench/ingest.ts and bench/dashboard.ts through
 // `startServer` (bench/metering-lib.ts); talks to its parent over the IPC channel:
-//   → ready {port, apiKey, orgId, workspaceUuids, createdBy}
+//   → ready {port, apiKey, ingestKey, orgId, workspaceUuids, createdBy}
 //   ← {id, op: "sql", text}                      run SQL on the product's own database client
 //   ← {id, op: "copy", table, columns, files}   PGlite only: COPY … FROM '/dev/blob' per CSV file
 //   ← {id, op: "rss"}                            peak RSS sampled since the last "rss" call
@@ -15,6 +15,7 @@ import type { PGlite } from "@electric-sql/pglite";
 import type pg from "pg";
 import pino from "pino";
 import { buildProduct } from "../server/app";
+import { createIngestKey } from "../server/metering/ingest-keys";
 import { loadPriceRules, setPriceRule } from "../server/metering/prices";
 import { loadConfig } from "../server/platform/config";
 import { demoAdmin } from "./demo-admin";
@@ -60,6 +61,10 @@ async function main() {
   await product.seed(false);
 
   const { orgId, apiKey } = await demoAdmin(product, PASSWORD);
+  const { token: ingestKey } = await createIngestKey(product.database.db, {
+    name: "bench",
+    organizationUuid: orgId,
+  });
 
   // More workspaces than the demo's three, so that "top 6 + No Workspace" has something to cut.
   const store = product.api.workspaces;
@@ -169,7 +174,16 @@ async function main() {
     );
   });
   process.send?.({
-    ready: { port, apiKey, orgId, workspaceUuids, createdBy, kind, describe: product.database.describe },
+    ready: {
+      port,
+      apiKey,
+      ingestKey,
+      orgId,
+      workspaceUuids,
+      createdBy,
+      kind,
+      describe: product.database.describe,
+    },
   });
 }
 

@@ -1,7 +1,7 @@
 // Soak: a steady mixed load on the product for a while, to find errors that only come with time
 // and memory that only grows. Kinds of calls, each paced to a fixed rate:
 //   reads    GET /v1/workspaces/ and GET /v1/usage/summary with a bearer token (20/s)
-//   ingest   POST /v1/usage/events, batches of 100 new events with an organization API key (1/s)
+//   ingest   POST /v1/usage/events, batches of 100 new events with an ingestion key (1/s)
 //   refresh  GET /api/v1/refresh_token on the identity service with the session cookie (2/s);
 //            the reads use the newest token
 // Prints, per minute and at the end, requests/s, p99 and errors per kind, and the server's RSS and
@@ -127,7 +127,7 @@ async function main() {
       () =>
         fetch(`${ready.api}/v1/usage/events`, {
           method: "POST",
-          headers: { "x-api-key": ready.apiKey, "content-type": "application/json" },
+          headers: { "x-api-key": ready.ingestKey, "content-type": "application/json" },
           body: JSON.stringify({ events: batch() }),
         }),
       async (res) => {
