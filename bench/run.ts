@@ -52,6 +52,8 @@ async function main() {
     AUTH_PORT: "3501",
     DEMO_PASSWORD: "bench-password",
     HOST: "127.0.0.1",
+    // The sign-in benchmark gives each request its own client address in X-Forwarded-For.
+    TRUST_PROXY: "loopback",
     // Benchmarks measure throughput: the /v1 rate limits are off unless the environment sets them
     // (e.g. API_RATE_LIMIT_PER_CREDENTIAL=1000000000 to measure what counting costs).
     API_RATE_LIMIT_PER_CREDENTIAL: process.env.API_RATE_LIMIT_PER_CREDENTIAL ?? "0",
@@ -66,7 +68,7 @@ async function main() {
     const login = await fetch("http://127.0.0.1:3501/login", {
       method: "POST",
       redirect: "manual",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: config.authPublicUrl },
       body: "email=admin%40acme.test&password=bench-password",
     });
     const cookie = login.headers
@@ -78,7 +80,7 @@ async function main() {
     ).json();
     const bearer = { authorization: `Bearer ${auth.access_token}` };
 
-    // Sign-ins are rate-limited per address and per email (that is the product working), so the
+    // Sign-ins are rate-limited per address and per account (that is the product working), so the
     // benchmark signs in many distinct users from distinct client addresses.
     const users = await Promise.all(
       Array.from({ length: 60 }, (_, i) =>
@@ -93,6 +95,7 @@ async function main() {
         redirect: "manual",
         headers: {
           "content-type": "application/x-www-form-urlencoded",
+          origin: config.authPublicUrl,
           "x-forwarded-for": `198.18.${(i >> 8) & 255}.${i & 255}`,
         },
         body: `email=${encodeURIComponent(users[i % users.length]!.email)}&password=bench-password`,

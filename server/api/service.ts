@@ -34,6 +34,7 @@ export async function createApiService(
   opts: { operatorKey?: string } = {},
 ) {
   const app = createHttpApp(logger.child({ component: "api" }), {
+    trustProxy: config.trustProxy,
     htmlCsp: consoleCsp([config.apiPublicUrl, config.authPublicUrl]),
   });
   await allowOrigins(app, config.allowedOrigins, ["Content-Type", "Authorization", "X-API-Key"]);

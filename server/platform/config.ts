@@ -34,6 +34,41 @@ const postgresUrl = z
   }, "DATABASE_URL must look like postgres://user@host:5432/database")
   .optional();
 
+/** Which proxies may tell the client address (X-Forwarded-For) and protocol: none, a hop count, or addresses. */
+export type TrustProxy = false | number | string[];
+
+// proxy-addr's names for address ranges, accepted in the list as they are.
+const PROXY_RANGE_NAMES = new Set(["loopback", "linklocal", "uniquelocal"]);
+
+function isIpOrCidr(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [ip = "", bits, ...rest] = entry.split("/");
+  const family = isIP(ip);
+  if (!family || rest.length) return false;
+  if (bits === undefined) return true;
+  if (!/^\d{1,3}$/.test(bits)) return false;
+  return Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+/** `false` (the default), a hop count (`1`), or a comma-separated list of proxy IPs / CIDR ranges. */
+export function parseTrustProxy(value: string | undefined): TrustProxy {
+  const v = (value ?? "").trim();
+  if (v === "" || v.toLowerCase() === "false" || v === "0") return false;
+  if (/^\d+$/.test(v)) {
+    const hops = Number(v);
+    if (hops > 32)
+      throw new ConfigError(`Configuration error: TRUST_PROXY hop count must be 1-32 (got "${v}")`);
+    return hops;
+  }
+  const list = v.split(",").map((s) => s.trim());
+  const bad = list.filter((s) => !isIpOrCidr(s));
+  if (bad.length)
+    throw new ConfigError(
+      `Configuration error: TRUST_PROXY must be false, a hop count such as 1, or a comma-separated list of proxy IPs/CIDR ranges such as 10.0.0.0/8,127.0.0.1 (got "${v}")`,
+    );
+  return list;
+}
+
 /** A DNS server as node:dns `setServers` takes it ("1.2.3.4", "1.2.3.4:53", "[::1]:53"), or null. */
 function dnsServer(v: string): string | null {
   const m = v.trim().match(/^(?:\[([0-9a-fA-F:.]+)\]|([0-9.]+)|([0-9a-fA-F:]+))(?::(\d{1,5}))?$/);
@@ -161,6 +196,11 @@ export type Config = {
   logLevel: string;
   /** /v1 requests per minute per credential and per organization (0: off), shared by every API process. */
   apiRateLimits: { perCredential: number; perOrg: number };
+  /**
+   * Which proxies in front of the servers may set the client address and protocol
+   * (X-Forwarded-For / -Proto); false trusts none, so per-IP limits count the socket's peer.
+   */
+  trustProxy: TrustProxy;
   /** Social sign-in providers whose client id and secret are both set (<PROVIDER>_CLIENT_ID/_SECRET). */
   socialProviders: SocialProvidersConfig;
   /** DATA_DIR: the embedded database and, when SECRETS_KEY is unset, the generated secrets.key. */
@@ -188,6 +228,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Configuration error: ${[...lines, ...social.errors].join("; ")}`);
   }
   const e = parsed.data;
+  const trustProxy = parseTrustProxy(cleaned.TRUST_PROXY);
   const secrets = parseSecretsKeys(cleaned.SECRETS_KEY, cleaned.SECRETS_KEY_PREVIOUS);
   if (e.PORT === e.AUTH_PORT)
     throw new ConfigError(`Configuration error: PORT and AUTH_PORT are both ${e.PORT}`);
@@ -224,6 +265,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     consoleDir: e.CONSOLE_DIR,
     logLevel: e.LOG_LEVEL,
     apiRateLimits: { perCredential: e.API_RATE_LIMIT_PER_CREDENTIAL, perOrg: e.API_RATE_LIMIT_PER_ORG },
+    trustProxy,
     socialProviders: social.providers,
     dataDir: e.DATA_DIR,
     ...secrets,

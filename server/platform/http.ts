@@ -88,16 +88,23 @@ function securityHeaders(app: FastifyInstance, htmlCsp: string) {
   });
 }
 
+/** TRUST_PROXY as Fastify takes it: a hop count trusts the first n hops (Fastify's own rule). */
+function trustProxyOption(t: false | number | string[]) {
+  return typeof t === "number" ? (_address: string, hop: number) => hop < t : t;
+}
+
 /** A Fastify app with our defaults: shared JSON logger, request ids, bounded bodies, security headers. */
 export function createHttpApp(
   logger: FastifyBaseLogger,
-  opts: { errorShape?: ErrorShape; htmlCsp?: string } = {},
+  opts: { errorShape?: ErrorShape; htmlCsp?: string; trustProxy?: false | number | string[] } = {},
 ): FastifyInstance {
   const shape = opts.errorShape ?? productErrorShape;
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit: 1024 * 1024,
-    trustProxy: true,
+    // X-Forwarded-For / -Proto count only from the configured proxies (TRUST_PROXY); by default
+    // nobody is trusted, so a client cannot pick its own address for the per-IP limits.
+    trustProxy: trustProxyOption(opts.trustProxy ?? false),
     requestIdHeader: "x-request-id",
     // Errors raised before routing (a bad URL encoding, an over-long path parameter) skip the
     // app's error handler; answer them in the service's JSON error shape like every other refusal.

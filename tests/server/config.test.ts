@@ -54,4 +54,23 @@ describe("configuration", () => {
     expect(fails({ AUTH_SECRET: "short" })).toContain("AUTH_SECRET must be at least 32 characters");
     expect(fails({ ACCESS_TOKEN_TTL_SECONDS: "60" })).toContain("must exceed 600");
   });
+
+  it("trusts no proxy by default; TRUST_PROXY takes false, a hop count or a list of proxy addresses", () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: "false" }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: "1" }).trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: "10.0.0.0/8, 127.0.0.1,::1,fd00::/8" }).trustProxy).toEqual([
+      "10.0.0.0/8",
+      "127.0.0.1",
+      "::1",
+      "fd00::/8",
+    ]);
+    for (const bad of ["true", "yes", "10.0.0.0/33", "10.0.0/8", "1.2.3.4,", "-1"]) {
+      const msg = fails({ TRUST_PROXY: bad });
+      expect(msg).not.toContain("\n");
+      expect(msg).toContain("TRUST_PROXY must be false, a hop count such as 1, or a comma-separated list");
+      expect(msg).toContain(`(got "${bad}")`);
+    }
+    expect(fails({ TRUST_PROXY: "100" })).toContain("TRUST_PROXY hop count must be 1-32");
+  });
 });
