@@ -83,10 +83,12 @@ function cookieOf(res: Response): string {
 
 /** Signs the demo administrator in over HTTP; returns the session cookie, an access token and the org. */
 export async function signInOverHttp(authUrl: string, email = "admin@acme.test") {
+  // Posted as the hosted page posts it: from the server's AUTH_PUBLIC_URL (http://localhost:AUTH_PORT).
+  const own = `http://localhost:${new URL(authUrl).port}`;
   const login = await fetch(`${authUrl}/login`, {
     method: "POST",
     redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
+    headers: { "content-type": "application/x-www-form-urlencoded", origin: own },
     body: new URLSearchParams({ email, password: FAULT_PASSWORD }).toString(),
   });
   if (login.status !== 303) throw new Error(`sign-in failed: ${login.status} ${await login.text()}`);

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { parseUsd } from "../../server/metering/money";
 import {
   freePort,
+  ingestionKey,
   openCycleTime,
   orgApiKey,
   type ServerProcess,
@@ -86,8 +87,9 @@ describe.each(targets)("kill -9 during ingestion on $name", (target) => {
 
     let server = await startServer(env);
     servers.push(server);
-    const key = await orgApiKey(`http://127.0.0.1:${authPort}`);
-    const headers = { "x-api-key": key };
+    // Usage goes in with an ingestion key; the administrator's organization key reads the totals.
+    const headers = { "x-api-key": await orgApiKey(`http://127.0.0.1:${authPort}`) };
+    const ingest = { "x-api-key": await ingestionKey(api) };
 
     const at = openCycleTime();
     const batches = (client: number) =>
@@ -138,7 +140,7 @@ describe.each(targets)("kill -9 during ingestion on $name", (target) => {
         for (const events of batches(c)) {
           const t = Date.now();
           results.push(
-            await sendUntilAcknowledged(() => api, headers, events, {
+            await sendUntilAcknowledged(() => api, ingest, events, {
               deadline,
               onAttempt,
               giveUp: () => crashFailure,

@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { parseUsd } from "../../server/metering/money";
 import {
   freePort,
+  ingestionKey,
   openCycleTime,
   orgApiKey,
   type ServerProcess,
@@ -50,6 +51,7 @@ describe("PostgreSQL restart during load", () => {
       });
       const api = `http://127.0.0.1:${port}`;
       const headers = { "x-api-key": await orgApiKey(`http://127.0.0.1:${authPort}`) };
+      const ingest = { "x-api-key": await ingestionKey(api) };
       const at = openCycleTime();
 
       // Readiness, every 100 ms from start to end.
@@ -83,7 +85,7 @@ describe("PostgreSQL restart during load", () => {
         for (let b = 0; writing; b++) {
           const events = Array.from({ length: 50 }, (_, i) => usageEvent(`pg-restart-${w}-${b}-${i}`, at));
           sent += events.length;
-          await sendUntilAcknowledged(() => api, headers, events, {
+          await sendUntilAcknowledged(() => api, ingest, events, {
             deadline,
             retryDelayMs: 50,
             onFailure: (f) => failures.push(f),

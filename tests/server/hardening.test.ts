@@ -1,5 +1,6 @@
 import type { InjectOptions } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createIngestKey } from "../../server/metering/ingest-keys";
 import { consoleCsp } from "../../server/platform/http";
 import { countEmails } from "./fe-browser";
 import { backends, CONSOLE, PASSWORD, signIn, startProduct, type TestProduct } from "./harness";
@@ -231,10 +232,12 @@ describe.each(backends())("hardening on $name", (backend) => {
     expect(product.json()).toEqual({
       error: { code: "payload_too_large", message: "The request body is too large." },
     });
+    // Ingestion takes up to 16 MiB, from an ingestion key (anyone else is refused before the body).
+    const { token } = await createIngestKey(p.database.db, { name: "limits", organizationUuid: null });
     const usage = await api({
       method: "POST",
       url: "/v1/usage/events",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", "x-api-key": token },
       payload: `{"events":["${"x".repeat(17 * 1024 * 1024)}"]}`,
     });
     expect(usage.statusCode).toBe(413);
