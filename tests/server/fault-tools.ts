@@ -41,6 +41,7 @@ export async function startServer(env: Record<string, string>, timeoutMs = 60_00
       HOST: "127.0.0.1",
       DEMO_PASSWORD: FAULT_PASSWORD,
       DEMO_EVENTS: "0",
+      BACKEND_API_KEY: FAULT_BACKEND_KEY,
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
@@ -109,6 +110,20 @@ export async function orgApiKey(authUrl: string): Promise<string> {
   });
   if (res.status !== 200) throw new Error(`organization API key: ${res.status} ${await res.text()}`);
   return (await res.json()).api_key_token as string;
+}
+
+/** The backend API key of the fault servers: operator calls (e.g. making ingestion keys) use it. */
+export const FAULT_BACKEND_KEY = "fault-tests-backend-api-key-0123456789";
+
+/** An ingestion key for the demo organization, made through the operator API. */
+export async function ingestionKey(apiUrl: string): Promise<string> {
+  const res = await fetch(`${apiUrl}/v1/operator/ingest-keys`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${FAULT_BACKEND_KEY}`, "content-type": "application/json" },
+    body: JSON.stringify({ name: "fault tests", organization: "acme-ai" }),
+  });
+  if (res.status !== 200) throw new Error(`ingestion key: ${res.status} ${await res.text()}`);
+  return (await res.json()).token as string;
 }
 
 /** The demo organization's price for a generation event with eval_type "safety" (see server/seed.ts). */
