@@ -69,7 +69,8 @@ export function createBearerVerifier(gateway: IdentityGateway, versions: TokenVe
     const tv = claims.tv === undefined ? 0 : claims.tv;
     if (typeof tv !== "number" || !Number.isSafeInteger(tv))
       throw unauthorized("The access token is not valid.");
-    if (!(await versions.isCurrent(claims.user_id, tv))) throw revoked();
+    const current = versions.check(claims.user_id, tv);
+    if (current !== true && !(await current)) throw revoked();
     const org = claims.org_member_info ?? Object.values(claims.org_id_to_org_member_info ?? {})[0] ?? null;
     return {
       userId: claims.user_id,

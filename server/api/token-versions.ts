@@ -59,23 +59,31 @@ export function createTokenVersionCheck(gateway: IdentityGateway, ttlMs = TOKEN_
     return entry.pending;
   }
 
-  function current(userId: string): number | null | Promise<number | null> {
-    const e = cache.get(userId);
-    if (e) {
-      if (e.pending) return e.pending;
-      if (e.expires > Date.now()) return e.version;
-    }
-    return lookup(userId);
-  }
+  const settle = async (tv: number, version: Promise<number | null>) => {
+    const v = await version;
+    return v !== null && tv >= v;
+  };
 
   return {
-    /** True when the token (minted with version `tv`) still counts. */
-    async isCurrent(userId: string, tv: number): Promise<boolean> {
+    /**
+     * Whether the token (minted with version `tv`) still counts: a plain boolean on a cache hit
+     * (no promise on the hot path), else a promise of it. Tokens are minted from the stored
+     * version, so a token newer than a cached or in-flight answer means that answer is behind:
+     * identity is asked again.
+     */
+    check(userId: string, tv: number): boolean | Promise<boolean> {
       if (!watching && !closed) watch();
-      let version = await current(userId);
-      // Tokens are minted from the stored version, so a newer one proves the cache stale.
-      if (version !== null && tv > version) version = await lookup(userId);
-      return version !== null && tv >= version;
+      const e = cache.get(userId);
+      if (e?.pending)
+        return settle(
+          tv,
+          e.pending.then((v) => (v !== null && tv > v ? lookup(userId) : v)),
+        );
+      if (e && e.expires > Date.now()) {
+        if (e.version === null || tv < e.version) return false;
+        if (tv === e.version) return true;
+      }
+      return settle(tv, lookup(userId));
     },
 
     async close() {

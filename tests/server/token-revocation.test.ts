@@ -3,9 +3,11 @@ import { sql } from "drizzle-orm";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiService } from "../../server/api/service";
+import { createTokenVersionCheck, TOKEN_VERSION_TTL_MS } from "../../server/api/token-versions";
 import { buildProduct, type Product } from "../../server/app";
 import { loadConfig } from "../../server/platform/config";
 import { openDatabase } from "../../server/platform/database";
+import type { IdentityGateway, TokenVersionWatcher } from "../../server/platform/identity-gateway";
 import { createHttpIdentityGateway } from "../../server/platform/identity-gateway-http";
 import { DEMO_ORG } from "../../server/seed";
 import { emailToken } from "./fe-browser";
@@ -283,4 +285,65 @@ describe.each(backends())("access-token revocation on $name", (backend) => {
     },
     60_000,
   );
+});
+
+describe("token-version cache", () => {
+  function fakeGateway(versions: Map<string, number | null>) {
+    let watcher: TokenVersionWatcher | null = null;
+    const gateway = {
+      calls: 0,
+      tokenVersion: async (userId: string) => {
+        gateway.calls++;
+        return versions.get(userId) ?? null;
+      },
+      watchTokenVersions: (h: TokenVersionWatcher) => {
+        watcher = h;
+        return async () => {
+          watcher = null;
+        };
+      },
+      changed: (userId: string) => watcher?.changed(userId),
+    };
+    return gateway;
+  }
+
+  it("asks identity once per user within its lifetime, again after a change is heard", async () => {
+    const versions = new Map<string, number | null>([["u", 2]]);
+    const g = fakeGateway(versions);
+    const check = createTokenVersionCheck(g as unknown as IdentityGateway, 60_000);
+    expect(await check.check("u", 2)).toBe(true);
+    expect(check.check("u", 2)).toBe(true); // a plain boolean on a cache hit
+    expect(check.check("u", 1)).toBe(false);
+    expect(g.calls).toBe(1);
+    versions.set("u", 3);
+    expect(check.check("u", 2)).toBe(true); // not heard yet: the cached version stands
+    g.changed("u");
+    expect(await check.check("u", 2)).toBe(false);
+    expect(g.calls).toBe(2);
+    await check.close();
+  });
+
+  it("asks again for a token newer than the cached version, and refuses unknown users", async () => {
+    const versions = new Map<string, number | null>([["u", 0]]);
+    const g = fakeGateway(versions);
+    const check = createTokenVersionCheck(g as unknown as IdentityGateway, 60_000);
+    expect(await check.check("u", 0)).toBe(true);
+    versions.set("u", 1); // bumped elsewhere, and the user already refreshed
+    expect(await check.check("u", 1)).toBe(true);
+    expect(check.check("u", 0)).toBe(false);
+    expect(await check.check("nobody", 0)).toBe(false);
+    await check.close();
+  });
+
+  it("expires cached versions after its lifetime", async () => {
+    const versions = new Map<string, number | null>([["u", 0]]);
+    const g = fakeGateway(versions);
+    const check = createTokenVersionCheck(g as unknown as IdentityGateway, 50);
+    expect(await check.check("u", 0)).toBe(true);
+    versions.set("u", 1);
+    await new Promise((r) => setTimeout(r, 80));
+    expect(await check.check("u", 0)).toBe(false);
+    expect(TOKEN_VERSION_TTL_MS).toBeLessThanOrEqual(4000);
+    await check.close();
+  });
 });
