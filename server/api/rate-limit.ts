@@ -99,7 +99,6 @@ export function createApiRateLimiter(db: Db, now: () => number = Date.now) {
     const bucket = b;
     if (flushEvery === 1) {
       // Small limits are exact: every hit is added to the shared count before it is decided.
-      await bucket.flushing;
       await flush(key, bucket);
     } else if (!bucket.flushing && (bucket.pending >= flushEvery || t - bucket.lastFlush >= FLUSH_MS)) {
       bucket.flushing = flush(key, bucket).finally(() => {
