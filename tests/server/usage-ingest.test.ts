@@ -400,6 +400,44 @@ describe.each(backends())("usage ingestion on $name", (backend) => {
     expect((await send(asKey(doomed.token), { events: [] })).statusCode).toBe(401);
   });
 
+  it("lets provider operators create, list and revoke ingestion keys over the API", async () => {
+    const call = (method: "GET" | "POST", url: string, headers = operator, payload?: object) =>
+      p.api.app.inject({ method, url, headers, ...(payload ? { payload } : {}) });
+    const made = await call("POST", "/v1/operator/ingest-keys", operator, {
+      name: "nightly evals",
+      organization: "Globex",
+    });
+    expect(made.statusCode, made.body).toBe(200);
+    const key = made.json();
+    expect(key).toMatchObject({ name: "nightly evals", organization_uuid: f.globexId, revoked_at: null });
+    expect(key.token).toMatch(/^eci_[A-Za-z0-9_-]{43}$/);
+    expect((await send(asKey(key.token), { events: [ev({ event_id: "op-key-1" })] })).json()).toMatchObject({
+      accepted: 1,
+    });
+    const list = await call("GET", "/v1/operator/ingest-keys");
+    expect(list.statusCode).toBe(200);
+    expect(list.body).not.toContain("eci_");
+    expect(list.json()).toContainEqual(expect.objectContaining({ ingest_key_uuid: key.ingest_key_uuid }));
+    // Hashes only: the token is nowhere in the database.
+    const [stored] = await p.database.db
+      .execute(sql`select count(*)::int as n from ingest_keys
+      where token_hash = encode(sha256(convert_to(${key.token}, 'UTF8')), 'hex')`)
+      .then((r) => (r as unknown as { rows: { n: number }[] }).rows);
+    expect(stored?.n).toBe(1);
+    expect(
+      (await call("POST", "/v1/operator/ingest-keys", operator, { organization: "Nope" })).statusCode,
+    ).toBe(404);
+    for (const who of ["admin", "adminKey"] as const)
+      expect(
+        (await call("GET", "/v1/operator/ingest-keys", f.headers(who))).statusCode,
+      ).toBeGreaterThanOrEqual(401);
+    expect((await call("GET", "/v1/operator/ingest-keys", f.headers("admin"))).statusCode).toBe(403);
+    const revoked = await call("POST", `/v1/operator/ingest-keys/${key.ingest_key_uuid}/revoke`);
+    expect(revoked.statusCode).toBe(200);
+    expect(revoked.json().revoked_at).not.toBeNull();
+    expect((await send(asKey(key.token), { events: [] })).statusCode).toBe(401);
+  });
+
   it("bounds dates, quantities and costs per event so no stored sum can overflow", async () => {
     const db = p.database.db;
     const before = await counts();
