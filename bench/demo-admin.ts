@@ -17,7 +17,11 @@ export async function demoAdmin(product: Product, password: string): Promise<Dem
   const login = await identity.inject({
     method: "POST",
     url: "/login",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
+    // As a browser posts the hosted form: from the identity service's own origin.
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      origin: product.identity.ctx.config.authPublicUrl,
+    },
     payload: new URLSearchParams({ email: "admin@acme.test", password }).toString(),
   });
   const cookie = cookieOf(login);

@@ -32,6 +32,14 @@ export function createRateLimiter(db: Db) {
       );
       return { allowed: count <= limit, remaining: Math.max(0, limit - count), retryAfterSeconds };
     },
+    /** Hits counted under `key` in its current window (0 when none or the window is over). */
+    async peek(key: string, windowSeconds: number): Promise<{ count: number; retryAfterSeconds: number }> {
+      const [row] = await db.select().from(rateLimitBucket).where(sql`${rateLimitBucket.key} = ${key}`);
+      const now = Date.now();
+      const end = row ? row.windowStart.getTime() + windowSeconds * 1000 : 0;
+      if (!row || end <= now) return { count: 0, retryAfterSeconds: 0 };
+      return { count: row.count, retryAfterSeconds: Math.max(1, Math.ceil((end - now) / 1000)) };
+    },
     async reset(key: string) {
       await db.delete(rateLimitBucket).where(sql`${rateLimitBucket.key} = ${key}`);
     },

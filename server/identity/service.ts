@@ -18,7 +18,10 @@ import { IdentityError } from "./errors";
 import { hashLegacySessionTokens } from "./hashed-tokens";
 import { identityError } from "./http";
 import { isProviderOperator } from "./impersonation/operators";
+import { dummyPasswordHash } from "./login/password-login";
+import { registerUnlockRoutes } from "./login/unlock-routes";
 import { DEFAULT_MAX_USERS } from "./orgs/limits";
+import { refuseCrossSiteRequests } from "./origin-check";
 import { createRateLimiter } from "./rate-limit";
 import { registerAccountPages } from "./routes/account-pages";
 import { registerBackendApi } from "./routes/backend-api";
@@ -76,12 +79,17 @@ export async function createIdentityService(config: Config, database: Database, 
     backendApiKey: await loadBackendApiKey(db, config.backendApiKey),
   };
 
+  // Hashed now, so the first sign-in of an unknown email is not the one slow answer.
+  await dummyPasswordHash(ctx);
   const app = createHttpApp(log, {
+    trustProxy: config.trustProxy,
     // Hosted pages are server-rendered forms with inline styles and no scripts.
     htmlCsp:
       "default-src 'none'; script-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'",
     errorShape: (_code, message) => ({ error_code: "bad_request", user_facing_error: message }),
   });
+  // Cross-site form posts and foreign origins on /api/fe/v3 are refused before anything else.
+  refuseCrossSiteRequests(app, config);
   await allowOrigins(app, config.allowedOrigins, ["Content-Type", "X-CSRF-Token"]);
   // The PropelAuth client posts logout as JSON with no body at all.
   acceptEmptyJsonBodies(app);
@@ -112,6 +120,7 @@ export async function createIdentityService(config: Config, database: Database, 
   registerLoginRoutes(app, ctx);
   registerAccountRoutes(app, ctx);
   registerAccountPages(app, ctx);
+  registerUnlockRoutes(app, ctx);
   registerSocialLogin(app, ctx);
 
   const publicKey = createPublicKey(keys.publicPem);

@@ -22,7 +22,8 @@ describe.each(backends())("account calls on $name", (backend) => {
   };
 
   beforeAll(async () => {
-    p = await startProduct(backend);
+    // Each Browser gives its address in X-Forwarded-For, through the test's loopback "proxy".
+    p = await startProduct(backend, { TRUST_PROXY: "loopback" });
     origin = await listen(p);
   });
   afterAll(async () => p?.dispose());

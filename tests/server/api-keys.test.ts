@@ -1,7 +1,7 @@
 import { createFrontendApisClient } from "@propelauth/frontend-apis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { apiKey } from "../../server/db/schema";
-import { backends, PASSWORD, startProduct, type TestProduct } from "./harness";
+import { AUTH, backends, PASSWORD, startProduct, type TestProduct } from "./harness";
 
 const DAY = 86_400;
 const DAYS = { TwoWeeks: 14, OneMonth: 30, ThreeMonths: 90, SixMonths: 180, OneYear: 365 } as const;
@@ -50,7 +50,8 @@ describe.each(backends())(
         current = jar;
         const res = await fetch(`${base}/login`, {
           method: "POST",
-          headers: { "content-type": "application/x-www-form-urlencoded" },
+          // The hosted form, posted from its own page as a browser does.
+          headers: { "content-type": "application/x-www-form-urlencoded", origin: AUTH },
           body: new URLSearchParams({ email, password: PASSWORD }).toString(),
         });
         expect(res.status).toBe(303);

@@ -2,11 +2,13 @@ import { createFrontendApisClient } from "@propelauth/frontend-apis";
 import { desc, eq } from "drizzle-orm";
 import * as OTPAuth from "otpauth";
 import { emailOutbox } from "../../server/db/schema";
-import type { TestProduct } from "./harness";
+import { AUTH, CONSOLE, type TestProduct } from "./harness";
 
 // A tiny "browser" for driving the unmodified PropelAuth frontend client over real HTTP: the
 // client calls the global fetch, so each browser swaps in a fetch with its own cookie jar (and
-// its own client address, via X-Forwarded-For, so per-IP limits can be exercised per test).
+// its own client address, via X-Forwarded-For, so per-IP limits can be exercised per test: start
+// the product with TRUST_PROXY=loopback for that). Like a real browser it sends an Origin: the
+// console's on identity client calls (/api/...), the identity service's own on its hosted forms.
 
 const realFetch = globalThis.fetch;
 
@@ -28,6 +30,8 @@ export class Browser {
     const headers = new Headers(init.headers);
     if (this.jar.size) headers.set("cookie", [...this.jar].map(([k, v]) => `${k}=${v}`).join("; "));
     headers.set("x-forwarded-for", this.ip);
+    const path = new URL(input instanceof Request ? input.url : input).pathname;
+    if (!headers.has("origin")) headers.set("origin", path.startsWith("/api/") ? CONSOLE : AUTH);
     const res = await realFetch(input, { ...init, headers, redirect: "manual" });
     for (const c of res.headers.getSetCookie()) {
       const [pair = "", ...attrs] = c.split(";");

@@ -1,9 +1,10 @@
+import { sql } from "drizzle-orm";
 import type { InjectOptions } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createIngestKey } from "../../server/metering/ingest-keys";
 import { consoleCsp } from "../../server/platform/http";
-import { countEmails } from "./fe-browser";
-import { backends, CONSOLE, PASSWORD, signIn, startProduct, type TestProduct } from "./harness";
+import { countEmails, emailToken } from "./fe-browser";
+import { AUTH, backends, CONSOLE, PASSWORD, signIn, startProduct, type TestProduct } from "./harness";
 
 // Hardening: security headers, exact CORS, the CSRF header on cookie calls, cookie flags, sign-in
 // and email-send rate limits and lock-out, request size limits and prototype-poisoning bodies.
@@ -73,12 +74,43 @@ describe.each(backends())("hardening on $name", (backend) => {
     );
   });
 
-  it("sends HSTS only over HTTPS (directly or as the proxy says)", async () => {
+  it("sends HSTS only over HTTPS, believing X-Forwarded-Proto only from a trusted proxy", async () => {
     const plain = await api({ method: "GET", url: "/healthz" });
     expect(plain.headers["strict-transport-security"]).toBeUndefined();
+    // No TRUST_PROXY: any client could send the header, so it says nothing.
     for (const inject of [api, id]) {
-      const tls = await inject({ method: "GET", url: "/healthz", headers: { "x-forwarded-proto": "https" } });
-      expect(tls.headers["strict-transport-security"]).toBe("max-age=31536000; includeSubDomains");
+      const told = await inject({
+        method: "GET",
+        url: "/healthz",
+        headers: { "x-forwarded-proto": "https" },
+      });
+      expect(told.headers["strict-transport-security"]).toBeUndefined();
+    }
+    if (backend.name !== "pglite") return; // proxy trust does not depend on the database
+    const proxied = await startProduct(backend, { TRUST_PROXY: "1" });
+    try {
+      for (const app of [proxied.api.app, proxied.identity.app]) {
+        const tls = await app.inject({
+          method: "GET",
+          url: "/healthz",
+          headers: { "x-forwarded-proto": "https" },
+        });
+        expect(tls.headers["strict-transport-security"]).toBe("max-age=31536000; includeSubDomains");
+      }
+      // With one proxy in front, X-Forwarded-For names the client: each address has its own limit.
+      const login = (ip: string) =>
+        proxied.identity.app.inject({
+          method: "POST",
+          url: "/api/fe/v3/login",
+          headers: { "x-csrf-token": "-.-", "x-forwarded-for": ip },
+          payload: { email: "nobody@nowhere.test", password: "x" },
+        });
+      let last = 0;
+      for (let i = 0; i < 61; i++) last = (await login("192.0.2.40")).statusCode;
+      expect(last).toBe(429);
+      expect((await login("192.0.2.41")).statusCode).toBe(401);
+    } finally {
+      await proxied.dispose();
     }
   });
 
@@ -134,11 +166,80 @@ describe.each(backends())("hardening on $name", (backend) => {
     expect(crossSite.statusCode).toBe(403);
   });
 
+  it("takes hosted form posts only from the identity service's own pages (login CSRF)", async () => {
+    const post = (url: string, headers: Record<string, string>, fields: Record<string, string>) =>
+      id({
+        method: "POST",
+        url,
+        headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+        payload: form(fields),
+      });
+    const creds = { email: "admin@acme.test", password: PASSWORD };
+    const refusals: Record<string, string>[] = [
+      { origin: "null" }, // a sandboxed frame or a data: page
+      { origin: "https://evil.example" },
+      { origin: CONSOLE }, // even the console's own origin: these forms are the identity service's
+      {}, // neither Origin nor Referer
+      { referer: "https://evil.example/page" },
+      { origin: "null", referer: `${AUTH}/login` },
+    ];
+    for (const headers of refusals) {
+      for (const [url, fields] of [
+        ["/login", creds],
+        ["/signup", { email: "csrf@new.test", password: "csrf-password-1" }],
+        ["/forgot_password", { email: "admin@acme.test" }],
+        ["/logout", {}],
+      ] as const) {
+        const res = await post(url, headers, fields);
+        expect(res.statusCode, `${url} ${JSON.stringify(headers)}`).toBe(403);
+        expect(res.headers["content-type"]).toMatch(/text\/html/);
+        expect(res.body).toContain("This form was sent from another site");
+        expect(res.headers["set-cookie"]).toBeUndefined();
+      }
+    }
+    // A form-encoded post to a JSON call of the identity service is refused the same way.
+    const logout = await post("/api/v1/logout", { origin: "https://evil.example" }, {});
+    expect(logout.statusCode).toBe(403);
+    expect(await countEmails(p, "csrf@new.test", "confirm_email")).toBe(0);
+    // From the service's own page: by Origin, or by Referer when the browser sent no Origin.
+    expect((await post("/login", { origin: AUTH }, creds)).statusCode).toBe(303);
+    expect((await post("/login", { referer: `${AUTH}/login?rt=x` }, creds)).statusCode).toBe(303);
+    // The SAML assertion consumer is posted by the IdP's page, cross-site by design: not refused
+    // here (its signature checks decide).
+    const acs = await post("/saml/no-such-org/acs", { origin: "https://idp.example" }, { SAMLResponse: "x" });
+    expect(acs.body).not.toContain("This form was sent from another site");
+  });
+
+  it("refuses identity client calls from an origin that is not the console's, in PropelAuth's shape", async () => {
+    const cookie = await signIn(p, "admin@acme.test");
+    const call = (origin?: string) =>
+      id({
+        method: "GET",
+        url: "/api/fe/v3/personal_api_keys",
+        headers: { cookie, "x-csrf-token": "-.-", ...(origin ? { origin } : {}) },
+      });
+    for (const origin of ["https://evil.example", "null", AUTH]) {
+      const res = await call(origin);
+      expect(res.statusCode, origin).toBe(403);
+      expect(res.json()).toEqual({ error_code: "action_forbidden", user_facing_error: expect.any(String) });
+    }
+    const login = await id({
+      method: "POST",
+      url: "/api/fe/v3/login",
+      headers: { "x-csrf-token": "-.-", origin: "https://evil.example" },
+      payload: { email: "admin@acme.test", password: PASSWORD },
+    });
+    expect(login.statusCode).toBe(403);
+    expect(login.headers["set-cookie"]).toBeUndefined();
+    expect((await call(CONSOLE)).statusCode).toBe(200);
+    expect((await call()).statusCode).toBe(200);
+  });
+
   it("sets session cookies HttpOnly and SameSite=Lax, and Secure when served over HTTPS", async () => {
     const res = await id({
       method: "POST",
       url: "/login",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: AUTH },
       payload: form({ email: "member@acme.test", password: PASSWORD }),
     });
     const cookies = ([] as string[]).concat(res.headers["set-cookie"] ?? []);
@@ -175,29 +276,82 @@ describe.each(backends())("hardening on $name", (backend) => {
     }
   });
 
-  it("locks an email after repeated wrong passwords, even against the right one", async () => {
-    const login = (password: string) =>
-      id({
-        method: "POST",
-        url: "/api/fe/v3/login",
-        headers: { "x-csrf-token": "-.-", "x-forwarded-for": "192.0.2.10" },
-        payload: { email: "newcomer@acme.test", password },
-      });
+  const feLogin = (email: string, password: string, remoteAddress: string) =>
+    id({
+      method: "POST",
+      url: "/api/fe/v3/login",
+      headers: { "x-csrf-token": "-.-" },
+      remoteAddress,
+      payload: { email, password },
+    });
+
+  it("holds back the address that guessed wrong 10 times, not the owner signing in from elsewhere", async () => {
     const answers: number[] = [];
-    for (let i = 0; i < 10; i++) answers.push((await login("wrong-password")).statusCode);
-    expect(answers.slice(0, 9).every((s) => s === 401)).toBe(true);
-    const locked = await login(PASSWORD);
-    expect(locked.statusCode).toBe(403);
-    expect(locked.json()).toMatchObject({ error_code: "account_locked" });
+    for (let i = 0; i < 10; i++)
+      answers.push((await feLogin("newcomer@acme.test", "wrong-password", "192.0.2.10")).statusCode);
+    expect(answers.every((s) => s === 401)).toBe(true);
+    // The guessing address is refused even with the right password...
+    const held = await feLogin("newcomer@acme.test", PASSWORD, "192.0.2.10");
+    expect(held.statusCode).toBe(403);
+    expect(held.json()).toMatchObject({ error_code: "account_locked" });
+    expect(held.json().user_facing_error).toMatch(/from your network/);
+    // ...while the owner, from another address, signs in.
+    const owner = await feLogin("newcomer@acme.test", PASSWORD, "198.51.100.10");
+    expect(owner.statusCode, owner.body).toBe(200);
+    expect(owner.json()).toEqual({ login_state: "Finished" });
   });
 
-  it("rate-limits sign-in per client address with Retry-After", async () => {
+  it("locks the account after wrong passwords from many addresses and emails a single-use unlock link", async () => {
+    const email = "member@acme.test";
+    // 5 addresses x 10 wrong passwords: each address alone is only held back.
+    for (let a = 0; a < 5; a++)
+      for (let i = 0; i < 10; i++)
+        expect((await feLogin(email, `wrong-${i}`, `203.0.113.${100 + a}`)).statusCode).toBe(401);
+    const locked = await feLogin(email, PASSWORD, "198.51.100.20");
+    expect(locked.statusCode).toBe(403);
+    expect(locked.json()).toMatchObject({ error_code: "account_locked" });
+    expect(await countEmails(p, email, "account_unlock")).toBe(1);
+    const token = await emailToken(p, email, "account_unlock");
+    // Only a hash of the token is stored.
+    const stored = await p.database.db.execute(sql`select identifier from identity.verification`);
+    expect(JSON.stringify(stored)).not.toContain(token);
+
+    const page = await id({ method: "GET", url: `/unlock_account?token=${encodeURIComponent(token)}` });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('action="/unlock_account"');
+    // Opening the link alone (a mail scanner) changes nothing.
+    expect((await feLogin(email, PASSWORD, "198.51.100.20")).statusCode).toBe(403);
+    const unlock = () =>
+      id({
+        method: "POST",
+        url: "/unlock_account",
+        headers: { "content-type": "application/x-www-form-urlencoded", origin: AUTH },
+        payload: form({ token }),
+      });
+    const done = await unlock();
+    expect(done.statusCode).toBe(200);
+    expect(done.body).toContain("Account unlocked");
+    expect((await feLogin(email, PASSWORD, "198.51.100.20")).statusCode).toBe(200);
+    // Used once; a made-up token does nothing either.
+    expect((await unlock()).statusCode).toBe(400);
+    const forged = await id({
+      method: "POST",
+      url: "/unlock_account",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: AUTH },
+      payload: form({ token: "x".repeat(43) }),
+    });
+    expect(forged.statusCode).toBe(400);
+  });
+
+  it("rate-limits sign-in per client address with Retry-After, whatever X-Forwarded-For says", async () => {
     let last: Awaited<ReturnType<typeof id>> | undefined;
+    // Without TRUST_PROXY the header is the client's own say: a new one each time changes nothing.
     for (let i = 0; i < 61; i++)
       last = await id({
         method: "POST",
         url: "/api/fe/v3/login",
-        headers: { "x-csrf-token": "-.-", "x-forwarded-for": "192.0.2.20" },
+        headers: { "x-csrf-token": "-.-", "x-forwarded-for": `10.9.${i >> 8}.${i & 255}` },
+        remoteAddress: "192.0.2.20",
         payload: { email: `spray${i}@nowhere.test`, password: "x" },
       });
     expect(last?.statusCode).toBe(429);
@@ -211,7 +365,8 @@ describe.each(backends())("hardening on $name", (backend) => {
       const res = await id({
         method: "POST",
         url: "/api/fe/v3/forgot_password",
-        headers: { "x-csrf-token": "-.-", "x-forwarded-for": `192.0.2.${30 + i}` },
+        headers: { "x-csrf-token": "-.-" },
+        remoteAddress: `192.0.2.${30 + i}`,
         payload: { email: "member@acme.test" },
       });
       answers.push(res.statusCode);

@@ -81,7 +81,8 @@ export async function signIn(p: Product, email: string, password = PASSWORD): Pr
   const res = await p.identity.app.inject({
     method: "POST",
     url: "/login",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
+    // As a browser posts the hosted form: from the identity service's own page.
+    headers: { "content-type": "application/x-www-form-urlencoded", origin: AUTH },
     payload: new URLSearchParams({ email, password }).toString(),
   });
   if (res.statusCode !== 303) throw new Error(`sign-in of ${email} failed: ${res.statusCode}`);

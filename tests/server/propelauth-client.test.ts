@@ -13,7 +13,8 @@ describe.each(backends())("@propelauth/javascript against the identity service o
   let origin: string;
   let acmeId: string;
   beforeAll(async () => {
-    p = await startProduct(backend);
+    // Each Browser gives its address in X-Forwarded-For, through the test's loopback "proxy".
+    p = await startProduct(backend, { TRUST_PROXY: "loopback" });
     origin = await listen(p);
     const [acme] = await p.database.db.select().from(organization).where(eq(organization.slug, "acme-ai"));
     acmeId = acme!.id;

@@ -97,7 +97,7 @@ describe.each(backends())("social sign-in on $name", (backend) => {
     const refused = await inject({
       method: "POST",
       url: "/login",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: AUTH },
       payload: "email=nobody%40acme.test&password=wrong-password",
     });
     expect(refused.statusCode).toBe(401);

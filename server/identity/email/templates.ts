@@ -30,6 +30,27 @@ export function resetPassword(base: string, to: string, token: string): Email {
   };
 }
 
+/** Sign-up was tried with an address that has an account: the owner hears of it, nobody else. */
+export function signupAttemptNotice(base: string, to: string): Email {
+  return {
+    to,
+    kind: "signup_attempt",
+    subject: "Someone tried to sign up to Eval Console with your email",
+    text: `Someone tried to create an Eval Console account with this email address, which already has one. No new account was created.\n\nIf it was you, sign in instead:\n\n${base}/login\n\nForgot your password? Reset it here:\n\n${base}/forgot_password\n\nIf it was not you, you can ignore this email.`,
+  };
+}
+
+/** After many failed sign-ins from many places the account is locked; this link lifts the lock. */
+export function accountUnlockEmail(base: string, to: string, token: string, minutes: number): Email {
+  const url = link(base, "/unlock_account", { token });
+  return {
+    to,
+    kind: "account_unlock",
+    subject: "Your Eval Console account was locked",
+    text: `Your Eval Console account was locked after many failed sign-in attempts from different places. If they were not yours, someone may be guessing your password; consider choosing a new one.\n\nUnlock your account with this link (it works once, for ${minutes} minutes):\n\n${url}\n\nResetting your password also unlocks it:\n\n${base}/forgot_password`,
+  };
+}
+
 export function magicLinkEmail(base: string, to: string, token: string, rt?: string | null): Email {
   const url = link(base, "/magic_link", withRt({ token }, rt));
   return {

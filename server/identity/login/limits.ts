@@ -4,13 +4,11 @@ import { IdentityError } from "../errors";
 
 type Rule = { limit: number; windowSeconds: number };
 
-// Counted in the database (identity.rate_limit_bucket), so every instance shares them. Per-email
-// limits stop one account being hammered from many addresses; per-IP limits stop one client
-// spraying many accounts. The per-email login limit sits above the lock-out threshold so the
-// lock-out (with its clearer message) is what a password guesser meets first.
+// Counted in the database (identity.rate_limit_bucket), so every instance shares them. Per-IP
+// limits stop one client spraying many accounts; wrong passwords for one account are counted per
+// (account, source) and per account in lockout.ts, so nobody can lock an owner out from afar.
 export const LIMITS = {
   loginPerIp: { limit: 60, windowSeconds: 600 },
-  loginPerEmail: { limit: 30, windowSeconds: 900 },
   mfaPerIp: { limit: 30, windowSeconds: 600 },
   emailPerAddress: { limit: 3, windowSeconds: 900 },
   emailPerIp: { limit: 20, windowSeconds: 900 },
@@ -19,8 +17,15 @@ export const LIMITS = {
   emailChangePerUser: { limit: 1, windowSeconds: 60 },
 } as const satisfies Record<string, Rule>;
 
-/** Lock-out: this many failed password sign-ins for one email within the window lock it. */
+/** This many wrong passwords for one email from one source within the window hold that source back. */
 export const LOCKOUT = { failures: 10, windowSeconds: 900 } as const;
+
+/**
+ * This many wrong passwords for one email from all sources within the window lock the account
+ * for `lockSeconds` (an unlock link is emailed). One source can add at most LOCKOUT.failures per
+ * LOCKOUT window, so 30 in this window: alone it never reaches the lock.
+ */
+export const ACCOUNT_LOCK = { failures: 50, windowSeconds: 1800, lockSeconds: 3600 } as const;
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
+import { fromOwnPage } from "../origin-check";
 import { decodeReturnTarget, encodeReturnTarget } from "../return-target";
 
 // Shared plumbing of the hosted pages: HTML replies, the `rt` return target, same-origin form
@@ -26,10 +27,7 @@ export function pageKit(ctx: IdentityContext) {
         .send(body);
     },
     /** A form post from another site must not act for the visitor (login CSRF, account changes). */
-    sameOrigin: (req: FastifyRequest) => {
-      const origin = req.headers.origin;
-      return origin === undefined || origin === "null" || origin === config.authPublicUrl;
-    },
+    sameOrigin: (req: FastifyRequest) => fromOwnPage(req, config.authPublicUrl),
     /** /login with a return target that comes back to `path` (itself keeping `rt`). */
     loginUrlBackTo: (path: string, rt?: string) => {
       const back = `${config.authPublicUrl}${withRt(path, rt)}`;

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import type { FastifyRequest } from "fastify";
 import { account, user } from "../../db/schema";
@@ -6,7 +7,7 @@ import { IdentityError } from "../errors";
 import { authErrorCode, toHeaders } from "../http";
 import { authContext, pendingConfirmCookie } from "./cookies";
 import { clientIp, enforce, LIMITS, normalizeEmail } from "./limits";
-import { assertNotLocked, clearFailures, recordFailure } from "./lockout";
+import { assertNotLocked, clearSourceFailures, loginSource, recordFailure } from "./lockout";
 import type { LoginState } from "./state";
 
 export type LoginOutcome = { state: LoginState; cookies: string[]; userId: string };
@@ -15,6 +16,22 @@ export type LoginOutcome = { state: LoginState; cookies: string[]; userId: strin
 // ("invalidCredentials"); any other code there makes its handler throw.
 export const badCredentials = () =>
   new IdentityError("user_not_found", "Incorrect email or password.", undefined, 401);
+
+const dummyHashes = new WeakMap<IdentityContext, Promise<string>>();
+
+/**
+ * A scrypt hash (better-auth's own hasher and parameters) of a random password, made once per
+ * service: checking a password of an unknown email against it costs what a real check costs, so
+ * the answer's timing does not tell which emails have accounts. Called at start-up.
+ */
+export function dummyPasswordHash(ctx: IdentityContext): Promise<string> {
+  let hash = dummyHashes.get(ctx);
+  if (!hash) {
+    hash = authContext(ctx).then((ac) => ac.password.hash(randomBytes(18).toString("base64url")));
+    dummyHashes.set(ctx, hash);
+  }
+  return hash;
+}
 
 /**
  * Email + password sign-in shared by the JSON API and the hosted page. Order matters: limits and
@@ -28,9 +45,9 @@ export async function passwordLogin(
   password: string,
 ): Promise<LoginOutcome> {
   const email = normalizeEmail(rawEmail);
+  const source = loginSource(clientIp(req));
   await enforce(ctx, `login:ip:${clientIp(req)}`, LIMITS.loginPerIp);
-  await enforce(ctx, `login:email:${email}`, LIMITS.loginPerEmail);
-  await assertNotLocked(ctx.db, email);
+  await assertNotLocked(ctx.db, email, source);
 
   const [u] = await ctx.db
     .select({ id: user.id, verified: user.emailVerified, banned: user.banned, hash: account.password })
@@ -40,15 +57,17 @@ export async function passwordLogin(
 
   if (!u?.verified) {
     // Unconfirmed (or unknown): check the password ourselves; no session is made until the
-    // email is confirmed (PropelAuth's ConfirmEmailRequired).
+    // email is confirmed (PropelAuth's ConfirmEmailRequired). An unknown email (or one without a
+    // password) is checked against the dummy hash, so it takes as long as a real account.
     const ac = await authContext(ctx);
-    const ok = u?.hash ? await ac.password.verify({ hash: u.hash, password }) : false;
+    const checked = await ac.password.verify({ hash: u?.hash ?? (await dummyPasswordHash(ctx)), password });
+    const ok = Boolean(u?.hash) && checked;
     if (!u || !ok) {
-      await recordFailure(ctx.db, email);
+      await recordFailure(ctx, email, source);
       throw badCredentials();
     }
     if (u.banned) throw new IdentityError("account_disabled");
-    await clearFailures(ctx.db, email);
+    await clearSourceFailures(ctx.db, email, source);
     return { state: "ConfirmEmailRequired", cookies: [await pendingConfirmCookie(ctx, u.id)], userId: u.id };
   }
 
@@ -58,7 +77,7 @@ export async function passwordLogin(
       headers: toHeaders(req),
       returnHeaders: true,
     });
-    await clearFailures(ctx.db, email);
+    await clearSourceFailures(ctx.db, email, source);
     const cookies = headers.getSetCookie();
     const needsCode = "twoFactorRedirect" in (response as object);
     return { state: needsCode ? "TwoFactorRequired" : "Finished", cookies, userId: u.id };
@@ -66,7 +85,7 @@ export async function passwordLogin(
     const e = authErrorCode(err);
     if (e?.code === "BANNED_USER") throw new IdentityError("account_disabled");
     if (e && e.status < 500) {
-      await recordFailure(ctx.db, email);
+      await recordFailure(ctx, email, source);
       throw badCredentials();
     }
     throw err;

@@ -1,9 +1,10 @@
+import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import type { FastifyRequest } from "fastify";
 import { decodeJwt } from "jose";
 import { user } from "../../db/schema";
 import type { IdentityContext } from "../context";
-import { callbackCarrying } from "../email/templates";
+import { callbackCarrying, signupAttemptNotice } from "../email/templates";
 import { IdentityError } from "../errors";
 import { authErrorCode, toHeaders } from "../http";
 import {
@@ -26,6 +27,26 @@ export type SignupInput = {
 };
 
 /**
+ * Sign-up with an address that already has an account: the same work and the same answer as a
+ * new one (a password hash, an email, the "check your email" state for a user id that exists
+ * nowhere), so the answer does not tell whether the address is registered. The owner is emailed
+ * a notice instead of a confirmation link (at most LIMITS.emailPerAddress of them per window).
+ */
+async function signUpTaken(ctx: IdentityContext, email: string, password: string) {
+  await (await authContext(ctx)).password.hash(password);
+  const decoyId = randomUUID();
+  await ctx.limiter.hit(
+    `confirm:user:${decoyId}`,
+    LIMITS.resendConfirmation.limit,
+    LIMITS.resendConfirmation.windowSeconds,
+  );
+  const notice = LIMITS.emailPerAddress;
+  if ((await ctx.limiter.hit(`signup-notice:${email}`, notice.limit, notice.windowSeconds)).allowed)
+    await ctx.mailer.send(signupAttemptNotice(ctx.config.authPublicUrl, email));
+  return { userId: decoyId, cookie: await pendingConfirmCookie(ctx, decoyId) };
+}
+
+/**
  * Creates the account and mails a confirmation link. Like PropelAuth, no session exists until
  * the email is confirmed: the browser gets the "confirm your email" state instead, and the
  * console never receives tokens for an address nobody has proven to own.
@@ -34,10 +55,7 @@ export async function signUp(ctx: IdentityContext, req: FastifyRequest, input: S
   await enforce(ctx, `signup:ip:${clientIp(req)}`, LIMITS.signupPerIp);
   const email = normalizeEmail(input.email);
   const [taken] = await ctx.db.select({ id: user.id }).from(user).where(eq(user.email, email));
-  if (taken)
-    throw new IdentityError("invalid_request_fields", undefined, {
-      email: "An account with this email already exists.",
-    });
+  if (taken) return signUpTaken(ctx, email, input.password);
   if (input.username) {
     const [u] = await ctx.db.select({ id: user.id }).from(user).where(eq(user.username, input.username));
     if (u)
@@ -81,7 +99,13 @@ export async function resendConfirmation(ctx: IdentityContext, req: FastifyReque
   const userId = session?.user.id ?? (await pendingConfirmUserId(ctx, req));
   if (!userId) throw new IdentityError("not_logged_in");
   const [u] = await ctx.db.select().from(user).where(eq(user.id, userId));
-  if (!u) throw new IdentityError("not_logged_in");
+  if (!u) {
+    // The "check your email" state of a sign-up with a taken address (see signUpTaken): answer
+    // as for a real one, sending nothing.
+    if (session) throw new IdentityError("not_logged_in");
+    await enforce(ctx, `confirm:user:${userId}`, LIMITS.resendConfirmation);
+    return;
+  }
   if (u.emailVerified) throw new IdentityError("email_already_confirmed");
   // The client's resend handles rate_limit_exceeded (not confirmation_email_sent).
   await enforce(ctx, `confirm:user:${userId}`, LIMITS.resendConfirmation);

@@ -16,7 +16,8 @@ export async function loginState(ctx: IdentityContext, req: FastifyRequest): Pro
   const pending = await pendingConfirmUserId(ctx, req);
   if (pending) {
     const [u] = await ctx.db.select({ verified: user.emailVerified }).from(user).where(eq(user.id, pending));
-    if (u && !u.verified) return "ConfirmEmailRequired";
+    // No such user: the decoy of a sign-up with a taken address, which looks like any other.
+    if (!u?.verified) return "ConfirmEmailRequired";
   }
   return "LoginRequired";
 }
