@@ -108,3 +108,16 @@ describe.each(backends())("API rate limits on $name", (backend) => {
     expectRefused(await call(one.app, token), 3);
   });
 });
+
+describe("API rate limit configuration", () => {
+  it("defaults to 6,000 calls a minute per credential and 30,000 per organization; 0 turns a limit off", () => {
+    expect(loadConfig({}).apiRateLimits).toEqual({ perCredential: 6_000, perOrg: 30_000 });
+    expect(
+      loadConfig({ API_RATE_LIMIT_PER_CREDENTIAL: "0", API_RATE_LIMIT_PER_ORG: "120" }).apiRateLimits,
+    ).toEqual({ perCredential: 0, perOrg: 120 });
+    expect(() => loadConfig({ API_RATE_LIMIT_PER_CREDENTIAL: "-1" })).toThrow(
+      /API_RATE_LIMIT_PER_CREDENTIAL/,
+    );
+    expect(() => loadConfig({ API_RATE_LIMIT_PER_ORG: "lots" })).toThrow(/API_RATE_LIMIT_PER_ORG/);
+  });
+});
