@@ -43,11 +43,17 @@ const SECRET_PARENTS =
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** A segment that looks like a random token: long, URL-safe, letters and digits mixed, or a JWT. */
+/**
+ * A segment that looks like a random token: long and URL-safe with mixed-case letters (base64url,
+ * better-auth's ids), long hex, or a JWT. Slugs and UUIDs (lower case, words) stay readable.
+ */
 function looksLikeToken(segment: string): boolean {
   if (segment.length < 24 || UUID.test(segment)) return false;
+  // Built asset names (billing-page-Dk3a9xQb.js) are no secrets.
+  if (/\.(m?js|css|map|svg|png|ico|woff2?|json|html|txt)$/i.test(segment)) return false;
   if (/^[\w-]+\.[\w-]+\.[\w-]*$/.test(segment)) return true;
-  return /^[\w~%.-]+$/.test(segment) && /[0-9]/.test(segment) && /[A-Za-z]/.test(segment);
+  if (/^[0-9a-f]{32,}$/i.test(segment)) return true;
+  return /^[\w~%.-]+$/.test(segment) && /[a-z]/.test(segment) && /[A-Z]/.test(segment);
 }
 
 function redactPath(path: string): string {

@@ -173,7 +173,11 @@ describe("log redaction", () => {
     expect(redactUrl("/api/auth/reset-password/Zk3qP9xLm2Vb7Rt5Yw8Nc4Hd6Jf1?callbackURL=/")).toBe(
       "/api/auth/reset-password/[REDACTED]?callbackURL=/",
     );
-    // Ordinary ids stay readable.
+    expect(redactUrl("/x/Zk3qP9xLm2Vb7Rt5Yw8Nc4Hd6Jf1AbCd")).toBe("/x/[REDACTED]");
+    // Ordinary ids and slugs stay readable.
+    expect(redactUrl("/v1/workspaces/accuracy-benchmarks-1a2b3c4d")).toBe(
+      "/v1/workspaces/accuracy-benchmarks-1a2b3c4d",
+    );
     expect(redactUrl("/api/backend/v1/user/0c8e0a7e-1111-2222-3333-444455556666")).toBe(
       "/api/backend/v1/user/0c8e0a7e-1111-2222-3333-444455556666",
     );
