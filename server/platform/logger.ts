@@ -56,8 +56,12 @@ function looksLikeToken(segment: string): boolean {
   return /^[\w~%.-]+$/.test(segment) && /[a-z]/.test(segment) && /[A-Z]/.test(segment);
 }
 
+/** Paths with nothing to redact (most of them) are recognised with one test. */
+const MAYBE_SECRET_PATH =
+  /[^/]{24,}|\/(invite|invitation|accept_invite|reset|magic|confirm|verify|unlock|token)/i;
+
 function redactPath(path: string): string {
-  if (path.length < 24 && !/\/(invite|invitation|reset|magic|confirm|unlock|token)/i.test(path)) return path;
+  if (!MAYBE_SECRET_PATH.test(path)) return path;
   const parts = path.split("/");
   for (let i = 0; i < parts.length; i++) {
     const p = parts[i] as string;
@@ -67,7 +71,10 @@ function redactPath(path: string): string {
   return parts.join("/");
 }
 
+const MAYBE_SECRET_QUERY = new RegExp(`(?:^|&)(?:${[...SECRET_PARAMS].join("|")}|id)=|%`, "i");
+
 function redactQuery(path: string, query: string): string {
+  if (!MAYBE_SECRET_QUERY.test(query)) return query;
   const idIsSecret = SECRET_ID_PATHS.test(path);
   return query
     .split("&")
