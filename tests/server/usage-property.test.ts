@@ -10,7 +10,7 @@ import {
 import { generateUsageEvents } from "../../server/metering/generate";
 import { parseUsd } from "../../server/metering/money";
 import { setPriceRule } from "../../server/metering/prices";
-import { backends, signIn, startProduct, type TestProduct } from "./harness";
+import { backends, startProduct, type TestProduct } from "./harness";
 import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";
 
 const PAST = new Date("2020-01-01T00:00:00Z");
@@ -65,12 +65,6 @@ describe.each(backends())("usage totals reconcile for random filters on $name", 
       .values({ organizationUuid: fx.acmeId, startDate: "2026-02-01", endDate: null })
       .returning();
     cycle = c?.billingCycleUuid ?? "";
-    const key = await p.identity.app.inject({
-      method: "POST",
-      url: "/api/fe/v3/api_keys",
-      headers: { cookie: await signIn(p, "admin@acme.test"), "x-csrf-token": "-.-" },
-      payload: { org_id: fx.acmeId, expiration_option: "OneMonth" },
-    });
     const events = [
       ...generateUsageEvents({
         seed: 99,
@@ -82,10 +76,11 @@ describe.each(backends())("usage totals reconcile for random filters on $name", 
         idPrefix: "prop",
       }),
     ];
+    // Sent by the operator (the backend API key): the generated events carry a few credits.
     const res = await p.api.app.inject({
       method: "POST",
-      url: "/v1/usage/events",
-      headers: { "x-api-key": key.json().api_key_token },
+      url: `/v1/usage/events?organization_uuid=${fx.acmeId}`,
+      headers: { authorization: `Bearer ${p.identity.ctx.backendApiKey}` },
       payload: { events },
     });
     expect(res.json()).toMatchObject({ accepted: EVENTS, rejected: [] });
