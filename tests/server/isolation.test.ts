@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import type { InjectOptions, LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routeTable } from "../../server/api/route";
+import { hashToken } from "../../server/identity/hashed-tokens";
 import { registeredRoutes } from "../../server/platform/http";
 import { backends, signIn, startProduct, type TestProduct } from "./harness";
 import { setUpTenants, type Tenants } from "./tenants";
@@ -528,7 +529,8 @@ describe.each(backends())("tenant isolation on $name", (backend) => {
     // A real session of the Acme administrator that has since expired.
     const stale = await signIn(p, "admin@acme.test");
     await p.database.db.execute(
-      sql`update identity.session set expires_at = now() - interval '1 hour' where token = ${cookieParts(stale).token}`,
+      // Sessions are stored by the SHA-256 of their token.
+      sql`update identity.session set expires_at = now() - interval '1 hour' where token = ${hashToken(cookieParts(stale).token)}`,
     );
     const ip = (n: number) => ({ "x-forwarded-for": `203.0.113.${n}` });
     feHeaders = {
