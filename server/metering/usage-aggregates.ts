@@ -20,6 +20,7 @@ import {
   NO_WORKSPACE,
   UNKNOWN_WORKSPACE,
   workspaceJoin,
+  workspaceMatches,
 } from "./usage-sql";
 
 type AggRow = {
@@ -54,7 +55,7 @@ async function aggregate(db: Db, cycle: Cycle, f: UsageFilters): Promise<AggRow[
         })
         .from(usageEvents)
         .leftJoin(workspaces, workspaceJoin)
-        .where(eventWhere(cycle, f))
+        .where(eventWhere(cycle, f, await workspaceMatches(db, cycle.organizationUuid, f.search)))
         .groupBy(sql`1`, sql`2`, sql`3`, sql`4`, sql`5`, sql`6`)
     : await db
         .select({
@@ -82,6 +83,57 @@ async function aggregate(db: Db, cycle: Cycle, f: UsageFilters): Promise<AggRow[
     quantity: Number(r.quantity),
     costMicros: BigInt(r.cost),
   }));
+}
+
+/**
+ * Price adjustments (credits negative, charges positive) among the same rows: events whose cost
+ * is not quantity × unit price, i.e. sent with an explicit cost. Read from the raw events (the
+ * rollup does not tell them apart); they are few, and only the cycle's events are scanned.
+ */
+async function adjustments(db: Db, cycle: Cycle, f: UsageFilters): Promise<AggRow[]> {
+  const rows = await db
+    .select({
+      day: sql<string>`((${usageEvents.occurredAt} at time zone 'UTC')::date)::text`,
+      workspaceUuid: usageEvents.workspaceUuid,
+      operation: usageEvents.operation,
+      evalType: usageEvents.evalType,
+      modality: usageEvents.modality,
+      ruleMetric: usageEvents.ruleMetric,
+      events: sql<string>`count(*)::text`,
+      quantity: sql<string>`sum(${usageEvents.quantity})::text`,
+      cost: sql<string>`sum(${usageEvents.costMicros})::text`,
+    })
+    .from(usageEvents)
+    .leftJoin(workspaces, workspaceJoin)
+    .where(
+      and(
+        eventWhere(cycle, f),
+        sql`${usageEvents.costMicros} <> ${usageEvents.unitPriceMicros} * ${usageEvents.quantity}`,
+      ),
+    )
+    .groupBy(sql`1`, sql`2`, sql`3`, sql`4`, sql`5`, sql`6`);
+  return rows.map((r) => ({
+    day: r.day,
+    workspaceUuid: r.workspaceUuid,
+    operation: r.operation,
+    evalType: r.evalType,
+    modality: r.modality,
+    ruleMetric: r.ruleMetric,
+    events: Number(r.events),
+    quantity: Number(r.quantity),
+    costMicros: BigInt(r.cost),
+  }));
+}
+
+const NO_SUMS = { events: 0, count: 0, cost: formatUsdExact(0n) };
+
+/** The adjustments' sums per key, as JSON sums (zero when the key has none). */
+function adjustmentSums(rows: AggRow[], keyOf: (r: AggRow) => string | null) {
+  const m = new Map(sumBy(rows, keyOf).map((c) => [c.key, c]));
+  return (key: string | null) => {
+    const c = m.get(key);
+    return c ? { events: c.events, count: c.quantity, cost: formatUsdExact(c.costMicros) } : NO_SUMS;
+  };
 }
 
 function sumBy(rows: AggRow[], keyOf: (r: AggRow) => string | null): CostRow[] {
@@ -119,8 +171,9 @@ async function workspaceNames(db: Db, organizationUuid: string): Promise<Map<str
 
 /** The Usage Summary card plus the filter options present in the cycle's data. */
 export async function usageSummary(db: Db, cycle: Cycle, f: UsageFilters, now = new Date()) {
-  const [rows, all, names] = [
+  const [rows, adjusted, all, names] = [
     await aggregate(db, cycle, f),
+    await adjustments(db, cycle, f),
     await db
       .selectDistinct({
         workspaceUuid: usageDaily.workspaceUuid,
@@ -133,7 +186,11 @@ export async function usageSummary(db: Db, cycle: Cycle, f: UsageFilters, now = 
     await workspaceNames(db, cycle.organizationUuid),
   ];
   const sep = "\u0000";
-  const byOperation = sumBy(rows, (r) => `${r.operation}${sep}${r.ruleMetric}`)
+  const operationKey = (r: AggRow) => `${r.operation}${sep}${r.ruleMetric}`;
+  const adjustedOperation = adjustmentSums(adjusted, operationKey);
+  const adjustedEvalType = adjustmentSums(adjusted, (r) => r.evalType);
+  const adjustedWorkspace = adjustmentSums(adjusted, (r) => r.workspaceUuid);
+  const byOperation = sumBy(rows, operationKey)
     .sort((a, b) => String(a.key).localeCompare(String(b.key)))
     .map((c) => {
       const [operation, ruleMetric] = String(c.key).split(sep);
@@ -143,6 +200,7 @@ export async function usageSummary(db: Db, cycle: Cycle, f: UsageFilters, now = 
         events: c.events,
         count: c.quantity,
         cost: formatUsdExact(c.costMicros),
+        adjustments: adjustedOperation(c.key),
       };
     });
   const nameOf = (id: string | null) => (id === null ? NO_WORKSPACE : (names.get(id) ?? UNKNOWN_WORKSPACE));
@@ -156,15 +214,23 @@ export async function usageSummary(db: Db, cycle: Cycle, f: UsageFilters, now = 
     billing_cycle_uuid: cycle.billingCycleUuid,
     data_as_of: now.toISOString(),
     totals: totalsOf(rows),
+    // Credits and other price adjustments included in the sums above (every row's `adjustments`
+    // is the part of its sums that is adjustments): usage alone is the sum minus adjustments.
+    adjustments: totalsOf(adjusted),
     by_operation: byOperation,
     by_workspace: topWorkspaces(
       sumBy(rows, (r) => r.workspaceUuid),
       6,
-    ).map((c) => ({ workspace_uuid: c.key, workspace_name: nameOf(c.key), ...costJson(c) })),
+    ).map((c) => ({
+      workspace_uuid: c.key,
+      workspace_name: nameOf(c.key),
+      ...costJson(c),
+      adjustments: adjustedWorkspace(c.key),
+    })),
     by_eval_type: topByCost(
       sumBy(rows, (r) => r.evalType),
       5,
-    ).map((c) => ({ eval_type: c.key, ...costJson(c) })),
+    ).map((c) => ({ eval_type: c.key, ...costJson(c), adjustments: adjustedEvalType(c.key) })),
     filter_options: {
       eval_types: uniq(all.map((r) => r.evalType)),
       operations: uniq(all.map((r) => r.operation)),
@@ -233,28 +299,46 @@ export async function usageSeries(
   };
   bounded(last);
   const rows = await aggregate(db, cycle, f);
+  const adjusted = await adjustments(db, cycle, f);
   for (const r of rows) if (r.day > last) last = r.day;
   bounded(last);
   const first = [cycle.startDate, last].sort()[0] ?? last;
-  type Bucket = { events: number; quantity: number; costMicros: bigint; types: Map<string, CostRow> };
+  type Bucket = {
+    events: number;
+    quantity: number;
+    costMicros: bigint;
+    types: Map<string, CostRow>;
+    adjusted: Map<string, CostRow>;
+  };
   const buckets = new Map<string, Bucket>();
   for (const b of bucketStarts(first, last, grouping))
-    buckets.set(b, { events: 0, quantity: 0, costMicros: 0n, types: new Map() });
+    buckets.set(b, { events: 0, quantity: 0, costMicros: 0n, types: new Map(), adjusted: new Map() });
   const firstBucket = bucketStart(first, grouping);
+  const add = (into: Map<string, CostRow>, r: AggRow) => {
+    const t = into.get(r.evalType) ?? { key: r.evalType, events: 0, quantity: 0, costMicros: 0n };
+    t.events += r.events;
+    t.quantity += r.quantity;
+    t.costMicros += r.costMicros;
+    into.set(r.evalType, t);
+  };
+  // Days before the cycle cannot occur; they would count in the first bucket.
+  const bucketOf = (r: AggRow) => buckets.get(r.day < first ? firstBucket : bucketStart(r.day, grouping));
   for (const r of rows) {
-    // Days before the cycle cannot occur; they would count in the first bucket.
-    const key = r.day < first ? firstBucket : bucketStart(r.day, grouping);
-    const b = buckets.get(key);
+    const b = bucketOf(r);
     if (!b) continue;
     b.events += r.events;
     b.quantity += r.quantity;
     b.costMicros += r.costMicros;
-    const t = b.types.get(r.evalType) ?? { key: r.evalType, events: 0, quantity: 0, costMicros: 0n };
-    t.events += r.events;
-    t.quantity += r.quantity;
-    t.costMicros += r.costMicros;
-    b.types.set(r.evalType, t);
+    add(b.types, r);
   }
+  for (const r of adjusted) {
+    const b = bucketOf(r);
+    if (b) add(b.adjusted, r);
+  }
+  const sumsOf = (c: CostRow | undefined) =>
+    c
+      ? { events: c.events, count: c.quantity, price: formatUsdExact(c.costMicros) }
+      : { events: 0, count: 0, price: formatUsdExact(0n) };
   return {
     billing_cycle_uuid: cycle.billingCycleUuid,
     grouping,
@@ -263,6 +347,18 @@ export async function usageSeries(
       events: b.events,
       total_count: b.quantity,
       total_price: formatUsdExact(b.costMicros),
+      // The part of the bucket's sums that is credits and other price adjustments.
+      adjustments: sumsOf(
+        [...b.adjusted.values()].reduce<CostRow>(
+          (sum, t) => ({
+            key: null,
+            events: sum.events + t.events,
+            quantity: sum.quantity + t.quantity,
+            costMicros: sum.costMicros + t.costMicros,
+          }),
+          { key: null, events: 0, quantity: 0, costMicros: 0n },
+        ),
+      ),
       eval_types: [...b.types.values()]
         .sort((x, y) => String(x.key).localeCompare(String(y.key)))
         .map((t) => ({
@@ -270,6 +366,7 @@ export async function usageSeries(
           events: t.events,
           count: t.quantity,
           price: formatUsdExact(t.costMicros),
+          adjustments: sumsOf(b.adjusted.get(String(t.key))),
         })),
     })),
   };
