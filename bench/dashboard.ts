@@ -6,6 +6,7 @@
 //
 // Usage: [DATABASE_URL=postgres://…] npx tsx bench/dashboard.ts [sizes=10k,100k] [--reps 20]
 //          [--seed 11] [--budget 10] [--explain] [--no-search] [--search-max 1M] [--keep] [--reuse <database>]
+//          [--only <text>]
 // With DATABASE_URL: PostgreSQL, in a scratch database created and dropped on that server;
 // without it: PGlite. Each size is one closed monthly cycle of one organization (all sizes live in
 // the same tables). Data is loaded in bulk, not over HTTP: the generator's events are validated and
@@ -14,7 +15,9 @@
 // queries and the rollup read at the largest size (PostgreSQL); --keep keeps the scratch database
 // and --reuse measures a kept one again (its cycles give the sizes; DuckDB reads its rows back).
 // Measured runs per case stop at --reps or after --budget seconds (at least 3 runs). The search case
-// (a full scan of the cycle's raw events) runs for cycles up to --search-max events.
+// cases (raw events: a common word, and one eval run's id, which a few hundred events share) run
+// for cycles up to --search-max events. --only runs (and explains) just the filter sets whose name
+// contains the text, e.g. --only search.
 
 import { once } from "node:events";
 import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from "node:fs";
@@ -31,7 +34,14 @@ import { NO_FILTERS, type UsageFilters } from "../server/metering/filters";
 import { generateUsageEvents } from "../server/metering/generate";
 import { formatUsdExact } from "../server/metering/money";
 import { orderFor, recordColumns } from "../server/metering/usage-records";
-import { dailyDims, dimensionFilter, eventWhere, workspaceJoin } from "../server/metering/usage-sql";
+import {
+  dailyDims,
+  dimensionFilter,
+  eventWhere,
+  workspaceJoin,
+  workspaceMatches,
+} from "../server/metering/usage-sql";
+import type { Db } from "../server/platform/database";
 import {
   copyFromStdin,
   copyToStdout,
@@ -65,6 +75,7 @@ const keep = flags.has("keep");
 const reuse = flags.get("reuse");
 const searchMax = parseCount(flags.get("search-max") ?? "1M");
 const budgetMs = Number(flags.get("budget") ?? 10) * 1000;
+const only = flags.get("only");
 
 /**
  * Runs `once` for warm-up (twice, or once when a run takes over 2 s), then up to `n` measured times,
@@ -83,7 +94,7 @@ const FILE_ROWS = 250_000;
 
 type FilterSet = { name: string; query: Record<string, string | string[]>; f: UsageFilters; reps: number };
 
-function filterSets(workspaceUuids: readonly string[]): FilterSet[] {
+function filterSets(workspaceUuids: readonly string[], runId: string | null): FilterSet[] {
   const sets: FilterSet[] = [
     { name: "default (no filters)", query: {}, f: NO_FILTERS, reps },
     {
@@ -106,7 +117,14 @@ function filterSets(workspaceUuids: readonly string[]): FilterSet[] {
       f: { ...NO_FILTERS, search: "many-shot" },
       reps: Math.min(reps, 5),
     });
-  return sets;
+  if (withSearch && runId)
+    sets.push({
+      name: "search an eval run id (raw events)",
+      query: { search: runId },
+      f: { ...NO_FILTERS, search: runId },
+      reps,
+    });
+  return only ? sets.filter((s) => s.name.includes(only)) : sets;
 }
 
 const qs = (q: Record<string, string | string[]>) => {
@@ -442,9 +460,15 @@ async function main() {
     }
 
     // Queries: every size, every filter set; warm-up runs, then up to `reps` measured runs.
+    const runIds: (string | null)[] = [];
     for (const [k, size] of sizes.entries()) {
       const cycle = cycles[k]!;
-      for (const set of filterSets(workspaceUuids)) {
+      // The newest event's eval run: what a user pastes to find one run's usage.
+      const [newest] = await server.sql<{ id: string }>(
+        `select eval_run_uuid as id from usage_events where organization_uuid = '${orgId}' and occurred_at >= '${cycle.startDate}' and occurred_at < '${cycle.endDate}' and eval_run_uuid is not null order by occurred_at desc, usage_event_uuid desc limit 1`,
+      );
+      runIds[k] = newest?.id ?? null;
+      for (const set of filterSets(workspaceUuids, runIds[k] ?? null)) {
         if (set.f.search && size > searchMax) continue;
         await server.rss();
         const wall: number[] = [];
@@ -494,7 +518,14 @@ async function main() {
     }
 
     if (explain && pgClient)
-      explains.push(...(await explainQueries(pgClient, cycles[cycles.length - 1]!, workspaceUuids)));
+      explains.push(
+        ...(await explainQueries(
+          pgClient,
+          cycles[cycles.length - 1]!,
+          workspaceUuids,
+          runIds[cycles.length - 1] ?? null,
+        )),
+      );
   } finally {
     await pgClient?.end();
     await server.stop();
@@ -548,11 +579,18 @@ function duckType(c: string): string {
 }
 
 /** EXPLAIN ANALYZE of the statements behind the three calls, built with the server's own helpers. */
-async function explainQueries(client: pg.Client, cycle: Cycle, workspaceUuids: readonly string[]) {
+async function explainQueries(
+  client: pg.Client,
+  cycle: Cycle,
+  workspaceUuids: readonly string[],
+  runId: string | null,
+) {
   const db = drizzle(client);
   const out: string[] = [];
-  for (const set of filterSets(workspaceUuids).slice(0, 2)) {
-    const where = eventWhere(cycle, set.f);
+  const sets = filterSets(workspaceUuids, runId);
+  for (const set of only ? sets : sets.slice(0, 2)) {
+    const matches = await workspaceMatches(db as unknown as Db, cycle.organizationUuid, set.f.search);
+    const where = eventWhere(cycle, set.f, matches);
     const statements: [string, { sql: string; params: unknown[] }][] = [
       [
         "records: total",

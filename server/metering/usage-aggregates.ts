@@ -107,7 +107,7 @@ async function adjustments(db: Db, cycle: Cycle, f: UsageFilters): Promise<AggRo
     .leftJoin(workspaces, workspaceJoin)
     .where(
       and(
-        eventWhere(cycle, f),
+        eventWhere(cycle, f, await workspaceMatches(db, cycle.organizationUuid, f.search)),
         sql`${usageEvents.costMicros} <> ${usageEvents.unitPriceMicros} * ${usageEvents.quantity}`,
       ),
     )

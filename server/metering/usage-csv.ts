@@ -5,7 +5,7 @@ import type { Db } from "../platform/database";
 import type { Cycle } from "./cycles";
 import type { UsageFilters } from "./filters";
 import { type RecordJson, type RecordRow, recordColumns, recordJson } from "./usage-records";
-import { eventWhere, workspaceJoin } from "./usage-sql";
+import { eventWhere, workspaceJoin, workspaceMatches } from "./usage-sql";
 
 export const CSV_COLUMNS = [
   "Date",
@@ -82,6 +82,7 @@ export async function* csvLines(
   let sentRows = 0;
   let sentBytes = 0;
   let after: { at: Date; uuid: string } | null = null;
+  const where = eventWhere(cycle, f, await workspaceMatches(db, cycle.organizationUuid, f.search));
   for (;;) {
     const cursor: SQL | undefined = after
       ? sql`(${usageEvents.occurredAt}, ${usageEvents.usageEventUuid}) < (${after.at.toISOString()}::timestamptz, ${after.uuid}::uuid)`
@@ -90,7 +91,7 @@ export async function* csvLines(
       .select(recordColumns)
       .from(usageEvents)
       .leftJoin(workspaces, workspaceJoin)
-      .where(and(eventWhere(cycle, f), cursor))
+      .where(and(where, cursor))
       .orderBy(desc(usageEvents.occurredAt), desc(usageEvents.usageEventUuid))
       .limit(Math.min(CSV_BATCH, maxRows - sentRows + 1))) as RecordRow[];
     const room = maxRows - sentRows;

@@ -6,7 +6,14 @@ import { type Cycle, dailyInCycle, eventsInCycle } from "./cycles";
 import type { UsageFilters } from "./filters";
 import { formatUsdExact } from "./money";
 
-import { dailyDims, dimensionFilter, eventWhere, workspaceJoin, workspaceName } from "./usage-sql";
+import {
+  dailyDims,
+  dimensionFilter,
+  eventWhere,
+  workspaceJoin,
+  workspaceMatches,
+  workspaceName,
+} from "./usage-sql";
 
 export const SORT_KEYS = {
   date: usageEvents.occurredAt,
@@ -107,7 +114,7 @@ export async function recordsPage(
   f: UsageFilters,
   opts: { sort: SortKey; descending: boolean; page: number; pageSize: number },
 ): Promise<{ records: RecordJson[]; total: number }> {
-  const where = eventWhere(cycle, f);
+  const where = eventWhere(cycle, f, await workspaceMatches(db, cycle.organizationUuid, f.search));
   const [count] = await (f.search
     ? db
         .select({ n: sql<string>`count(*)::text` })

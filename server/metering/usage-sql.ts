@@ -1,6 +1,7 @@
 // Shared SQL pieces of the usage queries: dimensions, the spec's filter semantics, search, joins.
 import { and, type Column, eq, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
-import { usageDaily, usageEvents, workspaces } from "../db/schema";
+import { searchDocument, searchedCost, usageDaily, usageEvents, workspaces } from "../db/schema";
+import type { Db } from "../platform/database";
 import { type Cycle, eventsInCycle } from "./cycles";
 import type { UsageFilters } from "./filters";
 
@@ -38,12 +39,50 @@ export function dimensionFilter(d: Dims, f: UsageFilters): SQL | undefined {
 }
 
 export const workspaceName = sql<string>`coalesce(${workspaces.name}, ${UNKNOWN_WORKSPACE})`;
-export const costText = sql`trim(trailing '.' from trim(trailing '0' from (${usageEvents.costMicros}::numeric / 1000000)::text))`;
+export const costText = searchedCost(usageEvents.costMicros);
 
-/** Case-insensitive substring match over the record's text and number columns. */
-export function searchFilter(search: string | null): SQL | undefined {
+/** Escapes LIKE's wildcards and escape character: the search text matches literally. */
+export const searchPattern = (search: string) => `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * Which workspace names a search text matches, resolved before the events are read: the name
+ * lives in workspaces, so matching it per event would keep the event search from using its index.
+ * `unknown`: "Unknown Workspace" (events whose workspace is unset or not one of the organization's)
+ * matches too.
+ */
+export type WorkspaceMatches = { uuids: string[]; unknown: boolean };
+
+export async function workspaceMatches(
+  db: Db,
+  organizationUuid: string,
+  search: string | null,
+): Promise<WorkspaceMatches | null> {
+  if (!search) return null;
+  const pattern = searchPattern(search);
+  // One row per matching workspace, or one row with no workspace; each says whether the
+  // "Unknown Workspace" name matches (compared by the database, as the rest of the search is).
+  const rows = await db
+    .select({ uuid: workspaces.workspaceUuid, unknown: sql<boolean>`${UNKNOWN_WORKSPACE} ilike ${pattern}` })
+    .from(sql`(select 1) as one`)
+    .leftJoin(
+      workspaces,
+      and(eq(workspaces.organizationUuid, organizationUuid), sql`${workspaces.name} ilike ${pattern}`),
+    );
+  return {
+    uuids: rows.flatMap((r) => (r.uuid ? [r.uuid] : [])),
+    unknown: rows[0]?.unknown === true,
+  };
+}
+
+/**
+ * Case-insensitive substring match over the record's text and number columns and its workspace
+ * name. The event's columns are matched through the trigram-indexed search document (a necessary
+ * condition the index answers) and then column by column, so the result is exactly the per-column
+ * match; the workspace name through the uuids of the workspaces it matches (see workspaceMatches).
+ */
+export function searchFilter(search: string | null, matches: WorkspaceMatches | null): SQL | undefined {
   if (!search) return undefined;
-  const pattern = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const pattern = searchPattern(search);
   const columns = [
     usageEvents.name,
     usageEvents.operation,
@@ -55,16 +94,26 @@ export function searchFilter(search: string | null): SQL | undefined {
     usageEvents.notes,
     usageEvents.ruleMetric,
   ].map((c) => sql`coalesce(${c}, '') ilike ${pattern}`);
+  const inEvent = and(
+    sql`(${searchDocument(usageEvents)}) ilike ${pattern}`,
+    or(...columns, sql`${usageEvents.quantity}::text ilike ${pattern}`, sql`${costText} ilike ${pattern}`),
+  );
+  const uuids = matches?.uuids ?? [];
   return or(
-    ...columns,
-    sql`${workspaceName} ilike ${pattern}`,
-    sql`${usageEvents.quantity}::text ilike ${pattern}`,
-    sql`${costText} ilike ${pattern}`,
+    inEvent,
+    uuids.length ? inArray(usageEvents.workspaceUuid, uuids) : undefined,
+    matches?.unknown
+      ? or(
+          isNull(usageEvents.workspaceUuid),
+          sql`not exists (select 1 from ${workspaces} where ${workspaceJoin})`,
+        )
+      : undefined,
   );
 }
 
-export const eventWhere = (cycle: Cycle, f: UsageFilters) =>
-  and(eventsInCycle(cycle), dimensionFilter(eventDims, f), searchFilter(f.search));
+/** The events of the cycle kept by the filters and the search (matches: see workspaceMatches). */
+export const eventWhere = (cycle: Cycle, f: UsageFilters, matches: WorkspaceMatches | null) =>
+  and(eventsInCycle(cycle), dimensionFilter(eventDims, f), searchFilter(f.search, matches));
 
 export const workspaceJoin = and(
   eq(workspaces.workspaceUuid, usageEvents.workspaceUuid),

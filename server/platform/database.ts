@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { drizzle as drizzleNodePg } from "drizzle-orm/node-postgres";
 import { migrate as migrateNodePg } from "drizzle-orm/node-postgres/migrator";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
@@ -43,7 +44,9 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
     if (dir) mkdirSync(dir, { recursive: true });
     let client: PGlite;
     try {
-      client = dir ? await PGlite.create(dir) : await PGlite.create();
+      // pg_trgm: the records search index's operator classes (migration 0008 creates the extension).
+      const options = { extensions: { pg_trgm } };
+      client = dir ? await PGlite.create(dir, options) : await PGlite.create(options);
     } catch (err) {
       throw new ConfigError(`Cannot open the embedded database in ${dir}: ${(err as Error).message}`);
     }

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import {
+  type AnyPgColumn,
   bigint,
   boolean,
   date,
@@ -39,6 +40,33 @@ export const priceRules = pgTable(
   },
   (t) => [index("price_rules_org_idx").on(t.organizationUuid, t.operation)],
 );
+
+type SearchedColumns = {
+  name: AnyPgColumn;
+  operation: AnyPgColumn;
+  evalType: AnyPgColumn;
+  modality: AnyPgColumn;
+  createdBy: AnyPgColumn;
+  evalUuid: AnyPgColumn;
+  evalRunUuid: AnyPgColumn;
+  notes: AnyPgColumn;
+  ruleMetric: AnyPgColumn;
+  quantity: AnyPgColumn;
+  costMicros: AnyPgColumn;
+};
+
+/** The cost as the records search sees it: dollars without trailing zeros ("0.25", "-300"). */
+export const searchedCost = (costMicros: AnyPgColumn) =>
+  sql`trim(trailing '.' from trim(trailing '0' from (${costMicros}::numeric / 1000000)::text))`;
+
+/**
+ * Every column the records search reads from an event, joined by newlines into one text (immutable,
+ * so it can be indexed). A search text found in one column is found in this text, so
+ * `document ilike pattern` is a necessary condition the index answers; the per-column match is
+ * checked on the rows it finds. The workspace name lives in another table and is matched apart.
+ */
+export const searchDocument = (t: SearchedColumns) =>
+  sql`coalesce(${t.name}, '') || chr(10) || ${t.operation} || chr(10) || ${t.evalType} || chr(10) || ${t.modality} || chr(10) || coalesce(${t.createdBy}, '') || chr(10) || coalesce(${t.evalUuid}, '') || chr(10) || coalesce(${t.evalRunUuid}, '') || chr(10) || coalesce(${t.notes}, '') || chr(10) || ${t.ruleMetric} || chr(10) || ${t.quantity}::text || chr(10) || ${searchedCost(t.costMicros)}`;
 
 /** One priced usage record, stored once per (organization, client event id). */
 export const usageEvents = pgTable(
@@ -82,6 +110,10 @@ export const usageEvents = pgTable(
       t.occurredAt.desc().nullsFirst(),
       t.usageEventUuid.desc().nullsFirst(),
     ),
+    // Records search: a trigram index over every searched column of the event in one text (see
+    // searchDocument), so `document ilike '%text%'` is a bitmap index scan instead of a scan of the
+    // cycle. Needs the pg_trgm extension (created by migration 0008, loaded into PGlite).
+    index("usage_events_search_trgm_idx").using("gin", sql`(${searchDocument(t)}) gin_trgm_ops`),
   ],
 );
 

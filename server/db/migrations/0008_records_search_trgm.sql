@@ -1,0 +1,3 @@
+-- The trigram operator classes for the records search index (PostgreSQL contrib; PGlite loads it).
+CREATE EXTENSION IF NOT EXISTS pg_trgm;--> statement-breakpoint
+CREATE INDEX "usage_events_search_trgm_idx" ON "usage_events" USING gin ((coalesce("name", '') || chr(10) || "operation" || chr(10) || "eval_type" || chr(10) || "modality" || chr(10) || coalesce("created_by", '') || chr(10) || coalesce("eval_uuid", '') || chr(10) || coalesce("eval_run_uuid", '') || chr(10) || coalesce("notes", '') || chr(10) || "rule_metric" || chr(10) || "quantity"::text || chr(10) || trim(trailing '.' from trim(trailing '0' from ("cost_micros"::numeric / 1000000)::text))) gin_trgm_ops);
