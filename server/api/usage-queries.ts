@@ -204,7 +204,7 @@ const common = {
   },
 };
 
-/** GET /v1/usage/records, /summary, /series and /export.csv: the billing dashboard's usage views. */
+/** GET /v1/usage/ and /v1/usage/records, /summary, /series and /export.csv: the billing dashboard's usage views. */
 export function registerUsageQueries(
   router: Router,
   deps: { db: Db; exportLimits?: { maxRows?: number; bytesPerSecond?: number } },
@@ -213,31 +213,41 @@ export function registerUsageQueries(
   /** Exports in progress per organization. */
   const exporting = new Map<string, number>();
 
-  router.route({
-    method: "GET",
-    path: "/v1/usage/records",
-    tag: common.tag,
-    summary: "Page through usage records",
-    description:
-      "Filtered, sorted and paged server-side (page_size at most 500); cost and unit price are exact " +
-      `decimal strings.${WHO}`,
-    auth: common.auth,
-    query: RecordsQuerySchema,
-    responses: { 200: { description: "One page of records", schema: RecordsPageSchema }, ...common.errors },
-    async handler({ principal, query }) {
-      const org = requireUsageReader(principal);
-      const cycle = await cycleFor(db, org.org_id, query.billing_cycle_uuid);
-      const descending = query.sort.startsWith("-");
-      const sort = (descending ? query.sort.slice(1) : query.sort) as SortKey;
-      const { records, total } = await recordsPage(db, cycle, filtersOf(query), {
-        sort,
-        descending,
-        page: query.page,
-        pageSize: query.page_size,
-      });
-      return { records, total, page: query.page, page_size: query.page_size };
-    },
-  });
+  /** One page of the cycle's filtered, sorted records: /v1/usage/records and /v1/usage/ (spec §7). */
+  const recordsRoute = (path: string, aliases: string[], summary: string) =>
+    router.route({
+      method: "GET",
+      path,
+      aliases,
+      tag: common.tag,
+      summary,
+      description:
+        "Filtered, sorted and paged server-side (page_size at most 500); cost and unit price are exact " +
+        `decimal strings.${WHO}`,
+      auth: common.auth,
+      query: RecordsQuerySchema,
+      responses: { 200: { description: "One page of records", schema: RecordsPageSchema }, ...common.errors },
+      async handler({ principal, query }) {
+        const org = requireUsageReader(principal);
+        const cycle = await cycleFor(db, org.org_id, query.billing_cycle_uuid);
+        const descending = query.sort.startsWith("-");
+        const sort = (descending ? query.sort.slice(1) : query.sort) as SortKey;
+        const { records, total } = await recordsPage(db, cycle, filtersOf(query), {
+          sort,
+          descending,
+          page: query.page,
+          pageSize: query.page_size,
+        });
+        return { records, total, page: query.page, page_size: query.page_size };
+      },
+    });
+
+  recordsRoute("/v1/usage/records", [], "Page through usage records");
+  recordsRoute(
+    "/v1/usage/",
+    ["/v1/usage"],
+    "List the organization's usage records of a billing cycle (same filters, paging and sort as /v1/usage/records)",
+  );
 
   router.route({
     method: "GET",

@@ -340,6 +340,34 @@ describe.each(backends())("usage queries on $name", (backend) => {
     expect(unattributed.workspace_name).toBe("Unknown Workspace");
   });
 
+  it("serves GET /v1/usage/ (spec §7) as the records with the same filters, paging and sort", async () => {
+    for (const q of [
+      "",
+      `?billing_cycle_uuid=${febCycle}&eval_type=safety`,
+      "?sort=cost&page=3&page_size=7",
+      `?workspace_uuid=${ws["Red Team"]}&sort=-quantity&page_size=500`,
+      "?search=safety&page=2",
+    ]) {
+      const listed = await get(`/v1/usage/${q}`);
+      expect(listed, q).toEqual(await get(`/v1/usage/records${q}`));
+      expect(await get(`/v1/usage${q}`, "adminKey"), q).toEqual(listed);
+    }
+    expect((await get("/v1/usage/")).total).toBe(142);
+    const bad = await fx.call("admin", "GET", "/v1/usage/?page_size=501");
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error).toEqual({
+      code: expect.any(String),
+      message: "query parameter page_size: page_size must be at most 500.",
+    });
+    for (const who of ["member", "memberKey"] as const)
+      expect((await fx.call(who, "GET", "/v1/usage/")).statusCode, who).toBe(403);
+    expect((await fx.call("none", "GET", "/v1/usage/")).statusCode).toBe(401);
+    const doc = (await fx.call("none", "GET", "/v1/openapi.json")).json();
+    expect(doc.paths["/v1/usage/"].get.responses["200"].content["application/json"].schema).toEqual({
+      $ref: "#/components/schemas/UsageRecordsPage",
+    });
+  });
+
   it("exports CSV with the documented columns, filtered like the records", async () => {
     const res = await fx.call(
       "admin",

@@ -239,6 +239,7 @@ describe.each(backends())("workspace validation, audit, restore and OpenAPI on $
         "POST /v1/operator/ingest-keys/{ingest_key_uuid}/revoke",
         "GET /v1/accounts/organization/billingcycles",
         "POST /v1/usage/events",
+        "GET /v1/usage/",
         "GET /v1/usage/records",
         "GET /v1/usage/summary",
         "GET /v1/usage/series",
