@@ -13,6 +13,20 @@ export function requireAdmin(p: Principal, action: string): OrgMemberClaim {
   return p.org;
 }
 
+/**
+ * Workspace details and members: administrators open every live workspace of the organization;
+ * members only the workspaces they belong to (others answer 404, as a deleted one does).
+ */
+export async function requireWorkspaceReader(
+  p: Principal,
+  uuid: string,
+  isMember: (orgId: string, uuid: string, userId: string) => Promise<boolean>,
+): Promise<OrgMemberClaim> {
+  if (!p.org) throw workspaceNotFound();
+  if (!isOrgAdmin(p) && !(await isMember(p.org.org_id, uuid, p.userId))) throw workspaceNotFound();
+  return p.org;
+}
+
 /** A body's organization_uuid must name the caller's own organization. */
 export function requireOwnOrganization(org: OrgMemberClaim, organizationUuid: string) {
   if (organizationUuid !== org.org_id)

@@ -1,6 +1,6 @@
 import { ApiError } from "../platform/errors";
 import type { IdentityGateway } from "../platform/identity-gateway";
-import { requireAdmin, workspaceNotFound } from "./access";
+import { requireAdmin, requireWorkspaceReader, workspaceNotFound } from "./access";
 import { actorOf } from "./audit";
 import type { Router } from "./route";
 import {
@@ -18,7 +18,8 @@ const readErrors = { 400: e("Invalid request"), 401: e("Not signed in") };
 const writeErrors = { ...readErrors, 403: e("Not an organization administrator") };
 
 /**
- * /v1/workspaces/{uuid}/members: members of the organization read them; administrators add
+ * /v1/workspaces/{uuid}/members: administrators, and members of that workspace, read them
+ * (another workspace is a 404 to a member); administrators add
  * organization users (a user may be in several workspaces) and remove them.
  */
 export function registerWorkspaceMembers(
@@ -32,16 +33,18 @@ export function registerWorkspaceMembers(
     path: "/v1/workspaces/{workspace_uuid}/members",
     tag: "Workspace members",
     summary: "Members of a workspace",
-    description: "In email order.",
+    description:
+      "In email order. Administrators read any live workspace's; members only their own workspaces' (else 404).",
     auth: "bearer_or_api_key",
     params: WorkspaceParamsSchema,
     responses: {
       200: { description: "Members", schema: MemberSchema.array() },
       ...readErrors,
-      404: e("No such live workspace in the organization"),
+      404: e("No such live workspace in the organization, or (members) not one of theirs"),
     },
     async handler({ principal: p, params }) {
-      const rows = p.org ? await workspaces.listMembers(p.org.org_id, params.workspace_uuid) : null;
+      const org = await requireWorkspaceReader(p, params.workspace_uuid, workspaces.isMember);
+      const rows = await workspaces.listMembers(org.org_id, params.workspace_uuid);
       if (!rows) throw workspaceNotFound();
       return rows;
     },

@@ -228,6 +228,24 @@ export function createWorkspaceStore(db: Db) {
       });
     },
 
+    /** Whether the user is a member of the organization's live workspace. */
+    async isMember(orgId: string, uuid: string, userId: string): Promise<boolean> {
+      const [row] = await db
+        .select({ uuid: workspaceMembers.workspaceUuid })
+        .from(workspaceMembers)
+        .innerJoin(workspaces, eq(workspaceMembers.workspaceUuid, workspaces.workspaceUuid))
+        .where(
+          and(
+            eq(workspaceMembers.workspaceUuid, uuid),
+            eq(workspaceMembers.userId, userId),
+            eq(workspaces.organizationUuid, orgId),
+            isNull(workspaces.deletedAt),
+          ),
+        )
+        .limit(1);
+      return row !== undefined;
+    },
+
     /** Members of a live workspace in email order; null when there is no such workspace. */
     async listMembers(orgId: string, uuid: string): Promise<MemberRow[] | null> {
       if (!(await liveWorkspace(db, orgId, uuid))) return null;

@@ -3,10 +3,12 @@ import {
   organizationName,
   requireAdmin,
   requireOwnOrganization,
+  requireWorkspaceReader,
   workspaceJson,
   workspaceNotFound,
 } from "./access";
 import { actorOf } from "./audit";
+import { isOrgAdmin } from "./principal";
 import type { Router } from "./route";
 import {
   ErrorSchema,
@@ -22,9 +24,11 @@ const readErrors = { 400: e("Invalid request"), 401: e("Not signed in") };
 const writeErrors = { ...readErrors, 403: e("Not an organization administrator, or another organization") };
 
 /**
- * /v1/workspaces: every organization member reads the organization's live workspaces;
- * administrators create, rename and delete them. A deleted workspace, or one of another
- * organization, is a 404 for everyone.
+ * /v1/workspaces: every organization member lists the organization's live workspaces and opens
+ * the details of those they belong to; administrators open every one, create, rename and delete
+ * them, and alone list deleted ones (show_deleted, for billing history: spec §4 hides deleted
+ * workspaces from everyone else, so members' show_deleted is ignored). A deleted workspace, or
+ * one of another organization, is a 404 for everyone; so is another workspace for a member.
  */
 export function registerWorkspaces(
   router: Router,
@@ -38,14 +42,16 @@ export function registerWorkspaces(
     aliases: ["/v1/workspaces"],
     tag: "Workspaces",
     summary: "List the organization's workspaces",
-    description: "In name order. show_deleted=true includes deleted workspaces (for billing history).",
+    description:
+      "In name order. show_deleted=true includes deleted workspaces (for billing history) for " +
+      "organization administrators; members always get the live workspaces only.",
     auth: "bearer_or_api_key",
     query: ListWorkspacesQuerySchema,
     responses: { 200: { description: "Workspaces", schema: WorkspaceSchema.array() }, ...readErrors },
     async handler({ principal: p, query }) {
       if (!p.org) return [];
       const [rows, name] = await Promise.all([
-        workspaces.list(p.org.org_id, { includeDeleted: query.show_deleted }),
+        workspaces.list(p.org.org_id, { includeDeleted: query.show_deleted && isOrgAdmin(p) }),
         organizationName(gateway, p.org),
       ]);
       return rows.map((r) => workspaceJson(r, name));
@@ -81,18 +87,20 @@ export function registerWorkspaces(
     path: "/v1/workspaces/{workspace_uuid}",
     tag: "Workspaces",
     summary: "One live workspace of the caller's organization",
+    description:
+      "Administrators open any live workspace of the organization; members only their own (else 404).",
     auth: "bearer_or_api_key",
     params: WorkspaceParamsSchema,
     responses: {
       200: { description: "The workspace", schema: WorkspaceSchema },
       ...readErrors,
-      404: e("No such live workspace in the organization"),
+      404: e("No such live workspace in the organization, or (members) not one of theirs"),
     },
     async handler({ principal: p, params }) {
-      if (!p.org) throw workspaceNotFound();
+      const org = await requireWorkspaceReader(p, params.workspace_uuid, workspaces.isMember);
       const [row, name] = await Promise.all([
-        workspaces.get(p.org.org_id, params.workspace_uuid),
-        organizationName(gateway, p.org),
+        workspaces.get(org.org_id, params.workspace_uuid),
+        organizationName(gateway, org),
       ]);
       if (!row) throw workspaceNotFound();
       return workspaceJson(row, name);

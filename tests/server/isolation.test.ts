@@ -75,8 +75,16 @@ const API_ROWS: Record<string, ApiRow> = {
     expect: statuses(404, 404, 404),
   },
   "GET /v1/workspaces/": {
+    // Deleted workspaces are for administrators' billing history only: the member's show_deleted
+    // is ignored (and Globex has none deleted).
     req: () => get("/v1/workspaces/?show_deleted=true"),
     expect: statuses(200, 200, 200),
+    check: (res) => {
+      if (res.statusCode === 200)
+        expect((res.json() as { deleted_at: string | null }[]).filter((w) => w.deleted_at !== null)).toEqual(
+          [],
+        );
+    },
   },
   "POST /v1/workspaces/": {
     req: (t) => ({
@@ -89,6 +97,11 @@ const API_ROWS: Record<string, ApiRow> = {
   "GET /v1/workspaces/{workspace_uuid}": {
     req: (t) => get(`/v1/workspaces/${t.ws.safety}`),
     expect: statuses(404, 404, 200),
+  },
+  "GET /v1/workspaces/{workspace_uuid}#notTheirs": {
+    // Members open only the workspaces they belong to: the member is not in Red Team.
+    req: (t) => get(`/v1/workspaces/${t.ws.redTeam}`),
+    expect: statuses(404, 404, 404),
   },
   "PUT /v1/workspaces/{workspace_uuid}": {
     // An attacker names their own organization: that passes the organization check, not the lookup.
@@ -106,6 +119,10 @@ const API_ROWS: Record<string, ApiRow> = {
   "GET /v1/workspaces/{workspace_uuid}/members": {
     req: (t) => get(`/v1/workspaces/${t.ws.safety}/members`),
     expect: statuses(404, 404, 200),
+  },
+  "GET /v1/workspaces/{workspace_uuid}/members#notTheirs": {
+    req: (t) => get(`/v1/workspaces/${t.ws.redTeam}/members`),
+    expect: statuses(404, 404, 404),
   },
   "POST /v1/workspaces/{workspace_uuid}/members": {
     req: (t, a) => ({
@@ -183,6 +200,14 @@ const API_ROWS: Record<string, ApiRow> = {
   },
   // Usage is the bill: administrators only. A member reads no usage, not even of their own
   // organization (403); Globex's administrator reads Globex's own and never finds Acme's cycle.
+  "GET /v1/usage/": {
+    req: (t) => get(`/v1/usage/?billing_cycle_uuid=${t.acmeCycle}`),
+    expect: statuses(404, 404, 403),
+  },
+  "GET /v1/usage/#own": {
+    req: (t) => get(`/v1/usage/?workspace_uuid=${t.ws.safety}&sort=cost&page_size=2`),
+    expect: statuses(200, 200, 403),
+  },
   "GET /v1/usage/records": {
     req: (t) => get(`/v1/usage/records?billing_cycle_uuid=${t.acmeCycle}`),
     expect: statuses(404, 404, 403),

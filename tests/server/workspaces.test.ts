@@ -109,7 +109,15 @@ describe.each(backends())("workspaces API on $name", (backend) => {
       await f.call("admin", "POST", "/v1/workspaces/", { name: "Scratch", organization_uuid: f.acmeId })
     ).json().workspace_uuid as string;
     const url = `/v1/workspaces/${id}`;
-    for (const who of ["admin", "member", "adminKey", "memberKey"] as Who[])
+    for (const who of ["admin", "adminKey"] as Who[])
+      expect((await f.call(who, "GET", url)).json().name, who).toBe("Scratch");
+    // Members open only the workspaces they belong to.
+    await refused(404, "not_found", () => f.call("member", "GET", url));
+    await refused(404, "not_found", () => f.call("memberKey", "GET", url));
+    expect((await f.call("admin", "POST", `${url}/members?user_email=member@acme.test`)).statusCode).toBe(
+      201,
+    );
+    for (const who of ["member", "memberKey"] as Who[])
       expect((await f.call(who, "GET", url)).json().name, who).toBe("Scratch");
     await refused(404, "not_found", () => f.call("other", "GET", url));
     await refused(401, "unauthorized", () => f.call("none", "GET", url));
@@ -163,6 +171,16 @@ describe.each(backends())("workspaces API on $name", (backend) => {
     }
     const me = await f.call("member", "GET", "/v1/accounts/me");
     expect(me.json().workspace).toBeNull();
+    // Deleted workspaces are hidden from everyone but administrators (billing history): a
+    // member's show_deleted is ignored.
+    for (const who of ["member", "memberKey"] as Who[]) {
+      const listed = (await f.call(who, "GET", "/v1/workspaces/?show_deleted=true")).json() as {
+        name: string;
+        deleted_at: string | null;
+      }[];
+      expect(listed.map((w) => w.name)).not.toContain("Safety Research");
+      expect(listed.filter((w) => w.deleted_at !== null)).toEqual([]);
+    }
     const all = (await f.call("admin", "GET", "/v1/workspaces/?show_deleted=true")).json() as {
       name: string;
       deleted_at: string | null;
@@ -178,13 +196,17 @@ describe.each(backends())("workspaces API on $name", (backend) => {
     expect(again.json().workspace_uuid).not.toBe(safety);
   });
 
-  it("manages members: administrators add and remove, everyone in the organization reads", async () => {
+  it("manages members: administrators add and remove; administrators and the workspace's members read", async () => {
     const red = await f.idOf("Red Team");
     const members = `/v1/workspaces/${red}/members`;
-    for (const who of ["admin", "member", "memberKey"] as Who[])
+    for (const who of ["admin", "adminKey"] as Who[])
       expect((await f.call(who, "GET", members)).json(), who).toEqual([
         { email: "admin@acme.test", user_id: expect.any(String), role: "Member" },
       ]);
+    // The member is not in Red Team: its details and members are not theirs to read.
+    await refused(404, "not_found", () => f.call("member", "GET", members));
+    await refused(404, "not_found", () => f.call("memberKey", "GET", members));
+    await refused(404, "not_found", () => f.call("member", "GET", `/v1/workspaces/${red}`));
     await refused(404, "not_found", () => f.call("other", "GET", members));
     await refused(401, "unauthorized", () => f.call("none", "GET", members));
 
