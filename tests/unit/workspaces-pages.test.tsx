@@ -256,6 +256,22 @@ describe("workspace details", { timeout: 60_000 }, () => {
     expect(screen.queryByRole("button", { name: /Remove/ })).not.toBeInTheDocument();
   });
 
+  it("says Workspace not found with the link back when the id in the URL is not a UUID", async () => {
+    renderWith("/workspace/not-a-uuid", admin, (url) =>
+      url.pathname === "/v1/workspaces/not-a-uuid"
+        ? jsonResponse(400, {
+            error: { code: "invalid_request", message: "path parameter workspace_uuid must be a UUID" },
+          })
+        : undefined,
+    );
+    expect(await screen.findByText("Workspace not found")).toBeInTheDocument();
+    expect(screen.getByRole("link", { name: /Back to Workspaces/ })).toHaveAttribute(
+      "href",
+      "/organization/workspaces",
+    );
+    expect(screen.queryByText(/must be a UUID/)).not.toBeInTheDocument();
+  });
+
   it("says Workspace not found with a link back", async () => {
     renderWith("/workspace/gone", admin, () => undefined);
     expect(await screen.findByText("Workspace not found")).toBeInTheDocument();

@@ -33,7 +33,10 @@ export function WorkspaceShowPage() {
       </Spin>
     );
   }
-  if (query.error?.statusCode === 404 || (!query.isError && !workspace)) {
+  // 404: no such live workspace (or, for a member, not one of theirs); 400: the id in the URL is
+  // not a workspace id at all (the API refuses a malformed UUID). Either way there is no workspace.
+  const status = query.error?.statusCode;
+  if (status === 404 || status === 400 || (!query.isError && !workspace)) {
     return (
       <Result
         status="404"
