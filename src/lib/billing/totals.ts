@@ -1,7 +1,7 @@
 // The totals strip: Total Cost (with a per-group breakdown), Paid and Balance of a billing cycle.
 import { groupLabel } from "./labels";
-import { sumMicros, toMicros } from "./money";
-import type { BillingCycle } from "./types";
+import { formatMoney, sumMicros, toMicros } from "./money";
+import type { BillingCycle, Sums } from "./types";
 
 /** Cycles in start-date order (ascending), the order the stepper walks. */
 export function sortCycles(cycles: readonly BillingCycle[]): BillingCycle[] {
@@ -37,4 +37,33 @@ export function groupBreakdown(cycle: BillingCycle): { label: string; cost: bigi
     label: groupLabel(g.group_name),
     cost: toMicros(g.total_cost),
   }));
+}
+
+/**
+ * The Balance card's caption, by what the figure is (spec §2: the groups' usage beyond their
+ * prepaid amounts plus the unattributed cost; payments are not subtracted) and how much of it
+ * the cycle's payments cover.
+ */
+export function balanceCaption(cycle: BillingCycle): string {
+  const balance = balanceMicros(cycle);
+  if (balance < 0n) return "Credit remaining";
+  if (balance === 0n) return "Nothing beyond prepaid credit";
+  const paid = toMicros(cycle.paid_amount_usd);
+  if (paid >= balance) return "Beyond prepaid credit · paid in full";
+  if (paid > 0n) return `Beyond prepaid credit · ${formatMoney(balance - paid)} unpaid`;
+  return "Beyond prepaid credit · unpaid";
+}
+
+/** A summary row's usage alone: its sums minus its credits and other price adjustments. */
+export function usageOnly(row: Sums & { adjustments?: Sums }): {
+  events: number;
+  count: number;
+  cost: bigint;
+} {
+  const adj = row.adjustments;
+  return {
+    events: row.events - (adj?.events ?? 0),
+    count: row.count - (adj?.count ?? 0),
+    cost: toMicros(row.cost) - toMicros(adj?.cost ?? "0"),
+  };
 }

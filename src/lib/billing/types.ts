@@ -37,13 +37,17 @@ export type UsageRecord = {
 
 export type Sums = { events: number; count: number; cost: string };
 
+/** The part of a row's sums that is credits and other price adjustments (absent from older servers). */
+type Adjusted = { adjustments?: Sums };
+
 export type UsageSummary = {
   billing_cycle_uuid: string;
   data_as_of: string;
   totals: Sums;
-  by_operation: (Sums & { operation: string; rule_metric: string })[];
-  by_workspace: (Sums & { workspace_uuid: string | null; workspace_name: string })[];
-  by_eval_type: (Sums & { eval_type: string })[];
+  adjustments?: Sums;
+  by_operation: (Sums & Adjusted & { operation: string; rule_metric: string })[];
+  by_workspace: (Sums & Adjusted & { workspace_uuid: string | null; workspace_name: string })[];
+  by_eval_type: (Sums & Adjusted & { eval_type: string })[];
   filter_options: {
     eval_types: string[];
     operations: string[];
@@ -54,12 +58,16 @@ export type UsageSummary = {
 
 export type Grouping = "daily" | "weekly" | "monthly";
 
+export type SeriesSums = { events: number; count: number; price: string };
+
 export type SeriesBucket = {
   date: string;
   events: number;
   total_count: number;
   total_price: string;
-  eval_types: { eval_type: string; events: number; count: number; price: string }[];
+  /** Credits and other price adjustments among the bucket's sums. */
+  adjustments?: SeriesSums;
+  eval_types: (SeriesSums & { eval_type: string; adjustments?: SeriesSums })[];
 };
 
 export type UsageSeries = { billing_cycle_uuid: string; grouping: Grouping; buckets: SeriesBucket[] };

@@ -6,13 +6,13 @@ import {
   axisLabel,
   CHART_HEIGHT,
   CHART_MARGIN,
-  CHART_PALETTE,
   CHART_RESIZE_DELAY_MS,
   type ChartData,
   type ChartMetric,
   type ChartRow,
   tooltipValue,
 } from "../../lib/billing/chart";
+import { ADJUSTMENT_COLOR } from "../../lib/billing/colors";
 
 /** The container's width, updated 100 ms after the last resize. */
 function useDebouncedWidth() {
@@ -63,10 +63,19 @@ export default function StackedBars({ data, metric }: { data: ChartData; metric:
           paddingRight={CHART_MARGIN.right}
           paddingBottom={CHART_MARGIN.bottom}
           paddingLeft={CHART_MARGIN.left}
-          style={{ maxWidth: 48, radiusTopLeft: 2, radiusTopRight: 2 }}
+          // Credits and other price adjustments: translucent, with a dashed outline.
+          style={{
+            maxWidth: 48,
+            radiusTopLeft: 2,
+            radiusTopRight: 2,
+            fillOpacity: (d: ChartRow) => (d.adjustment ? 0.35 : 1),
+            stroke: (d: ChartRow) => (d.adjustment ? ADJUSTMENT_COLOR : undefined),
+            lineWidth: (d: ChartRow) => (d.adjustment ? 1 : 0),
+            lineDash: (d: ChartRow) => (d.adjustment ? [3, 2] : undefined),
+          }}
           scale={{
             x: { domain: data.buckets, paddingInner: 0.25 },
-            color: { domain: data.evalTypes, range: [...CHART_PALETTE] },
+            color: { domain: data.evalTypes, range: data.colors },
             y: { nice: true },
           }}
           axis={{

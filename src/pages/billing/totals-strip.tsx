@@ -2,7 +2,7 @@
 import { Card, Col, Flex, Row, Skeleton, Typography } from "antd";
 import type { ReactNode } from "react";
 import { formatBalance, formatMoney, toMicros } from "../../lib/billing/money";
-import { balanceMicros, groupBreakdown, totalCostMicros } from "../../lib/billing/totals";
+import { balanceCaption, balanceMicros, groupBreakdown, totalCostMicros } from "../../lib/billing/totals";
 import type { BillingCycle } from "../../lib/billing/types";
 
 export const CREDIT_GREEN = "#49aa19";
@@ -81,8 +81,8 @@ export function TotalsStrip({ cycle, loading }: { cycle: BillingCycle | undefine
             </span>
           }
         >
-          <Typography.Text type="secondary" style={{ fontSize: 12 }}>
-            {balance.credit ? "Credit remaining" : "Outstanding for this period"}
+          <Typography.Text type="secondary" style={{ fontSize: 12 }} data-testid="balance-caption">
+            {balanceCaption(cycle)}
           </Typography.Text>
         </Stat>
       </Col>

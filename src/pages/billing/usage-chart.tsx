@@ -3,7 +3,7 @@
 import { Alert, Card, Empty, Flex, Segmented, Skeleton, Typography } from "antd";
 import { lazy, Suspense, useMemo, useState } from "react";
 import { useIsMobile } from "../../hooks/use-is-mobile";
-import { CHART_PALETTE, type ChartMetric, chartData } from "../../lib/billing/chart";
+import { ADJUSTMENTS_LABEL, type ChartMetric, chartData } from "../../lib/billing/chart";
 import type { BillingFilters } from "../../lib/billing/filters";
 import type { Grouping } from "../../lib/billing/types";
 import { useUsageSeries } from "./use-billing-data";
@@ -71,7 +71,7 @@ export function UsageChart({
         <Empty
           image={Empty.PRESENTED_IMAGE_SIMPLE}
           description="No usage data available"
-          style={{ height: 300 }}
+          style={{ margin: "24px 0" }}
         />
       ) : (
         <>
@@ -87,12 +87,19 @@ export function UsageChart({
               <Flex key={type} role="listitem" align="center" gap={6}>
                 <span
                   aria-hidden
-                  style={{
-                    width: 10,
-                    height: 10,
-                    borderRadius: 2,
-                    background: CHART_PALETTE[i % CHART_PALETTE.length],
-                  }}
+                  data-testid="legend-swatch"
+                  data-color={data.colors[i]}
+                  style={
+                    type === ADJUSTMENTS_LABEL
+                      ? {
+                          width: 10,
+                          height: 10,
+                          borderRadius: 2,
+                          border: `1px dashed ${data.colors[i]}`,
+                          background: `${data.colors[i]}59`,
+                        }
+                      : { width: 10, height: 10, borderRadius: 2, background: data.colors[i] }
+                  }
                 />
                 <Typography.Text type="secondary">{type}</Typography.Text>
               </Flex>

@@ -1,20 +1,34 @@
 // The Usage Summary card: a tile per operation (count and cost), By Workspace (top 6 and No
 // Workspace) and By Eval Type (top 5), each row with its share of the total as a bar.
 import { Card, Col, Empty, Flex, Progress, Row, Skeleton, Typography } from "antd";
-import { CHART_PALETTE } from "../../lib/billing/chart";
+import { ADJUSTMENT_COLOR, evalTypeColor } from "../../lib/billing/colors";
 import { countWithUnit, evalTypeLabel, eventsText, operationTileLabel } from "../../lib/billing/labels";
 import { formatMoney, percentOf, toMicros } from "../../lib/billing/money";
+import { usageOnly } from "../../lib/billing/totals";
 import type { UsageSummary as Summary } from "../../lib/billing/types";
 
 const NO_DATA = "No usage data available";
+const WORKSPACE_BAR = "#94a3b8";
+const CREDIT_GREEN = "#49aa19";
 
-function Tile({ label, count, cost }: { label: string; count: string; cost: string }) {
+function Tile({
+  label,
+  count,
+  cost,
+  credit,
+}: {
+  label: string;
+  count: string;
+  cost: string;
+  /** The credits and adjustments line: dashed, green when it is a credit. */
+  credit?: boolean;
+}) {
   return (
     <section
       aria-label={label}
-      data-testid="usage-tile"
+      data-testid={credit === undefined ? "usage-tile" : "adjustments-tile"}
       style={{
-        border: "1px solid rgba(255,255,255,0.08)",
+        border: credit === undefined ? "1px solid rgba(255,255,255,0.08)" : `1px dashed ${ADJUSTMENT_COLOR}`,
         borderRadius: 10,
         padding: "14px 16px",
         height: "100%",
@@ -24,7 +38,16 @@ function Tile({ label, count, cost }: { label: string; count: string; cost: stri
       <Typography.Text type="secondary" style={{ fontSize: 13 }}>
         {label}
       </Typography.Text>
-      <div style={{ fontSize: 22, fontWeight: 600, fontVariantNumeric: "tabular-nums" }}>{cost}</div>
+      <div
+        style={{
+          fontSize: 22,
+          fontWeight: 600,
+          fontVariantNumeric: "tabular-nums",
+          color: credit ? CREDIT_GREEN : undefined,
+        }}
+      >
+        {cost}
+      </div>
       <Typography.Text type="secondary" style={{ fontVariantNumeric: "tabular-nums" }}>
         {count}
       </Typography.Text>
@@ -32,9 +55,9 @@ function Tile({ label, count, cost }: { label: string; count: string; cost: stri
   );
 }
 
-type Share = { key: string; label: string; cost: string; detail: string; percent: number };
+type Share = { key: string; label: string; cost: string; detail: string; percent: number; color: string };
 
-function Breakdown({ title, rows, color }: { title: string; rows: Share[]; color: string }) {
+function Breakdown({ title, rows }: { title: string; rows: Share[] }) {
   return (
     <section aria-label={title} data-testid={`breakdown-${title.replace(/\s+/g, "-").toLowerCase()}`}>
       <Typography.Title level={5} style={{ marginTop: 0 }}>
@@ -45,7 +68,7 @@ function Breakdown({ title, rows, color }: { title: string; rows: Share[]; color
       ) : (
         <Flex vertical gap={10}>
           {rows.map((r) => (
-            <div key={r.key} data-testid="breakdown-row">
+            <div key={r.key} data-testid="breakdown-row" data-color={r.color}>
               <Flex justify="space-between" gap={12}>
                 <Typography.Text ellipsis style={{ maxWidth: "60%" }}>
                   {r.label}
@@ -58,7 +81,7 @@ function Breakdown({ title, rows, color }: { title: string; rows: Share[]; color
                 percent={r.percent}
                 showInfo={false}
                 size="small"
-                strokeColor={color}
+                strokeColor={r.color}
                 aria-label={`${r.label}: ${r.percent}% of cost`}
                 style={{ margin: 0 }}
               />
@@ -83,21 +106,42 @@ export function UsageSummary({ summary, loading }: { summary: Summary | undefine
   }
   const total = toMicros(summary.totals.cost);
   const empty = total === 0n && summary.totals.events === 0;
-  const share = (cost: string) => percentOf(toMicros(cost), total);
-  const workspaces: Share[] = summary.by_workspace.map((w) => ({
-    key: w.workspace_uuid ?? "none",
-    label: w.workspace_name,
-    cost: formatMoney(w.cost),
-    detail: eventsText(w.events),
-    percent: share(w.cost),
-  }));
-  const evalTypes: Share[] = summary.by_eval_type.map((t) => ({
-    key: t.eval_type,
-    label: evalTypeLabel(t.eval_type),
-    cost: formatMoney(t.cost),
-    detail: eventsText(t.events),
-    percent: share(t.cost),
-  }));
+  // Tiles and shares show usage alone; credits and other price adjustments have their own line.
+  const adjustments = summary.adjustments?.events ? summary.adjustments : undefined;
+  const usageTotal = usageOnly({ ...summary.totals, adjustments: summary.adjustments }).cost;
+  const share = (cost: bigint) => percentOf(cost, usageTotal);
+  const workspaces: Share[] = summary.by_workspace.flatMap((w) => {
+    const u = usageOnly(w);
+    if (u.events <= 0) return [];
+    return [
+      {
+        key: w.workspace_uuid ?? "none",
+        label: w.workspace_name,
+        cost: formatMoney(u.cost),
+        detail: eventsText(u.events),
+        percent: share(u.cost),
+        color: WORKSPACE_BAR,
+      },
+    ];
+  });
+  const evalTypes: Share[] = summary.by_eval_type.flatMap((t) => {
+    const u = usageOnly(t);
+    if (u.events <= 0) return [];
+    return [
+      {
+        key: t.eval_type,
+        label: evalTypeLabel(t.eval_type),
+        cost: formatMoney(u.cost),
+        detail: eventsText(u.events),
+        percent: share(u.cost),
+        color: evalTypeColor(t.eval_type),
+      },
+    ];
+  });
+  const operations = summary.by_operation.flatMap((op) => {
+    const u = usageOnly(op);
+    return u.events > 0 ? [{ op, u }] : [];
+  });
   return (
     <Card
       title="Usage Summary"
@@ -113,32 +157,42 @@ export function UsageSummary({ summary, loading }: { summary: Summary | undefine
       ) : (
         <>
           <Row gutter={[12, 12]} style={{ marginBottom: 24 }}>
-            {summary.by_operation.length === 0 ? (
+            {operations.length === 0 ? (
               <Col xs={24} sm={12} lg={6}>
                 <Tile
                   label="Total Usage"
-                  cost={formatMoney(total)}
-                  count={eventsText(summary.totals.events)}
+                  cost={formatMoney(usageTotal)}
+                  count={eventsText(summary.totals.events - (adjustments?.events ?? 0))}
                 />
               </Col>
             ) : (
-              summary.by_operation.map((op) => (
+              operations.map(({ op, u }) => (
                 <Col key={`${op.operation}:${op.rule_metric}`} xs={24} sm={12} lg={6}>
                   <Tile
                     label={operationTileLabel(op.operation, op.rule_metric)}
-                    cost={formatMoney(op.cost)}
-                    count={countWithUnit(op.count, op.operation, op.rule_metric)}
+                    cost={formatMoney(u.cost)}
+                    count={countWithUnit(u.count, op.operation, op.rule_metric)}
                   />
                 </Col>
               ))
             )}
+            {adjustments ? (
+              <Col xs={24} sm={12} lg={6}>
+                <Tile
+                  label={toMicros(adjustments.cost) < 0n ? "Credits & Adjustments" : "Adjustments"}
+                  cost={formatMoney(adjustments.cost)}
+                  count={`${adjustments.events.toLocaleString("en-US")} ${adjustments.events === 1 ? "adjustment" : "adjustments"}`}
+                  credit={toMicros(adjustments.cost) < 0n}
+                />
+              </Col>
+            ) : null}
           </Row>
           <Row gutter={[32, 24]}>
             <Col xs={24} lg={12}>
-              <Breakdown title="By Workspace" rows={workspaces} color={CHART_PALETTE[0]} />
+              <Breakdown title="By Workspace" rows={workspaces} />
             </Col>
             <Col xs={24} lg={12}>
-              <Breakdown title="By Eval Type" rows={evalTypes} color={CHART_PALETTE[1]} />
+              <Breakdown title="By Eval Type" rows={evalTypes} />
             </Col>
           </Row>
         </>
