@@ -2,10 +2,11 @@
 // Used inside the desktop Layout.Sider (collapsible to icons) and the mobile drawer.
 import { LogoutOutlined, UserOutlined } from "@ant-design/icons";
 import { Button, Flex, Menu, type MenuProps, Tooltip, theme } from "antd";
-import { useMemo } from "react";
+import { type CSSProperties, useEffect, useMemo, useState } from "react";
 import { Link, useLocation } from "react-router";
 import { selectedNavKey } from "../../lib/nav-selection";
 import { canAccessResource } from "../../lib/resource-access";
+import { createTooltipTiming } from "../../lib/tooltip-timing";
 import type { CurrentUser } from "../../providers/current-user-types";
 import { resourceRoutes, resources } from "../../resources";
 
@@ -18,6 +19,49 @@ type Props = {
 };
 
 const LOGOUT_KEY = "logout";
+const ACCOUNT_KEY = "account";
+
+type Hovered = { key: string; title: string; rect: DOMRect };
+
+/**
+ * The collapsed sider's tooltips with the spec's timing (delay 700 ms, skip delay 300 ms; antd's
+ * own menu tooltips open after 100 ms): one tooltip, placed beside the hovered entry.
+ */
+function useSiderTooltips(enabled: boolean) {
+  const [hovered, setHovered] = useState<Hovered | null>(null);
+  const [openKey, setOpenKey] = useState<string | null>(null);
+  const timing = useMemo(() => createTooltipTiming<string>(setOpenKey), []);
+  useEffect(() => {
+    if (!enabled) {
+      timing.reset();
+      setHovered(null);
+    }
+    return () => timing.reset();
+  }, [enabled, timing]);
+  const enter = (key: string, title: string, target: Element) => {
+    if (!enabled) return;
+    setHovered({ key, title, rect: target.getBoundingClientRect() });
+    timing.enter(key);
+  };
+  const leave = (key: string) => timing.leave(key);
+  const open = enabled && hovered !== null && openKey === hovered.key;
+  const anchorStyle: CSSProperties | undefined = hovered
+    ? {
+        position: "fixed",
+        left: hovered.rect.left,
+        top: hovered.rect.top,
+        width: hovered.rect.width,
+        height: hovered.rect.height,
+        pointerEvents: "none",
+      }
+    : undefined;
+  const tooltip = hovered ? (
+    <Tooltip title={hovered.title} placement="right" open={open}>
+      <span aria-hidden style={anchorStyle} />
+    </Tooltip>
+  ) : null;
+  return { enter, leave, tooltip };
+}
 
 export function SiderNav({ user, collapsed, onLogout, onAccountPage, onNavigate }: Props) {
   const { pathname } = useLocation();
@@ -28,9 +72,17 @@ export function SiderNav({ user, collapsed, onLogout, onAccountPage, onNavigate 
     visible.map((r) => ({ key: r.name, routes: resourceRoutes(r) })),
   );
 
+  const tips = useSiderTooltips(collapsed);
+  const hover = (key: string, title: string) => ({
+    onMouseEnter: ({ domEvent }: { domEvent: { currentTarget: Element } }) =>
+      tips.enter(key, title, domEvent.currentTarget),
+    onMouseLeave: () => tips.leave(key),
+  });
+
   const items: MenuProps["items"] = [
     ...visible.map((r) => ({
       key: r.name,
+      ...hover(r.name, r.meta.label),
       icon: r.meta.icon,
       label: (
         <Link to={r.list} onClick={onNavigate}>
@@ -39,7 +91,13 @@ export function SiderNav({ user, collapsed, onLogout, onAccountPage, onNavigate 
       ),
     })),
     { type: "divider" as const },
-    { key: LOGOUT_KEY, icon: <LogoutOutlined />, label: "Logout", onClick: onLogout },
+    {
+      key: LOGOUT_KEY,
+      ...hover(LOGOUT_KEY, "Logout"),
+      icon: <LogoutOutlined />,
+      label: "Logout",
+      onClick: onLogout,
+    },
   ];
 
   const accountButton = (
@@ -49,6 +107,8 @@ export function SiderNav({ user, collapsed, onLogout, onAccountPage, onNavigate 
       icon={<UserOutlined />}
       aria-label="Account Page"
       onClick={onAccountPage}
+      onMouseEnter={(e) => tips.enter(ACCOUNT_KEY, "Account Page", e.currentTarget)}
+      onMouseLeave={() => tips.leave(ACCOUNT_KEY)}
       style={{ justifyContent: collapsed ? "center" : "flex-start" }}
     >
       {collapsed ? null : "Account Page"}
@@ -64,17 +124,13 @@ export function SiderNav({ user, collapsed, onLogout, onAccountPage, onNavigate 
           selectedKeys={selected ? [selected] : []}
           items={items}
           style={{ borderInlineEnd: "none" }}
+          _internalDisableMenuItemTitleTooltip
         />
       </nav>
       <div style={{ padding: collapsed ? 4 : 8, borderTop: `1px solid ${token.colorBorderSecondary}` }}>
-        {collapsed ? (
-          <Tooltip title="Account Page" placement="right" mouseEnterDelay={0.7}>
-            {accountButton}
-          </Tooltip>
-        ) : (
-          accountButton
-        )}
+        {accountButton}
       </div>
+      {tips.tooltip}
     </Flex>
   );
 }
