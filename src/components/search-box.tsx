@@ -9,10 +9,12 @@ type Props = {
   delayMs: number;
   /** Called `delayMs` after the last keystroke with the text as typed. */
   onSearch: (value: string) => void;
+  /** Called on every keystroke, before the debounced search (e.g. to show that one is coming). */
+  onType?: (value: string) => void;
 };
 
 /** A search field that shows every keystroke at once but searches only once typing pauses. */
-export function SearchBox({ label, placeholder, delayMs, onSearch }: Props) {
+export function SearchBox({ label, placeholder, delayMs, onSearch, onType }: Props) {
   const [text, setText] = useState("");
   // The latest callback, so a parent re-render never restarts the pending search.
   const latest = useRef(onSearch);
@@ -28,6 +30,7 @@ export function SearchBox({ label, placeholder, delayMs, onSearch }: Props) {
       value={text}
       onChange={(event) => {
         setText(event.target.value);
+        onType?.(event.target.value);
         apply(event.target.value);
       }}
       style={{ maxWidth: 360, marginBottom: 16 }}

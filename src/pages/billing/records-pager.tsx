@@ -3,16 +3,29 @@ import { DoubleLeftOutlined, DoubleRightOutlined, LeftOutlined, RightOutlined } 
 import { Button, Flex, Typography } from "antd";
 import { pageCount, pagerText } from "../../lib/billing/paging";
 
-type Props = { page: number; total: number; pageSize: number; busy: boolean; onPage: (page: number) => void };
+type Props = {
+  page: number;
+  total: number;
+  pageSize: number;
+  busy: boolean;
+  /** Shown instead of the page and total while a new result is on its way ("Searching..."). */
+  pending?: string | null;
+  onPage: (page: number) => void;
+};
 
-export function RecordsPager({ page, total, pageSize, busy, onPage }: Props) {
+export function RecordsPager({ page, total, pageSize, busy, pending, onPage }: Props) {
   const pages = pageCount(total, pageSize);
   const atStart = page <= 1;
   const atEnd = page >= pages;
   return (
     <Flex justify="space-between" align="center" wrap gap={8} style={{ marginTop: 16 }}>
-      <Typography.Text type="secondary" data-testid="records-pagination" aria-live="polite">
-        {pagerText(page, total, pageSize)}
+      <Typography.Text
+        type="secondary"
+        data-testid="records-pagination"
+        aria-live="polite"
+        aria-busy={pending ? true : undefined}
+      >
+        {pending ?? pagerText(page, total, pageSize)}
       </Typography.Text>
       <Flex gap={8} role="navigation" aria-label="Records pages">
         <Button

@@ -101,6 +101,8 @@ type Props = { cycleUuid: string | undefined; filters: BillingFilters };
 
 export function RecordsTable({ cycleUuid, filters }: Props) {
   const [search, setSearch] = useState("");
+  // The text in the search box, ahead of `search` by the debounce delay.
+  const [typed, setTyped] = useState("");
 
   const crudFilters = useMemo(
     () => (cycleUuid ? usageCrudFilters(cycleUuid, filters, search) : []),
@@ -131,9 +133,21 @@ export function RecordsTable({ cycleUuid, filters }: Props) {
     setAppliedKey(filtersKey);
   }, [appliedKey, filtersKey, setCurrentPage]);
 
+  // The filters and search the shown rows and total belong to: while the first page of new ones
+  // is on its way (or the search is still being typed) the pager says so instead of showing the
+  // previous total, and its buttons wait.
+  const [shownKey, setShownKey] = useState<string | null>(null);
+  const fetchedKey = tableQuery.isSuccess && !tableQuery.isPlaceholderData ? appliedKey : null;
+  useEffect(() => {
+    if (fetchedKey !== null) setShownKey(fetchedKey);
+  }, [fetchedKey]);
+  const searchPending = typed.trim() !== search;
+  const stale = !!cycleUuid && !tableQuery.isError && (searchPending || shownKey !== filtersKey);
+  const pending = stale ? (searchPending || search ? "Searching..." : "Loading...") : null;
+
   const sort = sorters[0] ?? DEFAULT_SORT;
   const total = result.total ?? 0;
-  const busy = tableQuery.isFetching;
+  const busy = tableQuery.isFetching || stale;
 
   const columns: TableColumnType<UsageRecord>[] = COLUMNS.map((c) => {
     const active = sort.field === c.field;
@@ -169,6 +183,7 @@ export function RecordsTable({ cycleUuid, filters }: Props) {
         placeholder="Search..."
         delayMs={SEARCH_DEBOUNCE_MS}
         onSearch={(value) => setSearch(value.trim())}
+        onType={setTyped}
       />
       {tableQuery.isError ? (
         <Alert
@@ -210,6 +225,7 @@ export function RecordsTable({ cycleUuid, filters }: Props) {
         total={total}
         pageSize={RECORDS_PAGE_SIZE}
         busy={busy}
+        pending={pending}
         onPage={setCurrentPage}
       />
       <Typography.Text type="secondary" style={{ fontSize: 12 }}>
