@@ -68,16 +68,19 @@ export function userInfo(u: IdentityUser) {
     email: u.email,
     email_confirmed: u.emailVerified,
     has_password: u.hasPassword,
-    first_name: u.firstName ?? undefined,
-    last_name: u.lastName ?? undefined,
-    picture_url: u.image ?? undefined,
-    username: u.username ?? undefined,
+    // Spec §3: every listed field is sent; null when unknown (PropelAuth clients read them all).
+    first_name: u.firstName ?? null,
+    last_name: u.lastName ?? null,
+    username: u.username ?? null,
+    picture_url: u.image ?? null,
     locked: false,
     enabled: !u.disabled,
     mfa_enabled: u.mfaEnabled,
     can_create_orgs: true,
     created_at: epoch(u.createdAt),
     last_active_at: epoch(u.lastActiveAt),
+    // Accounts are never migrated from another system here.
+    legacy_user_id: null,
     properties: {},
   };
 }
@@ -123,7 +126,7 @@ export function createTokenIssuer(keys: SigningKeys, issuer: string, ttlSeconds:
         expires_at_seconds: exp,
         user: userInfo(user),
         org_id_to_org_member_info: orgMap,
-        ...(opts.impersonator ? { impersonator_user: opts.impersonator } : {}),
+        impersonator_user: opts.impersonator ?? null,
       };
     },
   };

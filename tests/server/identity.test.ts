@@ -92,6 +92,56 @@ describe.each(backends())("identity service on $name", (backend) => {
     expect(res.headers["set-cookie"]).toBeUndefined();
   });
 
+  it("sends every auth response field of spec §3, null when unknown", async () => {
+    // The demo's member has no username, picture or legacy id: those fields still come, as null.
+    const cookie = await signIn(p, "member@acme.test");
+    const res = await inject({ method: "GET", url: "/api/v1/refresh_token", headers: { cookie } });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    for (const field of [
+      "access_token",
+      "expires_at_seconds",
+      "user",
+      "impersonator_user",
+      "org_id_to_org_member_info",
+    ]) {
+      expect(body, field).toHaveProperty([field]);
+    }
+    expect(body.impersonator_user).toBeNull();
+    const userFields = [
+      "user_id",
+      "email",
+      "email_confirmed",
+      "first_name",
+      "last_name",
+      "username",
+      "picture_url",
+      "mfa_enabled",
+      "has_password",
+      "can_create_orgs",
+      "created_at",
+      "last_active_at",
+      "legacy_user_id",
+      "properties",
+    ];
+    for (const field of userFields) expect(body.user, `user.${field}`).toHaveProperty([field]);
+    expect(body.user).toMatchObject({ username: null, picture_url: null, legacy_user_id: null });
+    const orgFields = [
+      "org_id",
+      "org_name",
+      "org_metadata",
+      "url_safe_org_name",
+      "user_role",
+      "inherited_user_roles_plus_current_role",
+      "user_permissions",
+      "org_role_structure",
+      "additional_roles",
+    ];
+    for (const org of Object.values(body.org_id_to_org_member_info)) {
+      for (const field of orgFields) expect(org, `org.${field}`).toHaveProperty([field]);
+    }
+  });
+
   it("answers refresh_token with 401 JSON when logged out", async () => {
     const res = await inject({ method: "GET", url: "/api/v1/refresh_token" });
     expect(res.statusCode).toBe(401);

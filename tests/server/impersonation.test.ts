@@ -121,7 +121,7 @@ describe.each(backends())("operator impersonation on $name", (backend) => {
     const back = applyCookies(cookie, stop.headers["set-cookie"]);
     const after = (await refresh(back)).json();
     expect(after.user.email).toBe("admin@acme.test");
-    expect(after.impersonator_user).toBeUndefined();
+    expect(after.impersonator_user).toBeNull();
     expect(decodeJwt(after.access_token).impersonator_user_id).toBeUndefined();
     const [closed] = await p.database.db.select().from(impersonationAudit);
     expect(closed!.endedAt).toBeInstanceOf(Date);
