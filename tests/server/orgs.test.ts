@@ -4,7 +4,7 @@ import { and, asc, desc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emailOutbox, invitation, member, organization, user } from "../../server/db/schema";
 import { INVITES_PER_ORG, inviteLimitKey, MAX_ORGS_PER_USER } from "../../server/identity/orgs/limits";
-import { AUTH, backends, cookieHeader, PASSWORD, startProduct, type TestProduct } from "./harness";
+import { AUTH, backends, CONSOLE, cookieHeader, PASSWORD, startProduct, type TestProduct } from "./harness";
 
 // The organization calls driven by the unmodified public identity client over real HTTP on
 // loopback. The client calls the global fetch; ours adds the acting user's session cookie.
@@ -570,5 +570,68 @@ describe.each(backends())("organizations on $name", (backend) => {
     expect(code(await o.deleteOrg(beta))).toBe("ok");
     expect(code(await o.fetchOrgSettings(beta))).toBe("org_not_found");
     expect((await refresh("erin@betacorp.test")).org_id_to_org_member_info[beta]).toBeUndefined();
+  });
+
+  it("opens the user's organization at /org without an id, and keeps rt as the way back to the console", async () => {
+    const back = `${CONSOLE}/organization/workspaces`;
+    const rt = encodeURIComponent(btoa(back));
+    const form = { "content-type": "application/x-www-form-urlencoded", origin: AUTH };
+
+    // A signed-in administrator opens their (active) organization, with the way back to the console.
+    await as("admin@acme.test");
+    const plain = await fetch(`${base}/org`);
+    expect(plain.status).toBe(200);
+    const plainHtml = await plain.text();
+    expect(plainHtml).toContain("<h1>Acme AI</h1>");
+    expect(plainHtml).not.toContain("You are not a member");
+    expect(plainHtml).toContain(`href="${CONSOLE}/"`);
+
+    const page = await fetch(`${base}/org?rt=${rt}`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain("<h1>Acme AI</h1>");
+    expect(html).toMatch(new RegExp(`<a [^>]*href="${back}"[^>]*>Back to the console</a>`));
+    expect(html).toContain(`action="/org/invite?rt=${rt}"`);
+    expect(html).toContain(`action="/org/settings?rt=${rt}"`);
+    // A form post comes back to the page with rt kept.
+    const invited = await fetch(`${base}/org/invite?rt=${rt}`, {
+      method: "POST",
+      redirect: "manual",
+      headers: form,
+      body: new URLSearchParams({ org_id: acme, email: "rt-guest@acme.test", role: "Member" }),
+    });
+    expect(invited.status).toBe(303);
+    expect(invited.headers.get("location")).toBe(`/org?id=${acme}&done=invited&rt=${rt}`);
+    // A return target on another site is dropped: the way back is the console itself.
+    const foreign = await (
+      await fetch(`${base}/org?rt=${encodeURIComponent(btoa("https://evil.test/"))}`)
+    ).text();
+    expect(foreign).not.toContain("evil.test");
+    expect(foreign).toMatch(new RegExp(`<a [^>]*href="${CONSOLE}/"[^>]*>Back to the console</a>`));
+
+    // Someone in no organization is offered to create one; /create_org keeps rt to the new org page.
+    await newUser("rosa@rtcorp.test");
+    await as("rosa@rtcorp.test");
+    const none = await fetch(`${base}/org?rt=${rt}`);
+    expect(none.status).toBe(404);
+    expect(await none.text()).toContain(`href="/create_org?rt=${rt}"`);
+    const createPage = await (await fetch(`${base}/create_org?rt=${rt}`)).text();
+    expect(createPage).toContain(`action="/create_org?rt=${rt}"`);
+    expect(createPage).toMatch(new RegExp(`<a [^>]*href="${back}"[^>]*>Back to the console</a>`));
+    const created = await fetch(`${base}/create_org?rt=${rt}`, {
+      method: "POST",
+      redirect: "manual",
+      headers: form,
+      body: new URLSearchParams({ name: "RT Corp" }),
+    });
+    expect(created.status).toBe(303);
+    expect(created.headers.get("location")).toMatch(
+      new RegExp(`^/org\\?id=[0-9a-f-]+&done=created&rt=${rt}$`),
+    );
+    const own = await (await fetch(`${base}${created.headers.get("location")}`)).text();
+    expect(own).toContain("<h1>RT Corp</h1>");
+    expect(own).toContain("Organization created.");
+    expect(own).toMatch(new RegExp(`<a [^>]*href="${back}"[^>]*>Back to the console</a>`));
+    expect(await (await fetch(`${base}/org`)).text()).toContain("<h1>RT Corp</h1>");
   });
 });

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
 import { requireSession } from "../fe/plumbing";
-import { encodeReturnTarget } from "../return-target";
+import { decodeReturnTarget, encodeReturnTarget } from "../return-target";
 import { type Actor, actorOf } from "./access";
 
 // What the hosted organization pages share: HTML replies, the sign-in detour, the same-origin
@@ -24,8 +24,14 @@ export const firstError = (e: IdentityError) => Object.values(e.fieldErrors ?? {
 
 export function pageKit(ctx: IdentityContext) {
   const { config } = ctx;
+  const returnOrigins = [...config.allowedOrigins, config.authPublicUrl];
   return {
     consoleUrl: `${config.publicUrl}/`,
+    /** `rt` when it names an allowed return URL (kept on the page's links and forms), else undefined. */
+    keptRt: (rt: unknown): string | undefined =>
+      typeof rt === "string" && decodeReturnTarget(rt, returnOrigins) ? rt : undefined,
+    /** Where "Back to the console" goes: the decoded `rt` when allowed, else the console. */
+    returnUrl: (rt?: string) => decodeReturnTarget(rt, returnOrigins) ?? `${config.publicUrl}/`,
     send: (reply: FastifyReply, status: number, body: string) =>
       reply.status(status).header("cache-control", "no-store").type("text/html; charset=utf-8").send(body),
     /** This page's own address as an `rt` for the sign-in and sign-up pages. */

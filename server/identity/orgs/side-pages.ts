@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
 import { parseInput } from "../fe/plumbing";
+import { withRt } from "../login/page-kit";
 import { acceptInvitePage, createOrgPage } from "../pages/org-misc";
 import { acceptInvite, findInvitation } from "./invites";
 import { createOrg } from "./manage";
@@ -12,16 +13,24 @@ import * as s from "./schemas";
 export function registerOrgSidePages(app: FastifyInstance, ctx: IdentityContext, kit: PageKit) {
   const { db } = ctx;
 
-  app.get("/create_org", async (req, reply) => {
+  // `rt` (the way back to the console) is kept through the form and onto the new organization's page.
+  app.get<{ Querystring: { rt?: string } }>("/create_org", async (req, reply) => {
     if (!(await kit.actorOrNull(req))) return kit.toLogin(req, reply);
-    return kit.send(reply, 200, createOrgPage({}));
+    const rt = kit.keptRt(req.query.rt);
+    return kit.send(reply, 200, createOrgPage({ rt, returnUrl: kit.returnUrl(rt) }));
   });
 
-  app.post("/create_org", async (req, reply) => {
+  app.post<{ Querystring: { rt?: string } }>("/create_org", async (req, reply) => {
+    const rt = kit.keptRt(req.query.rt);
+    const back = { rt, returnUrl: kit.returnUrl(rt) };
     if (!kit.sameOrigin(req))
-      return kit.send(reply, 403, createOrgPage({ message: "This form was sent from another site." }));
+      return kit.send(
+        reply,
+        403,
+        createOrgPage({ ...back, message: "This form was sent from another site." }),
+      );
     const actor = await kit.actorOrNull(req);
-    if (!actor) return reply.redirect("/login", 303);
+    if (!actor) return reply.redirect(withRt("/login", rt), 303);
     const f = formOf(req.body);
     try {
       const body = parseInput(s.createOrgBody, {
@@ -30,14 +39,14 @@ export function registerOrgSidePages(app: FastifyInstance, ctx: IdentityContext,
         restrict_to_domain: f.restrict_to_domain === "on",
       });
       const { org_id } = await createOrg(db, actor, body);
-      return reply.redirect(`/org?id=${encodeURIComponent(org_id)}&done=created`, 303);
+      return reply.redirect(withRt(`/org?id=${encodeURIComponent(org_id)}&done=created`, rt), 303);
     } catch (err) {
       if (!(err instanceof IdentityError)) throw err;
       const errors = err.code === "invalid_request_fields" ? { name: firstError(err) } : undefined;
       return kit.send(
         reply,
         err.status,
-        createOrgPage({ values: f, errors, message: errors ? undefined : err.message }),
+        createOrgPage({ ...back, values: f, errors, message: errors ? undefined : err.message }),
       );
     }
   });

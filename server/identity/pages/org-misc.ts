@@ -1,3 +1,4 @@
+import { withRt } from "../login/page-kit";
 import { alert, html, input, page, type SafeHtml } from "./html";
 
 // Smaller organization pages: create an organization, accept an invitation, SAML (unavailable).
@@ -6,6 +7,9 @@ export function createOrgPage(s: {
   values?: Record<string, string>;
   errors?: Record<string, string>;
   message?: string;
+  /** The hosted pages' `rt`, kept on the form; returnUrl: where "Back to the console" goes. */
+  rt?: string;
+  returnUrl?: string;
 }) {
   const v = s.values ?? {};
   const box = (name: string, label: string) =>
@@ -15,11 +19,12 @@ export function createOrgPage(s: {
     "Create organization",
     html`<div class="card"><h1>Create an organization</h1><p class="sub">You become its Owner and can invite your team.</p>
 ${alert(s.message)}
-<form method="post" action="/create_org" novalidate>
+<form method="post" action="${withRt("/create_org", s.rt)}" novalidate>
 ${input("name", "Organization name", { value: v.name, autofocus: true, error: s.errors?.name })}
 ${box("autojoin_by_domain", "Let people with my email domain join")}
 ${box("restrict_to_domain", "Only invite people with my email domain")}
-<button type="submit">Create organization</button></form></div>`,
+<button type="submit">Create organization</button></form>
+${s.returnUrl ? html`<p class="sub"><a href="${s.returnUrl}">Back to the console</a></p>` : ""}</div>`,
   );
 }
 

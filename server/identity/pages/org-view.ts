@@ -1,3 +1,4 @@
+import { withRt } from "../login/page-kit";
 import { alert, html, page, type SafeHtml } from "./html";
 import { notice, orgStyle } from "./org-style";
 
@@ -33,10 +34,16 @@ export type OrgPageView = {
   notice?: string;
   errors?: Partial<Record<OrgSection, string>>;
   values?: { email?: string; role?: string };
+  /** The hosted pages' `rt` (the way back to the console), kept on every link and form. */
+  rt?: string;
+  /** "Back to the console": the decoded `rt`, else the console. */
+  returnUrl?: string;
 };
 
 const date = (s: number) => new Date(s * 1000).toISOString().slice(0, 10);
 const hidden = (name: string, value: string) => html`<input type="hidden" name="${name}" value="${value}">`;
+/** A form's action keeping the page's `rt`. */
+const act = (v: OrgPageView, path: string) => withRt(path, v.rt);
 const roleTags = (role: string, extra: string[]) =>
   [role, ...extra].map((r) => html`<span class="tag">${r}</span>`);
 
@@ -58,25 +65,28 @@ function extraRoles(v: OrgPageView, current: string[], idPrefix: string): SafeHt
 function membersCard(v: OrgPageView): SafeHtml | string {
   const m = v.members;
   if (!m) return "";
-  const base = `/org?id=${encodeURIComponent(v.org.id)}${m.q ? `&q=${encodeURIComponent(m.q)}` : ""}`;
+  const base = withRt(
+    `/org?id=${encodeURIComponent(v.org.id)}${m.q ? `&q=${encodeURIComponent(m.q)}` : ""}`,
+    v.rt,
+  );
   const rows = m.users.map(
     (u) => html`<tr><td>${u.email}</td><td>${roleTags(u.role, u.additional_roles)}</td><td>
 ${
   u.possible_roles.length
-    ? html`<form class="inline" method="post" action="/org/change_role">${hidden("org_id", v.org.id)}${hidden("user_id", u.user_id)}
+    ? html`<form class="inline" method="post" action="${act(v, "/org/change_role")}">${hidden("org_id", v.org.id)}${hidden("user_id", u.user_id)}
 ${roleSelect("role", u.possible_roles, u.role, `Role of ${u.email}`)}${extraRoles(v, u.additional_roles, `r-${u.user_id}`)}
 <button class="small secondary button" type="submit">Change role</button></form>`
     : ""
 }</td><td>${
       u.can_be_deleted
-        ? html`<form class="inline" method="post" action="/org/remove_user">${hidden("org_id", v.org.id)}${hidden("user_id", u.user_id)}
+        ? html`<form class="inline" method="post" action="${act(v, "/org/remove_user")}">${hidden("org_id", v.org.id)}${hidden("user_id", u.user_id)}
 <button class="small danger" type="submit" aria-label="Remove ${u.email}">Remove</button></form>`
         : ""
     }</td></tr>`,
   );
   return html`<section class="card" aria-labelledby="members-h"><h2 id="members-h">Members (${m.total})</h2>
 ${alert(v.errors?.members)}
-<form class="inline" method="get" action="/org" role="search">${hidden("id", v.org.id)}
+<form class="inline" method="get" action="/org" role="search">${hidden("id", v.org.id)}${v.rt ? hidden("rt", v.rt) : ""}
 <input type="search" name="q" value="${m.q}" aria-label="Search members by email" placeholder="Search by email">
 <button class="small secondary button" type="submit">Search</button></form>
 <table><thead><tr><th>Email</th><th>Role</th><th></th><th></th></tr></thead><tbody>${rows}</tbody></table>
@@ -91,7 +101,7 @@ ${list.map(
   (
     i,
   ) => html`<tr><td>${i.email}</td><td>${roleTags(i.role, i.additional_roles)}</td><td>${date(i.expires_at_seconds)}</td><td>
-<form class="inline" method="post" action="/org/revoke_invite">${hidden("org_id", v.org.id)}${hidden("email", i.email)}
+<form class="inline" method="post" action="${act(v, "/org/revoke_invite")}">${hidden("org_id", v.org.id)}${hidden("email", i.email)}
 <button class="small danger" type="submit" aria-label="Revoke invitation of ${i.email}">Revoke</button></form></td></tr>`,
 )}</tbody></table>`;
 }
@@ -101,7 +111,7 @@ function invitesCard(v: OrgPageView): SafeHtml | string {
   const val = v.values ?? {};
   return html`<section class="card" aria-labelledby="invite-h"><h2 id="invite-h">Invite a member</h2>
 ${alert(v.errors?.invite)}
-<form class="inline" method="post" action="/org/invite">${hidden("org_id", v.org.id)}
+<form class="inline" method="post" action="${act(v, "/org/invite")}">${hidden("org_id", v.org.id)}
 <input type="email" name="email" value="${val.email ?? ""}" aria-label="Email to invite" placeholder="name@company.com" required>
 ${roleSelect("role", v.roleOptions, val.role ?? "Member", "Role to invite as")}${extraRoles(v, [], "inv")}
 <button class="small button" type="submit">Send invitation</button></form></section>
@@ -116,7 +126,7 @@ function settingsCard(v: OrgPageView): SafeHtml | string {
     html`<div class="check"><input type="checkbox" id="s-${name}" name="${name}" value="on" ${on ? html`checked` : ""}><label for="s-${name}" style="margin:0">${label}</label></div>`;
   return html`<section class="card" aria-labelledby="settings-h"><h2 id="settings-h">Settings</h2>
 ${alert(v.errors?.settings)}
-<form method="post" action="/org/settings">${hidden("org_id", o.id)}
+<form method="post" action="${act(v, "/org/settings")}">${hidden("org_id", o.id)}
 <div class="field"><label for="s-name">Organization name</label><input id="s-name" name="name" value="${o.name}" maxlength="100" required></div>
 ${box("autojoin_by_domain", `Let anyone with a confirmed ${o.domain ?? "company"} email join`, o.autojoin)}
 ${box("restrict_to_domain", `Only invite ${o.domain ?? "company"} emails`, o.restrict)}
@@ -128,7 +138,8 @@ export function orgPage(v: OrgPageView): string {
     v.org.name,
     html`${orgStyle}<div class="wide"><div class="card"><h1>${v.org.name}</h1>
 <p class="sub">Signed in as ${v.me.email} · ${v.me.roles.join(", ")}${v.org.domain ? ` · ${v.org.domain}` : ""}</p>
-${notice(v.notice)}${v.can.saml ? html`<a href="/saml?id=${encodeURIComponent(v.org.id)}">Single sign-on (SAML)</a>` : ""}</div>
+${notice(v.notice)}${v.can.saml ? html`<a href="/saml?id=${encodeURIComponent(v.org.id)}">Single sign-on (SAML)</a>` : ""}
+${v.returnUrl ? html`<div class="row"><a class="button secondary" href="${v.returnUrl}">Back to the console</a></div>` : ""}</div>
 ${membersCard(v)}${invitesCard(v)}${settingsCard(v)}</div>`,
   );
 }

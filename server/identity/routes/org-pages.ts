@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
 import { parseInput } from "../fe/plumbing";
+import { withRt } from "../login/page-kit";
 import { type Actor, orgAccess, requirePermission } from "../orgs/access";
 import { resolveAssignment } from "../orgs/assign";
 import { inviteUser, revokeInvite } from "../orgs/invites";
@@ -32,13 +33,13 @@ const extraRolesOf = (f: Form) => ROLE_HIERARCHY.filter((r) => f[`additional_${r
 export function registerOrgPages(app: FastifyInstance, ctx: IdentityContext) {
   const { db } = ctx;
   const kit = pageKit(ctx);
-  const { send, consoleUrl } = kit;
-  const notMember = (reply: FastifyReply) =>
+  const { send } = kit;
+  const notMember = (reply: FastifyReply, rt?: string) =>
     send(
       reply,
       404,
       messagePage("Organization not found", "You are not a member of this organization.", {
-        href: consoleUrl,
+        href: kit.returnUrl(rt),
         label: "Go to the console",
       }),
     );
@@ -55,32 +56,53 @@ export function registerOrgPages(app: FastifyInstance, ctx: IdentityContext) {
       values?: Form;
       search?: string;
       page?: number;
+      rt?: string;
     },
   ) {
     const access = await orgAccess(db, actor, orgId);
     const view = await orgPageData(db, access, { search: extra.search ?? "", page: extra.page ?? 0 });
+    view.rt = extra.rt;
+    view.returnUrl = kit.returnUrl(extra.rt);
     view.notice = extra.notice;
     if (extra.section) view.errors = { [extra.section]: extra.error };
     if (extra.values) view.values = { email: extra.values.email, role: extra.values.role };
     return send(reply, extra.status ?? 200, orgPage(view));
   }
 
-  app.get<{ Querystring: { id?: string; q?: string; page?: string; done?: string } }>(
+  // /org?id=… opens that organization; /org alone opens the user's active organization: the first
+  // they joined, the one the console and the product API act in. `rt` is the way back to the
+  // console, kept on every link and form of the page.
+  app.get<{ Querystring: { id?: string; q?: string; page?: string; done?: string; rt?: string } }>(
     "/org",
     async (req, reply) => {
       const actor = await kit.actorOrNull(req);
       if (!actor) return kit.toLogin(req, reply);
       const q = req.query;
+      const rt = kit.keptRt(q.rt);
       const page = Math.min(Math.max(Number.parseInt(q.page ?? "0", 10) || 0, 0), 100_000);
       try {
-        const orgId = parseInput(s.orgId, q.id);
+        let orgId: string;
+        if (q.id === undefined || q.id === "") {
+          const [active] = await ctx.directory.listMemberships(actor.id);
+          if (!active)
+            return send(
+              reply,
+              404,
+              messagePage("No organization", "You are not a member of any organization yet.", {
+                href: withRt("/create_org", rt),
+                label: "Create an organization",
+              }),
+            );
+          orgId = active.orgId;
+        } else orgId = parseInput(s.orgId, q.id);
         return await renderOrg(reply, actor, orgId, {
           notice: DONE[q.done ?? ""],
           search: (q.q ?? "").slice(0, 254),
           page,
+          rt,
         });
       } catch (err) {
-        if (err instanceof IdentityError) return notMember(reply);
+        if (err instanceof IdentityError) return notMember(reply, rt);
         throw err;
       }
     },
@@ -93,31 +115,33 @@ export function registerOrgPages(app: FastifyInstance, ctx: IdentityContext) {
     done: string,
     run: (actor: Actor, f: Form) => Promise<void>,
   ) {
-    app.post(path, async (req, reply) => {
+    app.post<{ Querystring: { rt?: string } }>(path, async (req, reply) => {
+      const rt = kit.keptRt(req.query.rt);
       if (!kit.sameOrigin(req))
         return send(
           reply,
           403,
           messagePage("Refused", "This form was sent from another site.", {
-            href: consoleUrl,
+            href: kit.returnUrl(rt),
             label: "Go to the console",
           }),
         );
       const actor = await kit.actorOrNull(req);
-      if (!actor) return reply.redirect("/login", 303);
+      if (!actor) return reply.redirect(withRt("/login", rt), 303);
       const f = formOf(req.body);
       const orgId = (f.org_id ?? "").slice(0, 64);
       try {
         await run(actor, f);
-        return reply.redirect(`/org?id=${encodeURIComponent(orgId)}&done=${done}`, 303);
+        return reply.redirect(withRt(`/org?id=${encodeURIComponent(orgId)}&done=${done}`, rt), 303);
       } catch (err) {
         if (!(err instanceof IdentityError)) throw err;
-        if (err.code === "org_not_found") return notMember(reply);
+        if (err.code === "org_not_found") return notMember(reply, rt);
         return renderOrg(reply, actor, orgId, {
           status: err.status,
           section,
           error: firstError(err),
           values: f,
+          rt,
         });
       }
     });
