@@ -1,5 +1,7 @@
+import { eq } from "drizzle-orm";
 import * as OTPAuth from "otpauth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { emailOutbox } from "../../server/db/schema";
 import { Browser, emailToken, listen, totp } from "./fe-browser";
 import { AUTH, backends, PASSWORD, startProduct, type TestProduct } from "./harness";
 
@@ -128,6 +130,42 @@ describe.each(backends())("account calls on $name", (backend) => {
     const token = await emailToken(p, "mia@other.test", "confirm_email");
     await b.fetch(`${origin}/confirm_email?token=${encodeURIComponent(token)}`);
     expect((await b.refresh()).body.user).toMatchObject({ email: "mia@other.test", email_confirmed: true });
+  });
+
+  it("never takes over or reveals another account when the new email is already someone's", async () => {
+    await p.identity.admin.createUser({ email: "tom@acme.test", password: PASSWORD });
+    await p.identity.admin.createUser({ email: "tim@acme.test", password: PASSWORD });
+    const b = await signedIn("tom@acme.test");
+    const tim = await signedIn("tim@acme.test");
+    const before = await p.database.db
+      .select()
+      .from(emailOutbox)
+      .where(eq(emailOutbox.to, "admin@acme.test"));
+    const taken = await fePost(b, "/update_email", { new_email: "Admin@Acme.test", password: PASSWORD });
+    const fresh = await fePost(tim, "/update_email", { new_email: "tim@new-home.test", password: PASSWORD });
+    // The same answer either way.
+    expect([taken.status, await taken.text()]).toEqual([200, "{}"]);
+    expect([fresh.status, await fresh.text()]).toEqual([200, "{}"]);
+    // The owner of the taken address gets a notice, never a link that could move an account.
+    const sent = (
+      await p.database.db.select().from(emailOutbox).where(eq(emailOutbox.to, "admin@acme.test"))
+    ).slice(before.length);
+    expect(sent.map((m) => m.kind)).toEqual(["email_change_attempt"]);
+    expect(sent[0]?.text).not.toMatch(/token=/);
+    expect((await b.refresh()).body.user).toMatchObject({ email: "tom@acme.test" });
+    expect((await (await signedIn("admin@acme.test")).refresh()).body.user).toMatchObject({
+      email: "admin@acme.test",
+    });
+
+    // The address is taken after the link was sent: following it changes nothing, and never fails.
+    const link = await emailToken(p, "tim@new-home.test", "confirm_email");
+    await p.identity.admin.createUser({ email: "tim@new-home.test", password: "another-password-1" });
+    const opened = await tim.fetch(`${origin}/confirm_email?token=${encodeURIComponent(link)}`);
+    expect(opened.status).toBeLessThan(500);
+    expect(await opened.text()).not.toContain("Email confirmed");
+    expect((await tim.refresh()).body.user).toMatchObject({ email: "tim@acme.test" });
+    const owner = await signedIn("tim@new-home.test", "another-password-1");
+    expect((await owner.refresh()).body.user).toMatchObject({ email: "tim@new-home.test" });
   });
 
   it("turns MFA on and off and reports already-done states", async () => {

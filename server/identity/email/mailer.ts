@@ -14,6 +14,7 @@ export type EmailKind =
   | "invitation"
   | "sso_link"
   | "signup_attempt"
+  | "email_change_attempt"
   | "account_unlock";
 export type Email = { to: string; kind: EmailKind; subject: string; text: string; html?: string };
 

@@ -40,6 +40,19 @@ export function signupAttemptNotice(base: string, to: string): Email {
   };
 }
 
+/**
+ * Someone asked to move their account to an address that already has one: the owner hears of it
+ * (no link: nothing can be changed from this email), the asker gets the usual answer.
+ */
+export function emailChangeAttemptNotice(base: string, to: string): Email {
+  return {
+    to,
+    kind: "email_change_attempt",
+    subject: "Someone tried to use your email for another Eval Console account",
+    text: `Someone signed in to another Eval Console account asked to change that account's email to this address, which already has an account. Nothing was changed: your account keeps this address.\n\nIf it was you, sign in to this account instead:\n\n${base}/login\n\nIf it was not you, you can ignore this email.`,
+  };
+}
+
 /** After many failed sign-ins from many places the account is locked; this link lifts the lock. */
 export function accountUnlockEmail(base: string, to: string, token: string, minutes: number): Email {
   const url = link(base, "/unlock_account", { token });

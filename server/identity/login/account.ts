@@ -2,6 +2,7 @@ import { and, eq, ne } from "drizzle-orm";
 import type { FastifyRequest } from "fastify";
 import { account, user } from "../../db/schema";
 import type { IdentityContext } from "../context";
+import { emailChangeAttemptNotice } from "../email/templates";
 import { IdentityError } from "../errors";
 import type { SessionUser } from "../fe/plumbing";
 import { authErrorCode, toHeaders } from "../http";
@@ -114,8 +115,17 @@ export async function updateEmail(
     });
   await checkPassword(ctx, s.user.id, password);
   await enforce(ctx, `email-change:user:${s.user.id}`, LIMITS.emailChangePerUser, "confirmation_email_sent");
-  // For an address already in use better-auth answers the same and sends nothing, so this call
-  // does not reveal who has an account.
+  // An address that already has an account is never moved to this one, and the answer is the
+  // same as for a free address (so it reveals nothing): its owner gets a notice without any link
+  // instead of a confirmation (at most LIMITS.emailPerAddress per window). A free address gets the
+  // confirmation link; the change applies only when it is opened (see confirmEmail).
+  const [owner] = await ctx.db.select({ id: user.id }).from(user).where(eq(user.email, email));
+  if (owner) {
+    const notice = LIMITS.emailPerAddress;
+    if ((await ctx.limiter.hit(`email-change-notice:${email}`, notice.limit, notice.windowSeconds)).allowed)
+      await ctx.mailer.send(emailChangeAttemptNotice(ctx.config.authPublicUrl, email));
+    return;
+  }
   await ctx.auth.api.changeEmail({ body: { newEmail: email }, headers: toHeaders(req) });
 }
 

@@ -116,12 +116,40 @@ export async function resendConfirmation(ctx: IdentityContext, req: FastifyReque
  * Applies a confirmation link (sign-up, or a change of email). When this browser is the one that
  * typed the password, the sign-in continues: a session, or the second-factor step.
  */
+/** The new address of an email-change link (unverified claims: only used to refuse early). */
+function changeTarget(token: string): string | null {
+  try {
+    const { updateTo } = decodeJwt(token) as { updateTo?: unknown };
+    return typeof updateTo === "string" && updateTo ? normalizeEmail(updateTo) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A unique-constraint violation (PostgreSQL 23505), however deep the drivers wrapped it. */
+function isUniqueViolation(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && typeof e === "object" && depth < 5; depth++) {
+    if ((e as { code?: unknown }).code === "23505") return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 export async function confirmEmail(ctx: IdentityContext, req: FastifyRequest, token: string) {
   const none: string[] = [];
+  // An email change whose new address has meanwhile got an account of its own is void: that
+  // account is never touched, and the link answers as an invalid one (the database's unique
+  // address backs this check when both happen at once).
+  const changeTo = changeTarget(token);
+  if (changeTo) {
+    const [taken] = await ctx.db.select({ id: user.id }).from(user).where(eq(user.email, changeTo));
+    if (taken) return { ok: false as const, signedIn: false, cookies: none };
+  }
   try {
     await ctx.auth.api.verifyEmail({ query: { token } });
   } catch (err) {
-    if (authErrorCode(err)) return { ok: false as const, signedIn: false, cookies: none };
+    if (authErrorCode(err) || isUniqueViolation(err))
+      return { ok: false as const, signedIn: false, cookies: none };
     throw err;
   }
   // Valid by now (better-auth checked it); its payload names the address that was confirmed.
