@@ -21,12 +21,15 @@ function run(env: Record<string, string>, args = ["serve"]) {
 }
 
 const dirs: string[] = [];
+// A server left running by a failed test would hold its ports for every later run.
+const children: ChildProcess[] = [];
 const tempDir = () => {
   const d = mkdtempSync(join(tmpdir(), "eval-console-cli-"));
   dirs.push(d);
   return d;
 };
 afterAll(() => {
+  for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
@@ -74,7 +77,9 @@ describe("server CLI", () => {
       DEMO_EVENTS: "1000",
     });
     const child: ChildProcess = r.child;
-    await waitFor(() => r.out().includes("Eval Console is running"), 60_000);
+    children.push(child);
+    // Start-up compiles the server with tsx, migrates and seeds: slow on a busy machine.
+    await waitFor(() => r.out().includes("Eval Console is running"), 120_000);
     expect(r.out()).toContain("admin@acme.test");
     expect(r.out()).toContain("password: cli-demo-password");
     const ready = await fetch("http://127.0.0.1:3390/readyz");
@@ -83,7 +88,7 @@ describe("server CLI", () => {
     expect(login.status).toBe(200);
     child.kill("SIGTERM");
     expect(await r.exited).toBe(0);
-  });
+  }, 180_000);
 
   it("prints usage for an unknown command", async () => {
     const r = run({}, ["frobnicate"]);

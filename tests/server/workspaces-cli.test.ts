@@ -28,6 +28,7 @@ describe("workspace restore on the command line", () => {
       child.on("exit", (code) => resolve({ code, out, err }));
     });
 
+  // Five command-line runs, each compiling the server with tsx: slow on a busy machine.
   it("restores a deleted workspace and refuses bad input", async () => {
     expect((await cli("workspace", "restore", "not-a-uuid")).code).toBe(2);
     // SEED_DEMO=never: a bare migrated database with one deleted workspace.
@@ -58,5 +59,5 @@ describe("workspace restore on the command line", () => {
     } finally {
       await db.close();
     }
-  });
+  }, 180_000);
 });
