@@ -4,7 +4,7 @@
 // The shell (Refine, auth gate, layout, current user) is in the entry chunk; each page is its own
 // chunk, so the first load fetches only the page it shows. main.tsx starts fetching the matched
 // page's chunk at startup (`preloadPage`), in parallel with the session check, instead of after it.
-import { ErrorComponent } from "@refinedev/antd";
+
 import { type ComponentType, lazy, Suspense, useEffect } from "react";
 import { matchRoutes, type RouteObject } from "react-router";
 import { RefineRoot } from "./App";
@@ -13,6 +13,7 @@ import { AuthGate } from "./components/auth/auth-gate";
 import { LoadingScreen } from "./components/feedback/loading-screen";
 import { RouteError } from "./components/feedback/route-error";
 import { AppLayout } from "./components/layout/app-layout";
+import { NotFoundPage } from "./components/not-found";
 
 type PageHandle = { preload: () => Promise<unknown> };
 
@@ -103,7 +104,7 @@ export const routes: RouteObject[] = [
               { path: "users", ...users },
               { path: "account/api-keys", ...apiKeys },
               { path: "account/settings", ...accountSettings },
-              { path: "*", element: <ErrorComponent /> },
+              { path: "*", element: <NotFoundPage /> },
             ],
           },
         ],

@@ -1,6 +1,7 @@
 // The key table with its own pager: "Showing page X of Y (N total)" and Previous/Next.
 import { DeleteOutlined } from "@ant-design/icons";
 import { Button, Empty, Flex, Table, Typography } from "antd";
+import { useIsMobile } from "../../hooks/use-is-mobile";
 import {
   expiresLabel,
   formatEpochDate,
@@ -20,6 +21,8 @@ type Props = {
 
 export function ApiKeysTable({ keys, loading, pageIndex, total, onPageChange, onDelete }: Props) {
   const pages = pageCount(total);
+  // On a phone the dates go under the key and the table fits the screen (no sideways scroll).
+  const mobile = useIsMobile();
   return (
     <>
       <Table<PersonalApiKey>
@@ -28,31 +31,47 @@ export function ApiKeysTable({ keys, loading, pageIndex, total, onPageChange, on
         loading={loading}
         dataSource={[...keys]}
         pagination={false}
-        scroll={{ x: 640 }}
+        scroll={mobile ? undefined : { x: 640 }}
         locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description="No API keys found" /> }}
         columns={[
           {
             title: "Key ID",
             dataIndex: "api_key_id",
             key: "api_key_id",
-            render: (id: string) => <Typography.Text code>{id}</Typography.Text>,
+            render: (id: string, key: PersonalApiKey) =>
+              mobile ? (
+                <Flex vertical gap={4}>
+                  <Typography.Text code style={{ wordBreak: "break-all" }}>
+                    {id}
+                  </Typography.Text>
+                  <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+                    Created {formatEpochDate(key.created_at)} · Expires {expiresLabel(key.expires_at_seconds)}
+                  </Typography.Text>
+                </Flex>
+              ) : (
+                <Typography.Text code>{id}</Typography.Text>
+              ),
           },
-          {
-            title: "Created",
-            dataIndex: "created_at",
-            key: "created_at",
-            render: (seconds: number) => formatEpochDate(seconds),
-          },
-          {
-            title: "Expires",
-            dataIndex: "expires_at_seconds",
-            key: "expires_at_seconds",
-            render: (seconds: number | null) => expiresLabel(seconds),
-          },
+          ...(mobile
+            ? []
+            : [
+                {
+                  title: "Created",
+                  dataIndex: "created_at",
+                  key: "created_at",
+                  render: (seconds: number) => formatEpochDate(seconds),
+                },
+                {
+                  title: "Expires",
+                  dataIndex: "expires_at_seconds",
+                  key: "expires_at_seconds",
+                  render: (seconds: number | null) => expiresLabel(seconds),
+                },
+              ]),
           {
             title: "Actions",
             key: "actions",
-            width: 120,
+            width: mobile ? undefined : 120,
             render: (_: unknown, key: PersonalApiKey) => (
               <Button
                 danger

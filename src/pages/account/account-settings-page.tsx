@@ -20,7 +20,15 @@ export function AccountSettingsPage() {
         <Form layout="vertical" component="div">
           {fields.map((field) => (
             <Form.Item key={field.id} label={field.label} htmlFor={field.id}>
-              <Input id={field.id} value={field.value} readOnly />
+              {/* Read-only facts read as text, not as fields waiting for input. */}
+              <Input
+                id={field.id}
+                value={field.value}
+                readOnly
+                variant="borderless"
+                tabIndex={-1}
+                style={{ paddingInline: 0, cursor: "default", fontSize: 15 }}
+              />
             </Form.Item>
           ))}
         </Form>

@@ -106,38 +106,27 @@ export function UsageSummary({ summary, loading }: { summary: Summary | undefine
   }
   const total = toMicros(summary.totals.cost);
   const empty = total === 0n && summary.totals.events === 0;
-  // Tiles and shares show usage alone; credits and other price adjustments have their own line.
+  // The operation tiles show usage alone, and credits and other price adjustments have their own
+  // line; the breakdowns keep each workspace's and eval type's net cost (what it adds to the bill).
   const adjustments = summary.adjustments?.events ? summary.adjustments : undefined;
   const usageTotal = usageOnly({ ...summary.totals, adjustments: summary.adjustments }).cost;
-  const share = (cost: bigint) => percentOf(cost, usageTotal);
-  const workspaces: Share[] = summary.by_workspace.flatMap((w) => {
-    const u = usageOnly(w);
-    if (u.events <= 0) return [];
-    return [
-      {
-        key: w.workspace_uuid ?? "none",
-        label: w.workspace_name,
-        cost: formatMoney(u.cost),
-        detail: eventsText(u.events),
-        percent: share(u.cost),
-        color: WORKSPACE_BAR,
-      },
-    ];
-  });
-  const evalTypes: Share[] = summary.by_eval_type.flatMap((t) => {
-    const u = usageOnly(t);
-    if (u.events <= 0) return [];
-    return [
-      {
-        key: t.eval_type,
-        label: evalTypeLabel(t.eval_type),
-        cost: formatMoney(u.cost),
-        detail: eventsText(u.events),
-        percent: share(u.cost),
-        color: evalTypeColor(t.eval_type),
-      },
-    ];
-  });
+  const share = (cost: string) => percentOf(toMicros(cost), total);
+  const workspaces: Share[] = summary.by_workspace.map((w) => ({
+    key: w.workspace_uuid ?? "none",
+    label: w.workspace_name,
+    cost: formatMoney(w.cost),
+    detail: eventsText(w.events),
+    percent: share(w.cost),
+    color: WORKSPACE_BAR,
+  }));
+  const evalTypes: Share[] = summary.by_eval_type.map((t) => ({
+    key: t.eval_type,
+    label: evalTypeLabel(t.eval_type),
+    cost: formatMoney(t.cost),
+    detail: eventsText(t.events),
+    percent: share(t.cost),
+    color: evalTypeColor(t.eval_type),
+  }));
   const operations = summary.by_operation.flatMap((op) => {
     const u = usageOnly(op);
     return u.events > 0 ? [{ op, u }] : [];
