@@ -9,18 +9,28 @@ export type ConsoleConfig = {
 
 export const DEFAULT_PRODUCT_NAME = "Eval Console";
 
+/** A field of config.json that cannot be used; `field` says which. */
+export class ConfigFieldError extends Error {
+  readonly field: string;
+  constructor(field: string, message: string) {
+    super(message);
+    this.name = "ConfigFieldError";
+    this.field = field;
+  }
+}
+
 function absoluteUrl(value: unknown, field: string): string {
   if (typeof value !== "string" || value.trim() === "") {
-    throw new Error(`config.json: "${field}" is missing`);
+    throw new ConfigFieldError(field, `config.json: "${field}" is missing`);
   }
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new Error(`config.json: "${field}" is not an absolute URL`);
+    throw new ConfigFieldError(field, `config.json: "${field}" is not an absolute URL`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new Error(`config.json: "${field}" must be an http(s) URL`);
+    throw new ConfigFieldError(field, `config.json: "${field}" must be an http(s) URL`);
   }
   // Paths are joined as `${apiUrl}/v1/...`; a trailing slash would double it.
   return value.replace(/\/+$/, "");

@@ -5,6 +5,7 @@ import type { IAuthClient } from "@propelauth/javascript";
 import type { AuthProvider, CheckResponse } from "@refinedev/core";
 import { toLatin1Url } from "../lib/return-target";
 import type { CurrentUserSource } from "./current-user";
+import { toAuthRefreshError } from "./identity-client";
 
 export type AuthClient = Pick<
   IAuthClient,
@@ -27,7 +28,8 @@ export const browserNavigator: PageNavigator = {
   currentUrl: () => window.location.href,
 };
 
-/** check() failed to reach the identity service: show an error, do not bounce to login. */
+/** check() failed to reach the identity service (after the client's 3 retries): show the error
+ * (spec §8 wording) with a way to retry; do not bounce to login. */
 export const AUTH_UNAVAILABLE = "AuthUnavailable";
 
 export type ConsoleAuthProvider = AuthProvider & {
@@ -64,8 +66,8 @@ export function createAuthProvider({
       let info: Awaited<ReturnType<AuthClient["getAuthenticationInfoOrNull"]>>;
       try {
         info = await client.getAuthenticationInfoOrNull();
-      } catch {
-        const message = "The sign-in service could not be reached. Please try again.";
+      } catch (error) {
+        const { message } = toAuthRefreshError(error);
         return { authenticated: false, error: { name: AUTH_UNAVAILABLE, message } };
       }
       if (info) return { authenticated: true };
@@ -105,10 +107,18 @@ export function createAuthProvider({
     },
 
     watchSession: () => {
+      // The client also reports "logged out" when a refresh fails (500, network): ask it again,
+      // which joins the refresh still under way, and leave only when it says signed out (401).
       const observer = (isLoggedIn: boolean) => {
-        if (isLoggedIn) return;
-        currentUser.clear();
-        leave(loginUrl());
+        if (isLoggedIn || leaving) return;
+        client.getAuthenticationInfoOrNull().then(
+          (info) => {
+            if (info) return;
+            currentUser.clear();
+            leave(loginUrl());
+          },
+          () => {},
+        );
       };
       client.addLoggedInChangeObserver(observer);
       return () => client.removeLoggedInChangeObserver(observer);

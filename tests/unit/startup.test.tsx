@@ -1,9 +1,14 @@
 import { render, screen } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
 import { createMemoryRouter, RouterProvider } from "react-router";
 import { describe, expect, it, vi } from "vitest";
 import { RouteError } from "../../src/components/feedback/route-error";
+import { StartupError } from "../../src/components/feedback/startup-error";
+import { parseConsoleConfig } from "../../src/lib/console-config";
 import { loadConsoleConfig } from "../../src/providers/config-loader";
-import { jsonResponse } from "./support/fakes";
+import { AuthRefreshError } from "../../src/providers/identity-client";
+import { fakeAuthClient, jsonResponse } from "./support/fakes";
+import { renderConsole } from "./support/render-console";
 
 describe("loading /config.json", () => {
   it("reads the config from the console's own origin", async () => {
@@ -53,4 +58,51 @@ describe("route error boundary", () => {
     expect(screen.getByRole("button", { name: "Reload page" })).toBeInTheDocument();
     quiet.mockRestore();
   });
+});
+
+describe("start-up failures", () => {
+  it("an invalid auth URL reads 'Unable to initialize auth client' with the detail below", () => {
+    let error: unknown;
+    try {
+      parseConsoleConfig({ apiUrl: "http://localhost:3000", authUrl: "auth.example.test" });
+    } catch (caught) {
+      error = caught;
+    }
+    render(<StartupError error={error} onRetry={() => {}} />);
+    expect(screen.getByText("Unable to initialize auth client")).toBeInTheDocument();
+    expect(screen.getByText('config.json: "authUrl" is not an absolute URL')).toBeInTheDocument();
+    expect(screen.queryByText("The console could not start")).not.toBeInTheDocument();
+  });
+
+  it("other configuration problems keep their own title", () => {
+    render(<StartupError error={new Error("config.json is not a JSON object")} onRetry={() => {}} />);
+    expect(screen.getByText("The console could not start")).toBeInTheDocument();
+    expect(screen.getByText("config.json is not a JSON object")).toBeInTheDocument();
+  });
+});
+
+describe("sign-in service outage", () => {
+  it("shows the refresh error with Try again, which signs the tab in once the service answers", async () => {
+    const client = fakeAuthClient();
+    const signedIn = client.getAuthenticationInfoOrNull;
+    const failing = vi.fn(async () => {
+      throw new AuthRefreshError(500, "500 Internal Server Error");
+    });
+    client.getAuthenticationInfoOrNull = failing;
+    const { navigator } = renderConsole({ path: "/account/settings", client });
+
+    expect(await screen.findByText("Unable to reach the sign-in service")).toBeInTheDocument();
+    expect(screen.getByText("500 Internal Server Error")).toBeInTheDocument();
+    expect(screen.getByText(/Trying again automatically in 5 s/)).toBeInTheDocument();
+    expect(screen.queryByText("Loading...")).not.toBeInTheDocument();
+    expect(navigator.assign).not.toHaveBeenCalled();
+    const calls = failing.mock.calls.length;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(failing.mock.calls.length).toBe(calls);
+
+    client.getAuthenticationInfoOrNull = signedIn;
+    await userEvent.click(screen.getByRole("button", { name: "Try again" }));
+    expect(await screen.findByRole("heading", { name: "Account Settings" })).toBeInTheDocument();
+    expect(navigator.assign).not.toHaveBeenCalled();
+  }, 20_000);
 });

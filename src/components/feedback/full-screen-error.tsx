@@ -3,9 +3,22 @@
 import { Button, Flex, Result } from "antd";
 import type { ReactNode } from "react";
 
-type Props = { title: string; message: ReactNode; onRetry?: () => void; retryLabel?: string };
+type Props = {
+  title: string;
+  message: ReactNode;
+  onRetry?: () => void;
+  retryLabel?: string;
+  /** A retry is under way: the button shows it and does not start another. */
+  retrying?: boolean;
+};
 
-export function FullScreenError({ title, message, onRetry, retryLabel = "Try again" }: Props) {
+export function FullScreenError({
+  title,
+  message,
+  onRetry,
+  retryLabel = "Try again",
+  retrying = false,
+}: Props) {
   return (
     <Flex align="center" justify="center" style={{ minHeight: "100vh", padding: 24 }}>
       <Result
@@ -14,7 +27,7 @@ export function FullScreenError({ title, message, onRetry, retryLabel = "Try aga
         subTitle={message}
         extra={
           onRetry ? (
-            <Button type="primary" onClick={onRetry}>
+            <Button type="primary" onClick={onRetry} loading={retrying}>
               {retryLabel}
             </Button>
           ) : null

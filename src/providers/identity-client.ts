@@ -1,0 +1,81 @@
+// The PropelAuth client as the console runs it. A failed GET /api/v1/refresh_token (after the
+// client's own 3 retries, 100, 200 and 300 ms apart) becomes an AuthRefreshError carrying the
+// spec's wording (§8), and background refreshes never leave a rejection unhandled.
+import { createClient, type IAuthClient } from "@propelauth/javascript";
+
+/** Spec §8: status 0 (CORS, network) and unparsable answers. */
+export const AUTH_RESPONSE_UNREADABLE = "Unable to process authentication response";
+
+/** Spec §5: the client refuses an auth URL that is not a valid absolute URL. */
+export const AUTH_CLIENT_INIT_FAILED = "Unable to initialize auth client";
+
+/** Background refresh period (spec §4). */
+export const BACKGROUND_REFRESH_MS = 60_000;
+
+export class AuthRefreshError extends Error {
+  /** HTTP status of the refresh answer; 0 when no answer could be read. */
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.name = "AuthRefreshError";
+    this.status = status;
+  }
+}
+
+/** What the client rejected with, in the spec's words: "Unable to process authentication
+ * response" when nothing readable came back, the status and its text otherwise. */
+export function toAuthRefreshError(error: unknown): AuthRefreshError {
+  if (error instanceof AuthRefreshError) return error;
+  const shape = error as { status?: unknown; message?: unknown } | null;
+  const status = typeof shape?.status === "number" ? shape.status : 0;
+  const text = typeof shape?.message === "string" ? shape.message.trim() : "";
+  // A fetch that never got an answer rejects with a TypeError (no status): the same as status 0.
+  if (status === 0 || text === AUTH_RESPONSE_UNREADABLE) {
+    return new AuthRefreshError(status, AUTH_RESPONSE_UNREADABLE);
+  }
+  return new AuthRefreshError(status, text ? `${status} ${text}` : `${status}`);
+}
+
+export type IdentityClient = IAuthClient;
+
+/**
+ * Creates the client with its own start-up fetch and 60 s timer turned off (their failures would
+ * be unhandled rejections) and runs both here instead. Its focus and "online" refreshes stay: they
+ * call the wrapped getAuthenticationInfoOrNull, and a failure there has already been reported to
+ * whoever asked for the session, so its rejection is marked handled.
+ */
+export function createIdentityClient(authUrl: string, win: Window = window): IdentityClient {
+  let client: IAuthClient;
+  try {
+    client = createClient({ authUrl, enableBackgroundTokenRefresh: false });
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new Error(detail === AUTH_CLIENT_INIT_FAILED ? detail : `${AUTH_CLIENT_INIT_FAILED}: ${detail}`);
+  }
+  const fetchInfo = client.getAuthenticationInfoOrNull.bind(client);
+  client.getAuthenticationInfoOrNull = async (forceRefresh?: boolean) => {
+    try {
+      return await fetchInfo(forceRefresh);
+    } catch (error) {
+      throw toAuthRefreshError(error);
+    }
+  };
+
+  const markHandled = (event: PromiseRejectionEvent) => {
+    if (event.reason instanceof AuthRefreshError) event.preventDefault();
+  };
+  win.addEventListener("unhandledrejection", markHandled);
+  const refresh = () => {
+    client.getAuthenticationInfoOrNull().catch(() => {});
+  };
+  // Starts the session request while the console's code loads; the auth check joins it.
+  refresh();
+  const timer = win.setInterval(refresh, BACKGROUND_REFRESH_MS);
+  const destroy = client.destroy.bind(client);
+  client.destroy = () => {
+    win.clearInterval(timer);
+    win.removeEventListener("unhandledrejection", markHandled);
+    destroy();
+  };
+  return client;
+}

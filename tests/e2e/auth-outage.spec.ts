@@ -1,0 +1,98 @@
+import { expect, type Page, type Route, test } from "@playwright/test";
+import { E2E } from "../../playwright.config";
+import { signIn } from "./console";
+
+// Spec §4/§8: a failing refresh_token is retried 3 times (100, 200, 300 ms), then its error shows
+// with a way to retry; the console neither hangs on "Loading..." nor floods the identity service.
+const REFRESH = `${E2E.auth}/api/v1/refresh_token**`;
+const PATH = "/account/settings";
+
+type Failure = { name: string; fail: (route: Route) => Promise<void>; text: string };
+
+const failures: Failure[] = [
+  {
+    name: "answers 500",
+    fail: (route) => route.fulfill({ status: 500, contentType: "text/plain", body: "boom" }),
+    text: "500 Internal Server Error",
+  },
+  {
+    name: "cannot be reached",
+    fail: (route) => route.abort("connectionrefused"),
+    text: "Unable to process authentication response",
+  },
+];
+
+async function breakIdentity(page: Page, failure: Failure) {
+  const state = { calls: 0, failing: true };
+  await page.route(REFRESH, async (route) => {
+    state.calls += 1;
+    if (state.failing) await failure.fail(route);
+    else await route.fallback();
+  });
+  return state;
+}
+
+for (const failure of failures) {
+  test(`the sign-in service ${failure.name}: its error shows, retries back off, Try again recovers`, async ({
+    page,
+  }) => {
+    test.setTimeout(90_000);
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await signIn(page, "member@acme.test", PATH);
+    await expect(page.getByRole("heading", { name: "Account Settings" })).toBeVisible();
+
+    const pageErrors: string[] = [];
+    page.on("pageerror", (error) => pageErrors.push(error.message));
+    const identity = await breakIdentity(page, failure);
+
+    await page.reload();
+    await expect(page.getByText("Unable to reach the sign-in service")).toBeVisible();
+    await expect(page.getByText(failure.text, { exact: true })).toBeVisible();
+    await expect(page.getByRole("button", { name: "Try again" })).toBeVisible();
+    // Still on the console (no bounce to the login page and back), no "Loading..." left behind.
+    expect(page.url()).toBe(`${E2E.console}${PATH}`);
+    await expect(page.getByText("Loading...")).toHaveCount(0);
+    // One round: the request and its 3 retries.
+    expect(identity.calls).toBe(4);
+
+    // Over 5 s: at most one more automatic round (4 calls), not a storm.
+    const before = identity.calls;
+    await page.waitForTimeout(5_500);
+    expect(identity.calls - before).toBeLessThanOrEqual(4);
+    await page.screenshot({ path: `/tmp/auth-outage-${failure.text.slice(0, 3)}-1440.png` });
+    expect(pageErrors).toEqual([]);
+
+    // The service is back: Try again signs the tab in without a reload.
+    identity.failing = false;
+    await page.getByRole("button", { name: "Try again" }).click();
+    await expect(page.getByRole("heading", { name: "Account Settings" })).toBeVisible();
+    expect(page.url()).toBe(`${E2E.console}${PATH}`);
+    expect(pageErrors).toEqual([]);
+  });
+}
+
+test("narrow screens show the sign-in outage whole", async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await signIn(page, "member@acme.test", PATH);
+  const identity = await breakIdentity(page, failures[0] as Failure);
+  await page.reload();
+  await expect(page.getByText("500 Internal Server Error", { exact: true })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Try again" })).toBeInViewport();
+  expect(identity.calls).toBe(4);
+  await page.screenshot({ path: "/tmp/auth-outage-500-390.png" });
+});
+
+test("an auth URL that is not absolute reads 'Unable to initialize auth client' with the detail", async ({
+  page,
+}) => {
+  await page.route(`${E2E.console}/config.json`, (route) =>
+    route.fulfill({
+      json: { apiUrl: E2E.console, authUrl: "auth.example.test", productName: "Eval Console" },
+    }),
+  );
+  await page.goto("/");
+  await expect(page.getByText("Unable to initialize auth client", { exact: true })).toBeVisible();
+  await expect(page.getByText('config.json: "authUrl" is not an absolute URL')).toBeVisible();
+  await expect(page.getByRole("button", { name: "Reload" })).toBeVisible();
+  await page.screenshot({ path: "/tmp/auth-url-invalid-1280.png" });
+});
