@@ -1,0 +1,167 @@
+// What a demanding user notices: one colour per eval type, credits shown as credits, the Balance
+// caption of a paid cycle, phone layouts without cut titles or sideways scrolling, and the
+// collapsed sider's tooltip timing (spec §9).
+import { expect, type Locator, type Page, test } from "@playwright/test";
+import { E2E } from "../../playwright.config";
+import { signIn } from "./console";
+
+test.describe.configure({ timeout: 180_000 });
+
+type Cycle = {
+  billing_cycle_uuid: string;
+  billing_cycle_start_date: string;
+  paid_amount_usd: string;
+  unattributed_cost?: string;
+  workspace_groups: { group_name: string; total_cost: string; balance_remaining: string }[];
+};
+type Summary = { adjustments?: { events: number; cost: string } };
+
+const micros = (v: string | undefined) => {
+  const [whole = "0", frac = ""] = (v ?? "0").replace("-", "").split(".");
+  const n = BigInt(whole) * 1_000_000n + BigInt((frac + "000000").slice(0, 6));
+  return (v ?? "").startsWith("-") ? -n : n;
+};
+
+async function api(page: Page) {
+  const auth = await page.request.get(`${E2E.auth}/api/v1/refresh_token`);
+  expect(auth.ok()).toBe(true);
+  const headers = { Authorization: `Bearer ${(await auth.json()).access_token as string}` };
+  return async <T>(path: string): Promise<T> => {
+    const res = await page.request.get(`${E2E.console}${path}`, { headers });
+    expect(res.ok(), path).toBe(true);
+    return (await res.json()) as T;
+  };
+}
+
+/** Steps the period stepper from the latest cycle back to `index` (cycles in start order). */
+async function openCycle(page: Page, cycles: Cycle[], index: number) {
+  for (let i = cycles.length - 1; i > index; i--) {
+    await page.getByRole("button", { name: "Previous billing period" }).click();
+  }
+}
+
+const background = (l: Locator) => l.evaluate((el) => getComputedStyle(el).backgroundColor);
+
+/** Eval type label → colour, as the summary's By Eval Type bars and the chart's legend draw them. */
+async function summaryColours(page: Page) {
+  const out = new Map<string, string>();
+  const rows = page.getByTestId("breakdown-by-eval-type").getByTestId("breakdown-row");
+  for (const row of await rows.all()) {
+    const label = (await row.locator(".ant-typography").first().textContent())?.trim() ?? "";
+    out.set(label, await background(row.locator(".ant-progress-bg")));
+  }
+  return out;
+}
+async function legendColours(page: Page) {
+  const out = new Map<string, string>();
+  for (const item of await page.getByTestId("chart-legend").getByRole("listitem").all()) {
+    out.set((await item.textContent())?.trim() ?? "", await background(item.getByTestId("legend-swatch")));
+  }
+  return out;
+}
+
+test("an eval type keeps its colour, credits have their own line, a paid cycle is not outstanding", async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await signIn(page, "admin@acme.test", "/");
+  const get = await api(page);
+  const cycles = (await get<Cycle[]>("/v1/accounts/organization/billingcycles")).sort((a, b) =>
+    a.billing_cycle_start_date.localeCompare(b.billing_cycle_start_date),
+  );
+
+  // The latest cycle with credits in its usage (the demo has some in every full cycle).
+  let credited = -1;
+  for (let i = cycles.length - 1; i >= 0 && credited < 0; i--) {
+    const s = await get<Summary>(`/v1/usage/summary?billing_cycle_uuid=${cycles[i]?.billing_cycle_uuid}`);
+    if ((s.adjustments?.events ?? 0) > 0 && micros(s.adjustments?.cost) < 0n) credited = i;
+  }
+  expect(credited, "a cycle with credits").toBeGreaterThanOrEqual(0);
+  await openCycle(page, cycles, credited);
+  await expect(page.getByTestId("breakdown-by-eval-type").getByTestId("breakdown-row").first()).toBeVisible();
+  await expect(page.getByTestId("chart-legend").getByRole("listitem").first()).toBeVisible();
+
+  // Credits: their own line, in credit green; no operation tile turns negative.
+  const credits = page.getByRole("region", { name: "Credits & Adjustments" });
+  await expect(credits).toBeVisible();
+  await expect(credits).toContainText(/-\$[\d,]+\.\d{2}/);
+  await expect(credits).toContainText(/\d+ adjustments?/);
+  for (const tile of await page.getByTestId("usage-tile").allTextContents()) expect(tile).not.toContain("-$");
+  // The chart draws them as their own series.
+  await expect(page.getByTestId("chart-legend")).toContainText("Credits & adjustments");
+
+  // One colour per eval type: the summary's bars, the legend, and the legend in every grouping.
+  const summary = await summaryColours(page);
+  const daily = await legendColours(page);
+  const shared = [...summary.keys()].filter((label) => daily.has(label));
+  expect(shared.length).toBeGreaterThanOrEqual(3);
+  for (const label of shared) expect(daily.get(label), label).toBe(summary.get(label));
+  expect(new Set(shared.map((l) => summary.get(l))).size).toBe(shared.length);
+  const chart = page.getByTestId("usage-chart");
+  for (const grouping of ["Weekly", "Monthly"]) {
+    await chart.getByText(grouping, { exact: true }).click();
+    await expect(page.getByTestId("chart-legend").getByRole("listitem").first()).toBeVisible();
+    const legend = await legendColours(page);
+    for (const [label, colour] of legend)
+      if (summary.has(label)) expect(colour, label).toBe(summary.get(label));
+  }
+  await page.screenshot({ path: "test-results/polish-billing-credits.png", fullPage: true });
+
+  // A cycle whose payments cover its Balance figure says so instead of "Outstanding".
+  const balanceOf = (c: Cycle) => {
+    let b = micros(c.unattributed_cost);
+    for (const g of c.workspace_groups)
+      if (micros(g.balance_remaining) > 0n) b += micros(g.balance_remaining);
+    return b;
+  };
+  const paid = cycles.findIndex((c) => balanceOf(c) > 0n && micros(c.paid_amount_usd) >= balanceOf(c));
+  expect(paid, "a cycle paid in full").toBeGreaterThanOrEqual(0);
+  await page.goto("/");
+  await expect(page.getByTestId("balance")).toBeVisible();
+  await openCycle(page, cycles, paid);
+  await expect(page.getByTestId("balance-caption")).toHaveText("Beyond prepaid credit · paid in full");
+  await expect(page.getByTestId("balance")).not.toContainText("Outstanding");
+});
+
+test("on a 390 px phone card titles are whole and the API key list needs no sideways scrolling", async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await signIn(page, "admin@acme.test", "/");
+  for (const title of ["Usage Summary", "Cost & Usage Records"]) {
+    const head = page.locator(".ant-card-head-title", { hasText: title });
+    await expect(head).toBeVisible();
+    expect(await head.evaluate((el) => el.scrollWidth <= el.clientWidth), title).toBe(true);
+  }
+
+  await page.goto("/account/api-keys");
+  await page.getByRole("button", { name: "Create API Key" }).click();
+  await page
+    .getByRole("dialog")
+    .getByRole("button", { name: /Create$/ })
+    .click();
+  const shown = page.getByRole("dialog").filter({ hasText: "Your new API key" });
+  const keyId = await shown.getByRole("textbox", { name: "Key ID", exact: true }).inputValue();
+  await shown.getByRole("button", { name: "Done" }).click();
+  const del = page.getByRole("button", { name: `Delete API key ${keyId}` });
+  await expect(del).toBeVisible();
+  const box = await del.boundingBox();
+  expect(box && box.x + box.width <= 390).toBe(true);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  const table = page.locator(".ant-table-content, .ant-table-body").first();
+  expect(await table.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+  await page.screenshot({ path: "test-results/polish-api-keys-390.png", fullPage: true });
+});
+
+test("the collapsed sider's tooltips open after 700 ms", async ({ page }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await signIn(page, "admin@acme.test", "/account/settings");
+  await expect(page.getByRole("heading", { name: "Account Settings" })).toBeVisible();
+  await page.getByRole("button", { name: "Toggle Sidebar" }).click();
+  await expect(page.getByTestId("app-sider")).toHaveCSS("width", "48px");
+  const nav = page.getByRole("navigation", { name: "Main" });
+  await nav.getByRole("menuitem").nth(1).hover();
+  await page.waitForTimeout(400);
+  await expect(page.getByRole("tooltip")).toHaveCount(0);
+  await expect(page.getByRole("tooltip")).toHaveText("Workspaces", { timeout: 2_000 });
+});
