@@ -1,6 +1,7 @@
 // @vitest-environment jsdom
 // The unmodified @propelauth/javascript browser client against our identity service over real
 // HTTP: refresh, role and permission helpers, org-scoped tokens, and logout.
+import { Blob as NodeBlob, File as NodeFile } from "node:buffer";
 import { createClient } from "@propelauth/javascript";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,6 +14,9 @@ describe.each(backends())("@propelauth/javascript against the identity service o
   let origin: string;
   let acmeId: string;
   beforeAll(async () => {
+    // The embedded database reads its extensions (pg_trgm) through File/Blob; jsdom's versions
+    // lack arrayBuffer(), and the client under test does not need them.
+    Object.assign(globalThis, { Blob: NodeBlob, File: NodeFile });
     // Each Browser gives its address in X-Forwarded-For, through the test's loopback "proxy".
     p = await startProduct(backend, { TRUST_PROXY: "loopback" });
     origin = await listen(p);
