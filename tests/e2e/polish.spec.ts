@@ -128,6 +128,9 @@ test("on a 390 px phone card titles are whole and the API key list needs no side
 }) => {
   await page.setViewportSize({ width: 390, height: 844 });
   await signIn(page, "admin@acme.test", "/");
+  // With the data in, the cards' headers hold their extras (total, export) too.
+  await expect(page.getByTestId("summary-total")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Export to CSV" })).toBeVisible();
   for (const title of ["Usage Summary", "Cost & Usage Records"]) {
     const head = page.locator(".ant-card-head-title", { hasText: title });
     await expect(head).toBeVisible();
