@@ -33,6 +33,8 @@ type AggRow = {
   events: number;
   quantity: number;
   costMicros: bigint;
+  /** Adjustments only: the rows are credits (negative costs). */
+  credit?: boolean;
 };
 
 /**
@@ -102,6 +104,7 @@ async function adjustments(db: Db, cycle: Cycle, f: UsageFilters): Promise<AggRo
       events: sql<string>`count(*)::text`,
       quantity: sql<string>`sum(${usageEvents.quantity})::text`,
       cost: sql<string>`sum(${usageEvents.costMicros})::text`,
+      credit: sql<boolean>`(${usageEvents.costMicros} < 0)`,
     })
     .from(usageEvents)
     .leftJoin(workspaces, workspaceJoin)
@@ -111,7 +114,7 @@ async function adjustments(db: Db, cycle: Cycle, f: UsageFilters): Promise<AggRo
         sql`${usageEvents.costMicros} <> ${usageEvents.unitPriceMicros} * ${usageEvents.quantity}`,
       ),
     )
-    .groupBy(sql`1`, sql`2`, sql`3`, sql`4`, sql`5`, sql`6`);
+    .groupBy(sql`1`, sql`2`, sql`3`, sql`4`, sql`5`, sql`6`, sql`10`);
   return rows.map((r) => ({
     day: r.day,
     workspaceUuid: r.workspaceUuid,
@@ -122,6 +125,7 @@ async function adjustments(db: Db, cycle: Cycle, f: UsageFilters): Promise<AggRo
     events: Number(r.events),
     quantity: Number(r.quantity),
     costMicros: BigInt(r.cost),
+    credit: r.credit === true || String(r.credit) === "true" || String(r.credit) === "t",
   }));
 }
 
@@ -217,6 +221,9 @@ export async function usageSummary(db: Db, cycle: Cycle, f: UsageFilters, now = 
     // Credits and other price adjustments included in the sums above (every row's `adjustments`
     // is the part of its sums that is adjustments): usage alone is the sum minus adjustments.
     adjustments: totalsOf(adjusted),
+    // The same adjustments split into credits (negative) and charges (positive).
+    credits: totalsOf(adjusted.filter((r) => r.credit)),
+    charges: totalsOf(adjusted.filter((r) => !r.credit)),
     by_operation: byOperation,
     by_workspace: topWorkspaces(
       sumBy(rows, (r) => r.workspaceUuid),

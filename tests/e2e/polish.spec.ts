@@ -14,7 +14,7 @@ type Cycle = {
   unattributed_cost?: string;
   workspace_groups: { group_name: string; total_cost: string; balance_remaining: string }[];
 };
-type Summary = { adjustments?: { events: number; cost: string } };
+type Summary = { credits?: { events: number; cost: string } };
 
 const micros = (v: string | undefined) => {
   const [whole = "0", frac = ""] = (v ?? "0").replace("-", "").split(".");
@@ -74,7 +74,7 @@ test("an eval type keeps its colour, credits have their own line, a paid cycle i
   let credited = -1;
   for (let i = cycles.length - 1; i >= 0 && credited < 0; i--) {
     const s = await get<Summary>(`/v1/usage/summary?billing_cycle_uuid=${cycles[i]?.billing_cycle_uuid}`);
-    if ((s.adjustments?.events ?? 0) > 0 && micros(s.adjustments?.cost) < 0n) credited = i;
+    if ((s.credits?.events ?? 0) > 0 && micros(s.credits?.cost) < 0n) credited = i;
   }
   expect(credited, "a cycle with credits").toBeGreaterThanOrEqual(0);
   await openCycle(page, cycles, credited);
@@ -82,10 +82,10 @@ test("an eval type keeps its colour, credits have their own line, a paid cycle i
   await expect(page.getByTestId("chart-legend").getByRole("listitem").first()).toBeVisible();
 
   // Credits: their own line, in credit green; no operation tile turns negative.
-  const credits = page.getByRole("region", { name: "Credits & Adjustments" });
+  const credits = page.getByRole("region", { name: "Credits", exact: true });
   await expect(credits).toBeVisible();
   await expect(credits).toContainText(/-\$[\d,]+\.\d{2}/);
-  await expect(credits).toContainText(/\d+ adjustments?/);
+  await expect(credits).toContainText(/\d+ credits?/);
   for (const tile of await page.getByTestId("usage-tile").allTextContents()) expect(tile).not.toContain("-$");
   // The chart draws them as their own series.
   await expect(page.getByTestId("chart-legend")).toContainText("Credits & adjustments");

@@ -73,6 +73,8 @@ describe.each(backends())("usage adjustments on $name", (backend) => {
     // Usage: 4×0.25 + 2×0.50 + 8×0.25 = 4.00; adjustments -300 + 5 = -295.
     expect(s.totals).toEqual({ events: 5, count: 16, cost: "-291.00" });
     expect(s.adjustments).toEqual({ events: 2, count: 2, cost: "-295.00" });
+    expect(s.credits).toEqual({ events: 1, count: 1, cost: "-300.00" });
+    expect(s.charges).toEqual({ events: 1, count: 1, cost: "5.00" });
     const scoring = s.by_operation.find((o: { operation: string }) => o.operation === "scoring");
     expect(scoring).toMatchObject({
       events: 4,

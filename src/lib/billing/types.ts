@@ -45,6 +45,9 @@ export type UsageSummary = {
   data_as_of: string;
   totals: Sums;
   adjustments?: Sums;
+  /** The adjustments split into credits (negative) and charges (positive). */
+  credits?: Sums;
+  charges?: Sums;
   by_operation: (Sums & Adjusted & { operation: string; rule_metric: string })[];
   by_workspace: (Sums & Adjusted & { workspace_uuid: string | null; workspace_name: string })[];
   by_eval_type: (Sums & Adjusted & { eval_type: string })[];

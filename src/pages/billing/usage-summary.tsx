@@ -127,6 +127,16 @@ export function UsageSummary({ summary, loading }: { summary: Summary | undefine
     percent: share(t.cost),
     color: evalTypeColor(t.eval_type),
   }));
+  // Credits and charges on lines of their own (a server without the split gives the net only).
+  const adjustmentLines =
+    summary.credits || summary.charges
+      ? [
+          { label: "Credits", noun: "credit", sums: summary.credits },
+          { label: "Other Adjustments", noun: "adjustment", sums: summary.charges },
+        ].flatMap((l) => (l.sums?.events ? [{ ...l, sums: l.sums }] : []))
+      : adjustments
+        ? [{ label: "Credits & Adjustments", noun: "adjustment", sums: adjustments }]
+        : [];
   const operations = summary.by_operation.flatMap((op) => {
     const u = usageOnly(op);
     return u.events > 0 ? [{ op, u }] : [];
@@ -165,16 +175,16 @@ export function UsageSummary({ summary, loading }: { summary: Summary | undefine
                 </Col>
               ))
             )}
-            {adjustments ? (
-              <Col xs={24} sm={12} lg={6}>
+            {adjustmentLines.map((line) => (
+              <Col key={line.label} xs={24} sm={12} lg={6}>
                 <Tile
-                  label={toMicros(adjustments.cost) < 0n ? "Credits & Adjustments" : "Adjustments"}
-                  cost={formatMoney(adjustments.cost)}
-                  count={`${adjustments.events.toLocaleString("en-US")} ${adjustments.events === 1 ? "adjustment" : "adjustments"}`}
-                  credit={toMicros(adjustments.cost) < 0n}
+                  label={line.label}
+                  cost={formatMoney(line.sums.cost)}
+                  count={`${line.sums.events.toLocaleString("en-US")} ${line.sums.events === 1 ? line.noun : `${line.noun}s`}`}
+                  credit={toMicros(line.sums.cost) < 0n}
                 />
               </Col>
-            ) : null}
+            ))}
           </Row>
           <Row gutter={[32, 24]}>
             <Col xs={24} lg={12}>
