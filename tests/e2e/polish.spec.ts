@@ -18,7 +18,7 @@ type Summary = { credits?: { events: number; cost: string } };
 
 const micros = (v: string | undefined) => {
   const [whole = "0", frac = ""] = (v ?? "0").replace("-", "").split(".");
-  const n = BigInt(whole) * 1_000_000n + BigInt((frac + "000000").slice(0, 6));
+  const n = BigInt(whole) * 1_000_000n + BigInt(frac.padEnd(6, "0").slice(0, 6));
   return (v ?? "").startsWith("-") ? -n : n;
 };
 
