@@ -32,6 +32,13 @@ background:var(--card);appearance:none;-webkit-appearance:none;cursor:pointer;tr
 .tag{display:inline-block;padding:0 7px;margin-right:4px;border:1px solid var(--input);border-radius:4px;font-size:12px}
 .muted{color:var(--muted)}
 .pager{display:flex;gap:12px;justify-content:flex-end}
+button.small,.button.small{white-space:nowrap}
+@media (max-width:600px){
+.wide table,.wide tbody,.wide tr,.wide td{display:block;width:100%}
+.wide thead{display:none}
+.wide tr{padding:8px 0;border-bottom:1px solid var(--border)}
+.wide td{border:0;padding:4px 0}
+}
 `;
 
 export const orgStyle = html`<style>${new SafeHtml(CSS)}</style>`;
