@@ -114,6 +114,14 @@ export const usageEvents = pgTable(
     // searchDocument), so `document ilike '%text%'` is a bitmap index scan instead of a scan of the
     // cycle. Needs the pg_trgm extension (created by migration 0008, loaded into PGlite).
     index("usage_events_search_trgm_idx").using("gin", sql`(${searchDocument(t)}) gin_trgm_ops`),
+    // Price adjustments (an explicit cost, not quantity × unit price) are a handful per cycle: the
+    // Usage Summary and the chart read them on every call, from this small partial index instead
+    // of a scan of the whole cycle. The predicate must stay the one usage-aggregates.ts queries
+    // (isAdjustment). Migration 0009 also creates statistics on that expression: without them the
+    // planner guesses that most rows match and scans the cycle anyway.
+    index("usage_events_adjustments_idx")
+      .on(t.organizationUuid, t.occurredAt)
+      .where(sql`(${t.costMicros} <> ${t.unitPriceMicros} * ${t.quantity}) is true`),
   ],
 );
 
