@@ -129,20 +129,36 @@ const RecordsPageSchema = z
   .object({ records: z.array(UsageRecordSchema), total: z.int(), page: z.int(), page_size: z.int() })
   .meta({ id: "UsageRecordsPage" });
 
+const adjustmentSums = z
+  .object(sums)
+  .meta({ description: "The part of this row's sums that is credits and other price adjustments." });
+const bucketAdjustments = z
+  .object({ events: z.int(), count: z.int(), price: money })
+  .meta({ description: "The part of this bucket's sums that is credits and other price adjustments." });
+
 const SummarySchema = z
   .object({
     billing_cycle_uuid: z.uuid(),
     data_as_of: z.iso.datetime(),
     totals: z.object(sums),
-    by_operation: z.array(z.object({ operation: z.string(), rule_metric: z.string(), ...sums })),
+    adjustments: z.object(sums).meta({
+      description:
+        "Credits and other price adjustments (events with an explicit cost) included in totals: usage alone is totals minus adjustments.",
+    }),
+    credits: z.object(sums).meta({ description: "The adjustments with a negative cost." }),
+    charges: z.object(sums).meta({ description: "The adjustments with a positive cost." }),
+    by_operation: z.array(
+      z.object({ operation: z.string(), rule_metric: z.string(), ...sums, adjustments: adjustmentSums }),
+    ),
     by_workspace: z.array(
       z.object({
         workspace_uuid: z.uuid().nullable().meta({ description: 'null: the "No Workspace" row.' }),
         workspace_name: z.string(),
         ...sums,
+        adjustments: adjustmentSums,
       }),
     ),
-    by_eval_type: z.array(z.object({ eval_type: z.string(), ...sums })),
+    by_eval_type: z.array(z.object({ eval_type: z.string(), ...sums, adjustments: adjustmentSums })),
     filter_options: z.object({
       eval_types: z.array(z.string()),
       operations: z.array(z.string()),
@@ -162,8 +178,15 @@ const SeriesSchema = z
         events: z.int(),
         total_count: z.int(),
         total_price: money,
+        adjustments: bucketAdjustments,
         eval_types: z.array(
-          z.object({ eval_type: z.string(), events: z.int(), count: z.int(), price: money }),
+          z.object({
+            eval_type: z.string(),
+            events: z.int(),
+            count: z.int(),
+            price: money,
+            adjustments: bucketAdjustments,
+          }),
         ),
       }),
     ),

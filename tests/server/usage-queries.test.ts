@@ -368,6 +368,30 @@ describe.each(backends())("usage queries on $name", (backend) => {
     });
   });
 
+  it("documents every field the usage summary and series answer with", async () => {
+    const doc = (await fx.call("none", "GET", "/v1/openapi.json")).json();
+    type Schema = { $ref?: string; properties?: Record<string, Schema>; items?: Schema };
+    const resolve = (s: Schema): Schema =>
+      s.$ref ? resolve(doc.components.schemas[s.$ref.split("/").pop() as string]) : s;
+    // Every key of the answer (recursively, through arrays) is a property of its schema.
+    const undocumented = (value: unknown, schema: Schema, path: string): string[] => {
+      const s = resolve(schema);
+      if (Array.isArray(value))
+        return value.flatMap((v, i) => undocumented(v, s.items ?? {}, `${path}[${i}]`));
+      if (value === null || typeof value !== "object" || !s.properties) return [];
+      return Object.entries(value).flatMap(([k, v]) =>
+        s.properties?.[k] ? undocumented(v, s.properties[k]!, `${path}.${k}`) : [`${path}.${k}`],
+      );
+    };
+    const schemaOf = (path: string) =>
+      doc.paths[path].get.responses["200"].content["application/json"].schema as Schema;
+    const summary = await get(`/v1/usage/summary?billing_cycle_uuid=${febCycle}`);
+    expect(summary.credits).toBeDefined();
+    expect(undocumented(summary, schemaOf("/v1/usage/summary"), "summary")).toEqual([]);
+    const series = await get(`/v1/usage/series?billing_cycle_uuid=${febCycle}&grouping=daily`);
+    expect(undocumented(series, schemaOf("/v1/usage/series"), "series")).toEqual([]);
+  });
+
   it("exports CSV with the documented columns, filtered like the records", async () => {
     const res = await fx.call(
       "admin",
