@@ -119,9 +119,24 @@ function unavailableSqlState(code: string, message: unknown): boolean {
   );
 }
 
+/**
+ * An error and those it wraps (Drizzle reports a failed query as a DrizzleQueryError whose cause is
+ * the driver's error), outermost first, at most five deep.
+ */
+export function* errorChain(err: unknown): Generator<object> {
+  for (let e = err, depth = 0; e && typeof e === "object" && depth < 5; e = (e as Error).cause, depth++)
+    yield e;
+}
+
+/** A unique-constraint violation (SQLSTATE 23505), however deep the drivers wrapped it. */
+export function isUniqueViolation(err: unknown): boolean {
+  for (const e of errorChain(err)) if ((e as { code?: unknown }).code === "23505") return true;
+  return false;
+}
+
 /** The code (SQLSTATE or Node error code) of an error or of one it wraps, for logs and /readyz. */
 export function databaseErrorCode(err: unknown): string | null {
-  for (let e = err, depth = 0; e && typeof e === "object" && depth < 5; e = (e as Error).cause, depth++) {
+  for (const e of errorChain(err)) {
     if (e instanceof AggregateError) {
       for (const x of e.errors) {
         const c = databaseErrorCode(x);
@@ -142,7 +157,7 @@ export function databaseErrorCode(err: unknown): string | null {
  * a failure is temporary: a 503, not a 500.
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
-  for (let e = err, depth = 0; e && typeof e === "object" && depth < 5; e = (e as Error).cause, depth++) {
+  for (const e of errorChain(err)) {
     if (e instanceof AggregateError && e.errors.some((x) => isDatabaseUnavailable(x))) return true;
     const code = (e as { code?: unknown }).code;
     const message = (e as { message?: unknown }).message;

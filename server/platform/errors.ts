@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance } from "fastify";
+import { errorChain } from "./database";
 
 /** A product API error: rendered as {"error": {"code", "message"}} with its status. */
 export class ApiError extends Error {
@@ -31,7 +32,7 @@ const UNSTORABLE_INPUT: Record<string, string> = {
 };
 
 function unstorableInput(err: unknown): string | null {
-  for (let e = err, depth = 0; e && typeof e === "object" && depth < 5; e = (e as Error).cause, depth++) {
+  for (const e of errorChain(err)) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === "string" && UNSTORABLE_INPUT[code]) return UNSTORABLE_INPUT[code];
   }

@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import type { FastifyRequest } from "fastify";
 import { decodeJwt } from "jose";
 import { user } from "../../db/schema";
+import { isUniqueViolation } from "../../platform/database";
 import type { IdentityContext } from "../context";
 import { callbackCarrying, signupAttemptNotice } from "../email/templates";
 import { IdentityError } from "../errors";
@@ -124,15 +125,6 @@ function changeTarget(token: string): string | null {
   } catch {
     return null;
   }
-}
-
-/** A unique-constraint violation (PostgreSQL 23505), however deep the drivers wrapped it. */
-function isUniqueViolation(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e && typeof e === "object" && depth < 5; depth++) {
-    if ((e as { code?: unknown }).code === "23505") return true;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return false;
 }
 
 export async function confirmEmail(ctx: IdentityContext, req: FastifyRequest, token: string) {

@@ -3,7 +3,7 @@ import { Resolver } from "node:dns/promises";
 import { and, eq, isNotNull, isNull, ne } from "drizzle-orm";
 import { organization } from "../../db/schema";
 import type { Config } from "../../platform/config";
-import type { Db } from "../../platform/database";
+import { type Db, isUniqueViolation } from "../../platform/database";
 import { IdentityError } from "../errors";
 import { isPersonalDomain } from "../orgs/domain";
 
@@ -23,6 +23,19 @@ export type DomainOwnership = {
   verifiedAt: Date | null;
 };
 
+/** The organization's domain, verification token and verification time as stored. */
+async function storedOwnership(db: Db, orgId: string) {
+  const [org] = await db
+    .select({
+      domain: organization.domain,
+      token: organization.domainVerificationToken,
+      verifiedAt: organization.domainVerifiedAt,
+    })
+    .from(organization)
+    .where(eq(organization.id, orgId));
+  return org;
+}
+
 /**
  * The organization's domain and its verification token, making both when missing: the domain is
  * the one SAML is bound to (see samlDomainOf), the token a random value that only this
@@ -37,14 +50,7 @@ export async function ownershipOf(db: Db, orgId: string, domain: string): Promis
     .update(organization)
     .set({ domainVerificationToken: randomBytes(18).toString("base64url") })
     .where(and(eq(organization.id, orgId), isNull(organization.domainVerificationToken)));
-  const [org] = await db
-    .select({
-      domain: organization.domain,
-      token: organization.domainVerificationToken,
-      verifiedAt: organization.domainVerifiedAt,
-    })
-    .from(organization)
-    .where(eq(organization.id, orgId));
+  const org = await storedOwnership(db, orgId);
   if (!org?.domain || !org.token) throw new IdentityError("org_not_found");
   return { domain: org.domain, token: org.token, verifiedAt: org.verifiedAt };
 }
@@ -68,12 +74,6 @@ export async function lookupTxt(config: Pick<Config, "dnsResolver">, name: strin
   }
 }
 
-const uniqueViolation = (err: unknown): boolean => {
-  for (let e = err as { code?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e)
-    if (e.code === "23505") return true;
-  return false;
-};
-
 const takenError = (domain: string) =>
   new IdentityError(
     "action_already_complete",
@@ -87,14 +87,7 @@ const takenError = (domain: string) =>
  * domain, a missing or different record, and a domain another organization has verified.
  */
 export async function verifyDomain(db: Db, config: Config, orgId: string): Promise<DomainOwnership> {
-  const [org] = await db
-    .select({
-      domain: organization.domain,
-      token: organization.domainVerificationToken,
-      verifiedAt: organization.domainVerifiedAt,
-    })
-    .from(organization)
-    .where(eq(organization.id, orgId));
+  const org = await storedOwnership(db, orgId);
   if (!org?.domain || !org.token)
     throw new IdentityError("bad_request", "Ask for a verification record first.");
   const { domain, token } = org;
@@ -131,7 +124,7 @@ export async function verifyDomain(db: Db, config: Config, orgId: string): Promi
       .set({ domainVerifiedAt: verifiedAt })
       .where(and(eq(organization.id, orgId), eq(organization.domain, domain)));
   } catch (err) {
-    if (uniqueViolation(err)) throw takenError(domain);
+    if (isUniqueViolation(err)) throw takenError(domain);
     throw err;
   }
   return { domain, token, verifiedAt };
