@@ -37,6 +37,38 @@ type AggRow = {
   credit?: boolean;
 };
 
+/** The raw events' sums per UTC day and dimensions: the rollup's columns, computed from usage_events. */
+const eventSums = {
+  day: sql<string>`((${usageEvents.occurredAt} at time zone 'UTC')::date)::text`,
+  workspaceUuid: usageEvents.workspaceUuid,
+  operation: usageEvents.operation,
+  evalType: usageEvents.evalType,
+  modality: usageEvents.modality,
+  ruleMetric: usageEvents.ruleMetric,
+  events: sql<string>`count(*)::text`,
+  quantity: sql<string>`sum(${usageEvents.quantity})::text`,
+  cost: sql<string>`sum(${usageEvents.costMicros})::text`,
+};
+
+type SumsRow = Omit<AggRow, "events" | "quantity" | "costMicros" | "credit"> & {
+  events: string;
+  quantity: string;
+  cost: string;
+};
+
+/** A row of sums as the database answers it (counts and money as text), as numbers. */
+const aggRow = (r: SumsRow): AggRow => ({
+  day: r.day,
+  workspaceUuid: r.workspaceUuid,
+  operation: r.operation,
+  evalType: r.evalType,
+  modality: r.modality,
+  ruleMetric: r.ruleMetric,
+  events: Number(r.events),
+  quantity: Number(r.quantity),
+  costMicros: BigInt(r.cost),
+});
+
 /**
  * Sums per day and dimensions of the cycle's usage after filtering: from usage_daily, or from the
  * raw events when a search text is given (the rollup has no text to search).
@@ -44,17 +76,7 @@ type AggRow = {
 async function aggregate(db: Db, cycle: Cycle, f: UsageFilters): Promise<AggRow[]> {
   const rows = f.search
     ? await db
-        .select({
-          day: sql<string>`((${usageEvents.occurredAt} at time zone 'UTC')::date)::text`,
-          workspaceUuid: usageEvents.workspaceUuid,
-          operation: usageEvents.operation,
-          evalType: usageEvents.evalType,
-          modality: usageEvents.modality,
-          ruleMetric: usageEvents.ruleMetric,
-          events: sql<string>`count(*)::text`,
-          quantity: sql<string>`sum(${usageEvents.quantity})::text`,
-          cost: sql<string>`sum(${usageEvents.costMicros})::text`,
-        })
+        .select(eventSums)
         .from(usageEvents)
         .leftJoin(workspaces, workspaceJoin)
         .where(eventWhere(cycle, f, await workspaceMatches(db, cycle.organizationUuid, f.search)))
@@ -74,17 +96,7 @@ async function aggregate(db: Db, cycle: Cycle, f: UsageFilters): Promise<AggRow[
         .from(usageDaily)
         .where(and(dailyInCycle(cycle), dimensionFilter(dailyDims, f)))
         .groupBy(sql`1`, sql`2`, sql`3`, sql`4`, sql`5`, sql`6`);
-  return rows.map((r) => ({
-    day: r.day,
-    workspaceUuid: r.workspaceUuid,
-    operation: r.operation,
-    evalType: r.evalType,
-    modality: r.modality,
-    ruleMetric: r.ruleMetric,
-    events: Number(r.events),
-    quantity: Number(r.quantity),
-    costMicros: BigInt(r.cost),
-  }));
+  return rows.map(aggRow);
 }
 
 /**
@@ -94,18 +106,7 @@ async function aggregate(db: Db, cycle: Cycle, f: UsageFilters): Promise<AggRow[
  */
 async function adjustments(db: Db, cycle: Cycle, f: UsageFilters): Promise<AggRow[]> {
   const rows = await db
-    .select({
-      day: sql<string>`((${usageEvents.occurredAt} at time zone 'UTC')::date)::text`,
-      workspaceUuid: usageEvents.workspaceUuid,
-      operation: usageEvents.operation,
-      evalType: usageEvents.evalType,
-      modality: usageEvents.modality,
-      ruleMetric: usageEvents.ruleMetric,
-      events: sql<string>`count(*)::text`,
-      quantity: sql<string>`sum(${usageEvents.quantity})::text`,
-      cost: sql<string>`sum(${usageEvents.costMicros})::text`,
-      credit: sql<boolean>`(${usageEvents.costMicros} < 0)`,
-    })
+    .select({ ...eventSums, credit: sql<boolean>`(${usageEvents.costMicros} < 0)` })
     .from(usageEvents)
     .leftJoin(workspaces, workspaceJoin)
     .where(
@@ -117,15 +118,7 @@ async function adjustments(db: Db, cycle: Cycle, f: UsageFilters): Promise<AggRo
     )
     .groupBy(sql`1`, sql`2`, sql`3`, sql`4`, sql`5`, sql`6`, sql`10`);
   return rows.map((r) => ({
-    day: r.day,
-    workspaceUuid: r.workspaceUuid,
-    operation: r.operation,
-    evalType: r.evalType,
-    modality: r.modality,
-    ruleMetric: r.ruleMetric,
-    events: Number(r.events),
-    quantity: Number(r.quantity),
-    costMicros: BigInt(r.cost),
+    ...aggRow(r),
     credit: r.credit === true || String(r.credit) === "true" || String(r.credit) === "t",
   }));
 }
