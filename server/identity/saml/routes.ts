@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { organization } from "../../db/schema";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
@@ -109,6 +109,29 @@ export function registerSamlRoutes(app: FastifyInstance, ctx: IdentityContext) {
     return access;
   }
 
+  /** A set-up form post from our own page by a signed-in Owner; null once the reply is sent. */
+  async function setupForm(req: FastifyRequest, reply: FastifyReply) {
+    if (!kit.sameOrigin(req)) {
+      message(reply, 403, "Refused", "This form was sent from another site.");
+      return null;
+    }
+    const actor = await kit.actorOrNull(req);
+    if (!actor) {
+      reply.redirect("/login", 303);
+      return null;
+    }
+    const f = formOf(req.body);
+    const access = await setupAccess(reply, actor, f.org_id ?? "");
+    return access ? { f, access } : null;
+  }
+
+  /** Back to the set-up page after a form post, with its notice and the return target kept. */
+  const backToSetup = (reply: FastifyReply, access: OrgAccess, rt: string | undefined, done: string) =>
+    reply.redirect(
+      `/saml?id=${encodeURIComponent(access.org.id)}&done=${done}${rt ? `&rt=${encodeURIComponent(rt.slice(0, 4096))}` : ""}`,
+      303,
+    );
+
   async function setupView(access: OrgAccess, rt: string | undefined): Promise<SamlSetupView> {
     const orgId = access.org.id;
     const conn = await findConnection(db, orgId);
@@ -151,12 +174,9 @@ export function registerSamlRoutes(app: FastifyInstance, ctx: IdentityContext) {
   });
 
   app.post("/saml", async (req, reply) => {
-    if (!kit.sameOrigin(req)) return message(reply, 403, "Refused", "This form was sent from another site.");
-    const actor = await kit.actorOrNull(req);
-    if (!actor) return reply.redirect("/login", 303);
-    const f = formOf(req.body);
-    const access = await setupAccess(reply, actor, f.org_id ?? "");
-    if (!access) return reply;
+    const posted = await setupForm(req, reply);
+    if (!posted) return reply;
+    const { f, access } = posted;
     const checked = checkForm(f);
     if (!checked.ok) {
       const view = await setupView(access, f.rt);
@@ -180,18 +200,14 @@ export function registerSamlRoutes(app: FastifyInstance, ctx: IdentityContext) {
       idpCertificate: input.pem,
       enabled: input.enabled,
     });
-    const rt = f.rt ? `&rt=${encodeURIComponent(f.rt.slice(0, 4096))}` : "";
-    return reply.redirect(`/saml?id=${encodeURIComponent(access.org.id)}&done=saved${rt}`, 303);
+    return backToSetup(reply, access, f.rt, "saved");
   });
 
   // The Owner asks us to check the domain's DNS TXT record.
   app.post("/saml/verify_domain", async (req, reply) => {
-    if (!kit.sameOrigin(req)) return message(reply, 403, "Refused", "This form was sent from another site.");
-    const actor = await kit.actorOrNull(req);
-    if (!actor) return reply.redirect("/login", 303);
-    const f = formOf(req.body);
-    const access = await setupAccess(reply, actor, f.org_id ?? "");
-    if (!access) return reply;
+    const posted = await setupForm(req, reply);
+    if (!posted) return reply;
+    const { f, access } = posted;
     // Makes sure there is a domain and a token to check.
     await ownershipOf(db, access.org.id, samlDomainOf(access) ?? "");
     try {
@@ -202,8 +218,7 @@ export function registerSamlRoutes(app: FastifyInstance, ctx: IdentityContext) {
       view.ownership.error = err.message;
       return kit.send(reply, err.status, samlSetupPage(view));
     }
-    const rt = f.rt ? `&rt=${encodeURIComponent(f.rt.slice(0, 4096))}` : "";
-    return reply.redirect(`/saml?id=${encodeURIComponent(access.org.id)}&done=verified${rt}`, 303);
+    return backToSetup(reply, access, f.rt, "verified");
   });
 
   app.get<{ Params: { orgId: string } }>("/saml/:orgId/metadata", async (req, reply) => {

@@ -1,6 +1,6 @@
 import { randomUUID, X509Certificate } from "node:crypto";
 import type { CacheProvider } from "@node-saml/node-saml";
-import { and, eq, gt, isNotNull, like, lt } from "drizzle-orm";
+import { and, eq, gt, isNotNull, like, lt, type SQL } from "drizzle-orm";
 import { organization, samlConnection, verification } from "../../db/schema";
 import type { Db } from "../../platform/database";
 
@@ -18,42 +18,28 @@ export async function isSamlEnabled(db: Db, orgId: string): Promise<boolean> {
   return (await findConnection(db, orgId))?.enabled === true;
 }
 
+/** The organization matching `which` whose SAML sign-in is on and whose domain is verified. */
+async function routableOrg(db: Db, which: SQL): Promise<string | null> {
+  const [row] = await db
+    .select({ id: organization.id })
+    .from(organization)
+    .innerJoin(samlConnection, eq(samlConnection.orgId, organization.id))
+    .where(and(which, isNotNull(organization.domainVerifiedAt), eq(samlConnection.enabled, true)))
+    .limit(1);
+  return row?.id ?? null;
+}
+
 /**
  * The organization that has verified this email domain, when its SAML sign-in is on. An
  * unverified domain is never routed to anyone's SSO (several organizations may claim it).
  */
 export async function samlOrgForDomain(db: Db, domain: string): Promise<string | null> {
-  if (!domain) return null;
-  const [row] = await db
-    .select({ id: organization.id })
-    .from(organization)
-    .innerJoin(samlConnection, eq(samlConnection.orgId, organization.id))
-    .where(
-      and(
-        eq(organization.domain, domain.toLowerCase()),
-        isNotNull(organization.domainVerifiedAt),
-        eq(samlConnection.enabled, true),
-      ),
-    )
-    .limit(1);
-  return row?.id ?? null;
+  return domain ? routableOrg(db, eq(organization.domain, domain.toLowerCase())) : null;
 }
 
 /** SAML sign-in is on and the organization has verified its domain: sign-ins may be routed to it. */
 export async function isSamlRoutable(db: Db, orgId: string): Promise<boolean> {
-  const [row] = await db
-    .select({ id: organization.id })
-    .from(organization)
-    .innerJoin(samlConnection, eq(samlConnection.orgId, organization.id))
-    .where(
-      and(
-        eq(organization.id, orgId),
-        isNotNull(organization.domainVerifiedAt),
-        eq(samlConnection.enabled, true),
-      ),
-    )
-    .limit(1);
-  return row !== undefined;
+  return (await routableOrg(db, eq(organization.id, orgId))) !== null;
 }
 
 export type ConnectionInput = {
