@@ -4,8 +4,8 @@ import { BillingError, resolveOrganization } from "../metering/billing";
 import { isStorableText } from "../metering/events";
 import {
   createIngestKey,
-  type IngestKey,
   type IngestKeyVerifier,
+  ingestKeyJson,
   listIngestKeys,
   revokeIngestKey,
 } from "../metering/ingest-keys";
@@ -49,15 +49,6 @@ const CreateBodySchema = z.strictObject({
 
 const KeyParamsSchema = z.strictObject({
   ingest_key_uuid: z.uuid({ error: "ingest_key_uuid must be a UUID." }),
-});
-
-export const ingestKeyJson = (k: IngestKey) => ({
-  ingest_key_uuid: k.ingestKeyUuid,
-  name: k.name,
-  organization_uuid: k.organizationUuid,
-  created_at: k.createdAt.toISOString(),
-  last_used_at: k.lastUsedAt?.toISOString() ?? null,
-  revoked_at: k.revokedAt?.toISOString() ?? null,
 });
 
 const e = (description: string) => ({ description, schema: ErrorSchema });

@@ -9,7 +9,13 @@ import { join, resolve } from "node:path";
 import type { Db } from "../platform/database";
 import { BillingError, resolveOrganization } from "./billing";
 import type { IngestKeyCommand } from "./cli";
-import { createIngestKey, type IngestKey, listIngestKeys, revokeIngestKey } from "./ingest-keys";
+import {
+  createIngestKey,
+  type IngestKeyJson,
+  ingestKeyJson,
+  listIngestKeys,
+  revokeIngestKey,
+} from "./ingest-keys";
 
 export const RUNNING_SERVER_FILE = "api-server.json";
 
@@ -52,29 +58,11 @@ export function findRunningServer(dataDir: string): RunningServer | null {
 }
 
 /** The operator API's JSON for a key (also what the direct path prints from). */
-type KeyJson = {
-  ingest_key_uuid: string;
-  name: string;
-  organization_uuid: string | null;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-};
-
-const toJson = (k: IngestKey): KeyJson => ({
-  ingest_key_uuid: k.ingestKeyUuid,
-  name: k.name,
-  organization_uuid: k.organizationUuid,
-  created_at: k.createdAt.toISOString(),
-  last_used_at: k.lastUsedAt?.toISOString() ?? null,
-  revoked_at: k.revokedAt?.toISOString() ?? null,
-});
-
 /** What a command needs, either from the database or from a running server. */
 type Backend = {
-  create(org: string | undefined, name: string): Promise<KeyJson & { token: string }>;
-  list(): Promise<KeyJson[]>;
-  revoke(id: string): Promise<KeyJson>;
+  create(org: string | undefined, name: string): Promise<IngestKeyJson & { token: string }>;
+  list(): Promise<IngestKeyJson[]>;
+  revoke(id: string): Promise<IngestKeyJson>;
 };
 
 /** A failure the CLI prints as one line (exit 1). */
@@ -93,14 +81,14 @@ export function databaseBackend(db: Db): Backend {
         }
       }
       const { key, token } = await createIngestKey(db, { name, organizationUuid });
-      return { ...toJson(key), token };
+      return { ...ingestKeyJson(key), token };
     },
-    list: async () => (await listIngestKeys(db)).map(toJson),
+    list: async () => (await listIngestKeys(db)).map(ingestKeyJson),
     async revoke(id) {
       const r = await revokeIngestKey(db, id);
       if (r.status === "not_found") throw new IngestKeyError(`No ingestion key ${id}.`);
       if (r.status === "already_revoked") throw new IngestKeyError(`Ingestion key ${id} is already revoked.`);
-      return toJson(r.key);
+      return ingestKeyJson(r.key);
     },
   };
 }

@@ -29,6 +29,25 @@ export type IngestKey = {
   lastUsedAt: Date | null;
 };
 
+/** A key as the operator API answers it and the CLI prints it (never the token). */
+export type IngestKeyJson = {
+  ingest_key_uuid: string;
+  name: string;
+  organization_uuid: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+};
+
+export const ingestKeyJson = (k: IngestKey): IngestKeyJson => ({
+  ingest_key_uuid: k.ingestKeyUuid,
+  name: k.name,
+  organization_uuid: k.organizationUuid,
+  created_at: k.createdAt.toISOString(),
+  last_used_at: k.lastUsedAt?.toISOString() ?? null,
+  revoked_at: k.revokedAt?.toISOString() ?? null,
+});
+
 const columns = {
   ingestKeyUuid: ingestKeys.ingestKeyUuid,
   name: ingestKeys.name,
