@@ -1,5 +1,5 @@
 // Usage Summary and the time series, read from the daily rollups (raw events only for search).
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, type SQL, sql } from "drizzle-orm";
 import { usageDaily, usageEvents, workspaces } from "../db/schema";
 import type { Db } from "../platform/database";
 import { type Cycle, cycleBounds, dailyInCycle } from "./cycles";
@@ -70,16 +70,24 @@ const aggRow = (r: SumsRow): AggRow => ({
 });
 
 /**
- * Sums per day and dimensions of the cycle's usage after filtering: from usage_daily, or from the
- * raw events when a search text is given (the rollup has no text to search).
+ * The raw events a call reads (cycle, filters and search). Built once per call: a search first
+ * looks up the workspaces whose names it matches, and both readers below share that lookup.
  */
-async function aggregate(db: Db, cycle: Cycle, f: UsageFilters): Promise<AggRow[]> {
+const eventFilter = async (db: Db, cycle: Cycle, f: UsageFilters) =>
+  eventWhere(cycle, f, await workspaceMatches(db, cycle.organizationUuid, f.search));
+
+/**
+ * Sums per day and dimensions of the cycle's usage after filtering: from usage_daily, or from the
+ * raw events (`events`, see eventFilter) when a search text is given (the rollup has no text to
+ * search).
+ */
+async function aggregate(db: Db, cycle: Cycle, f: UsageFilters, events: SQL | undefined): Promise<AggRow[]> {
   const rows = f.search
     ? await db
         .select(eventSums)
         .from(usageEvents)
         .leftJoin(workspaces, workspaceJoin)
-        .where(eventWhere(cycle, f, await workspaceMatches(db, cycle.organizationUuid, f.search)))
+        .where(events)
         .groupBy(sql`1`, sql`2`, sql`3`, sql`4`, sql`5`, sql`6`)
     : await db
         .select({
@@ -104,14 +112,14 @@ async function aggregate(db: Db, cycle: Cycle, f: UsageFilters): Promise<AggRow[
  * is not quantity × unit price, i.e. sent with an explicit cost. Read from the raw events (the
  * rollup does not tell them apart); they are few, and only the cycle's events are scanned.
  */
-async function adjustments(db: Db, cycle: Cycle, f: UsageFilters): Promise<AggRow[]> {
+async function adjustments(db: Db, events: SQL | undefined): Promise<AggRow[]> {
   const rows = await db
     .select({ ...eventSums, credit: sql<boolean>`(${usageEvents.costMicros} < 0)` })
     .from(usageEvents)
     .leftJoin(workspaces, workspaceJoin)
     .where(
       and(
-        eventWhere(cycle, f, await workspaceMatches(db, cycle.organizationUuid, f.search)),
+        events,
         // Exactly the predicate of usage_events_adjustments_idx (a partial index), so it serves this.
         sql`(${usageEvents.costMicros} <> ${usageEvents.unitPriceMicros} * ${usageEvents.quantity}) is true`,
       ),
@@ -169,9 +177,10 @@ async function workspaceNames(db: Db, organizationUuid: string): Promise<Map<str
 
 /** The Usage Summary card plus the filter options present in the cycle's data. */
 export async function usageSummary(db: Db, cycle: Cycle, f: UsageFilters, now = new Date()) {
+  const events = await eventFilter(db, cycle, f);
   const [rows, adjusted, all, names] = [
-    await aggregate(db, cycle, f),
-    await adjustments(db, cycle, f),
+    await aggregate(db, cycle, f, events),
+    await adjustments(db, events),
     await db
       .selectDistinct({
         workspaceUuid: usageDaily.workspaceUuid,
@@ -299,8 +308,9 @@ export async function usageSeries(
     if (n > MAX_SERIES_BUCKETS) throw new SeriesTooLong(n, grouping);
   };
   bounded(last);
-  const rows = await aggregate(db, cycle, f);
-  const adjusted = await adjustments(db, cycle, f);
+  const events = await eventFilter(db, cycle, f);
+  const rows = await aggregate(db, cycle, f, events);
+  const adjusted = await adjustments(db, events);
   for (const r of rows) if (r.day > last) last = r.day;
   bounded(last);
   const first = [cycle.startDate, last].sort()[0] ?? last;
