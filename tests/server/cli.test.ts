@@ -1,24 +1,12 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { runCli, waitFor } from "./cli-process";
 
-const tsx = join("node_modules", ".bin", "tsx");
-
-function run(env: Record<string, string>, args = ["serve"]) {
-  const child = spawn(tsx, ["server/main.ts", ...args], {
-    env: { ...process.env, DATABASE_URL: "", LOG_LEVEL: "warn", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  let err = "";
-  child.stdout.on("data", (d) => (out += d));
-  child.stderr.on("data", (d) => (err += d));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, exited, out: () => out, err: () => err };
-}
+const run = (env: Record<string, string>, args = ["serve"]) => runCli(env, args);
 
 const dirs: string[] = [];
 // A server left running by a failed test would hold its ports for every later run.
@@ -32,15 +20,6 @@ afterAll(() => {
   for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
-
-async function waitFor(check: () => boolean, ms: number) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (check()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error("timed out");
-}
 
 describe("server CLI", () => {
   it("stops with one clear line on a malformed DATABASE_URL", async () => {

@@ -1,28 +1,16 @@
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { runCli, waitFor } from "./cli-process";
 
 // The operator CLI's ingest-key commands, on the embedded database: through the running server
 // while it runs (PGlite admits one process), on the database itself once it has stopped.
 
-const tsx = join("node_modules", ".bin", "tsx");
 const PORT = 3394;
 const API = `http://127.0.0.1:${PORT}`;
 
-function run(env: Record<string, string>, args: string[]) {
-  const child = spawn(tsx, ["server/main.ts", ...args], {
-    env: { ...process.env, DATABASE_URL: "", LOG_LEVEL: "warn", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  let err = "";
-  child.stdout.on("data", (d) => (out += d));
-  child.stderr.on("data", (d) => (err += d));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, exited, out: () => out, err: () => err };
-}
+const run = runCli;
 
 async function cli(env: Record<string, string>, args: string[]) {
   const r = run(env, ["ingest-key", ...args]);
@@ -32,15 +20,6 @@ async function cli(env: Record<string, string>, args: string[]) {
 
 const dataDir = mkdtempSync(join(tmpdir(), "eval-console-ingest-key-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-
-async function waitFor(check: () => boolean, ms: number) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (check()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error("timed out");
-}
 
 const token = (text: string) => /eci_[A-Za-z0-9_-]{43}/.exec(text)?.[0] ?? "";
 
