@@ -1,9 +1,8 @@
-import { createServer } from "node:net";
-import cliProgress from "cli-progress";
 import { z } from "zod";
 import { restoreError } from "./api/operator";
 import { DEFAULT_INGEST_KEY_NAME } from "./api/operator-ingest-keys";
 import { buildProduct, type Product } from "./app";
+import { createDemoIngestKey, demoEvents, progressBar, seedUsage } from "./demo-cli";
 import { setOperator } from "./identity/impersonation/operators";
 import {
   BillingError,
@@ -18,7 +17,6 @@ import {
   type IngestKeyCommand,
   METERING_USAGE,
   type MeteringCommand,
-  parseDemoEvents,
   parseIngestKeyArgs,
   parseMeteringArgs,
   parseSeedArgs,
@@ -28,16 +26,15 @@ import {
   databaseBackend,
   findRunningServer,
   IngestKeyError,
-  recordRunningServer,
   runIngestKeyCommand,
   serverBackend,
 } from "./metering/ingest-key-cli";
-import { createIngestKey } from "./metering/ingest-keys";
 import { formatUsdExact } from "./metering/money";
 import { describeRule, parsePriceSetArgs, setPriceRule } from "./metering/prices";
 import { type Config, ConfigError, loadConfig } from "./platform/config";
 import { createLogger } from "./platform/logger";
-import { DEFAULT_DEMO_EVENTS, DEMO_ORG, DEMO_USERS, seedDemoUsage } from "./seed";
+import { DEMO_ORG, DEMO_USERS } from "./seed";
+import { serve } from "./serve";
 
 const USAGE = `Usage: tsx server/main.ts <command>
 
@@ -73,116 +70,6 @@ function fail(err: unknown): never {
   process.exit(1);
 }
 
-function printSignIn(config: Config, password: string | null, note: string, demoKey: string | null) {
-  const lines = [
-    "",
-    "  Eval Console is running",
-    `    Console + API   ${config.publicUrl}`,
-    `    Identity        ${config.authPublicUrl}`,
-    `    Database        ${config.database.kind === "pglite" ? `PGlite in ${config.database.dataDir}` : "PostgreSQL (DATABASE_URL)"}`,
-    "",
-    `  Demo sign-in (${note}):`,
-    ...DEMO_USERS.map(
-      (u) =>
-        `    ${u.email.padEnd(20)} ${u.role === "Admin" ? "administrator" : u.workspaces.length ? "member" : "member, no workspace"}`,
-    ),
-    `    password: ${password ?? "(set when the demo was first created; `npm run seed` prints a new one only on a new database)"}`,
-    ...(demoKey
-      ? [
-          "",
-          `  Demo ingestion key for ${DEMO_ORG.name} (shown only now; \`ingest-key create\` makes more):`,
-          `    x-api-key: ${demoKey}`,
-          `    POST ${config.apiPublicUrl}/v1/usage/events`,
-        ]
-      : []),
-    "",
-  ];
-  console.log(lines.join("\n"));
-}
-
-/** Fails fast (as listen would) when a port is taken, before a long first-start seed. */
-function assertPortFree(host: string, port: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", (err: NodeJS.ErrnoException & { port?: number }) => {
-      err.port = port;
-      reject(err);
-    });
-    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
-  });
-}
-
-async function serve(config: Config) {
-  await assertPortFree(config.host, config.authPort);
-  await assertPortFree(config.host, config.port);
-  const logger = createLogger(config.logLevel);
-  const product = await buildProduct(config, logger);
-  const shouldSeed =
-    config.seedDemo === "always" || (config.seedDemo === "auto" && config.database.kind === "pglite");
-  let password: string | null = config.demoPassword ?? null;
-  let note = "DEMO_PASSWORD";
-  let demoKey: string | null = null;
-  if (shouldSeed) {
-    const result = await product.seed(config.database.kind === "postgres");
-    await seedUsage(product, demoEvents(), undefined, false);
-    if (result.created) {
-      demoKey = await createDemoIngestKey(product);
-      password = result.password;
-      note = result.generatedPassword
-        ? "generated now; it is not shown again"
-        : config.demoPassword
-          ? "DEMO_PASSWORD"
-          : "documented default";
-    } else if (!config.demoPassword && config.database.kind === "pglite") {
-      password = (await import("./seed")).DEFAULT_DEMO_PASSWORD;
-      note = "documented default, unless changed";
-    }
-  }
-
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    logger.info({ signal }, "shutting down");
-    const timer = setTimeout(() => process.exit(1), 10_000);
-    timer.unref();
-    forgetServer();
-    await product.close();
-    process.exit(0);
-  };
-  let forgetServer = () => {};
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
-  process.on("SIGINT", () => void shutdown("SIGINT"));
-
-  try {
-    await product.identity.app.listen({ host: config.host, port: config.authPort });
-    await product.api.app.listen({ host: config.host, port: config.port });
-  } catch (err) {
-    await product.close();
-    throw err;
-  }
-  // The CLI's ingest-key commands reach this server instead of opening the embedded database.
-  if (config.database.kind === "pglite") {
-    const host = ["0.0.0.0", "::", ""].includes(config.host) ? "127.0.0.1" : config.host;
-    forgetServer = recordRunningServer(config.database.dataDir, {
-      url: `http://${host.includes(":") ? `[${host}]` : host}:${config.port}`,
-      operatorKey: product.identity.ctx.backendApiKey,
-    });
-    process.on("exit", () => forgetServer());
-  }
-  printSignIn(config, password, note, demoKey);
-}
-
-/** An ingestion key for the demo organization, made with the demo; its token is printed once. */
-async function createDemoIngestKey(product: Product): Promise<string> {
-  const org = await resolveOrganization(product.database.db, DEMO_ORG.slug);
-  const { token } = await createIngestKey(product.database.db, {
-    name: "Demo eval service",
-    organizationUuid: org.id,
-  });
-  return token;
-}
-
 /** ingest-key create|list|revoke: through the running server on PGlite, else on the database. */
 async function ingestKey(config: Config, cmd: IngestKeyCommand) {
   const opts = { apiUrl: config.apiPublicUrl, defaultName: DEFAULT_INGEST_KEY_NAME };
@@ -203,48 +90,6 @@ async function ingestKey(config: Config, cmd: IngestKeyCommand) {
     console.error(err.message);
     process.exitCode = 1;
   }
-}
-
-/** DEMO_EVENTS, or the default; a bad value stops the CLI with one line. */
-function demoEvents(): number {
-  const r = parseDemoEvents(process.env.DEMO_EVENTS, DEFAULT_DEMO_EVENTS);
-  if (!r.ok) throw new ConfigError(r.error);
-  return r.value;
-}
-
-/** A progress bar on stderr when it is a terminal (nothing otherwise), with live counts. */
-function progressBar(format: string) {
-  return new cliProgress.SingleBar(
-    { format, stream: process.stderr, hideCursor: true, etaBuffer: 20, fps: 5 },
-    cliProgress.Presets.shades_classic,
-  );
-}
-
-/** Seeds the demo's billing data and usage, telling how long the events took. */
-async function seedUsage(product: Product, events: number, seed: number | undefined, showBar: boolean) {
-  const bar = showBar
-    ? progressBar("  usage events [{bar}] {percentage}% | {value}/{total} | ETA {eta}s")
-    : null;
-  let started = false;
-  const r = await seedDemoUsage(
-    { db: product.database.db, identity: product.identity.admin, workspaces: product.api.workspaces },
-    {
-      events,
-      ...(seed !== undefined ? { seed } : {}),
-      onProgress(done, total) {
-        if (!bar) return;
-        if (!started) bar.start(total, 0);
-        started = true;
-        bar.update(done);
-      },
-    },
-  );
-  if (started) bar?.stop();
-  if (r.seeded && r.generated)
-    console.log(
-      `Demo usage: ${r.accepted.toLocaleString("en-US")} events stored (of ${r.generated.toLocaleString("en-US")} generated) in ${r.seconds.toFixed(1)} s.`,
-    );
-  return r;
 }
 
 /** usage import, cycle open|close, payment record, group set. */

@@ -1,0 +1,110 @@
+// The serve command: check the ports, build the product, seed the demo on a first embedded start,
+// listen, print the sign-in (and a new demo's ingestion key), and shut down cleanly on a signal.
+import { createServer } from "node:net";
+import { buildProduct } from "./app";
+import { createDemoIngestKey, demoEvents, seedUsage } from "./demo-cli";
+import { recordRunningServer } from "./metering/ingest-key-cli";
+import type { Config } from "./platform/config";
+import { createLogger } from "./platform/logger";
+import { DEMO_ORG, DEMO_USERS } from "./seed";
+
+function printSignIn(config: Config, password: string | null, note: string, demoKey: string | null) {
+  const lines = [
+    "",
+    "  Eval Console is running",
+    `    Console + API   ${config.publicUrl}`,
+    `    Identity        ${config.authPublicUrl}`,
+    `    Database        ${config.database.kind === "pglite" ? `PGlite in ${config.database.dataDir}` : "PostgreSQL (DATABASE_URL)"}`,
+    "",
+    `  Demo sign-in (${note}):`,
+    ...DEMO_USERS.map(
+      (u) =>
+        `    ${u.email.padEnd(20)} ${u.role === "Admin" ? "administrator" : u.workspaces.length ? "member" : "member, no workspace"}`,
+    ),
+    `    password: ${password ?? "(set when the demo was first created; `npm run seed` prints a new one only on a new database)"}`,
+    ...(demoKey
+      ? [
+          "",
+          `  Demo ingestion key for ${DEMO_ORG.name} (shown only now; \`ingest-key create\` makes more):`,
+          `    x-api-key: ${demoKey}`,
+          `    POST ${config.apiPublicUrl}/v1/usage/events`,
+        ]
+      : []),
+    "",
+  ];
+  console.log(lines.join("\n"));
+}
+
+/** Fails fast (as listen would) when a port is taken, before a long first-start seed. */
+function assertPortFree(host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", (err: NodeJS.ErrnoException & { port?: number }) => {
+      err.port = port;
+      reject(err);
+    });
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
+
+/** The serve command: the whole product, seeding the demo on a first embedded start. */
+export async function serve(config: Config) {
+  await assertPortFree(config.host, config.authPort);
+  await assertPortFree(config.host, config.port);
+  const logger = createLogger(config.logLevel);
+  const product = await buildProduct(config, logger);
+  const shouldSeed =
+    config.seedDemo === "always" || (config.seedDemo === "auto" && config.database.kind === "pglite");
+  let password: string | null = config.demoPassword ?? null;
+  let note = "DEMO_PASSWORD";
+  let demoKey: string | null = null;
+  if (shouldSeed) {
+    const result = await product.seed(config.database.kind === "postgres");
+    await seedUsage(product, demoEvents(), undefined, false);
+    if (result.created) {
+      demoKey = await createDemoIngestKey(product);
+      password = result.password;
+      note = result.generatedPassword
+        ? "generated now; it is not shown again"
+        : config.demoPassword
+          ? "DEMO_PASSWORD"
+          : "documented default";
+    } else if (!config.demoPassword && config.database.kind === "pglite") {
+      password = (await import("./seed")).DEFAULT_DEMO_PASSWORD;
+      note = "documented default, unless changed";
+    }
+  }
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, "shutting down");
+    const timer = setTimeout(() => process.exit(1), 10_000);
+    timer.unref();
+    forgetServer();
+    await product.close();
+    process.exit(0);
+  };
+  let forgetServer = () => {};
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+
+  try {
+    await product.identity.app.listen({ host: config.host, port: config.authPort });
+    await product.api.app.listen({ host: config.host, port: config.port });
+  } catch (err) {
+    await product.close();
+    throw err;
+  }
+  // The CLI's ingest-key commands reach this server instead of opening the embedded database.
+  if (config.database.kind === "pglite") {
+    const host = ["0.0.0.0", "::", ""].includes(config.host) ? "127.0.0.1" : config.host;
+    forgetServer = recordRunningServer(config.database.dataDir, {
+      url: `http://${host.includes(":") ? `[${host}]` : host}:${config.port}`,
+      operatorKey: product.identity.ctx.backendApiKey,
+    });
+    process.on("exit", () => forgetServer());
+  }
+  printSignIn(config, password, note, demoKey);
+}
