@@ -4,14 +4,15 @@
 # a file in $TMPDIR/eval-console-e2e-mail-<console port>/ for the tests to read (as a mailbox).
 set -eu
 cd "$(dirname "$0")/.."
-[ -f dist/index.html ] || npx vite build --logLevel warn
+console_dir="${CONSOLE_DIR:-./dist}"
+[ -f "$console_dir/index.html" ] || npx vite build --logLevel warn --outDir "$console_dir"
 data="$(mktemp -d)"
 mail_dir="${TMPDIR:-/tmp}/eval-console-e2e-mail-$1"
 smtp_port=$(($2 + 1))
 rm -rf "$mail_dir" && mkdir -p "$mail_dir"
 MAIL_DIR="$mail_dir" node scripts/smtp-sink.mjs "$smtp_port" &
 smtp=$!
-DATABASE_URL="" DATA_DIR="$data" PORT="$1" AUTH_PORT="$2" DEMO_PASSWORD="$3" LOG_LEVEL=warn \
+DATABASE_URL="" DATA_DIR="$data" CONSOLE_DIR="$console_dir" PORT="$1" AUTH_PORT="$2" DEMO_PASSWORD="$3" LOG_LEVEL=warn \
   SMTP_URL="smtp://127.0.0.1:$smtp_port" \
   node_modules/.bin/tsx server/main.ts serve &
 pid=$!
