@@ -269,9 +269,14 @@ describe.each(backends())("organizations on $name", (backend) => {
     expect(members).toMatchObject({ total_count: 1, has_more_results: false });
     expect(members?.users[0]).toMatchObject({
       email: "owner@betacorp.test",
+      first_name: null,
+      last_name: null,
       role: "Owner",
       can_be_deleted: false,
     });
+    // Last active is the owner's session, signed in during this test (epoch seconds).
+    const lastActive = (members?.users[0] as { last_active_at?: number } | undefined)?.last_active_at ?? 0;
+    expect(Math.abs(lastActive - Date.now() / 1000)).toBeLessThan(600);
   });
 
   it("joins by confirmed email domain and lists joinable organizations", async () => {

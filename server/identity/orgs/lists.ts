@@ -1,5 +1,5 @@
-import { and, asc, count, eq, gt, ilike, lte, type SQL } from "drizzle-orm";
-import { invitation, member, user } from "../../db/schema";
+import { and, asc, count, eq, gt, ilike, lte, type SQL, sql } from "drizzle-orm";
+import { invitation, member, session, user } from "../../db/schema";
 import type { Db } from "../../platform/database";
 import type { OrgAccess } from "./access";
 import { assignableRoles, mayHandle, readRoles } from "./roles";
@@ -22,6 +22,15 @@ function pageOf<T>(items: T[], total: number, page: Page) {
   };
 }
 
+/**
+ * When a member last used the service: their latest session activity, or (signed out everywhere,
+ * so no session is left) the last change to their account, as the token's last_active_at does.
+ */
+const lastActiveAt =
+  sql<Date>`coalesce((select max(${session.updatedAt}) from ${session} where ${session.userId} = ${user.id}), ${user.updatedAt})`.mapWith(
+    session.updatedAt,
+  );
+
 export async function listMembers(db: Db, access: OrgAccess, page: Page, search?: string) {
   const where: SQL[] = [eq(member.organizationId, access.org.id)];
   if (search) where.push(ilike(user.email, searchPattern(search)));
@@ -35,6 +44,9 @@ export async function listMembers(db: Db, access: OrgAccess, page: Page, search?
     .select({
       id: user.id,
       email: user.email,
+      firstName: user.firstName,
+      lastName: user.lastName,
+      lastActiveAt,
       role: member.role,
       banned: user.banned,
       mfa: user.twoFactorEnabled,
@@ -53,6 +65,10 @@ export async function listMembers(db: Db, access: OrgAccess, page: Page, search?
     return {
       user_id: r.id,
       email: r.email,
+      // Beyond PropelAuth's member fields: what the console's Users page shows.
+      first_name: r.firstName,
+      last_name: r.lastName,
+      last_active_at: epoch(r.lastActiveAt),
       role: roles.role,
       additional_roles: roles.additional,
       possible_roles: canChange && !above ? assignableRoles(access.roles) : [],
