@@ -1,9 +1,8 @@
 import { auditLog } from "../db/schema";
-import type { Db } from "../platform/database";
+import type { Db, Tx } from "../platform/database";
 import type { Principal } from "./principal";
 
 /** A transaction handle (or the database): audit rows are written with the change they record. */
-export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
 /** Who made a change: a signed-in user (bearer or API key) or a provider operator. */
 export type Actor = {

@@ -1,8 +1,8 @@
 import { and, asc, eq, isNull, ne, sql } from "drizzle-orm";
 import { currentWorkspace, workspaceMembers, workspaces } from "../db/schema";
-import type { Db } from "../platform/database";
+import type { Db, Tx } from "../platform/database";
 import { ApiError } from "../platform/errors";
-import { type Actor, type Tx, writeAudit } from "./audit";
+import { type Actor, writeAudit } from "./audit";
 
 export type WorkspaceRow = {
   workspaceUuid: string;

@@ -4,6 +4,7 @@ import type { Auth } from "./auth";
 import type { Directory } from "./directory";
 import type { Mailer } from "./email/mailer";
 import type { RateLimiter } from "./rate-limit";
+import type { SocialProvidersConfig } from "./social/providers";
 import type { TokenIssuer } from "./tokens";
 
 /** What the identity routes share; built once by createIdentityService. */
@@ -17,4 +18,6 @@ export type IdentityContext = {
   limiter: RateLimiter;
   /** Server-to-server secret of the backend API (/api/backend/v1, token_verification_metadata). */
   backendApiKey: string;
+  /** Social sign-in providers whose client id and secret are both set (<PROVIDER>_CLIENT_ID/_SECRET). */
+  socialProviders: SocialProvidersConfig;
 };

@@ -35,6 +35,7 @@ import { registerSessionApi } from "./routes/session-api";
 import { registerSamlRoutes } from "./saml/routes";
 import { loadAuthSecret, loadBackendApiKey, loadSigningKeys, sealStoredSecrets } from "./settings";
 import { betterAuthSocialProviders } from "./social/better-auth-options";
+import { loadSocialProviders } from "./social/providers";
 import { registerSocialLogin } from "./social/routes";
 import { currentTokenVersion } from "./token-version";
 import { createTokenIssuer } from "./tokens";
@@ -42,6 +43,7 @@ import { createTokenIssuer } from "./tokens";
 /** The identity service: hosted pages and the PropelAuth-compatible API at its own origin root. */
 export async function createIdentityService(config: Config, database: Database, logger: FastifyBaseLogger) {
   const { db } = database;
+  const socialProviders = loadSocialProviders(config.environment);
   // Stored secrets are sealed under SECRETS_KEY (or DATA_DIR/secrets.key); old values re-sealed.
   const keyring = resolveKeyring(
     {
@@ -65,7 +67,7 @@ export async function createIdentityService(config: Config, database: Database, 
     trustedOrigins: config.allowedOrigins,
     maxUsersPerOrg: DEFAULT_MAX_USERS,
     mailer,
-    socialProviders: betterAuthSocialProviders(config.socialProviders),
+    socialProviders: betterAuthSocialProviders(socialProviders),
     logger: log,
   });
   const ctx: IdentityContext = {
@@ -77,6 +79,7 @@ export async function createIdentityService(config: Config, database: Database, 
     mailer,
     limiter: createRateLimiter(db),
     backendApiKey: await loadBackendApiKey(db, config.backendApiKey),
+    socialProviders,
   };
 
   // Hashed now, so the first sign-in of an unknown email is not the one slow answer.

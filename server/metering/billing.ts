@@ -13,11 +13,9 @@ import {
   workspaceGroups,
   workspaces,
 } from "../db/schema";
-import type { Db } from "../platform/database";
+import type { Db, Tx } from "../platform/database";
 import { type Cycle, listCycles } from "./cycles";
 import { monthStart } from "./filters";
-
-type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
 /** A refused action, with a message meant for the person who asked. */
 export class BillingError extends Error {}

@@ -7,10 +7,8 @@ import {
   workspaceGroupMembers,
   workspaceGroups,
 } from "../db/schema";
-import type { Db } from "../platform/database";
+import type { Db, Tx } from "../platform/database";
 import { monthStart } from "./filters";
-
-type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
 export type Cycle = {
   billingCycleUuid: string;

@@ -1,15 +1,13 @@
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { type Actor, writeAudit } from "../api/audit";
 import { type usageDaily, type usageEvents, workspaces } from "../db/schema";
-import type { Db } from "../platform/database";
+import type { Db, Tx } from "../platform/database";
 import { type Cycle, listCycles } from "./cycles";
 import { MalformedEvent, utcDay, type ValidEvent, validateEvent } from "./events";
 import { EARLIEST_OCCURRED_AT, MAX_EVENT_COST_MICROS, MAX_EVENT_COST_USD } from "./limits";
 import { formatUsdExact } from "./money";
 import { loadPriceRules } from "./prices";
 import { matchPriceRule, noRuleReason } from "./pricing";
-
-type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
 export type Rejection = { index: number; event_id: string | null; reason: string };
 export type IngestResult = { accepted: number; duplicates: number; rejected: Rejection[] };

@@ -1,10 +1,8 @@
 import { and, type Column, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { priceRules } from "../db/schema";
-import type { Db } from "../platform/database";
+import type { Db, Tx } from "../platform/database";
 import { formatUsdExact, parseUsd } from "./money";
 import type { PriceRule, RuleMetric } from "./pricing";
-
-type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
 export type PriceRuleInput = {
   /** null or omitted: the global default price list. */

@@ -1,6 +1,5 @@
 import { isIP } from "node:net";
 import { z } from "zod";
-import { parseSocialProviders, type SocialProvidersConfig } from "../identity/social/providers";
 
 /** Thrown for configuration the server cannot start with; its message is one printable line. */
 export class ConfigError extends Error {
@@ -201,8 +200,11 @@ export type Config = {
    * (X-Forwarded-For / -Proto); false trusts none, so per-IP limits count the socket's peer.
    */
   trustProxy: TrustProxy;
-  /** Social sign-in providers whose client id and secret are both set (<PROVIDER>_CLIENT_ID/_SECRET). */
-  socialProviders: SocialProvidersConfig;
+  /**
+   * Every variable that is set (empty ones dropped), for the settings a service reads on its own:
+   * identity's social sign-in providers (<PROVIDER>_CLIENT_ID/_SECRET).
+   */
+  environment: Readonly<Record<string, string>>;
   /** DATA_DIR: the embedded database and, when SECRETS_KEY is unset, the generated secrets.key. */
   dataDir: string;
   /** SECRETS_KEY: encrypts the stored instance secrets (AES-256-GCM); unset = a key file in dataDir. */
@@ -216,16 +218,17 @@ const origin = (url: string) => new URL(url).origin;
 /** Validates the environment and resolves defaults; throws ConfigError with one line per problem. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   // Empty strings mean "unset", as in a copied .env.example.
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const cleaned = Object.fromEntries(
+    Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ""),
+  );
   const parsed = envSchema.safeParse(cleaned);
-  const social = parseSocialProviders(cleaned);
-  if (!parsed.success || social.errors.length) {
-    const lines = (parsed.error?.issues ?? []).map((i) => {
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => {
       const key = String(i.path[0] ?? "config");
       const got = cleaned[key];
       return `${i.message}${got === undefined ? "" : ` (got "${got}")`}`;
     });
-    throw new ConfigError(`Configuration error: ${[...lines, ...social.errors].join("; ")}`);
+    throw new ConfigError(`Configuration error: ${lines.join("; ")}`);
   }
   const e = parsed.data;
   const trustProxy = parseTrustProxy(cleaned.TRUST_PROXY);
@@ -266,7 +269,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     apiRateLimits: { perCredential: e.API_RATE_LIMIT_PER_CREDENTIAL, perOrg: e.API_RATE_LIMIT_PER_ORG },
     trustProxy,
-    socialProviders: social.providers,
+    environment: cleaned,
     dataDir: e.DATA_DIR,
     ...secrets,
   };

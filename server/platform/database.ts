@@ -16,6 +16,8 @@ import { type ListenHandlers, listenOnPostgres } from "./token-revocation";
 export type Schema = typeof schema;
 /** The one database type both drivers satisfy; code never branches on the driver. */
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+/** A transaction of Db, as db.transaction hands it to its callback. */
+export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
 export type Database = {
   kind: "pglite" | "postgres";

@@ -1,6 +1,6 @@
 import { and, count, eq, gt } from "drizzle-orm";
 import { invitation, member, organization } from "../../db/schema";
-import type { Db } from "../../platform/database";
+import type { Db, Tx } from "../../platform/database";
 import { IdentityError } from "../errors";
 import type { SessionUser } from "../fe/plumbing";
 import { DEFAULT_MAX_USERS } from "./limits";
@@ -13,7 +13,6 @@ import {
 } from "./roles";
 
 export type OrgRow = typeof organization.$inferSelect;
-type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 export type Queryable = Db | Tx;
 
 /** The signed-in user acting in one organization they belong to. */

@@ -3,6 +3,7 @@ import type { Profile } from "@node-saml/node-saml";
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import { member, organization, ssoLink, user } from "../../db/schema";
+import type { Tx } from "../../platform/database";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
 import { startSession, startTwoFactorChallenge } from "../login/cookies";
@@ -145,7 +146,6 @@ export function subjectOf(profile: Pick<Profile, "nameID">, email: string): stri
   return emailSchema.safeParse(raw).success ? raw.toLowerCase() : raw;
 }
 
-type Tx = Parameters<Parameters<IdentityContext["db"]["transaction"]>[0]>[0];
 type OrgRow = typeof organization.$inferSelect;
 
 /** Makes the user a Member of the organization unless they are one, within both member limits. */

@@ -1,5 +1,6 @@
 // The social sign-in providers this installation can offer, and their settings from the
 // environment. Each one is enabled only when both its client id and secret are set.
+import { ConfigError } from "../../platform/config";
 
 /** Providers we sign in with through better-auth, in the order their buttons appear. */
 export const SOCIAL_PROVIDERS = [
@@ -72,13 +73,12 @@ function checkExtra(name: string, value: string): string | null {
 }
 
 /**
- * Reads the providers from the environment (empty values already removed). Returns the enabled
- * providers and one message per problem; an id without a secret (or the reverse) is a problem.
+ * Reads the enabled providers from the environment (empty values already removed); an id without
+ * a secret (or the reverse) is a problem. Throws ConfigError with one line naming every problem.
  */
-export function parseSocialProviders(env: Record<string, string | undefined>): {
-  providers: SocialProvidersConfig;
-  errors: string[];
-} {
+export function loadSocialProviders(
+  env: Readonly<Record<string, string | undefined>>,
+): SocialProvidersConfig {
   const providers: SocialProvidersConfig = {};
   const errors: string[] = [];
   for (const p of SOCIAL_PROVIDERS) {
@@ -111,7 +111,8 @@ export function parseSocialProviders(env: Record<string, string | undefined>): {
     }
     if (ok) providers[p.id] = settings;
   }
-  return { providers, errors };
+  if (errors.length) throw new ConfigError(`Configuration error: ${errors.join("; ")}`);
+  return providers;
 }
 
 /** The enabled providers with their labels, in button order. */

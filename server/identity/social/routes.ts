@@ -43,7 +43,7 @@ function errorText(code: string | undefined, label: string): string {
 export function registerSocialLogin(app: FastifyInstance, ctx: IdentityContext) {
   const kit = pageKit(ctx);
   const origin = ctx.config.authPublicUrl;
-  const configured = ctx.config.socialProviders;
+  const configured = ctx.socialProviders;
   const isConfigured = (id: string): id is SocialProviderId =>
     Object.hasOwn(configured, id) && configured[id as SocialProviderId] !== undefined;
 
