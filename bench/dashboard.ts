@@ -32,7 +32,7 @@ import { usageDaily, usageEvents, workspaces } from "../server/db/schema";
 import { type Cycle, dailyInCycle } from "../server/metering/cycles";
 import { NO_FILTERS, type UsageFilters } from "../server/metering/filters";
 import { generateUsageEvents } from "../server/metering/generate";
-import { formatUsdExact } from "../server/metering/money";
+import { formatUsdExact } from "../contract/money";
 import { orderFor, recordColumns } from "../server/metering/usage-records";
 import {
   dailyDims,

@@ -29,7 +29,7 @@ import {
   runIngestKeyCommand,
   serverBackend,
 } from "./metering/ingest-key-cli";
-import { formatUsdExact } from "./metering/money";
+import { formatUsdExact } from "../contract/money";
 import { describeRule, parsePriceSetArgs, setPriceRule } from "./metering/prices";
 import { type Config, ConfigError, loadConfig } from "./platform/config";
 import { createLogger } from "./platform/logger";

@@ -9,7 +9,7 @@ import { groupTotals, listCycles } from "./metering/cycles";
 import { monthStart } from "./metering/filters";
 import { generateUsageEvents } from "./metering/generate";
 import { ingestUsage } from "./metering/ingest";
-import { parseUsd } from "./metering/money";
+import { parseUsd } from "../contract/money";
 import { setPriceRule } from "./metering/prices";
 import type { RuleMetric } from "./metering/pricing";
 import type { Db } from "./platform/database";

@@ -1,15 +1,13 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { type Cycle, cycleOf, ensureCycles, groupTotals } from "../metering/cycles";
-import { formatUsdExact } from "../metering/money";
+import { formatUsdExact } from "../../contract/money";
 import { newestEvents } from "../metering/usage-records";
 import type { Db } from "../platform/database";
 import { ApiError } from "../platform/errors";
-import { requireAdmin } from "./access";
-import type { Router } from "./route";
-import { ErrorSchema } from "./schemas";
+import { adminOrg } from "./route-hooks";
+import { failure, json } from "./schemas";
 import { UsageRecordSchema } from "./usage-queries";
-
-const e = (description: string) => ({ description, schema: ErrorSchema });
 
 /** The most usage events one billing cycle detail carries. */
 export const MAX_CYCLE_EVENTS = 10_000;
@@ -71,45 +69,47 @@ async function cycleJson(db: Db, cycle: Cycle) {
 }
 
 /** GET /v1/accounts/organization/billingcycles: the organization's billing cycles (administrators). */
-export function registerBillingCycles(router: Router, deps: { db: Db }) {
-  const { db } = deps;
-  router.route({
-    method: "GET",
-    path: "/v1/accounts/organization/billingcycles",
-    tag: "Accounts",
-    summary: "Billing cycles of the organization",
-    description:
-      "Without billing_cycle_uuid: every cycle, start date ascending, with cost per workspace group " +
-      "(usage events left out). With it: that one cycle, with its newest usage events. An " +
-      "organization without a cycle gets its current monthly cycle on first read.",
-    auth: "bearer",
-    query: QuerySchema,
-    responses: {
-      200: {
-        description: "The cycles (an array), or one cycle when billing_cycle_uuid is given",
-        schema: z.union([z.array(BillingCycleSchema), BillingCycleSchema]),
+export const billingCycleRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => {
+  app.get(
+    "/accounts/organization/billingcycles",
+    {
+      config: { auth: "bearer", admin: "see billing cycles" },
+      schema: {
+        tags: ["Accounts"],
+        summary: "Billing cycles of the organization",
+        description:
+          "Without billing_cycle_uuid: every cycle, start date ascending, with cost per workspace group " +
+          "(usage events left out). With it: that one cycle, with its newest usage events. An " +
+          "organization without a cycle gets its current monthly cycle on first read.",
+        querystring: QuerySchema,
+        response: {
+          200: json(
+            "The cycles (an array), or one cycle when billing_cycle_uuid is given",
+            z.union([z.array(BillingCycleSchema), BillingCycleSchema]),
+          ),
+          400: failure("billing_cycle_uuid is not a UUID"),
+          401: failure("Not signed in"),
+          403: failure("Not an organization administrator"),
+          404: failure("No such billing cycle in the organization"),
+        },
       },
-      400: e("billing_cycle_uuid is not a UUID"),
-      401: e("Not signed in"),
-      403: e("Not an organization administrator"),
-      404: e("No such billing cycle in the organization"),
     },
-    async handler({ principal, query }) {
-      const org = requireAdmin(principal, "see billing cycles");
-      const cycles = await ensureCycles(db, org.org_id);
-      if (!query.billing_cycle_uuid) {
+    async (req) => {
+      const cycles = await ensureCycles(db, adminOrg(req).org_id);
+      const uuid = req.query.billing_cycle_uuid;
+      if (!uuid) {
         const list = [];
         for (const c of cycles)
           list.push({ ...(await cycleJson(db, c)), usage_breakdown: { usage_events: [] } });
         return list;
       }
-      const cycle = cycleOf(cycles, query.billing_cycle_uuid);
-      if (!cycle) throw new ApiError(404, "not_found", "Billing cycle not found.");
+      const cycle = cycleOf(cycles, uuid);
+      if (!cycle) throw new ApiError("not_found", "Billing cycle not found.");
       const { events, truncated } = await newestEvents(db, cycle, MAX_CYCLE_EVENTS);
       return {
         ...(await cycleJson(db, cycle)),
         usage_breakdown: { usage_events: events, usage_events_truncated: truncated },
       };
     },
-  });
-}
+  );
+};

@@ -4,7 +4,7 @@
  * main.ts can exit with a clear message before opening the database.
  */
 import { parseDay } from "./billing";
-import { parseUsd } from "./money";
+import { parseUsd } from "../../contract/money";
 
 export const METERING_USAGE = `  seed [--events <n>] [--seed <n>]
             create the demo organization if missing, and give it billing cycles, prices, groups,

@@ -5,7 +5,7 @@ import type { Db, Tx } from "../platform/database";
 import { type Cycle, listCycles } from "./cycles";
 import { MalformedEvent, utcDay, type ValidEvent, validateEvent } from "./events";
 import { EARLIEST_OCCURRED_AT, MAX_EVENT_COST_MICROS, MAX_EVENT_COST_USD } from "./limits";
-import { formatUsdExact } from "./money";
+import { formatUsdExact } from "../../contract/money";
 import { loadPriceRules } from "./prices";
 import { matchPriceRule, noRuleReason } from "./pricing";
 

@@ -1,7 +1,7 @@
 import { and, type Column, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { priceRules } from "../db/schema";
 import type { Db, Tx } from "../platform/database";
-import { formatUsdExact, parseUsd } from "./money";
+import { formatUsdExact, parseUsd } from "../../contract/money";
 import type { PriceRule, RuleMetric } from "./pricing";
 
 export type PriceRuleInput = {

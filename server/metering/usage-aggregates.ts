@@ -12,7 +12,7 @@ import {
   topWorkspaces,
   type UsageFilters,
 } from "./filters";
-import { formatUsdExact } from "./money";
+import { formatUsdExact } from "../../contract/money";
 import {
   dailyDims,
   dimensionFilter,

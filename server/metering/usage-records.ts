@@ -4,7 +4,7 @@ import { usageDaily, usageEvents, workspaces } from "../db/schema";
 import type { Db } from "../platform/database";
 import { type Cycle, dailyInCycle, eventsInCycle } from "./cycles";
 import type { UsageFilters } from "./filters";
-import { formatUsdExact } from "./money";
+import { formatUsdExact } from "../../contract/money";
 
 import {
   dailyDims,

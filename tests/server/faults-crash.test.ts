@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { parseUsd } from "../../server/metering/money";
+import { parseUsd } from "../../contract/money";
 import {
   freePort,
   ingestionKey,

@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { parseUsd } from "../../server/metering/money";
+import { parseUsd } from "../../contract/money";
 import {
   freePort,
   ingestionKey,

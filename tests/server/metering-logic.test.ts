@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MAX_FUTURE_MS, utcDay, validateEvent } from "../../server/metering/events";
 import { rollUp } from "../../server/metering/ingest";
-import { formatUsd, formatUsdExact, parseUsd, sumMicros, tryParseUsd } from "../../server/metering/money";
+import { formatUsd, formatUsdExact, parseUsd, sumMicros, tryParseUsd } from "../../contract/money";
 import { parsePriceSetArgs } from "../../server/metering/prices";
 import { compareRules, matchPriceRule, type PriceRule, specificity } from "../../server/metering/pricing";
 

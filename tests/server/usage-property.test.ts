@@ -8,7 +8,7 @@ import {
   type UsageFilters,
 } from "../../server/metering/filters";
 import { generateUsageEvents } from "../../server/metering/generate";
-import { parseUsd } from "../../server/metering/money";
+import { parseUsd } from "../../contract/money";
 import { setPriceRule } from "../../server/metering/prices";
 import { backends, startProduct, type TestProduct } from "./harness";
 import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";
