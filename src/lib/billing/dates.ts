@@ -1,36 +1,30 @@
-// Dates on the billing page are UTC with a short month: "Jan 5, 2026".
+// Dates on the billing page, all in UTC (billing cycles and usage are recorded in UTC) with a
+// short month: "Jan 5, 2026". The one place the page formats dates, on dayjs's utc mode.
+import dayjs, { type Dayjs } from "dayjs";
+import utc from "dayjs/plugin/utc";
 import type { Grouping } from "./types";
 
-const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-const pad = (n: number) => String(n).padStart(2, "0");
+dayjs.extend(utc);
 
-/** A YYYY-MM-DD day or an ISO instant as a Date (a bare day is midnight UTC); null when unreadable. */
-export function parseUtc(value: string | null | undefined): Date | null {
+/** A YYYY-MM-DD day (midnight UTC) or an ISO instant, in UTC; null when missing or unreadable. */
+function utcDay(value: string | null | undefined): Dayjs | null {
   if (!value) return null;
-  const date = new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
-  return Number.isNaN(date.getTime()) ? null : date;
+  const d = dayjs.utc(value);
+  return d.isValid() ? d : null;
 }
+
+const format = (value: string | null | undefined, pattern: string, fallback = "-") =>
+  utcDay(value)?.format(pattern) ?? fallback;
 
 /** "Jan 5, 2026" (UTC); "-" when missing. */
-export function formatUtcDate(value: string | null | undefined): string {
-  const d = parseUtc(value);
-  if (!d) return "-";
-  return `${MONTHS[d.getUTCMonth()]} ${d.getUTCDate()}, ${d.getUTCFullYear()}`;
-}
+export const formatUtcDate = (value: string | null | undefined): string => format(value, "MMM D, YYYY");
 
 /** "Jan 5, 2026, 14:03 UTC": a record's time. */
-export function formatUtcDateTime(value: string | null | undefined): string {
-  const d = parseUtc(value);
-  if (!d) return "-";
-  return `${formatUtcDate(value)}, ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())} UTC`;
-}
+export const formatUtcDateTime = (value: string | null | undefined): string =>
+  format(value, "MMM D, YYYY, HH:mm [UTC]");
 
 /** "14:03:27 UTC": the time of day of a freshness stamp. */
-export function formatUtcTime(value: string | null | undefined): string {
-  const d = parseUtc(value);
-  if (!d) return "-";
-  return `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} UTC`;
-}
+export const formatUtcTime = (value: string | null | undefined): string => format(value, "HH:mm:ss [UTC]");
 
 /**
  * The stepper's label: "Jan 1, 2026 - Feb 1, 2026", or "... - Present" for the current cycle.
@@ -42,22 +36,16 @@ export function periodLabel(start: string, end: string | null | undefined): stri
 
 /** A chart bucket's axis label: "Jan 5" (daily, weekly: the week's Sunday) or "Jan 2026" (monthly). */
 export function bucketLabel(day: string, grouping: Grouping): string {
-  const d = parseUtc(day);
-  if (!d) return day;
-  const month = MONTHS[d.getUTCMonth()];
-  return grouping === "monthly" ? `${month} ${d.getUTCFullYear()}` : `${month} ${d.getUTCDate()}`;
+  return format(day, grouping === "monthly" ? "MMM YYYY" : "MMM D", day);
 }
 
 /** The chart tooltip's title: "Jan 5, 2026", "Week of Jan 4, 2026" or "Jan 2026". */
 export function bucketTitle(day: string, grouping: Grouping): string {
-  if (grouping === "monthly") {
-    const d = parseUtc(day);
-    return d ? `${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}` : day;
-  }
+  if (grouping === "monthly") return format(day, "MMM YYYY", day);
   return grouping === "weekly" ? `Week of ${formatUtcDate(day)}` : formatUtcDate(day);
 }
 
 /** The export's file name for a moment: usage_data_2026-01-05.csv (UTC day). */
 export function exportFileName(now: Date = new Date()): string {
-  return `usage_data_${now.toISOString().slice(0, 10)}.csv`;
+  return `usage_data_${dayjs(now).utc().format("YYYY-MM-DD")}.csv`;
 }
