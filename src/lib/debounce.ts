@@ -1,4 +1,7 @@
-// Trailing-edge debounce: only the last call within `ms` runs.
+// Trailing-edge debounce: only the last call within `ms` runs. The console's one debounce (the
+// search boxes and the chart's redraw on resize). None of the declared dependencies exports one
+// (Refine and antd debounce internally, with lodash and throttle-debounce that are theirs, not
+// ours), and a dependency for these few lines would not pay for itself.
 
 export type Debounced<A extends unknown[]> = ((...args: A) => void) & { cancel: () => void };
 

@@ -13,6 +13,7 @@ import {
   tooltipValue,
 } from "../../lib/billing/chart";
 import { ADJUSTMENT_COLOR } from "../../lib/billing/colors";
+import { debounce } from "../../lib/debounce";
 
 /** The container's width, updated 100 ms after the last resize. */
 function useDebouncedWidth() {
@@ -22,14 +23,11 @@ function useDebouncedWidth() {
     const element = ref.current;
     if (!element) return;
     setWidth(element.clientWidth);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const observer = new ResizeObserver(() => {
-      clearTimeout(timer);
-      timer = setTimeout(() => setWidth(element.clientWidth), CHART_RESIZE_DELAY_MS);
-    });
+    const measure = debounce(() => setWidth(element.clientWidth), CHART_RESIZE_DELAY_MS);
+    const observer = new ResizeObserver(() => measure());
     observer.observe(element);
     return () => {
-      clearTimeout(timer);
+      measure.cancel();
       observer.disconnect();
     };
   }, []);
