@@ -5,10 +5,10 @@ import routerProvider from "@refinedev/react-router";
 import { useEffect, useMemo } from "react";
 import { Outlet, RouterProvider } from "react-router";
 import { createAccessControlProvider } from "./providers/access-control-provider";
-import { createDataProvider } from "./providers/data-provider";
+import { createDataProviders } from "./providers/data-provider";
 import { reactQueryOptions } from "./providers/query-defaults";
 import { type ConsoleServices, ServicesProvider, useServices } from "./providers/services";
-import { resources } from "./resources";
+import { refineResources } from "./resources";
 
 type Router = Parameters<typeof RouterProvider>[0]["router"];
 
@@ -22,7 +22,7 @@ export function App({ services, router }: { services: ConsoleServices; router: R
 
 export function RefineRoot() {
   const { config, authProvider, currentUser, apiFetch } = useServices();
-  const dataProvider = useMemo(() => createDataProvider(config.apiUrl, apiFetch), [config.apiUrl, apiFetch]);
+  const dataProvider = useMemo(() => createDataProviders(config, apiFetch), [config, apiFetch]);
   const accessControlProvider = useMemo(() => createAccessControlProvider(currentUser), [currentUser]);
 
   useEffect(() => {
@@ -36,11 +36,11 @@ export function RefineRoot() {
       authProvider={authProvider}
       accessControlProvider={accessControlProvider}
       notificationProvider={useNotificationProvider}
-      resources={resources}
+      resources={refineResources}
       options={{
         disableTelemetry: true,
+        // Tables keep their paging, sorting and filters in the URL unless they opt out.
         syncWithLocation: true,
-        warnWhenUnsavedChanges: true,
         reactQuery: reactQueryOptions,
         title: { text: config.productName },
       }}

@@ -8,8 +8,3 @@ export function organizationLabel(organization: { name?: string | null } | null 
   const name = organization?.name?.trim();
   return name ? name : "Not assigned";
 }
-
-/** Administrators land on billing; everyone else on the workspace list. */
-export function homePath(isAdmin: boolean): string {
-  return isAdmin ? "/" : "/organization/workspaces";
-}

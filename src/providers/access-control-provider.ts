@@ -1,23 +1,25 @@
-// Admin-only resources (billing at "/") are refused to members; everything else is open to any
-// signed-in user. The product API enforces the same rules; this only shapes the console.
+// Refine's access control from the resource declarations: `can({ resource, action })` answers
+// list/show/create/edit/delete by the user's role (lib/resource-access). Route guards, useCan,
+// CanAccess and the @refinedev/antd buttons all ask it; buttons the user may not use are hidden.
 import type { AccessControlProvider } from "@refinedev/core";
-import { canAccessResource, type ResourceAccessMeta } from "../lib/resource-access";
-import { resourceMetaByName } from "../resources";
+import { allows } from "../lib/resource-access";
+import { resourceByName } from "../resources";
 import type { CurrentUserSource } from "./current-user";
+
+export const NOT_ALLOWED = "Administrators only";
 
 export function createAccessControlProvider(currentUser: CurrentUserSource): AccessControlProvider {
   return {
-    can: async ({ resource, params }) => {
-      const meta = ((params?.resource?.meta as ResourceAccessMeta) ??
-        (resource ? resourceMetaByName(resource) : undefined)) as ResourceAccessMeta;
-      if (!meta?.adminOnly) return { can: true };
+    can: async ({ resource, action }) => {
+      let user = null;
       try {
-        const user = await currentUser.get();
-        if (canAccessResource(meta, user)) return { can: true };
+        user = await currentUser.get();
       } catch {
-        // Unknown user: refuse rather than show an admin page.
+        // Unknown user: refuse rather than show an administrator's page or button.
       }
-      return { can: false, reason: "Administrators only" };
+      return allows(resourceByName(resource), action, user)
+        ? { can: true }
+        : { can: false, reason: NOT_ALLOWED };
     },
     options: {
       buttons: { enableAccessControl: true, hideIfUnauthorized: true },

@@ -1,62 +1,36 @@
-// Every console resource in one list: Refine's routing/menu metadata and the sider read it.
-// meta.label is set explicitly so Refine does not derive (and pluralise) labels from names.
-import {
-  AppstoreOutlined,
-  DollarOutlined,
-  KeyOutlined,
-  SettingOutlined,
-  TeamOutlined,
-} from "@ant-design/icons";
+// Every console resource, in sider order. A new resource is one file in this folder and one line
+// here (docs/architecture.md, "Adding a resource"); routes, sider, data providers and access
+// control pick it up from its declaration.
 import type { ResourceProps } from "@refinedev/core";
-import { createElement } from "react";
+import { accountSettings } from "./account-settings";
+import { apiKeys } from "./api-keys";
+import { billing } from "./billing";
+import { billingCycles } from "./billing-cycles";
+import { organizationInvitations, organizationUsers } from "./organization-users";
+import type { ConsoleResource } from "./types";
+import { usageRecords } from "./usage-records";
+import { workspaceMemberCandidates } from "./workspace-member-candidates";
+import { workspaceMembers } from "./workspace-members";
+import { workspaces } from "./workspaces";
 
-export type ConsoleResourceMeta = {
-  label: string;
-  icon: ReturnType<typeof createElement>;
-  /** Only administrators may see and open it (see lib/resource-access). */
-  adminOnly?: boolean;
-  /** Product API path when it differs from /v1/{name}. */
-  apiPath?: string;
-};
-
-export type ConsoleResource = ResourceProps & { list: string; meta: ConsoleResourceMeta };
-
-export const resources: ConsoleResource[] = [
-  {
-    name: "billing",
-    list: "/",
-    meta: { label: "Billing & Usage", icon: createElement(DollarOutlined), adminOnly: true },
-  },
-  {
-    name: "workspaces",
-    list: "/organization/workspaces",
-    show: "/workspace/:id",
-    meta: { label: "Workspaces", icon: createElement(AppstoreOutlined), apiPath: "/v1/workspaces/" },
-  },
-  {
-    name: "users",
-    list: "/users",
-    meta: { label: "Users", icon: createElement(TeamOutlined), apiPath: "/v1/accounts/organization/users" },
-  },
-  {
-    name: "api-keys",
-    list: "/account/api-keys",
-    meta: { label: "Personal API Keys", icon: createElement(KeyOutlined) },
-  },
-  {
-    name: "account-settings",
-    list: "/account/settings",
-    meta: { label: "Account Settings", icon: createElement(SettingOutlined) },
-  },
+export const resources: readonly ConsoleResource[] = [
+  billing,
+  workspaces,
+  organizationUsers,
+  apiKeys,
+  accountSettings,
+  workspaceMembers,
+  workspaceMemberCandidates,
+  billingCycles,
+  usageRecords,
+  organizationInvitations,
 ];
 
-export function resourceMetaByName(name: string): ConsoleResourceMeta | undefined {
-  return resources.find((r) => r.name === name)?.meta;
+export function resourceByName(name: string | undefined): ConsoleResource | undefined {
+  return resources.find((resource) => resource.name === name);
 }
 
-/** Route patterns a resource owns, for highlighting its sider entry. */
-export function resourceRoutes(resource: ConsoleResource): string[] {
-  return [resource.list, resource.show, resource.create, resource.edit].filter(
-    (route): route is string => typeof route === "string",
-  );
-}
+/** The declarations as Refine takes them (pages and prefetch are the route tree's business). */
+export const refineResources: ResourceProps[] = resources.map(
+  ({ pages: _pages, prefetch: _prefetch, ...resource }) => resource,
+);

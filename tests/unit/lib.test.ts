@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { homePath, organizationLabel, roleLabel } from "../../src/lib/account-labels";
+import { organizationLabel, roleLabel } from "../../src/lib/account-labels";
 import { parseConsoleConfig } from "../../src/lib/console-config";
 import { selectedNavKey } from "../../src/lib/nav-selection";
-import { canAccessResource } from "../../src/lib/resource-access";
 import { decodeReturnTarget, encodeReturnTarget, toLatin1Url } from "../../src/lib/return-target";
 import { isToggleSidebarShortcut } from "../../src/lib/shortcuts";
 import {
@@ -59,11 +58,6 @@ describe("account labels", () => {
     expect(organizationLabel({ name: "Acme AI" })).toBe("Acme AI");
     expect(organizationLabel(null)).toBe("Not assigned");
     expect(organizationLabel({ name: "  " })).toBe("Not assigned");
-  });
-
-  it("sends administrators home to billing and members to workspaces", () => {
-    expect(homePath(true)).toBe("/");
-    expect(homePath(false)).toBe("/organization/workspaces");
   });
 });
 
@@ -132,12 +126,5 @@ describe("navigation helpers", () => {
     expect(selectedNavKey("/workspace/123", items)).toBe("workspaces");
     expect(selectedNavKey("/organization/workspaces", items)).toBe("workspaces");
     expect(selectedNavKey("/nowhere", items)).toBeUndefined();
-  });
-
-  it("lets only administrators open admin-only resources", () => {
-    expect(canAccessResource({ adminOnly: true }, { is_admin: false })).toBe(false);
-    expect(canAccessResource({ adminOnly: true }, null)).toBe(false);
-    expect(canAccessResource({ adminOnly: true }, { is_admin: true })).toBe(true);
-    expect(canAccessResource({}, { is_admin: false })).toBe(true);
   });
 });

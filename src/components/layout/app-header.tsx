@@ -2,8 +2,9 @@
 import { MenuFoldOutlined, MenuUnfoldOutlined } from "@ant-design/icons";
 import { Button, Flex, Layout, Typography, theme } from "antd";
 import { Link } from "react-router";
-import { homePath } from "../../lib/account-labels";
+import { homeRoute } from "../../lib/resource-access";
 import type { CurrentUser } from "../../providers/current-user-types";
+import { resources } from "../../resources";
 
 type Props = {
   user: CurrentUser;
@@ -36,7 +37,10 @@ export function AppHeader({ user, productName, siderVisible, onToggleSider }: Pr
         onClick={onToggleSider}
       />
       <Flex align="baseline" gap={12} style={{ minWidth: 0 }}>
-        <Link to={homePath(user.is_admin)} style={{ color: token.colorText, fontWeight: 600, fontSize: 16 }}>
+        <Link
+          to={homeRoute(resources, user)}
+          style={{ color: token.colorText, fontWeight: 600, fontSize: 16 }}
+        >
           {productName}
         </Link>
         {user.organization?.name ? (

@@ -5,10 +5,10 @@ import { Button, Flex, Menu, type MenuProps, Tooltip, theme } from "antd";
 import { type CSSProperties, useEffect, useMemo, useState } from "react";
 import { Link, useLocation } from "react-router";
 import { selectedNavKey } from "../../lib/nav-selection";
-import { canAccessResource } from "../../lib/resource-access";
+import { menuResources, resourceRoutes } from "../../lib/resource-access";
 import { createTooltipTiming } from "../../lib/tooltip-timing";
 import type { CurrentUser } from "../../providers/current-user-types";
-import { resourceRoutes, resources } from "../../resources";
+import { resources } from "../../resources";
 
 type Props = {
   user: CurrentUser;
@@ -66,7 +66,7 @@ function useSiderTooltips(enabled: boolean) {
 export function SiderNav({ user, collapsed, onLogout, onAccountPage, onNavigate }: Props) {
   const { pathname } = useLocation();
   const { token } = theme.useToken();
-  const visible = useMemo(() => resources.filter((r) => canAccessResource(r.meta, user)), [user]);
+  const visible = useMemo(() => menuResources(resources, user), [user]);
   const selected = selectedNavKey(
     pathname,
     visible.map((r) => ({ key: r.name, routes: resourceRoutes(r) })),

@@ -1,30 +1,12 @@
 // Calls to the identity service's client API (/api/fe/v3) as the PropelAuth client makes them:
 // the session cookie (credentials included) and a non-empty X-CSRF-Token header. Errors come as
-// {error_code, user_facing_error, field_errors?} and become Refine HttpErrors carrying both.
+// {error_code, user_facing_error, field_errors?} and become Refine HttpErrors carrying all three.
 import type { HttpError } from "@refinedev/core";
-import type { CreatedApiKey, ExpirationOption, PersonalApiKey } from "../lib/api-keys";
+import { type ApiFetch, buildUrl } from "./http";
 
 export const IDENTITY_CLIENT_PATH = "/api/fe/v3";
 
 export type IdentityHttpError = HttpError & { code?: string; userFacingError?: string };
-
-export type PersonalApiKeyPage = {
-  api_keys: PersonalApiKey[];
-  total_api_keys: number;
-  current_page: number;
-  page_size: number;
-  has_more_results: boolean;
-};
-
-export type IdentityApi = {
-  listPersonalApiKeys: (query: {
-    pageNumber: number;
-    pageSize: number;
-    search?: string;
-  }) => Promise<PersonalApiKeyPage>;
-  createApiKey: (expirationOption: ExpirationOption) => Promise<CreatedApiKey>;
-  deleteApiKey: (apiKeyId: string) => Promise<void>;
-};
 
 function identityError(status: number, body: unknown): IdentityHttpError {
   const record = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {};
@@ -40,23 +22,27 @@ function identityError(status: number, body: unknown): IdentityHttpError {
   return error;
 }
 
-export function createIdentityApi({
+/** The identity client API's base URL for the service at `authUrl`. */
+export function identityClientUrl(authUrl: string): string {
+  return `${authUrl.replace(/\/+$/, "")}${IDENTITY_CLIENT_PATH}`;
+}
+
+export function createIdentityFetch({
   authUrl,
   fetchImpl,
 }: {
   authUrl: string;
   fetchImpl?: typeof fetch;
-}): IdentityApi {
-  const base = `${authUrl.replace(/\/+$/, "")}${IDENTITY_CLIENT_PATH}`;
-
-  const request = async <T>(method: "GET" | "POST" | "DELETE", path: string, body?: unknown): Promise<T> => {
+}): ApiFetch {
+  const base = identityClientUrl(authUrl);
+  return async <T>(path: string, request: Parameters<ApiFetch>[1] = {}): Promise<T> => {
     let response: Response;
     try {
-      response = await (fetchImpl ?? fetch)(`${base}${path}`, {
-        method,
+      response = await (fetchImpl ?? fetch)(buildUrl(base, path, request.query), {
+        method: request.method ?? "GET",
         credentials: "include",
-        headers: { "Content-Type": "application/json", "X-CSRF-Token": "-.-" },
-        body: body === undefined ? undefined : JSON.stringify(body),
+        headers: { "Content-Type": "application/json", "X-CSRF-Token": "-.-", ...request.headers },
+        body: request.body === undefined ? undefined : JSON.stringify(request.body),
       });
     } catch {
       // The identity client reports a failed request as unexpected_error with this text.
@@ -74,18 +60,5 @@ export function createIdentityApi({
     }
     if (!response.ok) throw identityError(response.status, parsed);
     return parsed as T;
-  };
-
-  return {
-    listPersonalApiKeys: ({ pageNumber, pageSize, search }) => {
-      const query = new URLSearchParams({ page_number: String(pageNumber), page_size: String(pageSize) });
-      if (search) query.set("api_key_search", search);
-      return request<PersonalApiKeyPage>("GET", `/personal_api_keys?${query}`);
-    },
-    createApiKey: (expirationOption) =>
-      request<CreatedApiKey>("POST", "/api_keys", { expiration_option: expirationOption }),
-    deleteApiKey: async (apiKeyId) => {
-      await request<unknown>("DELETE", `/api_keys/${encodeURIComponent(apiKeyId)}`);
-    },
   };
 }
