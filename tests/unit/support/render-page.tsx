@@ -1,0 +1,95 @@
+// Renders ONE console page inside the real Refine set-up (data providers, access control,
+// resources, notifications) without the rest of the console. The network is mocked at the fetch
+// level with msw: the product API at API_URL and the identity service at AUTH_URL answer with the
+// handlers a test gives (`server.use(...)` or `handlers`); GET /v1/accounts/me answers with the
+// given user. An unhandled request fails the test.
+//
+//   const view = renderPage(<WorkspaceShowPage />, {
+//     route: "/workspace/:id", path: "/workspace/ws-1", me: { is_admin: true },
+//     handlers: [http.get(api("/v1/workspaces/ws-1"), () => HttpResponse.json(workspace))],
+//   });
+//
+// Navigation away from the page lands on a stub showing the new location (`view.location()`).
+import { configure, render } from "@testing-library/react";
+import { ConfigProvider } from "antd";
+import { HttpResponse, http, type RequestHandler } from "msw";
+import { setupServer } from "msw/node";
+import type { ReactNode } from "react";
+import { createMemoryRouter, RouterProvider, useLocation } from "react-router";
+import { afterAll, afterEach, beforeAll } from "vitest";
+import { RefineRoot } from "../../../src/App";
+import { ThemeShell } from "../../../src/components/theme-shell";
+import { createServices } from "../../../src/providers/create-services";
+import type { CurrentUser } from "../../../src/providers/current-user-types";
+import { IDENTITY_CLIENT_PATH } from "../../../src/providers/identity-fetch";
+import { ServicesProvider } from "../../../src/providers/services";
+import { API_URL, AUTH_URL, accountsMe, fakeAuthClient, fakeNavigator } from "./fakes";
+
+export const server = setupServer();
+
+beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
+afterEach(() => server.resetHandlers());
+afterAll(() => server.close());
+
+// One page renders in well under a second; allow for a busy machine.
+configure({ asyncUtilTimeout: 5_000 });
+
+/** A product API URL for msw handlers: api("/v1/workspaces/"). */
+export const api = (path: string) => `${API_URL}${path}`;
+/** An identity client API URL for msw handlers: identity("/personal_api_keys"). */
+export const identity = (path: string) => `${AUTH_URL}${IDENTITY_CLIENT_PATH}${path}`;
+
+/** The product API's error shape. */
+export const apiError = (status: number, code: string, message: string) =>
+  HttpResponse.json({ error: { code, message } }, { status });
+
+function Elsewhere() {
+  const { pathname, search } = useLocation();
+  return <div data-testid="elsewhere">{`${pathname}${search}`}</div>;
+}
+
+type Options = {
+  /** The route pattern the page is mounted at (its resource's route, e.g. "/workspace/:id"). */
+  route?: string;
+  /** The URL opened; defaults to the route. */
+  path?: string;
+  me?: Partial<CurrentUser>;
+  handlers?: RequestHandler[];
+};
+
+export function renderPage(page: ReactNode, { route = "/", path = route, me, handlers = [] }: Options = {}) {
+  const user = accountsMe(me);
+  server.use(
+    http.get(api("/v1/accounts/me"), () => HttpResponse.json(user)),
+    ...handlers,
+  );
+  const services = createServices({
+    config: { apiUrl: API_URL, authUrl: AUTH_URL, productName: "Eval Console" },
+    client: fakeAuthClient(),
+    navigator: fakeNavigator(`http://console.test${path}`),
+  });
+  const router = createMemoryRouter(
+    [
+      {
+        element: <RefineRoot />,
+        children: [
+          { path: route, element: page },
+          { path: "*", element: <Elsewhere /> },
+        ],
+      },
+    ],
+    { initialEntries: [path] },
+  );
+  const view = render(
+    <ThemeShell>
+      {/* jsdom fires no transition events; without motion, dialogs open and close at once. */}
+      <ConfigProvider theme={{ token: { motion: false } }}>
+        <ServicesProvider services={services}>
+          <RouterProvider router={router} />
+        </ServicesProvider>
+      </ConfigProvider>
+    </ThemeShell>,
+  );
+  const location = () => `${router.state.location.pathname}${router.state.location.search}`;
+  return { ...view, router, services, location };
+}
