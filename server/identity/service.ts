@@ -3,7 +3,7 @@ import type { FastifyBaseLogger, FastifyError } from "fastify";
 import type { Config } from "../platform/config";
 import type { Database } from "../platform/database";
 import { registerHealth } from "../platform/health";
-import { acceptEmptyJsonBodies, allowOrigins, createHttpApp } from "../platform/http";
+import { acceptEmptyJsonBodies, acceptForms, allowOrigins, createHttpApp } from "../platform/http";
 import type { IdentityGateway } from "../platform/identity-gateway";
 import { resolveKeyring } from "../platform/secrets";
 import { createTokenVersionWatch } from "../platform/token-revocation";
@@ -87,8 +87,14 @@ export async function createIdentityService(config: Config, database: Database, 
   const app = createHttpApp(log, {
     trustProxy: config.trustProxy,
     // Hosted pages are server-rendered forms with inline styles and no scripts.
-    htmlCsp:
-      "default-src 'none'; script-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'",
+    htmlCsp: {
+      "default-src": ["'none'"],
+      "script-src": ["'none'"],
+      "style-src": ["'unsafe-inline'"],
+      "img-src": ["'self'", "data:"],
+      "base-uri": ["'none'"],
+      "frame-ancestors": ["'none'"],
+    },
     errorShape: (_code, message) => ({ error_code: "bad_request", user_facing_error: message }),
   });
   // Cross-site form posts and foreign origins on /api/fe/v3 are refused before anything else.
@@ -97,9 +103,7 @@ export async function createIdentityService(config: Config, database: Database, 
   // The PropelAuth client posts logout as JSON with no body at all.
   acceptEmptyJsonBodies(app);
   // Hosted pages post ordinary HTML forms.
-  app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, (_req, body, done) =>
-    done(null, Object.fromEntries(new URLSearchParams(body as string))),
-  );
+  acceptForms(app);
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if (err instanceof IdentityError) {
       if (err.code === "rate_limit_exceeded" && err.fieldErrors?.retry_after_seconds)

@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
 import cors from "@fastify/cors";
+import formbody from "@fastify/formbody";
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -7,6 +7,7 @@ import Fastify, {
   type FastifyRequest,
 } from "fastify";
 import { isDatabaseUnavailable } from "./database";
+import { type CspDirectives, consoleCsp, securityHeaders } from "./security-headers";
 
 /** One registered route: what tests and tools enumerate (e.g. the tenant isolation matrix). */
 export type RegisteredRoute = { method: string; url: string };
@@ -22,72 +23,6 @@ export function registeredRoutes(app: FastifyInstance): readonly RegisteredRoute
 export type ErrorShape = (code: string, message: string) => unknown;
 const productErrorShape: ErrorShape = (code, message) => ({ error: { code, message } });
 
-/**
- * The console's policy: its own scripts only, antd's run-time styles, and calls to its own origin
- * plus the given ones (the API and identity origins that /config.json names: API_PUBLIC_URL and
- * AUTH_PUBLIC_URL), no other host.
- */
-export function consoleCsp(connectOrigins: readonly string[] = []): string {
-  const origins = [...new Set(connectOrigins.map((u) => new URL(u).origin))];
-  return [
-    "default-src 'self'",
-    "script-src 'self'",
-    "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data: blob:",
-    "font-src 'self' data:",
-    ["connect-src 'self'", ...origins].join(" "),
-    "object-src 'none'",
-    "base-uri 'self'",
-    "frame-ancestors 'none'",
-  ].join("; ");
-}
-
-/** Anything that is not HTML (JSON, CSV): nothing may run, nothing may frame it. */
-const DATA_CSP = "default-src 'none'; frame-ancestors 'none'";
-
-/** Hashes of the inline scripts of an HTML page, so a page may carry its own small script. */
-function inlineScriptHashes(html: string): string[] {
-  const hashes: string[] = [];
-  for (const m of html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/gi))
-    hashes.push(
-      `'sha256-${createHash("sha256")
-        .update(m[1] ?? "")
-        .digest("base64")}'`,
-    );
-  return hashes;
-}
-
-/**
- * Security headers on every answer: no MIME sniffing, no framing, a strict referrer policy, a
- * content security policy (the service's for HTML, a deny-all one for data) and HSTS when the
- * request came over HTTPS (directly or through a proxy that says so).
- */
-function securityHeaders(app: FastifyInstance, htmlCsp: string) {
-  app.addHook("onSend", async (req, reply, payload) => {
-    reply.header("x-content-type-options", "nosniff");
-    reply.header("x-frame-options", "DENY");
-    reply.header("referrer-policy", "strict-origin-when-cross-origin");
-    if (req.protocol === "https")
-      reply.header("strict-transport-security", "max-age=31536000; includeSubDomains");
-    // A 304 carries no body and no content type, and browsers merge its headers into the cached
-    // response: a data policy sent here would replace the cached page's own and break it.
-    if (!reply.hasHeader("content-security-policy") && reply.statusCode !== 304) {
-      const type = String(reply.getHeader("content-type") ?? "");
-      if (type.startsWith("text/html")) {
-        const hashes = typeof payload === "string" ? inlineScriptHashes(payload) : [];
-        const csp = hashes.length
-          ? htmlCsp.replace(
-              /script-src ([^;]*)/,
-              (_m, list: string) => `script-src ${list} ${hashes.join(" ")}`,
-            )
-          : htmlCsp;
-        reply.header("content-security-policy", csp);
-      } else reply.header("content-security-policy", DATA_CSP);
-    }
-    return payload;
-  });
-}
-
 /** TRUST_PROXY as Fastify takes it: a hop count trusts the first n hops (Fastify's own rule). */
 function trustProxyOption(t: false | number | string[]) {
   return typeof t === "number" ? (_address: string, hop: number) => hop < t : t;
@@ -96,7 +31,7 @@ function trustProxyOption(t: false | number | string[]) {
 /** A Fastify app with our defaults: shared JSON logger, request ids, bounded bodies, security headers. */
 export function createHttpApp(
   logger: FastifyBaseLogger,
-  opts: { errorShape?: ErrorShape; htmlCsp?: string; trustProxy?: false | number | string[] } = {},
+  opts: { errorShape?: ErrorShape; htmlCsp?: CspDirectives; trustProxy?: false | number | string[] } = {},
 ): FastifyInstance {
   const shape = opts.errorShape ?? productErrorShape;
   const app = Fastify({
@@ -106,6 +41,9 @@ export function createHttpApp(
     // nobody is trusted, so a client cannot pick its own address for the per-IP limits.
     trustProxy: trustProxyOption(opts.trustProxy ?? false),
     requestIdHeader: "x-request-id",
+    // Keys that could reach an object's prototype when a parsed body is merged: a 400.
+    onProtoPoisoning: "error",
+    onConstructorPoisoning: "error",
     // Errors raised before routing (a bad URL encoding, an over-long path parameter) skip the
     // app's error handler; answer them in the service's JSON error shape like every other refusal.
     frameworkErrors: (err, _req, reply) => {
@@ -164,33 +102,25 @@ export async function allowOrigins(app: FastifyInstance, origins: readonly strin
 
 /**
  * JSON bodies, where an empty body is no body: clients that always send Content-Type:
- * application/json send none on DELETE or on PropelAuth's logout. Bad JSON is a 400.
+ * application/json send none on DELETE or on PropelAuth's logout. Anything else goes to Fastify's
+ * own parser with the app's poisoning settings (a 400 for bad JSON and prototype keys).
  */
 export function acceptEmptyJsonBodies(app: FastifyInstance) {
+  const parseJson = app.getDefaultJsonParser(
+    app.initialConfig.onProtoPoisoning ?? "error",
+    app.initialConfig.onConstructorPoisoning ?? "error",
+  );
   app.removeContentTypeParser("application/json");
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (_req, body, done) => {
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (req, body, done) => {
     if (body === "") return done(null, undefined);
-    try {
-      const text = body as string;
-      // Keys that could reach an object's prototype when merged are refused (a plain scan first,
-      // so ordinary bodies pay nothing).
-      const parsed =
-        text.includes("__proto__") || text.includes("constructor")
-          ? JSON.parse(text, (key, value) => {
-              if (
-                key === "__proto__" ||
-                (key === "constructor" && value && typeof value === "object" && "prototype" in value)
-              )
-                throw new SyntaxError("forbidden key");
-              return value;
-            })
-          : JSON.parse(text);
-      done(null, parsed);
-    } catch {
-      done(
-        Object.assign(new SyntaxError("The request body is not valid JSON."), { statusCode: 400 }),
-        undefined,
-      );
-    }
+    parseJson(req, body, done);
   });
+}
+
+/**
+ * HTML form posts. One string per field (the last, when a field repeats), as URLSearchParams reads
+ * them, so a handler never meets an array where a form sends text.
+ */
+export function acceptForms(app: FastifyInstance) {
+  app.register(formbody, { parser: (body) => Object.fromEntries(new URLSearchParams(body)) });
 }
