@@ -4,6 +4,7 @@ import { account, member, organization, user } from "../db/schema";
 import type { Db } from "../platform/database";
 import { announceTokenRevocation } from "../platform/token-revocation";
 import type { Auth } from "./auth";
+import { hashPassword } from "./better-auth/adapter";
 import { type RoleName, roleToStored } from "./roles";
 import { bumpTokenVersions } from "./token-version";
 
@@ -17,9 +18,8 @@ export function createIdentityAdmin(db: Db, auth: Auth) {
 
     /** Creates a confirmed user with a password, hashed the way better-auth verifies it. */
     async createUser(input: { email: string; password: string; firstName?: string; lastName?: string }) {
-      const ctx = await auth.$context;
       const id = randomUUID();
-      const hash = await ctx.password.hash(input.password);
+      const hash = await hashPassword(auth, input.password);
       const name = [input.firstName, input.lastName].filter(Boolean).join(" ") || input.email;
       await db.transaction(async (tx) => {
         await tx.insert(user).values({
@@ -38,10 +38,9 @@ export function createIdentityAdmin(db: Db, auth: Auth) {
     },
 
     async setPassword(userId: string, password: string) {
-      const ctx = await auth.$context;
       await db
         .update(account)
-        .set({ password: await ctx.password.hash(password), updatedAt: new Date() })
+        .set({ password: await hashPassword(auth, password), updatedAt: new Date() })
         .where(eq(account.userId, userId));
     },
 

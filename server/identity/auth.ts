@@ -15,6 +15,7 @@ import {
   verification,
 } from "../db/schema";
 import type { Db } from "../platform/database";
+import { signInSteps } from "./better-auth/adapter";
 import type { Mailer } from "./email/mailer";
 import {
   confirmEmail,
@@ -24,6 +25,10 @@ import {
   returnTargetOf,
 } from "./email/templates";
 import { hashedSessionTokens } from "./hashed-tokens";
+import { afterPasswordReset } from "./login/recovery";
+
+/** Our cookies' names start with it (`eval_console.session_token`, `__Secure-` first over HTTPS). */
+export const COOKIE_PREFIX = "eval_console";
 
 export type AuthOptions = {
   db: Db;
@@ -83,6 +88,7 @@ export function createAuth(o: AuthOptions) {
       resetPasswordTokenExpiresIn: 3600,
       sendResetPassword: async ({ user: u, token }) =>
         void (await mail.send(resetPassword(o.baseURL, u.email, token))),
+      onPasswordReset: ({ user: u }) => afterPasswordReset(o.db, u),
     },
     emailVerification: {
       sendOnSignUp: false,
@@ -118,7 +124,7 @@ export function createAuth(o: AuthOptions) {
       }),
     },
     advanced: {
-      cookiePrefix: "eval_console",
+      cookiePrefix: COOKIE_PREFIX,
       database: { generateId: () => randomUUID() },
     },
     plugins: [
@@ -158,6 +164,7 @@ export function createAuth(o: AuthOptions) {
           void (await mail.send(magicLinkEmail(o.baseURL, email, token, returnTargetOf(url)))),
       }),
       admin({ adminRoles: ["admin"], defaultRole: "user", impersonationSessionDuration: 60 * 60 }),
+      signInSteps(),
     ],
   });
 }

@@ -1,15 +1,5 @@
-import type { FastifyReply, FastifyRequest } from "fastify";
-
-/** Fastify's raw headers as a Fetch `Headers`, as better-auth's API expects. */
-export function toHeaders(req: FastifyRequest): Headers {
-  const headers = new Headers();
-  for (const [k, v] of Object.entries(req.headers)) {
-    if (v === undefined) continue;
-    if (Array.isArray(v)) for (const x of v) headers.append(k, x);
-    else headers.set(k, String(v));
-  }
-  return headers;
-}
+import { isAPIError } from "better-auth/api";
+import type { FastifyReply } from "fastify";
 
 /** Copies better-auth's Set-Cookie headers (session start or end) onto the reply. */
 export function forwardCookies(from: Headers | undefined, reply: FastifyReply) {
@@ -30,11 +20,7 @@ export function identityError(
     .send({ error_code, user_facing_error, ...(field_errors ? { field_errors } : {}) });
 }
 
-/** The error code better-auth put on an APIError, if that is what was thrown. */
+/** The HTTP status and code of a refusal by better-auth (its APIError), or null for any other error. */
 export function authErrorCode(err: unknown): { status: number; code: string } | null {
-  if (err && typeof err === "object" && "body" in err && "statusCode" in err) {
-    const body = (err as { body?: { code?: string } }).body;
-    return { status: Number((err as { statusCode: number }).statusCode), code: body?.code ?? "UNKNOWN" };
-  }
-  return null;
+  return isAPIError(err) ? { status: err.statusCode, code: err.body?.code ?? "UNKNOWN" } : null;
 }

@@ -266,7 +266,7 @@ describe("embedded default: key file and rotation across restarts", () => {
     const rows = await settingsOf(p);
     expect(rows.map((r) => r.key).sort()).toEqual(["auth_secret", "backend_api_key", "token_signing_key"]);
     for (const r of rows) expect(r.value).toMatch(/^enc:v1:/);
-    const authSecret = (await p.identity.auth.$context).secret;
+    const authSecret = p.identity.auth.options.secret;
     const backendKey = p.identity.ctx.backendApiKey;
     const all = JSON.stringify(rows);
     expect(all).not.toContain("PRIVATE KEY");
@@ -276,7 +276,7 @@ describe("embedded default: key file and rotation across restarts", () => {
 
     p = await start();
     expect(readFileSync(keyFile, "utf8")).toBe(fileKey);
-    expect((await p.identity.auth.$context).secret).toBe(authSecret);
+    expect(p.identity.auth.options.secret).toBe(authSecret);
     expect(p.identity.ctx.backendApiKey).toBe(backendKey);
     await p.close();
   });
@@ -298,14 +298,14 @@ describe("embedded default: key file and rotation across restarts", () => {
     });
     const k1Id = keyId(Buffer.from(k1, "base64"));
     for (const r of await settingsOf(p)) expect(sealedWith(r.value), r.key).toBe(k1Id);
-    expect((await p.identity.auth.$context).secret).toBe("legacy-plaintext-auth-secret-0123456789");
+    expect(p.identity.auth.options.secret).toBe("legacy-plaintext-auth-secret-0123456789");
     const kid = (await loadSigningKeys(p.database.db)).kid;
     await p.close();
 
     p = await start({ SECRETS_KEY: k2, SECRETS_KEY_PREVIOUS: k1 });
     const k2Id = keyId(Buffer.from(k2, "hex"));
     for (const r of await settingsOf(p)) expect(sealedWith(r.value), r.key).toBe(k2Id);
-    expect((await p.identity.auth.$context).secret).toBe("legacy-plaintext-auth-secret-0123456789");
+    expect(p.identity.auth.options.secret).toBe("legacy-plaintext-auth-secret-0123456789");
     expect((await loadSigningKeys(p.database.db)).kid).toBe(kid);
     await p.close();
 
@@ -476,7 +476,7 @@ for (const backend of backends()) {
       ))
         expect(r.value).toMatch(/^enc:v1:/);
       expect(all).not.toContain("PRIVATE KEY");
-      expect(all).not.toContain((await p.identity.auth.$context).secret);
+      expect(all).not.toContain(p.identity.auth.options.secret);
       expect(all).not.toContain(p.identity.ctx.backendApiKey);
     });
 

@@ -1,8 +1,8 @@
+import { fromNodeHeaders } from "better-auth/node";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { z } from "zod";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
-import { toHeaders } from "../http";
 
 export const FE_PREFIX = "/api/fe/v3";
 
@@ -30,7 +30,7 @@ export type SessionUser = Awaited<ReturnType<typeof requireSession>>;
 
 /** The signed-in user of this request, or not_logged_in / account_disabled. */
 export async function requireSession(ctx: IdentityContext, req: FastifyRequest) {
-  const found = await ctx.auth.api.getSession({ headers: toHeaders(req) });
+  const found = await ctx.auth.api.getSession({ headers: fromNodeHeaders(req.headers) });
   if (!found) throw new IdentityError("not_logged_in");
   if ((found.user as { banned?: boolean | null }).banned) throw new IdentityError("account_disabled");
   return found;

@@ -1,3 +1,4 @@
+import { fromNodeHeaders } from "better-auth/node";
 import { eq } from "drizzle-orm";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
@@ -5,7 +6,7 @@ import { user } from "../../db/schema";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
 import { feRoutes, parseInput, requireSession } from "../fe/plumbing";
-import { authErrorCode, forwardCookies, toHeaders } from "../http";
+import { authErrorCode, forwardCookies } from "../http";
 import { revokeAccessTokens } from "../token-version";
 import { createImpersonationAudit } from "./audit";
 import { isOperator } from "./operators";
@@ -48,7 +49,11 @@ export function registerImpersonationRoutes(app: FastifyInstance, ctx: IdentityC
       if (target.id === found.user.id)
         throw new IdentityError("bad_request", "You cannot impersonate yourself.");
       const { headers } = await ctx.auth.api
-        .impersonateUser({ body: { userId: target.id }, headers: toHeaders(req), returnHeaders: true })
+        .impersonateUser({
+          body: { userId: target.id },
+          headers: fromNodeHeaders(req.headers),
+          returnHeaders: true,
+        })
         .catch(mapAuthError);
       // Recorded before the cookie leaves: if the audit write fails, the client never gets the session.
       await audit.started(found.user.id, target.id);
@@ -58,12 +63,12 @@ export function registerImpersonationRoutes(app: FastifyInstance, ctx: IdentityC
 
     // A plain session lookup, not requireSession: stopping must work even if the target was disabled.
     scope.post("/stop_impersonating", async (req, reply) => {
-      const found = await ctx.auth.api.getSession({ headers: toHeaders(req) });
+      const found = await ctx.auth.api.getSession({ headers: fromNodeHeaders(req.headers) });
       if (!found) throw new IdentityError("not_logged_in");
       const operatorId = (found.session as { impersonatedBy?: string | null }).impersonatedBy;
       if (!operatorId) throw new IdentityError("bad_request", "You are not impersonating anyone.");
       const { headers } = await ctx.auth.api
-        .stopImpersonating({ headers: toHeaders(req), returnHeaders: true })
+        .stopImpersonating({ headers: fromNodeHeaders(req.headers), returnHeaders: true })
         .catch(mapAuthError);
       await audit.stopped(operatorId, found.user.id);
       // Access tokens minted during the impersonation stop acting as the user (the user's own

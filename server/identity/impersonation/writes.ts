@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
+import { getSessionCookie } from "better-auth/cookies";
+import { fromNodeHeaders } from "better-auth/node";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { impersonationWrite } from "../../db/schema";
+import { COOKIE_PREFIX } from "../auth";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
-import { toHeaders } from "../http";
 
 type WithSession = { session: unknown };
 
@@ -41,10 +43,10 @@ declare module "fastify" {
 export function registerImpersonationWriteAudit(app: FastifyInstance, ctx: IdentityContext) {
   app.addHook("onRequest", async (req: FastifyRequest) => {
     if (READS.has(req.method)) return;
-    const cookie = req.headers.cookie;
-    if (!cookie?.includes("session_token=")) return;
+    const headers = fromNodeHeaders(req.headers);
+    if (!getSessionCookie(headers, { cookiePrefix: COOKIE_PREFIX })) return;
     const found = await ctx.auth.api
-      .getSession({ headers: toHeaders(req), query: { disableRefresh: true } })
+      .getSession({ headers, query: { disableRefresh: true } })
       .catch(() => null);
     const operatorUserId = found ? impersonatorOf(found) : null;
     if (found && operatorUserId) req.impersonation = { operatorUserId, targetUserId: found.user.id };

@@ -1,3 +1,5 @@
+import { applySetCookies } from "better-auth/cookies";
+import { fromNodeHeaders } from "better-auth/node";
 import { and, eq } from "drizzle-orm";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
@@ -7,7 +9,6 @@ import { isExpirationOption } from "../api-keys/token";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
 import type { SessionUser } from "../fe/plumbing";
-import { toHeaders } from "../http";
 import { refuseKeyCreationWhileImpersonating } from "../impersonation/writes";
 import { type accountPage as AccountPageFn, accountPage } from "../pages/account-page";
 import { messagePage } from "../pages/auth-pages";
@@ -52,7 +53,7 @@ export function registerAccountPage(app: FastifyInstance, ctx: IdentityContext, 
     extra: Extra = {},
     status = 200,
   ) {
-    const session = await ctx.auth.api.getSession({ headers: toHeaders(req) });
+    const session = await ctx.auth.api.getSession({ headers: fromNodeHeaders(req.headers) });
     if (!session) return reply.redirect(kit.loginUrlBackTo("/account", rt), 303);
     const id = session.user.id;
     const [u] = await ctx.db.select().from(user).where(eq(user.id, id));
@@ -144,7 +145,9 @@ export function registerAccountPage(app: FastifyInstance, ctx: IdentityContext, 
     const cookies = await acc.enableMfa(ctx, req, session, s.mfaEnableBody.parse(v).code);
     reply.header("set-cookie", cookies);
     // The session was rotated: render from the new cookie, showing the backup codes this once.
-    req.headers.cookie = cookies.map((c) => c.split(";")[0]).join("; ");
+    const sent = fromNodeHeaders(req.headers);
+    applySetCookies(sent, cookies);
+    req.headers.cookie = sent.get("cookie") ?? undefined;
     return {
       notice: "Two-factor authentication is on.",
       newBackupCodes: await backupCodes(ctx, session.user.id),

@@ -1,11 +1,13 @@
+import { fromNodeHeaders } from "better-auth/node";
 import { and, eq, ne } from "drizzle-orm";
 import type { FastifyRequest } from "fastify";
 import { account, user } from "../../db/schema";
+import { verifyPassword } from "../better-auth/adapter";
 import type { IdentityContext } from "../context";
 import { emailChangeAttemptNotice } from "../email/templates";
 import { IdentityError } from "../errors";
 import type { SessionUser } from "../fe/plumbing";
-import { authErrorCode, toHeaders } from "../http";
+import { authErrorCode } from "../http";
 import { announceDeletedUsers, revokeAccessTokens } from "../token-version";
 import { enforce, LIMITS, normalizeEmail } from "./limits";
 import { claimTotpStep, type FreshFactor, REPLAYED_CODE, requireFreshFactor } from "./mfa-factor";
@@ -14,23 +16,22 @@ import { backupCodes, disableMfa, newBackupCodes, newPendingSecret } from "./mfa
 // Account changes for the signed-in user, shared by /api/fe/v3 and the hosted /account page.
 // Each returns the Set-Cookie headers better-auth produced (it rotates the session on some).
 
-async function hasPassword(ctx: IdentityContext, userId: string) {
+/** The user's password hash, or null for an account without a password (social, SAML, magic link). */
+async function passwordHash(ctx: IdentityContext, userId: string) {
   const [a] = await ctx.db
     .select({ password: account.password })
     .from(account)
     .where(and(eq(account.userId, userId), eq(account.providerId, "credential")));
-  return Boolean(a?.password);
+  return a?.password ?? null;
 }
 
+const hasPassword = async (ctx: IdentityContext, userId: string) => Boolean(await passwordHash(ctx, userId));
+
 async function checkPassword(ctx: IdentityContext, userId: string, password: string | undefined) {
-  if (!(await hasPassword(ctx, userId))) return;
+  const hash = await passwordHash(ctx, userId);
+  if (!hash) return;
   if (!password) throw new IdentityError("incorrect_password", "Please enter your current password.");
-  const ac = await ctx.auth.$context;
-  const [a] = await ctx.db
-    .select({ password: account.password })
-    .from(account)
-    .where(and(eq(account.userId, userId), eq(account.providerId, "credential")));
-  if (!(await ac.password.verify({ hash: a?.password ?? "", password })))
+  if (!(await verifyPassword(ctx.auth, hash, password)))
     throw new IdentityError("incorrect_password", "The password is not correct.");
 }
 
@@ -67,7 +68,7 @@ export async function enableMfa(ctx: IdentityContext, req: FastifyRequest, s: Se
   try {
     const { headers } = await ctx.auth.api.verifyTOTP({
       body: { code },
-      headers: toHeaders(req),
+      headers: fromNodeHeaders(req.headers),
       returnHeaders: true,
     });
     return headers.getSetCookie();
@@ -126,7 +127,7 @@ export async function updateEmail(
       await ctx.mailer.send(emailChangeAttemptNotice(ctx.config.authPublicUrl, email));
     return;
   }
-  await ctx.auth.api.changeEmail({ body: { newEmail: email }, headers: toHeaders(req) });
+  await ctx.auth.api.changeEmail({ body: { newEmail: email }, headers: fromNodeHeaders(req.headers) });
 }
 
 /** Changes (or, for users without one, sets) the password; other sessions are signed out. */
@@ -138,13 +139,16 @@ export async function updatePassword(
   current?: string,
 ) {
   if (!(await hasPassword(ctx, s.user.id))) {
-    await ctx.auth.api.setPassword({ body: { newPassword: password }, headers: toHeaders(req) });
+    await ctx.auth.api.setPassword({
+      body: { newPassword: password },
+      headers: fromNodeHeaders(req.headers),
+    });
     return [];
   }
   await checkPassword(ctx, s.user.id, current);
   const { headers } = await ctx.auth.api.changePassword({
     body: { newPassword: password, currentPassword: current ?? "", revokeOtherSessions: true },
-    headers: toHeaders(req),
+    headers: fromNodeHeaders(req.headers),
     returnHeaders: true,
   });
   // Access tokens of the other sessions end with them (this session refreshes a new one).
@@ -184,11 +188,11 @@ export async function updateMetadata(ctx: IdentityContext, s: SessionUser, m: Me
 
 /** Deletes the account and everything hanging off it (sessions, memberships, keys cascade). */
 export async function deleteMe(ctx: IdentityContext, req: FastifyRequest) {
-  const session = await ctx.auth.api.getSession({ headers: toHeaders(req) }).catch(() => null);
+  const session = await ctx.auth.api.getSession({ headers: fromNodeHeaders(req.headers) }).catch(() => null);
   try {
     const { headers } = await ctx.auth.api.deleteUser({
       body: {},
-      headers: toHeaders(req),
+      headers: fromNodeHeaders(req.headers),
       returnHeaders: true,
     });
     // The user's access tokens stop working on the product API at once (the row is gone).
@@ -207,7 +211,7 @@ export async function requireSessionForPage(
   ctx: IdentityContext,
   req: FastifyRequest,
 ): Promise<SessionUser | null> {
-  const found = await ctx.auth.api.getSession({ headers: toHeaders(req) });
+  const found = await ctx.auth.api.getSession({ headers: fromNodeHeaders(req.headers) });
   if (!found || (found.user as { banned?: boolean | null }).banned) return null;
   return found;
 }

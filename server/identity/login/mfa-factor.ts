@@ -1,14 +1,14 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { symmetricDecrypt } from "better-auth/crypto";
+import { fromNodeHeaders } from "better-auth/node";
 import { and, eq, isNull, lt, or } from "drizzle-orm";
 import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import { account, twoFactor } from "../../db/schema";
+import { decryptSecret, verifyPassword } from "../better-auth/adapter";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
 import type { SessionUser } from "../fe/plumbing";
-import { authErrorCode, toHeaders } from "../http";
-import { authContext } from "./cookies";
+import { authErrorCode } from "../http";
 import { enforce } from "./limits";
 
 // TOTP codes are checked by better-auth's two-factor plugin, which accepts a code any number of
@@ -89,7 +89,7 @@ export async function claimTotpStep(
   if (!row) return "no_match";
   let secret: string;
   try {
-    secret = await symmetricDecrypt({ key: (await authContext(ctx)).secretConfig, data: row.secret });
+    secret = await decryptSecret(ctx.auth, row.secret);
   } catch {
     return "no_match";
   }
@@ -151,7 +151,7 @@ export async function requireFreshFactor(
       // With a session better-auth removes the code (compare-and-swap on the stored list).
       await ctx.auth.api.verifyBackupCode({
         body: { code: f.backup_code, disableSession: true },
-        headers: toHeaders(req),
+        headers: fromNodeHeaders(req.headers),
       });
       return;
     } catch (err) {
@@ -171,8 +171,7 @@ export async function requireFreshFactor(
     throw new IdentityError("invalid_request_fields", FACTOR_NEEDED, {
       password: "This account has no password. Use a code instead.",
     });
-  const ac = await ctx.auth.$context;
-  if (!(await ac.password.verify({ hash: cred.password, password: f.password ?? "" })))
+  if (!(await verifyPassword(ctx.auth, cred.password, f.password ?? "")))
     throw new IdentityError("incorrect_password", "The password is not correct.", {
       password: "The password is not correct.",
     });

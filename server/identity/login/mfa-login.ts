@@ -1,10 +1,11 @@
+import { fromNodeHeaders } from "better-auth/node";
 import { eq } from "drizzle-orm";
 import type { FastifyRequest } from "fastify";
 import { twoFactor, user } from "../../db/schema";
+import { twoFactorChallengeUser } from "../better-auth/adapter";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
-import { authErrorCode, toHeaders } from "../http";
-import { twoFactorUserId } from "./cookies";
+import { authErrorCode } from "../http";
 import { clientIp, enforce, LIMITS } from "./limits";
 import { claimTotpStep, REPLAYED_CODE } from "./mfa-factor";
 
@@ -21,7 +22,8 @@ export async function verifyLoginCode(
   trustDevice = false,
 ): Promise<string[]> {
   await enforce(ctx, `mfa:ip:${clientIp(req)}`, LIMITS.mfaPerIp);
-  const userId = await twoFactorUserId(ctx, req);
+  const headers = fromNodeHeaders(req.headers);
+  const userId = await twoFactorChallengeUser(ctx.auth, headers);
   if (!userId) throw new IdentityError("invalid_mfa_cookie");
   const [u] = await ctx.db.select({ banned: user.banned }).from(user).where(eq(user.id, userId));
   if (u?.banned) throw new IdentityError("account_disabled");
@@ -40,7 +42,6 @@ export async function verifyLoginCode(
   }
   // A signed-in session on the request would turn this into better-auth's "already signed in"
   // path; sign-in verification must only ever use the challenge cookie.
-  const headers = toHeaders(req);
   try {
     const result =
       kind === "totp"

@@ -1,11 +1,10 @@
 import { randomBytes, randomInt, randomUUID } from "node:crypto";
-import { symmetricDecrypt, symmetricEncrypt } from "better-auth/crypto";
 import { eq } from "drizzle-orm";
 import QRCode from "qrcode";
 import { twoFactor, user } from "../../db/schema";
+import { decryptSecret, encryptSecret } from "../better-auth/adapter";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
-import { authContext } from "./cookies";
 
 // PropelAuth's security_status hands out a fresh TOTP secret without asking for the password,
 // which better-auth's enable endpoint requires. So the pending (unverified) secret is written
@@ -44,15 +43,10 @@ export async function newPendingSecret(
   userId: string,
   email: string,
 ): Promise<PendingSecret> {
-  const ac = await authContext(ctx);
   const raw = randomBytes(24).toString("base64url").slice(0, 32);
-  const key = ac.secretConfig;
   const row = {
-    secret: await symmetricEncrypt({ key, data: raw }),
-    backupCodes: await symmetricEncrypt({
-      key,
-      data: JSON.stringify(Array.from({ length: 10 }, randomCode)),
-    }),
+    secret: await encryptSecret(ctx.auth, raw),
+    backupCodes: await encryptSecret(ctx.auth, JSON.stringify(Array.from({ length: 10 }, randomCode))),
     verified: false,
     // A new secret starts a new sequence of codes.
     lastUsedStep: null,
@@ -77,7 +71,7 @@ async function present(raw: string, email: string): Promise<PendingSecret> {
 export async function currentPendingSecret(ctx: IdentityContext, userId: string, email: string) {
   const [row] = await ctx.db.select().from(twoFactor).where(eq(twoFactor.userId, userId));
   if (row && row.verified === false) {
-    const raw = await symmetricDecrypt({ key: (await authContext(ctx)).secretConfig, data: row.secret });
+    const raw = await decryptSecret(ctx.auth, row.secret);
     return present(raw, email);
   }
   return newPendingSecret(ctx, userId, email);
@@ -92,10 +86,7 @@ export async function backupCodes(ctx: IdentityContext, userId: string): Promise
 /** Replaces the user's backup codes with 10 new ones (stored encrypted) and returns them. */
 export async function newBackupCodes(ctx: IdentityContext, userId: string): Promise<string[]> {
   const codes = Array.from({ length: 10 }, randomCode);
-  const data = await symmetricEncrypt({
-    key: (await authContext(ctx)).secretConfig,
-    data: JSON.stringify(codes),
-  });
+  const data = await encryptSecret(ctx.auth, JSON.stringify(codes));
   const updated = await ctx.db
     .update(twoFactor)
     .set({ backupCodes: data })

@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
+import { fromNodeHeaders } from "better-auth/node";
 import { and, eq } from "drizzle-orm";
 import type { FastifyRequest } from "fastify";
 import { account, user } from "../../db/schema";
+import { confirmationPendingCookies, hashPassword, verifyPassword } from "../better-auth/adapter";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
-import { authErrorCode, toHeaders } from "../http";
-import { authContext, pendingConfirmCookie } from "./cookies";
+import { authErrorCode } from "../http";
 import { clientIp, enforce, LIMITS, normalizeEmail } from "./limits";
 import { assertNotLocked, clearSourceFailures, loginSource, recordFailure } from "./lockout";
 import type { LoginState } from "./state";
@@ -27,7 +28,7 @@ const dummyHashes = new WeakMap<IdentityContext, Promise<string>>();
 export function dummyPasswordHash(ctx: IdentityContext): Promise<string> {
   let hash = dummyHashes.get(ctx);
   if (!hash) {
-    hash = authContext(ctx).then((ac) => ac.password.hash(randomBytes(18).toString("base64url")));
+    hash = hashPassword(ctx.auth, randomBytes(18).toString("base64url"));
     dummyHashes.set(ctx, hash);
   }
   return hash;
@@ -59,8 +60,7 @@ export async function passwordLogin(
     // Unconfirmed (or unknown): check the password ourselves; no session is made until the
     // email is confirmed (PropelAuth's ConfirmEmailRequired). An unknown email (or one without a
     // password) is checked against the dummy hash, so it takes as long as a real account.
-    const ac = await authContext(ctx);
-    const checked = await ac.password.verify({ hash: u?.hash ?? (await dummyPasswordHash(ctx)), password });
+    const checked = await verifyPassword(ctx.auth, u?.hash ?? (await dummyPasswordHash(ctx)), password);
     const ok = Boolean(u?.hash) && checked;
     if (!u || !ok) {
       await recordFailure(ctx, email, source);
@@ -68,13 +68,17 @@ export async function passwordLogin(
     }
     if (u.banned) throw new IdentityError("account_disabled");
     await clearSourceFailures(ctx.db, email, source);
-    return { state: "ConfirmEmailRequired", cookies: [await pendingConfirmCookie(ctx, u.id)], userId: u.id };
+    return {
+      state: "ConfirmEmailRequired",
+      cookies: await confirmationPendingCookies(ctx.auth, u.id),
+      userId: u.id,
+    };
   }
 
   try {
     const { headers, response } = await ctx.auth.api.signInEmail({
       body: { email, password, rememberMe: true },
-      headers: toHeaders(req),
+      headers: fromNodeHeaders(req.headers),
       returnHeaders: true,
     });
     await clearSourceFailures(ctx.db, email, source);

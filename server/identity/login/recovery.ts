@@ -1,12 +1,15 @@
+import { fromNodeHeaders } from "better-auth/node";
 import { eq } from "drizzle-orm";
 import type { FastifyRequest } from "fastify";
 import { user } from "../../db/schema";
+import type { Db } from "../../platform/database";
+import { twoFactorChallengeCookies } from "../better-auth/adapter";
+import { endStartedSession } from "../better-auth/started-session";
 import type { IdentityContext } from "../context";
 import { callbackCarrying } from "../email/templates";
 import { IdentityError } from "../errors";
-import { authErrorCode, toHeaders } from "../http";
+import { authErrorCode } from "../http";
 import { revokeAccessTokens } from "../token-version";
-import { authContext, startTwoFactorChallenge } from "./cookies";
 import { clientIp, enforce, LIMITS, normalizeEmail } from "./limits";
 import { assertNotLocked, clearFailures } from "./lockout";
 
@@ -27,18 +30,16 @@ export async function forgotPassword(ctx: IdentityContext, req: FastifyRequest, 
   const email = normalizeEmail(rawEmail);
   await enforce(ctx, `email:ip:${clientIp(req)}`, LIMITS.emailPerIp);
   await enforce(ctx, `reset:email:${email}`, LIMITS.emailPerAddress);
-  await ctx.auth.api.requestPasswordReset({ body: { email }, headers: toHeaders(req) });
+  await ctx.auth.api.requestPasswordReset({ body: { email }, headers: fromNodeHeaders(req.headers) });
   const from = ctx.config.emailFrom.replace(/^.*<([^>]+)>.*$/, "$1");
   return { message: FORGOT_MESSAGE, sniper_links: sniperLinks(from) };
 }
 
 /**
  * Sets the new password from a reset link. better-auth ends every session of the user (a reset
- * usually means the password leaked); the lock-out is lifted because the user proved the inbox.
+ * usually means the password leaked) and then calls afterPasswordReset.
  */
 export async function resetPassword(ctx: IdentityContext, token: string, newPassword: string) {
-  const ac = await authContext(ctx);
-  const found = await ac.internalAdapter.findVerificationValue(`reset-password:${token}`);
   try {
     await ctx.auth.api.resetPassword({ body: { token, newPassword } });
   } catch (err) {
@@ -47,12 +48,15 @@ export async function resetPassword(ctx: IdentityContext, token: string, newPass
       throw new IdentityError("bad_request", "This reset link is invalid or has expired.");
     throw err;
   }
-  if (found) {
-    // better-auth ended the sessions; the access tokens they were given end too.
-    await revokeAccessTokens(ctx.db, [found.value]);
-    const [u] = await ctx.db.select({ email: user.email }).from(user).where(eq(user.id, found.value));
-    if (u) await clearFailures(ctx.db, u.email);
-  }
+}
+
+/**
+ * After a password reset (better-auth's onPasswordReset): the access tokens of the ended
+ * sessions end too, and the lock-out is lifted because the user proved the inbox.
+ */
+export async function afterPasswordReset(db: Db, u: { id: string; email: string }) {
+  await revokeAccessTokens(db, [u.id]);
+  await clearFailures(db, u.email);
 }
 
 /** Mails a one-time sign-in link; unknown emails get one only when `create` is asked for. */
@@ -73,7 +77,7 @@ export async function passwordlessLogin(
   if (!u && !create) return;
   await ctx.auth.api.signInMagicLink({
     body: { email, callbackURL: callbackCarrying(rt) },
-    headers: toHeaders(req),
+    headers: fromNodeHeaders(req.headers),
   });
 }
 
@@ -86,7 +90,7 @@ export async function redeemMagicLink(ctx: IdentityContext, req: FastifyRequest,
   try {
     result = await ctx.auth.api.magicLinkVerify({
       query: { token },
-      headers: toHeaders(req),
+      headers: fromNodeHeaders(req.headers),
       returnHeaders: true,
     });
   } catch (err) {
@@ -100,8 +104,8 @@ export async function redeemMagicLink(ctx: IdentityContext, req: FastifyRequest,
   if (!body?.token || !body.user)
     throw new IdentityError("bad_request", "This sign-in link is invalid or has expired.");
   if (body.user.twoFactorEnabled) {
-    await (await authContext(ctx)).internalAdapter.deleteSession(body.token);
-    return { needsCode: true, cookies: [await startTwoFactorChallenge(ctx, body.user.id)] };
+    await endStartedSession(ctx.auth, result.headers.getSetCookie());
+    return { needsCode: true, cookies: await twoFactorChallengeCookies(ctx.auth, body.user.id) };
   }
   return { needsCode: false, cookies: result.headers.getSetCookie() };
 }

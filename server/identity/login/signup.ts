@@ -1,20 +1,22 @@
 import { randomUUID } from "node:crypto";
+import { fromNodeHeaders } from "better-auth/node";
 import { eq } from "drizzle-orm";
 import type { FastifyRequest } from "fastify";
 import { decodeJwt } from "jose";
 import { user } from "../../db/schema";
 import { isUniqueViolation } from "../../platform/database";
+import {
+  confirmationPendingCookies,
+  confirmationPendingUser,
+  hashPassword,
+  sessionCookies,
+  twoFactorChallengeCookies,
+} from "../better-auth/adapter";
+import { endStartedSession } from "../better-auth/started-session";
 import type { IdentityContext } from "../context";
 import { callbackCarrying, signupAttemptNotice } from "../email/templates";
 import { IdentityError } from "../errors";
-import { authErrorCode, toHeaders } from "../http";
-import {
-  authContext,
-  pendingConfirmCookie,
-  pendingConfirmUserId,
-  startSession,
-  startTwoFactorChallenge,
-} from "./cookies";
+import { authErrorCode } from "../http";
 import { clientIp, enforce, LIMITS, normalizeEmail } from "./limits";
 
 export type SignupInput = {
@@ -34,7 +36,7 @@ export type SignupInput = {
  * a notice instead of a confirmation link (at most LIMITS.emailPerAddress of them per window).
  */
 async function signUpTaken(ctx: IdentityContext, email: string, password: string) {
-  await (await authContext(ctx)).password.hash(password);
+  await hashPassword(ctx.auth, password);
   const decoyId = randomUUID();
   await ctx.limiter.hit(
     `confirm:user:${decoyId}`,
@@ -44,7 +46,7 @@ async function signUpTaken(ctx: IdentityContext, email: string, password: string
   const notice = LIMITS.emailPerAddress;
   if ((await ctx.limiter.hit(`signup-notice:${email}`, notice.limit, notice.windowSeconds)).allowed)
     await ctx.mailer.send(signupAttemptNotice(ctx.config.authPublicUrl, email));
-  return { userId: decoyId, cookie: await pendingConfirmCookie(ctx, decoyId) };
+  return { userId: decoyId, cookies: await confirmationPendingCookies(ctx.auth, decoyId) };
 }
 
 /**
@@ -62,7 +64,7 @@ export async function signUp(ctx: IdentityContext, req: FastifyRequest, input: S
     if (u)
       throw new IdentityError("invalid_request_fields", undefined, { username: "This username is taken." });
   }
-  let created: { token: string | null; user: { id: string } };
+  let created: { headers: Headers; response: { user: { id: string } } };
   try {
     created = await ctx.auth.api.signUpEmail({
       body: {
@@ -73,7 +75,8 @@ export async function signUp(ctx: IdentityContext, req: FastifyRequest, input: S
         lastName: input.last_name || undefined,
         username: input.username || undefined,
       },
-      headers: toHeaders(req),
+      headers: fromNodeHeaders(req.headers),
+      returnHeaders: true,
     });
   } catch (err) {
     const e = authErrorCode(err);
@@ -84,20 +87,22 @@ export async function signUp(ctx: IdentityContext, req: FastifyRequest, input: S
     throw err;
   }
   // better-auth signs new users in; drop that session until the email is confirmed.
-  if (created.token) await (await authContext(ctx)).internalAdapter.deleteSession(created.token);
+  await endStartedSession(ctx.auth, created.headers.getSetCookie());
+  const userId = created.response.user.id;
   await ctx.limiter.hit(
-    `confirm:user:${created.user.id}`,
+    `confirm:user:${userId}`,
     LIMITS.resendConfirmation.limit,
     LIMITS.resendConfirmation.windowSeconds,
   );
   await ctx.auth.api.sendVerificationEmail({ body: { email, callbackURL: callbackCarrying(input.rt) } });
-  return { userId: created.user.id, cookie: await pendingConfirmCookie(ctx, created.user.id) };
+  return { userId, cookies: await confirmationPendingCookies(ctx.auth, userId) };
 }
 
 /** Sends the confirmation link again to the user this browser is confirming (or signed in as). */
 export async function resendConfirmation(ctx: IdentityContext, req: FastifyRequest) {
-  const session = await ctx.auth.api.getSession({ headers: toHeaders(req) });
-  const userId = session?.user.id ?? (await pendingConfirmUserId(ctx, req));
+  const headers = fromNodeHeaders(req.headers);
+  const session = await ctx.auth.api.getSession({ headers });
+  const userId = session?.user.id ?? (await confirmationPendingUser(ctx.auth, headers));
   if (!userId) throw new IdentityError("not_logged_in");
   const [u] = await ctx.db.select().from(user).where(eq(user.id, userId));
   if (!u) {
@@ -148,14 +153,14 @@ export async function confirmEmail(ctx: IdentityContext, req: FastifyRequest, to
   const claims = decodeJwt(token) as { email?: string; updateTo?: string };
   const email = normalizeEmail(claims.updateTo ?? claims.email ?? "");
   const [u] = await ctx.db.select().from(user).where(eq(user.email, email));
-  const pending = await pendingConfirmUserId(ctx, req);
+  const pending = await confirmationPendingUser(ctx.auth, fromNodeHeaders(req.headers));
   if (!u || u.banned || pending !== u.id) return { ok: true as const, signedIn: false, cookies: none };
   if (u.twoFactorEnabled)
     return {
       ok: true as const,
       signedIn: false,
       needsCode: true,
-      cookies: [await startTwoFactorChallenge(ctx, u.id)],
+      cookies: await twoFactorChallengeCookies(ctx.auth, u.id),
     };
-  return { ok: true as const, signedIn: true, cookies: [await startSession(ctx, u.id)] };
+  return { ok: true as const, signedIn: true, cookies: await sessionCookies(ctx.auth, u.id) };
 }

@@ -63,8 +63,8 @@ export function registerLoginRoutes(app: FastifyInstance, ctx: IdentityContext) 
 
     scope.post("/signup", async (req, reply) => {
       const body = parseInput(s.signupBody, req.body);
-      const { userId, cookie } = await signUp(ctx, req, body);
-      setCookies(reply, [cookie]);
+      const { userId, cookies } = await signUp(ctx, req, body);
+      setCookies(reply, cookies);
       return { login_state: "ConfirmEmailRequired", user_id: userId };
     });
 

@@ -1,7 +1,8 @@
+import { fromNodeHeaders } from "better-auth/node";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { IdentityContext } from "../context";
-import { forwardCookies, toHeaders } from "../http";
+import { forwardCookies } from "../http";
 import { asPageError, asStrings, fieldErrors, pageKit, type RtQuery, withRt } from "../login/page-kit";
 import { passwordLogin } from "../login/password-login";
 import { signUp } from "../login/signup";
@@ -45,7 +46,7 @@ export function registerHostedPages(app: FastifyInstance, ctx: IdentityContext) 
   );
 
   app.get<{ Querystring: RtQuery & { email?: string } }>("/login", async (req, reply) => {
-    const session = await ctx.auth.api.getSession({ headers: toHeaders(req) });
+    const session = await ctx.auth.api.getSession({ headers: fromNodeHeaders(req.headers) });
     if (session) return reply.redirect(kit.target(req.query.rt), 303);
     const email = typeof req.query.email === "string" ? req.query.email.slice(0, 254) : undefined;
     return kit.send(reply, 200, loginPage({ rt: req.query.rt, values: email ? { email } : {} }));
@@ -100,8 +101,8 @@ export function registerHostedPages(app: FastifyInstance, ctx: IdentityContext) 
     if (!parsed.success)
       return kit.send(reply, 400, signupPage({ rt, values: keep, errors: fieldErrors(parsed.error) }));
     try {
-      const { cookie } = await signUp(ctx, req, { ...parsed.data, rt });
-      return kit.send(reply, 200, checkEmailPage({ email: parsed.data.email, rt }), [cookie]);
+      const { cookies } = await signUp(ctx, req, { ...parsed.data, rt });
+      return kit.send(reply, 200, checkEmailPage({ email: parsed.data.email, rt }), cookies);
     } catch (err) {
       const e = asPageError(err);
       return kit.send(
@@ -115,9 +116,14 @@ export function registerHostedPages(app: FastifyInstance, ctx: IdentityContext) 
   // The account page's sign-out button: a plain form, so it works without JavaScript.
   app.post("/logout", async (req, reply) => {
     if (!kit.sameOrigin(req)) return reply.status(403).send();
-    const session = await ctx.auth.api.getSession({ headers: toHeaders(req) }).catch(() => null);
+    const session = await ctx.auth.api
+      .getSession({ headers: fromNodeHeaders(req.headers) })
+      .catch(() => null);
     try {
-      const { headers } = await ctx.auth.api.signOut({ headers: toHeaders(req), returnHeaders: true });
+      const { headers } = await ctx.auth.api.signOut({
+        headers: fromNodeHeaders(req.headers),
+        returnHeaders: true,
+      });
       forwardCookies(headers, reply);
     } catch {
       // Already signed out.

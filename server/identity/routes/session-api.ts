@@ -1,6 +1,7 @@
+import { fromNodeHeaders } from "better-auth/node";
 import type { FastifyInstance } from "fastify";
 import type { IdentityContext } from "../context";
-import { forwardCookies, identityError, toHeaders } from "../http";
+import { forwardCookies, identityError } from "../http";
 import { registerImpersonationRoutes } from "../impersonation/routes";
 import { encodeReturnTarget } from "../return-target";
 import { revokeAccessTokens } from "../token-version";
@@ -12,7 +13,7 @@ export function registerSessionApi(app: FastifyInstance, ctx: IdentityContext) {
 
   app.get<{ Querystring: { active_org_id?: string } }>("/api/v1/refresh_token", async (req, reply) => {
     reply.header("cache-control", "no-store");
-    const session = await auth.api.getSession({ headers: toHeaders(req) });
+    const session = await auth.api.getSession({ headers: fromNodeHeaders(req.headers) });
     if (!session) return identityError(reply, 401, "not_logged_in", "You are not logged in.");
     // An operator's impersonation session: the client shows who is really acting.
     const impersonatorId = (session.session as { impersonatedBy?: string | null }).impersonatedBy;
@@ -36,9 +37,12 @@ export function registerSessionApi(app: FastifyInstance, ctx: IdentityContext) {
   });
 
   app.post("/api/v1/logout", async (req, reply) => {
-    const session = await auth.api.getSession({ headers: toHeaders(req) }).catch(() => null);
+    const session = await auth.api.getSession({ headers: fromNodeHeaders(req.headers) }).catch(() => null);
     try {
-      const { headers } = await auth.api.signOut({ headers: toHeaders(req), returnHeaders: true });
+      const { headers } = await auth.api.signOut({
+        headers: fromNodeHeaders(req.headers),
+        returnHeaders: true,
+      });
       forwardCookies(headers, reply);
     } catch {
       // No session: logging out is already done; the client still needs JSON.

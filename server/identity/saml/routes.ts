@@ -262,7 +262,7 @@ export function registerSamlRoutes(app: FastifyInstance, ctx: IdentityContext) {
         const token = await createPending(db, "pending", link);
         return kit.send(reply, 403, samlLinkPage({ orgName: out.orgName, email: out.email, token }));
       }
-      reply.header("set-cookie", [out.cookie]).header("cache-control", "no-store");
+      reply.header("set-cookie", out.cookies).header("cache-control", "no-store");
       // SSO never skips the second factor: an account with MFA goes through the code step first.
       if (out.kind === "second_factor") return reply.redirect(withRt("/login/mfa", rt), 303);
       return reply.redirect(decodeReturnTarget(rt, returnOrigins) ?? kit.consoleUrl, 303);
@@ -345,7 +345,7 @@ export function registerSamlRoutes(app: FastifyInstance, ctx: IdentityContext) {
     if (out.state === "ConfirmEmailRequired") {
       // The address is confirmed now (completeLink); end the sign-in as SSO would.
       const next = await sessionOrSecondFactor(ctx, link.userId);
-      cookies = [next.cookie];
+      cookies = next.cookies;
       needsCode = next.needsCode;
     }
     if (cookies.length) reply.header("set-cookie", cookies);

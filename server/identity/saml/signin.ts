@@ -4,9 +4,9 @@ import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import { member, organization, ssoLink, user } from "../../db/schema";
 import type { Tx } from "../../platform/database";
+import { sessionCookies, twoFactorChallengeCookies } from "../better-auth/adapter";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
-import { startSession, startTwoFactorChallenge } from "../login/cookies";
 import { maxUsersOf, membershipCount, seatsTaken } from "../orgs/access";
 import { emailDomain } from "../orgs/domain";
 import { MAX_ORGS_PER_USER } from "../orgs/limits";
@@ -254,12 +254,12 @@ export async function admitUser(
  */
 export async function sessionOrSecondFactor(ctx: IdentityContext, userId: string) {
   const [u] = await ctx.db.select({ mfa: user.twoFactorEnabled }).from(user).where(eq(user.id, userId));
-  if (u?.mfa) return { needsCode: true as const, cookie: await startTwoFactorChallenge(ctx, userId) };
-  return { needsCode: false as const, cookie: await startSession(ctx, userId) };
+  if (u?.mfa) return { needsCode: true as const, cookies: await twoFactorChallengeCookies(ctx.auth, userId) };
+  return { needsCode: false as const, cookies: await sessionCookies(ctx.auth, userId) };
 }
 
 export type AcsOutcome =
-  | { kind: "session" | "second_factor"; userId: string; cookie: string }
+  | { kind: "session" | "second_factor"; userId: string; cookies: string[] }
   | Extract<Admission, { kind: "link_required" }>;
 
 /** The whole assertion-consumer step. */
@@ -274,6 +274,6 @@ export async function consumeAssertion(
   const who = await verifyResponse(ctx, conn, samlResponse);
   const admitted = await admitUser(ctx, orgId, who);
   if (admitted.kind === "link_required") return admitted;
-  const { needsCode, cookie } = await sessionOrSecondFactor(ctx, admitted.userId);
-  return { kind: needsCode ? "second_factor" : "session", userId: admitted.userId, cookie };
+  const { needsCode, cookies } = await sessionOrSecondFactor(ctx, admitted.userId);
+  return { kind: needsCode ? "second_factor" : "session", userId: admitted.userId, cookies };
 }

@@ -1,7 +1,9 @@
+import { fromNodeHeaders } from "better-auth/node";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { twoFactorChallengeCookies } from "../better-auth/adapter";
+import { endStartedSession, startedSessionUser } from "../better-auth/started-session";
 import type { IdentityContext } from "../context";
-import { forwardCookies, toHeaders } from "../http";
-import { authContext, startTwoFactorChallenge } from "../login/cookies";
+import { forwardCookies } from "../http";
 import { clientIp } from "../login/limits";
 import { pageKit, type RtQuery, withRt } from "../login/page-kit";
 import { messagePage } from "../pages/auth-pages";
@@ -113,7 +115,7 @@ export function registerSocialLogin(app: FastifyInstance, ctx: IdentityContext) 
           callbackURL: kit.target(rt),
           errorCallbackURL: `${origin}${withRt(`/social/error?provider=${id}`, rt)}`,
         },
-        headers: toHeaders(req),
+        headers: fromNodeHeaders(req.headers),
         returnHeaders: true,
       });
       if (!("url" in response) || !response.url) throw new Error("no authorization URL");
@@ -156,7 +158,7 @@ export function registerSocialLogin(app: FastifyInstance, ctx: IdentityContext) 
         const id = req.params.provider;
         const label = providerLabel(id) ?? id;
         if (!isConfigured(id)) return notFound(reply);
-        const headers = toHeaders(req);
+        const headers = fromNodeHeaders(req.headers);
         // A cross-site form post carries no cookies of ours; anything else sent is not needed.
         if (req.method === "POST") headers.delete("cookie");
         const body =
@@ -206,21 +208,10 @@ export function registerSocialLogin(app: FastifyInstance, ctx: IdentityContext) 
  * sign-in. Returns the cookies to send in that case, else null.
  */
 async function holdForSecondFactor(ctx: IdentityContext, setCookies: string[]): Promise<string[] | null> {
-  const ac = await authContext(ctx);
-  const name = ac.authCookies.sessionToken.name;
-  const cookie = setCookies.find((c) => c.startsWith(`${name}=`));
-  if (!cookie) return null;
-  const raw = decodeURIComponent(cookie.slice(name.length + 1).split(";")[0] ?? "");
-  const token = raw.slice(0, raw.lastIndexOf("."));
-  if (!token) return null;
-  const found = await ac.internalAdapter.findSession(token);
-  if (!found || !(found.user as { twoFactorEnabled?: boolean | null }).twoFactorEnabled) return null;
-  await ac.internalAdapter.deleteSession(token);
-  const cleared = cookie.replace(/^[^;]*/, `${name}=`).replace(/Max-Age=\d+/i, "Max-Age=0");
-  const others = setCookies.filter((c) => c !== cookie);
+  const signedIn = await startedSessionUser(ctx.auth, setCookies);
+  if (!signedIn?.twoFactorEnabled) return null;
   return [
-    ...others,
-    /Max-Age=/i.test(cleared) ? cleared : `${cleared}; Max-Age=0`,
-    await startTwoFactorChallenge(ctx, found.user.id),
+    ...(await endStartedSession(ctx.auth, setCookies)),
+    ...(await twoFactorChallengeCookies(ctx.auth, signedIn.id)),
   ];
 }
