@@ -1,13 +1,14 @@
 /**
  * Pure rules behind the usage queries: which records a filter set keeps, chart bucket starts, and
- * the top-N lists of the usage summary. The SQL in queries.ts mirrors `keepsRecord` exactly.
+ * the top-N lists of the usage summary. The SQL in usage-sql.ts mirrors `keepsRecord` exactly.
  */
-
-export type Grouping = "daily" | "weekly" | "monthly";
+import { evalTypeGroup } from "../../contract/eval-types";
+import type { Grouping } from "../../contract/usage-schemas";
 
 export type UsageFilters = {
   /** Empty: every workspace. */
   workspaceUuids: string[];
+  /** Eval type groups (see contract/eval-types.ts): accuracy keeps hallucination too. */
   evalTypes: string[];
   operations: string[];
   /** Lower-cased. */
@@ -49,7 +50,7 @@ const keptBySet = (chosen: readonly string[], value: string | null) =>
  */
 export function keepsRecord(r: FilterableRecord, f: UsageFilters): boolean {
   if (!keptBySet(f.workspaceUuids, r.workspaceUuid)) return false;
-  if (!keptBySet(f.evalTypes, r.evalType)) return false;
+  if (!keptBySet(f.evalTypes.map(evalTypeGroup), evalTypeGroup(r.evalType))) return false;
   if (!keptBySet(f.operations, r.operation)) return false;
   if (!keptBySet(f.modalities, r.modality.toLowerCase())) return false;
   if (f.groundTruth === "with" && !r.hasGroundTruth) return false;

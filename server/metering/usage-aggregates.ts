@@ -1,5 +1,8 @@
 // Usage Summary and the time series, read from the daily rollups (raw events only for search).
 import { and, eq, type SQL, sql } from "drizzle-orm";
+import { evalTypeGroup } from "../../contract/eval-types";
+import { formatUsdExact } from "../../contract/money";
+import type { Grouping, UsageSeries, UsageSummary } from "../../contract/usage-schemas";
 import { usageDaily, usageEvents, workspaces } from "../db/schema";
 import type { Db } from "../platform/database";
 import { type Cycle, cycleBounds, dailyInCycle } from "./cycles";
@@ -7,12 +10,10 @@ import {
   bucketStart,
   bucketStarts,
   type CostRow,
-  type Grouping,
   topByCost,
   topWorkspaces,
   type UsageFilters,
 } from "./filters";
-import { formatUsdExact } from "../../contract/money";
 import {
   dailyDims,
   dimensionFilter,
@@ -176,7 +177,12 @@ async function workspaceNames(db: Db, organizationUuid: string): Promise<Map<str
 }
 
 /** The Usage Summary card plus the filter options present in the cycle's data. */
-export async function usageSummary(db: Db, cycle: Cycle, f: UsageFilters, now = new Date()) {
+export async function usageSummary(
+  db: Db,
+  cycle: Cycle,
+  f: UsageFilters,
+  now = new Date(),
+): Promise<UsageSummary> {
   const events = await eventFilter(db, cycle, f);
   const [rows, adjusted, all, names] = [
     await aggregate(db, cycle, f, events),
@@ -195,12 +201,14 @@ export async function usageSummary(db: Db, cycle: Cycle, f: UsageFilters, now = 
   const sep = "\u0000";
   const operationKey = (r: AggRow) => `${r.operation}${sep}${r.ruleMetric}`;
   const adjustedOperation = adjustmentSums(adjusted, operationKey);
-  const adjustedEvalType = adjustmentSums(adjusted, (r) => r.evalType);
+  // Eval types are counted and ranked by group (accuracy and hallucination as one).
+  const evalTypeOf = (r: { evalType: string }) => evalTypeGroup(r.evalType);
+  const adjustedEvalType = adjustmentSums(adjusted, evalTypeOf);
   const adjustedWorkspace = adjustmentSums(adjusted, (r) => r.workspaceUuid);
   const byOperation = sumBy(rows, operationKey)
     .sort((a, b) => String(a.key).localeCompare(String(b.key)))
     .map((c) => {
-      const [operation, ruleMetric] = String(c.key).split(sep);
+      const [operation = "", ruleMetric = ""] = String(c.key).split(sep);
       return {
         operation,
         rule_metric: ruleMetric,
@@ -237,12 +245,13 @@ export async function usageSummary(db: Db, cycle: Cycle, f: UsageFilters, now = 
       ...costJson(c),
       adjustments: adjustedWorkspace(c.key),
     })),
-    by_eval_type: topByCost(
-      sumBy(rows, (r) => r.evalType),
-      5,
-    ).map((c) => ({ eval_type: c.key, ...costJson(c), adjustments: adjustedEvalType(c.key) })),
+    by_eval_type: topByCost(sumBy(rows, evalTypeOf), 5).map((c) => ({
+      eval_type: String(c.key),
+      ...costJson(c),
+      adjustments: adjustedEvalType(c.key),
+    })),
     filter_options: {
-      eval_types: uniq(all.map((r) => r.evalType)),
+      eval_types: uniq(all.map(evalTypeOf)),
       operations: uniq(all.map((r) => r.operation)),
       modalities: uniq(all.map((r) => r.modality)),
       workspaces: uniq(all.map((r) => r.workspaceUuid ?? "")).map((id) => ({
@@ -298,7 +307,7 @@ export async function usageSeries(
   f: UsageFilters,
   grouping: Grouping,
   now = new Date(),
-) {
+): Promise<UsageSeries> {
   const { end } = cycleBounds(cycle);
   let last = end
     ? new Date(end.getTime() - DAY_MS).toISOString().slice(0, 10)
@@ -325,12 +334,14 @@ export async function usageSeries(
   for (const b of bucketStarts(first, last, grouping))
     buckets.set(b, { events: 0, quantity: 0, costMicros: 0n, types: new Map(), adjusted: new Map() });
   const firstBucket = bucketStart(first, grouping);
+  // Per eval type group, as the summary counts them.
   const add = (into: Map<string, CostRow>, r: AggRow) => {
-    const t = into.get(r.evalType) ?? { key: r.evalType, events: 0, quantity: 0, costMicros: 0n };
+    const group = evalTypeGroup(r.evalType);
+    const t = into.get(group) ?? { key: group, events: 0, quantity: 0, costMicros: 0n };
     t.events += r.events;
     t.quantity += r.quantity;
     t.costMicros += r.costMicros;
-    into.set(r.evalType, t);
+    into.set(group, t);
   };
   // Days before the cycle cannot occur; they would count in the first bucket.
   const bucketOf = (r: AggRow) => buckets.get(r.day < first ? firstBucket : bucketStart(r.day, grouping));
@@ -373,7 +384,7 @@ export async function usageSeries(
       eval_types: [...b.types.values()]
         .sort((x, y) => String(x.key).localeCompare(String(y.key)))
         .map((t) => ({
-          eval_type: t.key,
+          eval_type: String(t.key),
           events: t.events,
           count: t.quantity,
           price: formatUsdExact(t.costMicros),
@@ -382,5 +393,3 @@ export async function usageSeries(
     })),
   };
 }
-
-// ---- CSV -------------------------------------------------------------------------------------

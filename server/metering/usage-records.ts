@@ -1,14 +1,15 @@
 // The records table: paged, sorted, filtered usage events.
 import { and, asc, desc, sql } from "drizzle-orm";
+import { formatUsdExact } from "../../contract/money";
+import type { UsageRecord } from "../../contract/usage-schemas";
 import { usageDaily, usageEvents, workspaces } from "../db/schema";
 import type { Db } from "../platform/database";
 import { type Cycle, dailyInCycle, eventsInCycle } from "./cycles";
 import type { UsageFilters } from "./filters";
-import { formatUsdExact } from "../../contract/money";
-
 import {
   dailyDims,
   dimensionFilter,
+  evalTypeGroupOf,
   eventWhere,
   workspaceJoin,
   workspaceMatches,
@@ -22,7 +23,8 @@ export const SORT_KEYS = {
   quantity: usageEvents.quantity,
   name: usageEvents.name,
   operation: usageEvents.operation,
-  eval_type: usageEvents.evalType,
+  // By group, as the console shows it: hallucination sorts with accuracy.
+  eval_type: evalTypeGroupOf(usageEvents.evalType),
   created_by: usageEvents.createdBy,
   workspace_name: workspaceName,
 } as const;
@@ -73,7 +75,7 @@ export type RecordRow = {
 };
 
 /** A usage event as the API returns it; money as exact decimal strings. */
-export function recordJson(r: RecordRow) {
+export function recordJson(r: RecordRow): UsageRecord {
   return {
     usage_event_uuid: r.usageEventUuid,
     date: r.occurredAt.toISOString(),
@@ -96,8 +98,6 @@ export function recordJson(r: RecordRow) {
     has_ground_truth: r.hasGroundTruth,
   };
 }
-export type RecordJson = ReturnType<typeof recordJson>;
-
 export const orderFor = (sort: SortKey, descending: boolean) => {
   const dir = descending ? desc : asc;
   // Ties broken by date then uuid (same direction) so pages never overlap or skip rows.
@@ -113,7 +113,7 @@ export async function recordsPage(
   cycle: Cycle,
   f: UsageFilters,
   opts: { sort: SortKey; descending: boolean; page: number; pageSize: number },
-): Promise<{ records: RecordJson[]; total: number }> {
+): Promise<{ records: UsageRecord[]; total: number }> {
   const where = eventWhere(cycle, f, await workspaceMatches(db, cycle.organizationUuid, f.search));
   const [count] = await (f.search
     ? db
@@ -150,5 +150,3 @@ export async function newestEvents(db: Db, cycle: Cycle, limit: number) {
     .limit(limit + 1)) as RecordRow[];
   return { events: rows.slice(0, limit).map(recordJson), truncated: rows.length > limit };
 }
-
-// ---- aggregates --------------------------------------------------------------------------------

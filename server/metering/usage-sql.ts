@@ -1,5 +1,6 @@
 // Shared SQL pieces of the usage queries: dimensions, the spec's filter semantics, search, joins.
 import { and, type Column, eq, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
+import { ASCII_LOWER, ASCII_UPPER, evalTypeGroup, NAMED_EVAL_TYPES } from "../../contract/eval-types";
 import { searchDocument, searchedCost, usageDaily, usageEvents, workspaces } from "../db/schema";
 import type { Db } from "../platform/database";
 import { type Cycle, eventsInCycle } from "./cycles";
@@ -20,17 +21,26 @@ export type Dims = {
 export const dailyDims: Dims = usageDaily;
 export const eventDims: Dims = usageEvents;
 
-/** A set filter in SQL: no choice, or the row has no value, or its value is chosen (see keepsRecord). */
-export function setFilter(col: Column, chosen: string[], emptyIsNull: boolean): SQL | undefined {
+/**
+ * A set filter in SQL: no choice, or the row has no value, or its value (`value`, the column itself
+ * unless given) is chosen (see keepsRecord).
+ */
+export function setFilter(col: Column, chosen: string[], emptyIsNull: boolean, value?: SQL): SQL | undefined {
   if (!chosen.length) return undefined;
-  return or(emptyIsNull ? isNull(col) : eq(col, ""), inArray(col, chosen));
+  return or(emptyIsNull ? isNull(col) : eq(col, ""), value ? inArray(value, chosen) : inArray(col, chosen));
+}
+
+/** An eval type column's group, as evalTypeGroup computes it (ASCII case folded, named types mapped). */
+export function evalTypeGroupOf(col: Column): SQL {
+  const named = [...NAMED_EVAL_TYPES].map(([raw, group]) => sql`when ${raw} then ${group}`);
+  return sql`(case translate(${col}, ${ASCII_UPPER}, ${ASCII_LOWER}) ${sql.join(named, sql` `)} else ${col} end)`;
 }
 
 /** The dimension filters (search aside) as a WHERE condition; mirrors keepsRecord. */
 export function dimensionFilter(d: Dims, f: UsageFilters): SQL | undefined {
   return and(
     setFilter(d.workspaceUuid, f.workspaceUuids, true),
-    setFilter(d.evalType, f.evalTypes, false),
+    setFilter(d.evalType, f.evalTypes.map(evalTypeGroup), false, evalTypeGroupOf(d.evalType)),
     setFilter(d.operation, f.operations, false),
     setFilter(d.modality, f.modalities, false),
     f.groundTruth ? eq(d.hasGroundTruth, f.groundTruth === "with") : undefined,
@@ -119,5 +129,3 @@ export const workspaceJoin = and(
   eq(workspaces.workspaceUuid, usageEvents.workspaceUuid),
   eq(workspaces.organizationUuid, usageEvents.organizationUuid),
 );
-
-// ---- records ---------------------------------------------------------------------------------

@@ -12,7 +12,6 @@ import {
   topWorkspaces,
   type UsageFilters,
 } from "../../server/metering/filters";
-import { CSV_COLUMNS, csvField } from "../../server/metering/usage-csv";
 
 const rec = (over: Partial<FilterableRecord> = {}): FilterableRecord => ({
   workspaceUuid: "w1",
@@ -35,6 +34,13 @@ describe("keepsRecord", () => {
   it.each([
     ["eval type chosen", f({ evalTypes: ["safety", "accuracy"] }), rec(), true],
     ["eval type not chosen", f({ evalTypes: ["accuracy"] }), rec(), false],
+    ["eval type by group", f({ evalTypes: ["accuracy"] }), rec({ evalType: "hallucination" }), true],
+    [
+      "eval type group by any member",
+      f({ evalTypes: ["Hallucination"] }),
+      rec({ evalType: "accuracy" }),
+      true,
+    ],
     ["operation not chosen", f({ operations: ["scoring"] }), rec(), false],
     ["modality not chosen", f({ modalities: ["image"] }), rec(), false],
     ["modality missing stays", f({ modalities: ["image"] }), rec({ modality: "" }), true],
@@ -120,17 +126,5 @@ describe("top lists", () => {
     expect(top.at(-1)?.costMicros).toBe(3n);
     expect(topWorkspaces([row("a", 1n)], 6).map((r) => r.key)).toEqual(["a"]);
     expect(topByCost([row("x", 1n, 1), row("y", 1n, 5)], 1).map((r) => r.key)).toEqual(["y"]);
-  });
-});
-
-describe("csv", () => {
-  it("has the columns in the documented order and escapes fields", () => {
-    expect(CSV_COLUMNS.join(",")).toBe(
-      "Date,Eval,Operation,Eval Type,Eval ID,Run ID,Workspace,Created By,Quantity,Unit Price,Cost,Price Adjustment Note",
-    );
-    expect(csvField('a "b", c')).toBe('"a ""b"", c"');
-    expect(csvField("=SUM(A1)")).toBe("'=SUM(A1)");
-    expect(csvField("-0.50", false)).toBe("-0.50");
-    expect(csvField(null)).toBe("");
   });
 });
