@@ -1,56 +1,27 @@
-// The streamed CSV export with the spec's columns.
+// The streamed CSV export: the contract's columns, written by papaparse.
 import { and, desc, type SQL, sql } from "drizzle-orm";
+import Papa from "papaparse";
+import { CSV_HEADERS, csvCells, MAX_EXPORT_ROWS } from "../../contract/usage-csv";
+import type { UsageRecord } from "../../contract/usage-schemas";
 import { usageEvents, workspaces } from "../db/schema";
 import type { Db } from "../platform/database";
 import type { Cycle } from "./cycles";
 import type { UsageFilters } from "./filters";
-import { type RecordJson, type RecordRow, recordColumns, recordJson } from "./usage-records";
+import { type RecordRow, recordColumns, recordJson } from "./usage-records";
 import { eventWhere, workspaceJoin, workspaceMatches } from "./usage-sql";
 
-export const CSV_COLUMNS = [
-  "Date",
-  "Eval",
-  "Operation",
-  "Eval Type",
-  "Eval ID",
-  "Run ID",
-  "Workspace",
-  "Created By",
-  "Quantity",
-  "Unit Price",
-  "Cost",
-  "Price Adjustment Note",
-] as const;
-
-/** One CSV field; text that a spreadsheet would run as a formula is prefixed with a quote. */
-export function csvField(value: string | number | null, text = true): string {
-  if (value === null) return "";
-  let s = String(value);
-  if (text && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-export function csvLine(r: RecordJson): string {
-  return [
-    csvField(r.date, false),
-    csvField(r.name),
-    csvField(r.operation),
-    csvField(r.eval_type),
-    csvField(r.eval_uuid),
-    csvField(r.eval_run_uuid),
-    csvField(r.workspace_name),
-    csvField(r.created_by),
-    csvField(r.quantity, false),
-    csvField(r.unit_price, false),
-    csvField(r.cost, false),
-    csvField(r.notes),
-  ].join(",");
+/**
+ * Records as CSV lines, each ending in CRLF, the header first when asked. Fields are quoted only
+ * when they must be; formula text is already neutralised by the contract's cells.
+ */
+function csvText(records: readonly UsageRecord[], withHeader: boolean): string {
+  const rows = records.map(csvCells);
+  if (withHeader) rows.unshift([...CSV_HEADERS]);
+  return rows.length ? `${Papa.unparse(rows, { newline: "\r\n" })}\r\n` : "";
 }
 
 const CSV_BATCH = 1000;
 
-/** The most records one export carries; a larger result is cut off as a failed transfer. */
-export const MAX_EXPORT_ROWS = 1_000_000;
 /** An export is paced to at most this many bytes a second (about 100,000 records a second). */
 export const EXPORT_BYTES_PER_SECOND = 16 * 1024 * 1024;
 
@@ -78,7 +49,7 @@ export async function* csvLines(
   const maxRows = opts.maxRows ?? MAX_EXPORT_ROWS;
   const rate = opts.bytesPerSecond ?? EXPORT_BYTES_PER_SECOND;
   const started = Date.now();
-  let header = `${CSV_COLUMNS.join(",")}\r\n`;
+  let withHeader = true;
   let sentRows = 0;
   let sentBytes = 0;
   let after: { at: Date; uuid: string } | null = null;
@@ -95,13 +66,8 @@ export async function* csvLines(
       .orderBy(desc(usageEvents.occurredAt), desc(usageEvents.usageEventUuid))
       .limit(Math.min(CSV_BATCH, maxRows - sentRows + 1))) as RecordRow[];
     const room = maxRows - sentRows;
-    const chunk =
-      header +
-      rows
-        .slice(0, room)
-        .map((r) => `${csvLine(recordJson(r))}\r\n`)
-        .join("");
-    header = "";
+    const chunk = csvText(rows.slice(0, room).map(recordJson), withHeader);
+    withHeader = false;
     if (chunk) yield chunk;
     if (rows.length > room) throw new ExportTooLarge(maxRows);
     sentRows += rows.length;

@@ -1,18 +1,12 @@
 import { describe, expect, it } from "vitest";
-import {
-  CSV_COLUMNS,
-  EXPORT_MAX_ROWS,
-  ExportCancelled,
-  ExportInterrupted,
-  exportRefusal,
-  readCsvExport,
-} from "../../src/lib/billing/csv";
+import { CSV_HEADERS, MAX_EXPORT_ROWS } from "../../contract/usage-csv";
+import { ExportCancelled, ExportInterrupted, exportRefusal, readCsvExport } from "../../src/lib/billing/csv";
 
 // The console's CSV export reader: a transfer the server breaks part way (an export that failed
 // after its first bytes) is reported as a failure, never saved as a shorter file.
 
 const encoder = new TextEncoder();
-const HEADER = `${CSV_COLUMNS.join(",")}\r\n`;
+const HEADER = `${CSV_HEADERS.join(",")}\r\n`;
 const ROW = "2026-02-01T00:00:00.000Z,eval,generation,safety,,,Lab,,1,0.01,0.01,\r\n";
 
 /** A response body that sends `chunks`, then ends, or fails like a cut connection. */
@@ -53,8 +47,8 @@ describe("reading a streamed CSV export", () => {
   });
 
   it("does not start an export larger than the server sends", () => {
-    expect(exportRefusal(EXPORT_MAX_ROWS)).toBeNull();
-    expect(exportRefusal(EXPORT_MAX_ROWS + 1)).toBe(
+    expect(exportRefusal(MAX_EXPORT_ROWS)).toBeNull();
+    expect(exportRefusal(MAX_EXPORT_ROWS + 1)).toBe(
       "An export holds at most 1,000,000 records; these filters match 1,000,001. Narrow the filters or export a shorter billing cycle.",
     );
   });

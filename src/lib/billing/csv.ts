@@ -1,28 +1,14 @@
 // Export to CSV: the server streams the whole filtered result; the console checks the header with
 // papaparse, counts rows as they arrive for the progress indicator, and saves the file.
 import Papa from "papaparse";
-
-export const CSV_COLUMNS = [
-  "Date",
-  "Eval",
-  "Operation",
-  "Eval Type",
-  "Eval ID",
-  "Run ID",
-  "Workspace",
-  "Created By",
-  "Quantity",
-  "Unit Price",
-  "Cost",
-  "Price Adjustment Note",
-] as const;
+import { CSV_HEADERS, MAX_EXPORT_ROWS } from "../../../contract/usage-csv";
 
 /** Whether the text starts with the spec's 12 columns in order (guards against an error page). */
 export function hasExpectedHeader(csvStart: string): boolean {
   const firstLine = csvStart.split(/\r?\n/, 1)[0] ?? "";
   const parsed = Papa.parse<string[]>(firstLine, { header: false });
   const header = parsed.data[0] ?? [];
-  return header.length === CSV_COLUMNS.length && CSV_COLUMNS.every((c, i) => header[i] === c);
+  return header.length === CSV_HEADERS.length && CSV_HEADERS.every((c, i) => header[i] === c);
 }
 
 /**
@@ -59,14 +45,11 @@ export function parseCsv(text: string): Record<string, string>[] {
   return Papa.parse<Record<string, string>>(text, { header: true, skipEmptyLines: true }).data;
 }
 
-/** The most records one export carries (the server cuts a larger one off). */
-export const EXPORT_MAX_ROWS = 1_000_000;
-
 /** Why an export of `expected` records is not started, or null when it can be. */
 export function exportRefusal(expected: number): string | null {
-  if (expected <= EXPORT_MAX_ROWS) return null;
+  if (expected <= MAX_EXPORT_ROWS) return null;
   return (
-    `An export holds at most ${EXPORT_MAX_ROWS.toLocaleString("en-US")} records; these filters match ` +
+    `An export holds at most ${MAX_EXPORT_ROWS.toLocaleString("en-US")} records; these filters match ` +
     `${expected.toLocaleString("en-US")}. Narrow the filters or export a shorter billing cycle.`
   );
 }

@@ -1,0 +1,72 @@
+import Papa from "papaparse";
+import { describe, expect, it } from "vitest";
+import { CSV_HEADERS, csvCells, textCell } from "../../contract/usage-csv";
+import type { UsageRecord } from "../../contract/usage-schemas";
+
+const record: UsageRecord = {
+  usage_event_uuid: "00000000-0000-4000-8000-000000000001",
+  date: "2026-02-01T10:00:00.000Z",
+  name: 'a "b", c',
+  operation: "generation",
+  eval_type: "hallucination",
+  created_by: "=HYPERLINK(evil)",
+  quantity: 3,
+  unit_price: "0.0125",
+  cost: "-0.50",
+  eval_uuid: null,
+  eval_run_uuid: "run-1",
+  workspace_uuid: null,
+  workspace_name: "Unknown Workspace",
+  notes: "+credit\nsecond line",
+  price_rule_uuid: null,
+  rule_metric: "eval",
+  modality: "text",
+  is_jailbreak: false,
+  has_ground_truth: true,
+};
+
+describe("the usage export's columns", () => {
+  it("has the spec's columns in order", () => {
+    expect(CSV_HEADERS).toEqual([
+      "Date",
+      "Eval",
+      "Operation",
+      "Eval Type",
+      "Eval ID",
+      "Run ID",
+      "Workspace",
+      "Created By",
+      "Quantity",
+      "Unit Price",
+      "Cost",
+      "Price Adjustment Note",
+    ]);
+  });
+
+  it("fills a record's cells: exact amounts, empty for missing, formula text neutralised", () => {
+    expect(csvCells(record)).toEqual([
+      "2026-02-01T10:00:00.000Z",
+      'a "b", c',
+      "generation",
+      "hallucination",
+      "",
+      "run-1",
+      "Unknown Workspace",
+      "'=HYPERLINK(evil)",
+      "3",
+      "0.0125",
+      "-0.50",
+      "'+credit\nsecond line",
+    ]);
+    for (const lead of ["=", "+", "-", "@", "\t", "\r"]) expect(textCell(`${lead}x`)).toBe(`'${lead}x`);
+    expect(textCell("plain")).toBe("plain");
+    expect(textCell(null)).toBe("");
+  });
+
+  it("reads back from CSV as the same cells", () => {
+    const text = Papa.unparse([[...CSV_HEADERS], csvCells(record)], { newline: "\r\n" });
+    const rows = Papa.parse<Record<string, string>>(text, { header: true }).data;
+    expect(rows).toHaveLength(1);
+    expect(Object.values(rows[0] ?? {})).toEqual(csvCells(record));
+  });
+});
