@@ -1,8 +1,12 @@
 import { describe, expect, it } from "vitest";
+import type { BillingCycle } from "../../contract/billing-cycle-schema";
+import type { SeriesBucket } from "../../contract/usage-schemas";
 import { ADJUSTMENTS_LABEL, chartData } from "../../src/lib/billing/chart";
 import { ADJUSTMENT_COLOR, EVAL_TYPE_COLORS, evalTypeColor } from "../../src/lib/billing/colors";
 import { balanceCaption, usageOnly } from "../../src/lib/billing/totals";
-import type { BillingCycle, SeriesBucket } from "../../src/lib/billing/types";
+
+/** A bucket's or eval type's adjustments when it has none. */
+const NONE = { events: 0, count: 0, price: "0.00" };
 
 describe("eval type colours", () => {
   it("gives an eval type one colour, by raw value or label, whatever else is shown", () => {
@@ -23,9 +27,10 @@ describe("eval type colours", () => {
       events: 2,
       total_count: 2,
       total_price: "0",
+      adjustments: NONE,
       eval_types: [
-        { eval_type: "jailbreak", events: 1, count: 1, price: jailbreak },
-        { eval_type: "safety", events: 1, count: 1, price: safety },
+        { eval_type: "jailbreak", events: 1, count: 1, price: jailbreak, adjustments: NONE },
+        { eval_type: "safety", events: 1, count: 1, price: safety, adjustments: NONE },
       ],
     });
     const a = chartData([bucket("5", "1")], "daily", "cost");
@@ -55,7 +60,7 @@ describe("credits and adjustments", () => {
           price: "-299.00",
           adjustments: { events: 1, count: 1, price: "-300.00" },
         },
-        { eval_type: "jailbreak", events: 1, count: 1, price: "0.50" },
+        { eval_type: "jailbreak", events: 1, count: 1, price: "0.50", adjustments: NONE },
       ],
     },
   ];
@@ -86,7 +91,9 @@ describe("credits and adjustments", () => {
         adjustments: { events: 2, count: 2, cost: "-295" },
       }),
     ).toEqual({ events: 2, count: 12, cost: 3_000_000n });
-    expect(usageOnly({ events: 1, count: 1, cost: "2.50" })).toEqual({
+    expect(
+      usageOnly({ events: 1, count: 1, cost: "2.50", adjustments: { events: 0, count: 0, cost: "0.00" } }),
+    ).toEqual({
       events: 1,
       count: 1,
       cost: 2_500_000n,
@@ -100,8 +107,10 @@ describe("balance caption", () => {
     billing_cycle_start_date: "2026-01-01",
     billing_cycle_end_date: "2026-02-01",
     paid_amount_usd: paid,
+    total_cost: "100",
     unattributed_cost: unattributed,
     workspace_groups: [{ group_name: "Research", total_cost: "100", balance_remaining: remaining }],
+    usage_breakdown: { usage_events: [] },
   });
 
   it("says what the figure is and never calls a cycle paid in full outstanding", () => {

@@ -1,10 +1,11 @@
 // The Cost/Usage Over Time chart's data: one row per bucket and eval type (labels merged, so
 // accuracy and hallucination stack as one "Accuracy"), values as numbers for drawing only.
+
+import { evalTypeLabel } from "../../../contract/eval-types";
+import { formatMoney, microsToNumber, toMicros } from "../../../contract/money";
+import type { Grouping, SeriesBucket } from "../../../contract/usage-schemas";
 import { ADJUSTMENT_COLOR, evalTypeColor } from "./colors";
 import { bucketLabel, bucketTitle } from "./dates";
-import { evalTypeLabel } from "./labels";
-import { formatMoney, microsToNumber, toMicros } from "./money";
-import type { Grouping, SeriesBucket } from "./types";
 
 export type ChartMetric = "cost" | "usage";
 

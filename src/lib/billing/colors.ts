@@ -1,6 +1,6 @@
 // One colour per eval type everywhere on the billing page (Usage Summary bars, the chart's bars
 // and legend, whatever the grouping or the order by cost): the colour depends only on the label.
-import { evalTypeLabel } from "./labels";
+import { evalTypeLabel } from "../../../contract/eval-types";
 
 /** The fixed colours of the known eval types (by display label). */
 export const EVAL_TYPE_COLORS: Readonly<Record<string, string>> = {

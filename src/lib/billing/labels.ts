@@ -1,16 +1,8 @@
-// Display labels of the billing page (spec §2): underscores become capitalised words, eval types
-// have fixed names, missing values show "-".
+// Display labels of the billing page (spec §2): underscores become capitalised words, missing
+// values show "-". Eval type labels are the contract's (contract/eval-types.ts).
+import { capitalizeWords } from "../../../contract/eval-types";
 
 export const MISSING = "-";
-
-/** "image_safety" → "Image Safety"; "" → "". */
-export function capitalizeWords(value: string | null | undefined): string {
-  return (value ?? "")
-    .split(/[_\s]+/)
-    .filter((word) => word !== "")
-    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
-    .join(" ");
-}
 
 /** A filter option or operation label; "-" when there is nothing to show. */
 export function optionLabel(value: string | null | undefined): string {
@@ -19,20 +11,6 @@ export function optionLabel(value: string | null | undefined): string {
 
 /** Operation names with underscores turned into spaces and capitalised: "eval_generation" → "Eval Generation". */
 export const operationLabel = optionLabel;
-
-const EVAL_TYPE_LABELS: Record<string, string> = {
-  safety: "Safety",
-  image_safety: "Image Safety",
-  jailbreak: "Jailbreak",
-  accuracy: "Accuracy",
-  hallucination: "Accuracy",
-};
-
-/** safety → Safety, image_safety → Image Safety, jailbreak → Jailbreak, accuracy/hallucination → Accuracy. */
-export function evalTypeLabel(evalType: string | null | undefined): string {
-  const key = (evalType ?? "").trim().toLowerCase();
-  return EVAL_TYPE_LABELS[key] ?? optionLabel(evalType);
-}
 
 /** A table cell: the value, or "-" when it is missing or blank. */
 export function orDash(value: string | number | null | undefined): string {

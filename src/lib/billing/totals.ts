@@ -1,7 +1,8 @@
 // The totals strip: Total Cost (with a per-group breakdown), Paid and Balance of a billing cycle.
+import type { BillingCycle } from "../../../contract/billing-cycle-schema";
+import { formatMoney, toMicros } from "../../../contract/money";
+import type { Sums } from "../../../contract/usage-schemas";
 import { groupLabel } from "./labels";
-import { formatMoney, sumMicros, toMicros } from "./money";
-import type { BillingCycle, Sums } from "./types";
 
 /** Cycles in start-date order (ascending), the order the stepper walks. */
 export function sortCycles(cycles: readonly BillingCycle[]): BillingCycle[] {
@@ -24,11 +25,8 @@ export function balanceMicros(cycle: BillingCycle): bigint {
   return total;
 }
 
-/** The cycle's total cost: as given, else the groups' costs plus the unattributed cost. */
-export function totalCostMicros(cycle: BillingCycle): bigint {
-  if (cycle.total_cost !== undefined) return toMicros(cycle.total_cost);
-  return sumMicros([...cycle.workspace_groups.map((g) => g.total_cost), cycle.unattributed_cost]);
-}
+/** The cycle's total cost (the groups' costs plus the unattributed cost). */
+export const totalCostMicros = (cycle: BillingCycle): bigint => toMicros(cycle.total_cost);
 
 /** The per-group lines under Total Cost, shown only when there is more than one group. */
 export function groupBreakdown(cycle: BillingCycle): { label: string; cost: bigint }[] {
@@ -55,15 +53,15 @@ export function balanceCaption(cycle: BillingCycle): string {
 }
 
 /** A summary row's usage alone: its sums minus its credits and other price adjustments. */
-export function usageOnly(row: Sums & { adjustments?: Sums }): {
+export function usageOnly(row: Sums & { adjustments: Sums }): {
   events: number;
   count: number;
   cost: bigint;
 } {
   const adj = row.adjustments;
   return {
-    events: row.events - (adj?.events ?? 0),
-    count: row.count - (adj?.count ?? 0),
-    cost: toMicros(row.cost) - toMicros(adj?.cost ?? "0"),
+    events: row.events - adj.events,
+    count: row.count - adj.count,
+    cost: toMicros(row.cost) - toMicros(adj.cost),
   };
 }

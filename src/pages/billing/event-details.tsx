@@ -1,9 +1,10 @@
 // The 'Usage Event Details' hover card of a records row: every field of the event.
 import { Descriptions, Typography } from "antd";
+import { capitalizeWords, evalTypeLabel } from "../../../contract/eval-types";
+import { formatMoney, formatUnitPrice } from "../../../contract/money";
+import type { UsageRecord } from "../../../contract/usage-schemas";
 import { formatUtcDateTime } from "../../lib/billing/dates";
-import { capitalizeWords, evalTypeLabel, operationLabel, orDash } from "../../lib/billing/labels";
-import { formatMoney, formatUnitPrice } from "../../lib/billing/money";
-import type { UsageRecord } from "../../lib/billing/types";
+import { operationLabel, orDash } from "../../lib/billing/labels";
 
 const yesNo = (value: boolean) => (value ? "Yes" : "No");
 const mono = (value: string | null) =>

@@ -3,6 +3,8 @@
 import { ClearOutlined } from "@ant-design/icons";
 import { Button, Flex, Select, Typography } from "antd";
 import { useId } from "react";
+import { evalTypeLabel } from "../../../contract/eval-types";
+import type { UsageSummary } from "../../../contract/usage-schemas";
 import {
   type BillingFilters,
   clearAllLabel,
@@ -12,7 +14,6 @@ import {
 } from "../../lib/billing/filters";
 import { optionLabel } from "../../lib/billing/labels";
 import { filterSummary, optionsWithSelected, toggleValue } from "../../lib/billing/selection";
-import type { UsageSummary } from "../../lib/billing/types";
 import { MultiSelect } from "./multi-select";
 
 type Props = {
@@ -74,7 +75,7 @@ export function FilterBar({ filters, options, onChange, onReplace }: Props) {
   };
   return (
     <Flex wrap gap={16} align="flex-end" role="toolbar" aria-label="Filters" data-testid="filter-bar">
-      {set("evalTypes", "Eval Type", options?.eval_types ?? [], optionLabel)}
+      {set("evalTypes", "Eval Type", options?.eval_types ?? [], evalTypeLabel)}
       {set("operations", "Operation", options?.operations ?? [], optionLabel)}
       {set("modalities", "Modality", options?.modalities ?? [], optionLabel)}
       <Choice

@@ -1,9 +1,9 @@
 // Total Cost (with one line per workspace group when there are several), Paid and Balance.
 import { Card, Col, Flex, Row, Skeleton, Typography } from "antd";
 import type { ReactNode } from "react";
-import { formatBalance, formatMoney, toMicros } from "../../lib/billing/money";
+import type { BillingCycle } from "../../../contract/billing-cycle-schema";
+import { formatBalance, formatMoney, toMicros } from "../../../contract/money";
 import { balanceCaption, balanceMicros, groupBreakdown, totalCostMicros } from "../../lib/billing/totals";
-import type { BillingCycle } from "../../lib/billing/types";
 
 export const CREDIT_GREEN = "#49aa19";
 

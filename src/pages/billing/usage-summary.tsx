@@ -1,11 +1,12 @@
 // The Usage Summary card: a tile per operation (count and cost), By Workspace (top 6 and No
 // Workspace) and By Eval Type (top 5), each row with its share of the total as a bar.
 import { Card, Col, Empty, Flex, Progress, Row, Skeleton, Typography } from "antd";
+import { evalTypeLabel } from "../../../contract/eval-types";
+import { formatMoney, percentOf, toMicros } from "../../../contract/money";
+import type { UsageSummary as Summary } from "../../../contract/usage-schemas";
 import { ADJUSTMENT_COLOR, evalTypeColor } from "../../lib/billing/colors";
-import { countWithUnit, evalTypeLabel, eventsText, operationTileLabel } from "../../lib/billing/labels";
-import { formatMoney, percentOf, toMicros } from "../../lib/billing/money";
+import { countWithUnit, eventsText, operationTileLabel } from "../../lib/billing/labels";
 import { usageOnly } from "../../lib/billing/totals";
-import type { UsageSummary as Summary } from "../../lib/billing/types";
 
 const NO_DATA = "No usage data available";
 const WORKSPACE_BAR = "#94a3b8";

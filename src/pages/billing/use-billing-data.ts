@@ -3,9 +3,10 @@
 // object until the first answer, so answers are read from `query.data`.
 import { type HttpError, useCustom, useList } from "@refinedev/core";
 import { useMemo } from "react";
+import type { BillingCycle } from "../../../contract/billing-cycle-schema";
+import type { Grouping, UsageSeries, UsageSummary } from "../../../contract/usage-schemas";
 import { type BillingFilters, usageQuery } from "../../lib/billing/filters";
 import { sortCycles } from "../../lib/billing/totals";
-import type { BillingCycle, Grouping, UsageSeries, UsageSummary } from "../../lib/billing/types";
 import { WORKSPACE_STALE_MS, type WorkspaceRecord } from "../../lib/workspaces";
 
 const keepPrevious = <T>(previous: T) => previous;
