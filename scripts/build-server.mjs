@@ -1,0 +1,28 @@
+// Builds the server into dist-server/ for production: one ES module with its source map (run it
+// with node --enable-source-maps), packages left to node_modules, and the database migrations it
+// applies at start. Development keeps running the TypeScript through tsx.
+import { cpSync, rmSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const out = `${root}dist-server`;
+
+rmSync(out, { recursive: true, force: true });
+// A bundle rather than tsc's file-per-module output: the sources import without file extensions,
+// which Node's ES module loader does not resolve.
+await build({
+  absWorkingDir: root,
+  entryPoints: ["server/main.ts"],
+  outfile: `${out}/server/main.js`,
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  packages: "external",
+  sourcemap: true,
+  logLevel: "warning",
+});
+// platform/database.ts finds the migrations at ../db/migrations from its own module, which in the
+// bundle is dist-server/server/main.js.
+cpSync(`${root}server/db/migrations`, `${out}/db/migrations`, { recursive: true });
