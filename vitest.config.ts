@@ -12,6 +12,9 @@ export default defineConfig({
           include: ["tests/unit/**/*.test.{ts,tsx}"],
           setupFiles: ["tests/unit/setup.ts"],
           css: false,
+          // A page test renders antd in jsdom: about a second on an idle machine, many more when the
+          // machine is busy.
+          testTimeout: 30_000,
           // Refine's router bindings must share the test's react-router instance.
           server: { deps: { inline: [/@refinedev\//] } },
         },

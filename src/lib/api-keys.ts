@@ -62,15 +62,6 @@ export function paginationText(
   return `Showing page ${pageIndex + 1} of ${pageCount(n, pageSize)} (${n} total)`;
 }
 
-export type KeyListState = { search: string; page: number };
-
-/** New search text: back to the first page (page 0) when the text changed. */
-export function withSearch(state: KeyListState, search: string): KeyListState {
-  const next = search.trim();
-  if (next === state.search) return state;
-  return { search: next, page: 0 };
-}
-
 /** The table filter for a key search; an empty search is sent as no search. */
 export function searchFilters(
   search: string,

@@ -1,6 +1,8 @@
-// The key table with its own pager: "Showing page X of Y (N total)" and Previous/Next.
+// The key table (Refine's useTable props) with its own pager: "Showing page X of Y (N total)"
+// and Previous/Next. Delete hides itself from those who may not delete keys.
 import { DeleteOutlined } from "@ant-design/icons";
-import { Button, Empty, Flex, Table, Typography } from "antd";
+import { CanAccess } from "@refinedev/core";
+import { Button, Empty, Flex, Table, type TableProps, Typography } from "antd";
 import { useIsMobile } from "../../hooks/use-is-mobile";
 import {
   expiresLabel,
@@ -9,27 +11,27 @@ import {
   pageCount,
   paginationText,
 } from "../../lib/api-keys";
+import { apiKeys } from "../../resources/api-keys";
 
 type Props = {
-  keys: readonly PersonalApiKey[];
-  loading: boolean;
+  tableProps: TableProps<PersonalApiKey>;
   pageIndex: number;
   total: number;
   onPageChange: (pageIndex: number) => void;
   onDelete: (apiKeyId: string) => void;
 };
 
-export function ApiKeysTable({ keys, loading, pageIndex, total, onPageChange, onDelete }: Props) {
+export function ApiKeysTable({ tableProps, pageIndex, total, onPageChange, onDelete }: Props) {
   const pages = pageCount(total);
+  const loading = Boolean(tableProps.loading);
   // On a phone the dates go under the key and the table fits the screen (no sideways scroll).
   const mobile = useIsMobile();
   return (
     <>
       <Table<PersonalApiKey>
+        {...tableProps}
         rowKey="api_key_id"
         size="middle"
-        loading={loading}
-        dataSource={[...keys]}
         pagination={false}
         scroll={mobile ? undefined : { x: 640 }}
         locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description="No API keys found" /> }}
@@ -73,15 +75,17 @@ export function ApiKeysTable({ keys, loading, pageIndex, total, onPageChange, on
             key: "actions",
             width: mobile ? undefined : 120,
             render: (_: unknown, key: PersonalApiKey) => (
-              <Button
-                danger
-                type="text"
-                icon={<DeleteOutlined />}
-                aria-label={`Delete API key ${key.api_key_id}`}
-                onClick={() => onDelete(key.api_key_id)}
-              >
-                Delete
-              </Button>
+              <CanAccess resource={apiKeys.name} action="delete">
+                <Button
+                  danger
+                  type="text"
+                  icon={<DeleteOutlined />}
+                  aria-label={`Delete API key ${key.api_key_id}`}
+                  onClick={() => onDelete(key.api_key_id)}
+                >
+                  Delete
+                </Button>
+              </CanAccess>
             ),
           },
         ]}

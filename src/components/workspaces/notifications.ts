@@ -4,7 +4,8 @@
 import type { HttpError, OpenNotificationParams } from "@refinedev/core";
 
 export function failureToast(text: string) {
-  return (error?: HttpError): OpenNotificationParams => {
+  return (failure?: unknown): OpenNotificationParams => {
+    const error = failure as HttpError | undefined;
     const detail = error?.message && error.message !== text ? error.message : undefined;
     return detail
       ? { type: "error", key: "workspace-failure", description: text, message: detail }

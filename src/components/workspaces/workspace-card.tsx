@@ -1,19 +1,23 @@
-// One workspace in the grid: name, organization, member count, status, the "Current" badge and,
-// for administrators, the details link and edit/delete icons.
+// One workspace in the grid: name, organization, member count, status, the "Current" badge and the
+// management controls — the details link and edit/delete icons — for those who may edit and
+// delete workspaces (administrators; members open their own workspace's details by its address).
 import { DeleteOutlined, EditOutlined, TeamOutlined } from "@ant-design/icons";
+import { EditButton } from "@refinedev/antd";
+import { CanAccess, useLink, useNavigation } from "@refinedev/core";
 import { Button, Card, Divider, Flex, Tag, Tooltip, Typography } from "antd";
-import { Link } from "react-router";
 import { memberCountLabel, type WorkspaceRecord } from "../../lib/workspaces";
+import { workspaces as resource } from "../../resources/workspaces";
 
 type Props = {
   workspace: WorkspaceRecord;
   isCurrent: boolean;
-  isAdmin: boolean;
   onEdit: (workspace: WorkspaceRecord) => void;
   onDelete: (workspace: WorkspaceRecord) => void;
 };
 
-export function WorkspaceCard({ workspace, isCurrent, isAdmin, onEdit, onDelete }: Props) {
+export function WorkspaceCard({ workspace, isCurrent, onEdit, onDelete }: Props) {
+  const Link = useLink();
+  const { showUrl } = useNavigation();
   return (
     <Card
       role="article"
@@ -36,22 +40,26 @@ export function WorkspaceCard({ workspace, isCurrent, isAdmin, onEdit, onDelete 
           <Tag color="green">Active</Tag>
         </Flex>
       </Flex>
-      {isAdmin ? (
-        <>
-          <Divider style={{ marginBlock: 16 }} />
-          <Flex justify="space-between" align="center" gap={8}>
-            <Link to={`/workspace/${encodeURIComponent(workspace.workspace_uuid)}`}>
-              View Workspace Details
-            </Link>
-            <Flex gap={4}>
-              <Tooltip title="Edit workspace">
-                <Button
+      <CanAccess resource={resource.name} action="edit">
+        <Divider style={{ marginBlock: 16 }} />
+        <Flex justify="space-between" align="center" gap={8}>
+          <Link to={showUrl(resource.name, workspace.workspace_uuid)}>View Workspace Details</Link>
+          <Flex gap={4}>
+            {/* The span carries the tooltip's hover events (the button is wrapped in a link). */}
+            <Tooltip title="Edit workspace">
+              <span>
+                <EditButton
+                  resource={resource.name}
+                  recordItemId={workspace.workspace_uuid}
+                  hideText
                   type="text"
                   icon={<EditOutlined />}
                   aria-label={`Edit workspace ${workspace.name}`}
                   onClick={() => onEdit(workspace)}
                 />
-              </Tooltip>
+              </span>
+            </Tooltip>
+            <CanAccess resource={resource.name} action="delete">
               <Tooltip title="Delete workspace">
                 <Button
                   type="text"
@@ -61,10 +69,10 @@ export function WorkspaceCard({ workspace, isCurrent, isAdmin, onEdit, onDelete 
                   onClick={() => onDelete(workspace)}
                 />
               </Tooltip>
-            </Flex>
+            </CanAccess>
           </Flex>
-        </>
-      ) : null}
+        </Flex>
+      </CanAccess>
     </Card>
   );
 }

@@ -1,9 +1,11 @@
-// "Workspace Members": the members of one workspace. Administrators add organization users who
-// are not members yet and remove members; everyone else only reads the list.
-import { DeleteOutlined, UserAddOutlined } from "@ant-design/icons";
-import { type HttpError, useCreate, useDelete, useInvalidate, useList } from "@refinedev/core";
-import { Alert, Button, Card, Flex, Popconfirm, Select, Table, Tag } from "antd";
-import { useState } from "react";
+// "Workspace Members": the members of one workspace. Those who may add and remove members
+// (administrators, by the workspace-members declaration) pick organization users who are not
+// members yet and remove members; everyone else only reads the list.
+import { UserAddOutlined } from "@ant-design/icons";
+import { DeleteButton, useSelect, useTable } from "@refinedev/antd";
+import { CanAccess, type HttpError, useCan, useCreate, useInvalidate } from "@refinedev/core";
+import { Alert, Button, Card, Flex, Select, Table, Tag } from "antd";
+import { useMemo, useState } from "react";
 import {
   memberCandidates,
   memberRoleLabel,
@@ -11,38 +13,50 @@ import {
   WORKSPACE_STALE_MS,
   type WorkspaceMember,
 } from "../../lib/workspaces";
+import { workspaceMemberCandidates } from "../../resources/workspace-member-candidates";
+import { workspaceMembers as resource } from "../../resources/workspace-members";
+import { workspaces } from "../../resources/workspaces";
 import { failureToast } from "./notifications";
 
-type Props = { workspaceId: string; isAdmin: boolean };
+type Props = { workspaceId: string };
 
-export function WorkspaceMembersPanel({ workspaceId, isAdmin }: Props) {
+export function WorkspaceMembersPanel({ workspaceId }: Props) {
   const [chosen, setChosen] = useState<string | undefined>(undefined);
-  const meta = { workspaceId };
+  const meta = useMemo(() => ({ workspaceId }), [workspaceId]);
   const invalidate = useInvalidate();
+  const { data: mayAdd } = useCan({ resource: resource.name, action: "create" });
+  const { data: mayRemove } = useCan({ resource: resource.name, action: "delete" });
 
-  const members = useList<WorkspaceMember, HttpError>({
-    resource: "workspace-members",
+  const { tableProps, tableQuery } = useTable<WorkspaceMember, HttpError>({
+    resource: resource.name,
     meta,
+    syncWithLocation: false,
     pagination: { mode: "off" },
+    sorters: { mode: "off" },
+    filters: { mode: "off" },
     queryOptions: { staleTime: WORKSPACE_STALE_MS },
   });
-  const organizationUsers = useList<OrganizationUser, HttpError>({
-    resource: "users",
+  const members = tableQuery.data?.data;
+
+  // The organization's users, searched in the browser; members are left out of the options.
+  const { query: candidatesQuery } = useSelect<OrganizationUser, HttpError>({
+    resource: workspaceMemberCandidates.name,
+    optionLabel: "email",
+    optionValue: "email",
     pagination: { mode: "off" },
-    queryOptions: { enabled: isAdmin, staleTime: WORKSPACE_STALE_MS },
+    queryOptions: { enabled: mayAdd?.can === true, staleTime: WORKSPACE_STALE_MS },
   });
-  const candidates = memberCandidates(organizationUsers.result.data, members.result.data);
+  const candidates = memberCandidates(candidatesQuery.data?.data, members);
 
   const { mutate: addMember, mutation: adding } = useCreate();
-  const { mutate: removeMember, mutation: removing } = useDelete();
   // The workspace list shows member counts.
-  const refreshCounts = () => invalidate({ resource: "workspaces", invalidates: ["list", "detail"] });
+  const refreshCounts = () => invalidate({ resource: workspaces.name, invalidates: ["list", "detail"] });
 
   const add = () => {
     if (!chosen) return;
     addMember(
       {
-        resource: "workspace-members",
+        resource: resource.name,
         meta,
         values: { user_email: chosen },
         successNotification: false,
@@ -56,31 +70,23 @@ export function WorkspaceMembersPanel({ workspaceId, isAdmin }: Props) {
       },
     );
   };
-  const remove = (email: string) =>
-    removeMember(
-      {
-        resource: "workspace-members",
-        meta,
-        id: email,
-        successNotification: false,
-        errorNotification: failureToast("Failed to remove member. Please try again."),
-      },
-      { onSuccess: refreshCounts },
-    );
 
   return (
     <Card title="Workspace Members">
-      {isAdmin ? (
+      <CanAccess resource={resource.name} action="create">
         <Flex gap={8} wrap style={{ marginBottom: 16 }}>
           <Select
             aria-label="User to add"
             placeholder="Select a user to add"
             style={{ minWidth: 280, flex: 1, maxWidth: 420 }}
             value={chosen}
-            onChange={setChosen}
+            onChange={(value) => setChosen(value)}
             allowClear
             showSearch
-            loading={organizationUsers.query.isLoading}
+            // The search runs over the loaded users (the endpoint has no search parameter).
+            loading={candidatesQuery.isLoading}
+            filterOption
+            optionFilterProp="label"
             notFoundContent="No users to add"
             options={candidates.map((user) => ({ value: user.email, label: user.email }))}
           />
@@ -94,21 +100,19 @@ export function WorkspaceMembersPanel({ workspaceId, isAdmin }: Props) {
             Add Member
           </Button>
         </Flex>
-      ) : null}
-      {members.query.isError ? (
+      </CanAccess>
+      {tableQuery.isError ? (
         <Alert
           type="error"
           showIcon
           message="Members could not be loaded."
-          description={members.query.error?.message}
+          description={tableQuery.error?.message}
         />
       ) : (
         <Table<WorkspaceMember>
+          {...tableProps}
           rowKey="email"
           size="middle"
-          loading={members.query.isLoading}
-          dataSource={members.result.data ?? []}
-          pagination={false}
           locale={{ emptyText: "No members yet" }}
           columns={[
             { title: "Email", dataIndex: "email", key: "email" },
@@ -118,30 +122,28 @@ export function WorkspaceMembersPanel({ workspaceId, isAdmin }: Props) {
               key: "role",
               render: (role: string | null | undefined) => <Tag>{memberRoleLabel(role)}</Tag>,
             },
-            ...(isAdmin
+            ...(mayRemove?.can
               ? [
                   {
                     title: "Actions",
                     key: "actions",
                     width: 120,
                     render: (_: unknown, member: WorkspaceMember) => (
-                      <Popconfirm
-                        title="Remove member"
-                        description={`Remove ${member.email} from this workspace?`}
-                        okText="Remove"
-                        cancelText="Cancel"
-                        okButtonProps={{ danger: true, loading: removing.isPending }}
-                        onConfirm={() => remove(member.email)}
+                      <DeleteButton
+                        resource={resource.name}
+                        recordItemId={member.email}
+                        meta={meta}
+                        type="text"
+                        aria-label={`Remove ${member.email}`}
+                        confirmTitle={`Remove ${member.email} from this workspace?`}
+                        confirmOkText="Remove"
+                        confirmCancelText="Cancel"
+                        successNotification={false}
+                        errorNotification={failureToast("Failed to remove member. Please try again.")}
+                        onSuccess={refreshCounts}
                       >
-                        <Button
-                          danger
-                          type="text"
-                          icon={<DeleteOutlined />}
-                          aria-label={`Remove ${member.email}`}
-                        >
-                          Remove
-                        </Button>
-                      </Popconfirm>
+                        Remove
+                      </DeleteButton>
                     ),
                   },
                 ]

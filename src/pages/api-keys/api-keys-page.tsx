@@ -1,54 +1,45 @@
-// "/account/api-keys": the signed-in user's personal API keys, kept by the identity service.
+// "/account/api-keys": the signed-in user's personal API keys, kept by the identity service. The
+// api-keys resource names the identity data provider and its calls; this page passes no URLs.
 import { KeyOutlined, ReloadOutlined } from "@ant-design/icons";
-import { useModalForm } from "@refinedev/antd";
-import { type HttpError, useDelete, useTable } from "@refinedev/core";
-import { Alert, Button, Card, Flex } from "antd";
-import { useEffect, useMemo, useState } from "react";
+import { CreateButton, List, useModalForm, useTable } from "@refinedev/antd";
+import { CanAccess, type HttpError, useDelete } from "@refinedev/core";
+import { Alert, Button, Card, Flex, Typography } from "antd";
+import { useState } from "react";
 import { ApiKeysTable } from "../../components/api-keys/api-keys-table";
 import { CreateApiKeyDialog, type CreateApiKeyValues } from "../../components/api-keys/create-api-key-dialog";
 import { DeleteApiKeyDialog } from "../../components/api-keys/delete-api-key-dialog";
 import { NewApiKeyDialog } from "../../components/api-keys/new-api-key-dialog";
-import { PageTitle } from "../../components/page-title";
 import { SearchBox } from "../../components/search-box";
 import {
   API_KEY_PAGE_SIZE,
   API_KEY_SEARCH_DEBOUNCE_MS,
   apiKeyErrorMessage,
   type CreatedApiKey,
-  type KeyListState,
   type PersonalApiKey,
   searchFilters,
-  withSearch,
 } from "../../lib/api-keys";
-import { useServices } from "../../providers/services";
+import { apiKeys as resource } from "../../resources/api-keys";
 
 export function ApiKeysPage() {
-  const { config } = useServices();
-  const meta = useMemo(() => ({ identityUrl: config.authUrl }), [config.authUrl]);
-  // What the table shows: the applied search and the zero-based page.
-  const [list, setList] = useState<KeyListState>({ search: "", page: 0 });
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const [deleting, setDeleting] = useState<string | null>(null);
 
-  const { tableQuery, result, setCurrentPage, setFilters } = useTable<PersonalApiKey, HttpError>({
-    resource: "api-keys",
-    meta,
+  const { tableProps, tableQuery, result, currentPage, setCurrentPage, filters, setFilters } = useTable<
+    PersonalApiKey,
+    HttpError
+  >({
+    resource: resource.name,
     syncWithLocation: false,
     pagination: { currentPage: 1, pageSize: API_KEY_PAGE_SIZE, mode: "server" },
     filters: { mode: "server", initial: searchFilters("") },
     sorters: { mode: "off" },
     errorNotification: false,
   });
-
-  useEffect(() => {
-    setFilters(searchFilters(list.search), "replace");
-    setCurrentPage(list.page + 1);
-  }, [list, setFilters, setCurrentPage]);
+  const search = (filters.find((f) => "field" in f && f.field === "api_key_id")?.value as string) ?? "";
 
   const createModal = useModalForm<CreatedApiKey, HttpError, CreateApiKeyValues>({
-    resource: "api-keys",
+    resource: resource.name,
     action: "create",
-    meta,
     redirect: false,
     warnWhenUnsavedChanges: false,
     successNotification: false,
@@ -67,9 +58,8 @@ export function ApiKeysPage() {
     if (!deleting) return;
     deleteKey(
       {
-        resource: "api-keys",
+        resource: resource.name,
         id: deleting,
-        meta,
         successNotification: false,
         errorNotification: (error) => ({
           type: "error",
@@ -81,33 +71,47 @@ export function ApiKeysPage() {
     );
   };
 
-  const total = result.total ?? 0;
   return (
-    <>
-      <PageTitle
-        title="Personal API Keys"
-        extra={
-          <Flex gap={8} wrap>
-            <Button
-              icon={<ReloadOutlined />}
-              onClick={() => tableQuery.refetch()}
-              loading={tableQuery.isFetching}
-            >
-              Refresh
-            </Button>
-            <Button type="primary" icon={<KeyOutlined />} onClick={() => createModal.show()}>
-              Create API Key
-            </Button>
-          </Flex>
-        }
-      />
+    <List
+      resource={resource.name}
+      breadcrumb={false}
+      title={
+        <Typography.Title level={2} style={{ margin: 0 }}>
+          Personal API Keys
+        </Typography.Title>
+      }
+      headerButtons={
+        <Flex gap={8} wrap>
+          <Button
+            icon={<ReloadOutlined />}
+            onClick={() => tableQuery.refetch()}
+            loading={tableQuery.isFetching}
+          >
+            Refresh
+          </Button>
+          <CreateButton
+            resource={resource.name}
+            type="primary"
+            icon={<KeyOutlined />}
+            onClick={() => createModal.show()}
+          >
+            Create API Key
+          </CreateButton>
+        </Flex>
+      }
+      headerProps={{ style: { padding: 0, marginBottom: 8 } }}
+    >
       <Card>
-        {/* The search applies 300 ms after the last keystroke; a changed search starts at page 0. */}
+        {/* The search applies 300 ms after the last keystroke; a changed search starts at page 1. */}
         <SearchBox
           label="Search by Key ID"
           placeholder="Search by Key ID"
           delayMs={API_KEY_SEARCH_DEBOUNCE_MS}
-          onSearch={(value) => setList((current) => withSearch(current, value))}
+          onSearch={(value) => {
+            if (value.trim() === search) return;
+            setFilters(searchFilters(value), "replace");
+            setCurrentPage(1);
+          }}
         />
         {tableQuery.isError ? (
           <Alert
@@ -118,15 +122,17 @@ export function ApiKeysPage() {
           />
         ) : null}
         <ApiKeysTable
-          keys={result.data}
-          loading={tableQuery.isFetching}
-          pageIndex={list.page}
-          total={total}
-          onPageChange={(page) => setList((current) => ({ ...current, page }))}
+          // Refreshing and paging show the spinner too, not only the first load.
+          tableProps={{ ...tableProps, loading: tableQuery.isFetching }}
+          pageIndex={currentPage - 1}
+          total={result.total ?? 0}
+          onPageChange={(pageIndex) => setCurrentPage(pageIndex + 1)}
           onDelete={setDeleting}
         />
       </Card>
-      <CreateApiKeyDialog modal={createModal} />
+      <CanAccess resource={resource.name} action="create">
+        <CreateApiKeyDialog modal={createModal} />
+      </CanAccess>
       <NewApiKeyDialog created={created} onClose={() => setCreated(null)} />
       <DeleteApiKeyDialog
         apiKeyId={deleting}
@@ -134,6 +140,6 @@ export function ApiKeysPage() {
         onConfirm={confirmDelete}
         onCancel={() => setDeleting(null)}
       />
-    </>
+    </List>
   );
 }

@@ -1,11 +1,11 @@
 // "/organization/workspaces": the organization's workspaces as cards. Administrators create,
-// rename and delete them; members only see them.
+// rename and delete them; members only see them. Who may do what comes from the access-control
+// provider (the workspaces resource's declaration): the buttons hide themselves.
 import { PlusOutlined } from "@ant-design/icons";
-import { useModalForm } from "@refinedev/antd";
-import { type HttpError, useDelete, useList } from "@refinedev/core";
-import { Alert, Button, Col, Empty, Row, Spin } from "antd";
+import { CreateButton, List, useModalForm } from "@refinedev/antd";
+import { CanAccess, type HttpError, useDelete, useList } from "@refinedev/core";
+import { Alert, Col, Empty, Row, Spin, Typography } from "antd";
 import { useState } from "react";
-import { PageTitle } from "../../components/page-title";
 import { DeleteWorkspaceDialog } from "../../components/workspaces/delete-workspace-dialog";
 import { failureToast } from "../../components/workspaces/notifications";
 import { WorkspaceCard } from "../../components/workspaces/workspace-card";
@@ -15,22 +15,23 @@ import {
 } from "../../components/workspaces/workspace-form-modal";
 import { useCurrentUser } from "../../hooks/use-current-user";
 import { isCurrentWorkspace, WORKSPACE_STALE_MS, type WorkspaceRecord } from "../../lib/workspaces";
+import { workspaces as resource } from "../../resources/workspaces";
 
 const formDefaults = {
-  resource: "workspaces",
+  resource: resource.name,
   redirect: false,
+  // The dialogs are small and closing one is a deliberate cancel.
   warnWhenUnsavedChanges: false,
   successNotification: false,
 } as const;
 
 export function WorkspaceListPage() {
   const { data: user } = useCurrentUser();
-  const isAdmin = user?.is_admin === true;
   const [editing, setEditing] = useState<WorkspaceRecord | null>(null);
   const [deleting, setDeleting] = useState<WorkspaceRecord | null>(null);
 
   const { result, query } = useList<WorkspaceRecord, HttpError>({
-    resource: "workspaces",
+    resource: resource.name,
     pagination: { mode: "off" },
     queryOptions: { staleTime: WORKSPACE_STALE_MS },
   });
@@ -57,7 +58,7 @@ export function WorkspaceListPage() {
     if (!deleting) return;
     deleteWorkspace(
       {
-        resource: "workspaces",
+        resource: resource.name,
         id: deleting.workspace_uuid,
         successNotification: false,
         errorNotification: failureToast("Failed to delete workspace. Please try again."),
@@ -67,9 +68,14 @@ export function WorkspaceListPage() {
   };
 
   const createButton = (label: string) => (
-    <Button type="primary" icon={<PlusOutlined />} onClick={() => createModal.show()}>
+    <CreateButton
+      resource={resource.name}
+      type="primary"
+      icon={<PlusOutlined />}
+      onClick={() => createModal.show()}
+    >
       {label}
-    </Button>
+    </CreateButton>
   );
 
   let body: React.ReactNode;
@@ -89,11 +95,7 @@ export function WorkspaceListPage() {
       />
     );
   } else if (workspaces.length === 0) {
-    body = (
-      <Empty description="No workspaces yet">
-        {isAdmin ? createButton("Create Your First Workspace") : null}
-      </Empty>
-    );
+    body = <Empty description="No workspaces yet">{createButton("Create Your First Workspace")}</Empty>;
   } else {
     body = (
       <Row gutter={[16, 16]}>
@@ -102,7 +104,6 @@ export function WorkspaceListPage() {
             <WorkspaceCard
               workspace={workspace}
               isCurrent={isCurrentWorkspace(workspace, user?.workspace)}
-              isAdmin={isAdmin}
               onEdit={openEdit}
               onDelete={setDeleting}
             />
@@ -113,33 +114,41 @@ export function WorkspaceListPage() {
   }
 
   return (
-    <>
-      <PageTitle
-        title="Manage Workspaces"
-        extra={isAdmin && workspaces.length > 0 ? createButton("Create Workspace") : null}
-      />
+    <List
+      resource={resource.name}
+      breadcrumb={false}
+      title={
+        <Typography.Title level={2} style={{ margin: 0 }}>
+          Manage Workspaces
+        </Typography.Title>
+      }
+      headerButtons={workspaces.length > 0 ? createButton("Create Workspace") : null}
+      headerProps={{ style: { padding: 0, marginBottom: 8 } }}
+    >
       {body}
-      {isAdmin ? (
-        <>
-          <WorkspaceFormModal
-            action="create"
-            modal={createModal}
-            organizationUuid={user?.organization?.org_uuid ?? ""}
-          />
-          <WorkspaceFormModal
-            action="edit"
-            modal={editModal}
-            organizationUuid={editing?.organization_uuid ?? user?.organization?.org_uuid ?? ""}
-            originalName={editModal.query?.data?.data?.name ?? editing?.name}
-          />
-          <DeleteWorkspaceDialog
-            workspace={deleting}
-            pending={deletion.isPending}
-            onConfirm={confirmDelete}
-            onCancel={() => setDeleting(null)}
-          />
-        </>
-      ) : null}
-    </>
+      <CanAccess resource={resource.name} action="create">
+        <WorkspaceFormModal
+          action="create"
+          modal={createModal}
+          organizationUuid={user?.organization?.org_uuid ?? ""}
+        />
+      </CanAccess>
+      <CanAccess resource={resource.name} action="edit">
+        <WorkspaceFormModal
+          action="edit"
+          modal={editModal}
+          organizationUuid={editing?.organization_uuid ?? user?.organization?.org_uuid ?? ""}
+          originalName={editModal.query?.data?.data?.name ?? editing?.name}
+        />
+      </CanAccess>
+      <CanAccess resource={resource.name} action="delete">
+        <DeleteWorkspaceDialog
+          workspace={deleting}
+          pending={deletion.isPending}
+          onConfirm={confirmDelete}
+          onCancel={() => setDeleting(null)}
+        />
+      </CanAccess>
+    </List>
   );
 }

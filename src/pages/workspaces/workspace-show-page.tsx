@@ -1,27 +1,25 @@
-// "/workspace/:id": one workspace (name, organization, id) and its members.
+// "/workspace/:id": one workspace (name, organization, id) and its members. Refine takes the
+// resource and the id from the route (the workspaces resource's show route).
 import { ArrowLeftOutlined, DashboardOutlined } from "@ant-design/icons";
-import { type HttpError, useShow } from "@refinedev/core";
+import { Show } from "@refinedev/antd";
+import { CanAccess, type HttpError, useLink, useNavigation, useShow } from "@refinedev/core";
 import { Alert, Card, Descriptions, Flex, Result, Spin, Typography } from "antd";
-import { Link, useParams } from "react-router";
 import { WorkspaceMembersPanel } from "../../components/workspaces/workspace-members-panel";
-import { useCurrentUser } from "../../hooks/use-current-user";
 import { WORKSPACE_STALE_MS, type WorkspaceRecord } from "../../lib/workspaces";
-
-const LIST_PATH = "/organization/workspaces";
+import { billing } from "../../resources/billing";
+import { workspaces as resource } from "../../resources/workspaces";
 
 export function WorkspaceShowPage() {
-  const { id = "" } = useParams();
-  const { data: user } = useCurrentUser();
-  const isAdmin = user?.is_admin === true;
+  const Link = useLink();
+  const { listUrl } = useNavigation();
   const { query, result: workspace } = useShow<WorkspaceRecord, HttpError>({
-    resource: "workspaces",
-    id,
+    resource: resource.name,
     errorNotification: false,
-    queryOptions: { staleTime: WORKSPACE_STALE_MS, enabled: id !== "" },
+    queryOptions: { staleTime: WORKSPACE_STALE_MS },
   });
 
   const backLink = (
-    <Link to={LIST_PATH}>
+    <Link to={listUrl(resource.name)}>
       <ArrowLeftOutlined aria-hidden /> Back to Workspaces
     </Link>
   );
@@ -37,17 +35,7 @@ export function WorkspaceShowPage() {
   // not a workspace id at all (the API refuses a malformed UUID). Either way there is no workspace.
   const status = query.error?.statusCode;
   if (status === 404 || status === 400 || (!query.isError && !workspace)) {
-    return (
-      <Result
-        status="404"
-        title="Workspace not found"
-        extra={
-          <Link to={LIST_PATH}>
-            <ArrowLeftOutlined aria-hidden /> Back to Workspaces
-          </Link>
-        }
-      />
-    );
+    return <Result status="404" title="Workspace not found" extra={backLink} />;
   }
   if (query.isError || !workspace) {
     return (
@@ -67,27 +55,43 @@ export function WorkspaceShowPage() {
     <Flex vertical gap={16}>
       <Flex justify="space-between" align="center" wrap gap={8}>
         {backLink}
-        {isAdmin ? (
-          <Link to="/">
+        <CanAccess resource={billing.name} action="list">
+          <Link to={listUrl(billing.name)}>
             <DashboardOutlined aria-hidden /> View Dashboard
           </Link>
-        ) : null}
+        </CanAccess>
       </Flex>
-      <Typography.Title level={2} style={{ margin: 0 }}>
-        {workspace.name}
-      </Typography.Title>
-      <Card>
-        <Descriptions column={1} bordered size="middle">
-          <Descriptions.Item label="Workspace Name">{workspace.name}</Descriptions.Item>
-          <Descriptions.Item label="Organization">{workspace.organization_name}</Descriptions.Item>
-          <Descriptions.Item label="Workspace ID">
-            <Typography.Text code copyable={{ text: workspace.workspace_uuid }}>
-              {workspace.workspace_uuid}
-            </Typography.Text>
-          </Descriptions.Item>
-        </Descriptions>
-      </Card>
-      <WorkspaceMembersPanel workspaceId={workspace.workspace_uuid} isAdmin={isAdmin} />
+      <Show
+        resource={resource.name}
+        recordItemId={workspace.workspace_uuid}
+        breadcrumb={false}
+        goBack={false}
+        title={
+          <Typography.Title level={2} style={{ margin: 0 }}>
+            {workspace.name}
+          </Typography.Title>
+        }
+        headerButtons={() => null}
+        headerProps={{ style: { padding: 0 } }}
+        contentProps={{
+          variant: "borderless",
+          style: { background: "transparent" },
+          styles: { body: { padding: 0, display: "flex", flexDirection: "column", gap: 16 } },
+        }}
+      >
+        <Card>
+          <Descriptions column={1} bordered size="middle">
+            <Descriptions.Item label="Workspace Name">{workspace.name}</Descriptions.Item>
+            <Descriptions.Item label="Organization">{workspace.organization_name}</Descriptions.Item>
+            <Descriptions.Item label="Workspace ID">
+              <Typography.Text code copyable={{ text: workspace.workspace_uuid }}>
+                {workspace.workspace_uuid}
+              </Typography.Text>
+            </Descriptions.Item>
+          </Descriptions>
+        </Card>
+        <WorkspaceMembersPanel workspaceId={workspace.workspace_uuid} />
+      </Show>
     </Flex>
   );
 }

@@ -31,8 +31,8 @@ beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
 afterEach(() => server.resetHandlers());
 afterAll(() => server.close());
 
-// One page renders in well under a second; allow for a busy machine.
-configure({ asyncUtilTimeout: 5_000 });
+// One page renders in about a second; allow for a busy machine.
+configure({ asyncUtilTimeout: 10_000 });
 
 /** A product API URL for msw handlers: api("/v1/workspaces/"). */
 export const api = (path: string) => `${API_URL}${path}`;
