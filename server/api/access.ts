@@ -3,8 +3,8 @@ import type { IdentityGateway } from "../platform/identity-gateway";
 import { isOrgAdmin, type OrgMemberClaim, type Principal } from "./principal";
 import type { WorkspaceRow } from "./workspace-store";
 
-export const forbidden = (message: string) => new ApiError(403, "forbidden", message);
-export const workspaceNotFound = () => new ApiError(404, "not_found", "Workspace not found.");
+export const forbidden = (message: string) => new ApiError("forbidden", message);
+export const workspaceNotFound = () => new ApiError("not_found", "Workspace not found.");
 
 /** Organization administrators (Admin or Owner) manage workspaces; members only read. */
 export function requireAdmin(p: Principal, action: string): OrgMemberClaim {

@@ -1,25 +1,29 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { IdentityGateway } from "../platform/identity-gateway";
 import { isOrgAdmin } from "./principal";
-import type { Router } from "./route";
-import { CurrentUserSchema, ErrorSchema } from "./schemas";
+import { CurrentUserSchema, failure, json } from "./schemas";
 import type { WorkspaceStore } from "./workspace-store";
 
 /** /v1/accounts/me: the signed-in user; bearer tokens only (never API keys). */
-export function registerAccounts(
-  router: Router,
-  deps: { gateway: IdentityGateway; workspaces: WorkspaceStore },
-) {
-  router.route({
-    method: "GET",
-    path: "/v1/accounts/me",
-    tag: "Accounts",
-    summary: "The signed-in user",
-    auth: "bearer",
-    responses: {
-      200: { description: "Current user", schema: CurrentUserSchema },
-      401: { description: "Not signed in with a bearer token", schema: ErrorSchema },
+export const accountRoutes: FastifyPluginAsyncZod<{
+  gateway: IdentityGateway;
+  workspaces: WorkspaceStore;
+}> = async (app, deps) => {
+  app.get(
+    "/accounts/me",
+    {
+      config: { auth: "bearer" },
+      schema: {
+        tags: ["Accounts"],
+        summary: "The signed-in user",
+        response: {
+          200: json("Current user", CurrentUserSchema),
+          401: failure("Not signed in with a bearer token"),
+        },
+      },
     },
-    async handler({ principal: p }) {
+    async (req) => {
+      const p = req.principal;
       const org = p.org;
       if (!org) {
         return {
@@ -45,5 +49,5 @@ export function registerAccounts(
         org_admin_emails: users.filter((u) => u.role === "Owner" || u.role === "Admin").map((u) => u.email),
       };
     },
-  });
-}
+  );
+};

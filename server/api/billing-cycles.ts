@@ -1,49 +1,13 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { type Cycle, cycleOf, ensureCycles, groupTotals } from "../metering/cycles";
+import { BillingCycleSchema, MAX_CYCLE_EVENTS } from "../../contract/billing-cycle-schema";
 import { formatUsdExact } from "../../contract/money";
+import { type Cycle, cycleOf, ensureCycles, groupTotals } from "../metering/cycles";
 import { newestEvents } from "../metering/usage-records";
 import type { Db } from "../platform/database";
 import { ApiError } from "../platform/errors";
 import { adminOrg } from "./route-hooks";
 import { failure, json } from "./schemas";
-import { UsageRecordSchema } from "./usage-queries";
-
-/** The most usage events one billing cycle detail carries. */
-export const MAX_CYCLE_EVENTS = 10_000;
-
-const money = z.string().meta({ description: 'USD as an exact decimal string, e.g. "12.34".' });
-
-export const BillingCycleSchema = z
-  .object({
-    billing_cycle_uuid: z.uuid(),
-    billing_cycle_start_date: z
-      .string()
-      .meta({ description: "YYYY-MM-DD; the cycle starts at midnight UTC." }),
-    billing_cycle_end_date: z
-      .string()
-      .nullable()
-      .meta({ description: "YYYY-MM-DD, exclusive (midnight UTC); null for the current cycle." }),
-    paid_amount_usd: money.meta({ description: "Sum of the cycle's payments, exact decimal string." }),
-    total_cost: money,
-    unattributed_cost: money.meta({ description: "Cost of usage without a workspace." }),
-    workspace_groups: z.array(
-      z.object({
-        group_name: z.string().meta({ description: '"default": the workspaces in no group.' }),
-        total_cost: money,
-        balance_remaining: money.meta({
-          description: "Cost minus the group's prepaid amount: still owed; negative when credit is left.",
-        }),
-      }),
-    ),
-    usage_breakdown: z.object({
-      usage_events: z.array(UsageRecordSchema).meta({
-        description: `Empty in the list; with billing_cycle_uuid, the ${MAX_CYCLE_EVENTS} newest events.`,
-      }),
-      usage_events_truncated: z.boolean().optional(),
-    }),
-  })
-  .meta({ id: "BillingCycle" });
 
 const QuerySchema = z.strictObject({
   billing_cycle_uuid: z.uuid({ error: "billing_cycle_uuid must be a UUID." }).optional(),

@@ -49,4 +49,4 @@ export function createBearerCallerAuth(
 export type BearerCallerAuth = ReturnType<typeof createBearerCallerAuth>;
 
 export const notOperator = (what: string) =>
-  new ApiError(403, "forbidden", `Only provider operators (with their own bearer token) can ${what}.`);
+  new ApiError("forbidden", `Only provider operators (with their own bearer token) can ${what}.`);

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { BillingError, resolveOrganization } from "../metering/billing";
 import { isStorableText } from "../metering/events";
@@ -13,8 +13,8 @@ import type { Db } from "../platform/database";
 import { ApiError } from "../platform/errors";
 import type { IdentityGateway } from "../platform/identity-gateway";
 import { createBearerCallerAuth, notOperator } from "./operator-auth";
-import type { Router } from "./route";
-import { ErrorSchema } from "./schemas";
+import type { Authenticate } from "./principal";
+import { failure, json } from "./schemas";
 
 export const DEFAULT_INGEST_KEY_NAME = "Ingestion key";
 
@@ -40,6 +40,8 @@ const IngestKeySchema = z
   })
   .meta({ id: "IngestKey" });
 
+const NewIngestKeySchema = IngestKeySchema.extend({ token: z.string() }).meta({ id: "NewIngestKey" });
+
 const CreateBodySchema = z.strictObject({
   name: text("name", 200).optional(),
   organization: text("organization", 200)
@@ -51,109 +53,106 @@ const KeyParamsSchema = z.strictObject({
   ingest_key_uuid: z.uuid({ error: "ingest_key_uuid must be a UUID." }),
 });
 
-const e = (description: string) => ({ description, schema: ErrorSchema });
 const common = {
-  401: e("No bearer token, or one that is not valid"),
-  403: e("Not a provider operator"),
+  401: failure("No bearer token, or one that is not valid"),
+  403: failure("Not a provider operator"),
 };
+const tags = ["Operator"];
+// Authenticated by this plugin's onRequest hook: provider operators' bearer tokens or the backend key.
+const config = { auth: "bearer", authenticatesItself: true } as const;
 
 /**
  * /v1/operator/ingest-keys: ingestion keys for the eval services, for provider operators (their own
  * bearer token, or the backend API key, with which the CLI reaches a running server on the
  * embedded database).
  */
-export function registerOperatorIngestKeys(
-  router: Router,
-  deps: { db: Db; gateway: IdentityGateway; ingestKeys: IngestKeyVerifier; operatorKey?: string },
-) {
-  const identify = createBearerCallerAuth(deps.gateway, router.authenticate, deps.operatorKey);
-  const operators = new WeakSet<FastifyRequest>();
-  const onRequest = async (req: FastifyRequest) => {
+export const operatorIngestKeyRoutes: FastifyPluginAsyncZod<{
+  db: Db;
+  gateway: IdentityGateway;
+  authenticate: Authenticate;
+  ingestKeys: IngestKeyVerifier;
+  operatorKey?: string;
+}> = async (app, deps) => {
+  const identify = createBearerCallerAuth(deps.gateway, deps.authenticate, deps.operatorKey);
+  app.addHook("onRequest", async (req) => {
     if ((await identify(req)).kind !== "operator") throw notOperator("manage ingestion keys");
-    operators.add(req);
-  };
-  const assertOperator = (req: FastifyRequest) => {
-    if (!operators.has(req)) throw new Error("unreachable: authenticated in onRequest");
-  };
-
-  router.route({
-    method: "GET",
-    path: "/v1/operator/ingest-keys",
-    tag: "Operator",
-    summary: "List ingestion keys",
-    description: "Provider operators only. Every key, revoked ones too; never a token.",
-    auth: "bearer",
-    onRequest,
-    responses: { 200: { description: "The keys", schema: z.array(IngestKeySchema) }, ...common },
-    async handler({ req }) {
-      assertOperator(req);
-      return (await listIngestKeys(deps.db)).map(ingestKeyJson);
-    },
   });
 
-  router.route({
-    method: "POST",
-    path: "/v1/operator/ingest-keys",
-    tag: "Operator",
-    summary: "Create an ingestion key",
-    description:
-      "Provider operators only. The token (eci_...) is in this answer only; the server keeps its SHA-256.",
-    auth: "bearer",
-    onRequest,
-    body: CreateBodySchema,
-    responses: {
-      200: {
-        description: "The new key and its token",
-        schema: IngestKeySchema.extend({ token: z.string() }).meta({ id: "NewIngestKey" }),
+  app.get(
+    "/operator/ingest-keys",
+    {
+      config,
+      schema: {
+        tags,
+        summary: "List ingestion keys",
+        description: "Provider operators only. Every key, revoked ones too; never a token.",
+        response: { 200: json("The keys", z.array(IngestKeySchema)), ...common },
       },
-      400: e("Invalid request"),
-      ...common,
-      404: e("No such organization"),
     },
-    async handler({ req, body }) {
-      assertOperator(req);
+    async () => (await listIngestKeys(deps.db)).map(ingestKeyJson),
+  );
+
+  app.post(
+    "/operator/ingest-keys",
+    {
+      config,
+      schema: {
+        tags,
+        summary: "Create an ingestion key",
+        description:
+          "Provider operators only. The token (eci_...) is in this answer only; the server keeps its SHA-256.",
+        body: CreateBodySchema,
+        response: {
+          200: json("The new key and its token", NewIngestKeySchema),
+          400: failure("Invalid request"),
+          ...common,
+          404: failure("No such organization"),
+        },
+      },
+    },
+    async (req) => {
       let organizationUuid: string | null = null;
-      if (body?.organization) {
+      if (req.body.organization) {
         try {
-          organizationUuid = (await resolveOrganization(deps.db, body.organization)).id;
+          organizationUuid = (await resolveOrganization(deps.db, req.body.organization)).id;
         } catch (err) {
-          if (err instanceof BillingError) throw new ApiError(404, "not_found", err.message);
+          if (err instanceof BillingError) throw new ApiError("not_found", err.message);
           throw err;
         }
       }
       const { key, token } = await createIngestKey(deps.db, {
-        name: body?.name ?? DEFAULT_INGEST_KEY_NAME,
+        name: req.body.name ?? DEFAULT_INGEST_KEY_NAME,
         organizationUuid,
       });
       return { ...ingestKeyJson(key), token };
     },
-  });
+  );
 
-  router.route({
-    method: "POST",
-    path: "/v1/operator/ingest-keys/{ingest_key_uuid}/revoke",
-    tag: "Operator",
-    summary: "Revoke an ingestion key",
-    description:
-      "Provider operators only. This server refuses the key at once, other API processes within 5 s.",
-    auth: "bearer",
-    onRequest,
-    params: KeyParamsSchema,
-    responses: {
-      200: { description: "The revoked key", schema: IngestKeySchema },
-      400: e("Invalid request"),
-      ...common,
-      404: e("No such key"),
-      409: e("Already revoked"),
+  app.post(
+    "/operator/ingest-keys/:ingest_key_uuid/revoke",
+    {
+      config,
+      schema: {
+        tags,
+        summary: "Revoke an ingestion key",
+        description:
+          "Provider operators only. This server refuses the key at once, other API processes within 5 s.",
+        params: KeyParamsSchema,
+        response: {
+          200: json("The revoked key", IngestKeySchema),
+          400: failure("Invalid request"),
+          ...common,
+          404: failure("No such key"),
+          409: failure("Already revoked"),
+        },
+      },
     },
-    async handler({ req, params }) {
-      assertOperator(req);
-      const r = await revokeIngestKey(deps.db, params.ingest_key_uuid);
+    async (req) => {
+      const r = await revokeIngestKey(deps.db, req.params.ingest_key_uuid);
       deps.ingestKeys.forget();
-      if (r.status === "not_found") throw new ApiError(404, "not_found", "Ingestion key not found.");
-      if (r.status === "already_revoked")
-        throw new ApiError(409, "already_revoked", "The ingestion key is already revoked.");
+      if (r.status === "not_found") throw new ApiError("not_found", "Ingestion key not found.");
+      if (r.status === "already_revoked") throw new ApiError("already_revoked");
       return ingestKeyJson(r.key);
     },
-  });
-}
+  );
+};

@@ -1,16 +1,15 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { ApiError } from "../platform/errors";
 import type { IdentityGateway } from "../platform/identity-gateway";
 import { workspaceJson } from "./access";
-import type { Router } from "./route";
-import { ErrorSchema, WorkspaceParamsSchema, WorkspaceSchema } from "./schemas";
+import { failure, json, WorkspaceParamsSchema, WorkspaceSchema } from "./schemas";
 import type { RestoreResult, WorkspaceStore } from "./workspace-store";
 
 /** The operator's (and the CLI's) answer to a restore, as an error when it did not happen. */
 export function restoreError(r: Exclude<RestoreResult, { status: "restored" }>): ApiError {
-  if (r.status === "not_found") return new ApiError(404, "not_found", "Workspace not found.");
-  if (r.status === "not_deleted") return new ApiError(409, "not_deleted", "The workspace is not deleted.");
+  if (r.status === "not_found") return new ApiError("not_found", "Workspace not found.");
+  if (r.status === "not_deleted") return new ApiError("not_deleted", "The workspace is not deleted.");
   return new ApiError(
-    409,
     "conflict",
     `A workspace named ${r.name} already exists; rename it before restoring this one.`,
   );
@@ -20,30 +19,38 @@ export function restoreError(r: Exclude<RestoreResult, { status: "restored" }>):
  * /v1/operator: calls for provider operators (identity role "admin", granted with the CLI's
  * `operator grant`), across organizations. Bearer only; refused while impersonating.
  */
-export function registerOperator(
-  router: Router,
-  deps: { gateway: IdentityGateway; workspaces: WorkspaceStore },
-) {
-  router.route({
-    method: "POST",
-    path: "/v1/operator/workspaces/{workspace_uuid}/restore",
-    tag: "Operator",
-    summary: "Restore a deleted workspace",
-    description: "Provider operators only. Members regain access; fails if a live workspace took its name.",
-    auth: "bearer",
-    params: WorkspaceParamsSchema,
-    responses: {
-      200: { description: "The restored workspace", schema: WorkspaceSchema },
-      400: { description: "Invalid request", schema: ErrorSchema },
-      401: { description: "Not signed in with a bearer token", schema: ErrorSchema },
-      403: { description: "Not a provider operator", schema: ErrorSchema },
-      404: { description: "No such workspace", schema: ErrorSchema },
-      409: { description: "Not deleted, or its name is taken", schema: ErrorSchema },
+export const operatorRoutes: FastifyPluginAsyncZod<{
+  gateway: IdentityGateway;
+  workspaces: WorkspaceStore;
+}> = async (app, deps) => {
+  app.post(
+    "/operator/workspaces/:workspace_uuid/restore",
+    {
+      config: { auth: "bearer" },
+      schema: {
+        tags: ["Operator"],
+        summary: "Restore a deleted workspace",
+        description:
+          "Provider operators only. Members regain access; fails if a live workspace took its name.",
+        params: WorkspaceParamsSchema,
+        response: {
+          200: json("The restored workspace", WorkspaceSchema),
+          400: failure("Invalid request"),
+          401: failure("Not signed in with a bearer token"),
+          403: failure("Not a provider operator"),
+          404: failure("No such workspace"),
+          409: failure("Not deleted, or its name is taken"),
+        },
+      },
+      async preHandler(req) {
+        const p = req.principal;
+        if (p.impersonatorUserId || !(await deps.gateway.isOperator(p.userId)))
+          throw new ApiError("forbidden", "Only provider operators can restore workspaces.");
+      },
     },
-    async handler({ principal: p, params }) {
-      if (p.impersonatorUserId || !(await deps.gateway.isOperator(p.userId)))
-        throw new ApiError(403, "forbidden", "Only provider operators can restore workspaces.");
-      const r = await deps.workspaces.restoreWorkspace(params.workspace_uuid, {
+    async (req) => {
+      const p = req.principal;
+      const r = await deps.workspaces.restoreWorkspace(req.params.workspace_uuid, {
         userId: p.userId,
         email: p.email,
         via: "operator",
@@ -53,5 +60,5 @@ export function registerOperator(
       const org = await deps.gateway.findOrganization(r.workspace.organizationUuid);
       return workspaceJson(r.workspace, org?.name ?? "");
     },
-  });
-}
+  );
+};

@@ -29,10 +29,9 @@ type Claims = {
   tv?: unknown;
 };
 
-const unauthorized = (message: string) => new ApiError(401, "unauthorized", message);
+const unauthorized = (message: string) => new ApiError("unauthorized", message);
 const revoked = () =>
   new ApiError(
-    401,
     "token_revoked",
     "The access token was revoked (signed out, password or role changed, or access removed). Refresh it or sign in again.",
   );

@@ -164,7 +164,6 @@ export function installApiRateLimits(
     if (tightest) decided.set(req, tightest);
     if (tightest && !tightest.allowed)
       throw new ApiError(
-        429,
         "rate_limited",
         `Too many requests: at most ${tightest.limit} a minute. Try again in ${tightest.resetSeconds} s.`,
       );

@@ -1,18 +1,35 @@
 import { z } from "zod";
+import { API_ERROR_CODES, API_ERRORS } from "../platform/errors";
 
 /**
- * The product API's request and response shapes. Routes validate with them and the OpenAPI
- * document is generated from them, so the two cannot drift apart.
+ * The product API's request and response shapes. Routes validate requests and responses with
+ * them and the OpenAPI document is generated from them, so the three cannot drift apart.
  */
 
 export const ErrorSchema = z
   .object({
     error: z.object({
-      code: z.string().meta({ description: "Stable, machine-readable error code." }),
+      code: z.enum(API_ERROR_CODES).meta({
+        description: `Stable, machine-readable error code, with its status: ${API_ERROR_CODES.map(
+          (code) => `${code} (${API_ERRORS[code][0]})`,
+        ).join(", ")}.`,
+      }),
       message: z.string().meta({ description: "A sentence for people." }),
     }),
   })
   .meta({ id: "Error" });
+
+/** A JSON response of a route, with the description the OpenAPI document gives it. */
+export const json = <S extends z.ZodType>(description: string, schema: S) => ({
+  description,
+  content: { "application/json": { schema } },
+});
+
+/** An error response of a route: the error JSON, described for this route and status. */
+export const failure = (description: string) => json(description, ErrorSchema);
+
+/** A response without a body (204). */
+export const noContent = (description: string) => z.undefined().meta({ description });
 
 export const WorkspaceSchema = z
   .object({
@@ -52,8 +69,6 @@ export const CurrentUserSchema = z
     org_admin_emails: z.array(z.string()),
   })
   .meta({ id: "CurrentUser" });
-
-// ---- requests -------------------------------------------------------------------------------
 
 const workspaceName = z
   .string({ error: "name must be a string." })
@@ -101,16 +116,3 @@ export const ListWorkspacesQuerySchema = z.strictObject({
     .transform((v) => v === "true")
     .meta({ description: "Include deleted workspaces (billing history)." }),
 });
-
-export const EmptyQuerySchema = z.strictObject({});
-
-export const componentSchemas = [
-  ErrorSchema,
-  WorkspaceSchema,
-  MemberSchema,
-  OrganizationUserSchema,
-  CurrentUserSchema,
-  WorkspaceBodySchema,
-  ChooseWorkspaceBodySchema,
-  AddMemberBodySchema,
-];

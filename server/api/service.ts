@@ -8,22 +8,22 @@ import { acceptEmptyJsonBodies, allowOrigins, createHttpApp } from "../platform/
 import type { IdentityGateway } from "../platform/identity-gateway";
 import { consoleCsp } from "../platform/security-headers";
 import { refuseUnstorableText } from "../platform/text-input";
-import { registerAccounts } from "./accounts";
-import { registerBillingCycles } from "./billing-cycles";
+import { accountRoutes } from "./accounts";
+import { openApiDocumentRoute, registerApiDocs } from "./api-docs";
+import { billingCycleRoutes } from "./billing-cycles";
 import { registerConsoleFiles } from "./console-files";
-import { registerOpenApi } from "./openapi";
-import { registerOperator } from "./operator";
-import { registerOperatorIngestKeys } from "./operator-ingest-keys";
-import { registerOrganizationUsers } from "./organization-users";
+import { operatorRoutes } from "./operator";
+import { operatorIngestKeyRoutes } from "./operator-ingest-keys";
+import { organizationUserRoutes } from "./organization-users";
 import { createAuthenticator } from "./principal";
 import { installApiRateLimits } from "./rate-limit";
-import { createRouter } from "./route";
-import { registerUsageIngest } from "./usage-ingest";
-import { registerUsageQueries } from "./usage-queries";
-import { registerWorkspaceMembers } from "./workspace-members";
+import { installApiRouteHooks } from "./route-hooks";
+import { usageIngestRoutes } from "./usage-ingest";
+import { usageQueryRoutes } from "./usage-queries";
+import { workspaceMemberRoutes } from "./workspace-members";
 import { createWorkspaceStore } from "./workspace-store";
-import { registerWorkspaces } from "./workspaces";
-import { registerMyWorkspace } from "./workspaces-mine";
+import { workspaceRoutes } from "./workspaces";
+import { myWorkspaceRoutes } from "./workspaces-mine";
 
 /** The product API (/v1) plus the console's static files on one origin. */
 export async function createApiService(
@@ -44,27 +44,45 @@ export async function createApiService(
   registerHealth(app, database);
   const workspaces = createWorkspaceStore(database.db);
   // Batch ingestion rejects an event with such text on its own and keeps the others.
-  refuseUnstorableText(app, errorBody, { ownBodyCheck: ["/v1/usage/events"] });
-  const authenticate = createAuthenticator(gateway);
-  const router = createRouter(
+  refuseUnstorableText(app, (_code, message) => errorBody("invalid_request", message), {
+    ownBodyCheck: ["/v1/usage/events"],
+  });
+  const authenticate = installApiRateLimits(
     app,
-    installApiRateLimits(app, database.db, config.apiRateLimits, authenticate),
+    database.db,
+    config.apiRateLimits,
+    createAuthenticator(gateway),
   );
   const deps = { gateway, workspaces };
-  registerAccounts(router, deps);
-  registerOrganizationUsers(router, deps);
-  registerMyWorkspace(router, deps);
-  registerWorkspaces(router, deps);
-  registerWorkspaceMembers(router, deps);
-  registerOperator(router, deps);
-  const ingestKeys = createIngestKeyVerifier(database.db);
   const operatorKey = opts.operatorKey ?? config.backendApiKey;
-  const ingest = { db: database.db, gateway, ingestKeys, ...(operatorKey ? { operatorKey } : {}) };
-  registerOperatorIngestKeys(router, ingest);
-  registerUsageIngest(router, ingest);
-  registerUsageQueries(router, { db: database.db });
-  registerBillingCycles(router, { db: database.db });
-  registerOpenApi(router, config.apiPublicUrl);
+  const ingest = {
+    db: database.db,
+    gateway,
+    authenticate,
+    ingestKeys: createIngestKeyVerifier(database.db),
+    ...(operatorKey ? { operatorKey } : {}),
+  };
+  await app.register(
+    async (v1) => {
+      await registerApiDocs(v1, config.apiPublicUrl);
+      // The routes in a scope of their own: the shared hooks leave the docs page's files alone.
+      await v1.register(async (routes) => {
+        installApiRouteHooks(routes, authenticate);
+        await routes.register(accountRoutes, deps);
+        await routes.register(organizationUserRoutes, deps);
+        await routes.register(myWorkspaceRoutes, deps);
+        await routes.register(workspaceRoutes, deps);
+        await routes.register(workspaceMemberRoutes, deps);
+        await routes.register(operatorRoutes, deps);
+        await routes.register(operatorIngestKeyRoutes, ingest);
+        await routes.register(usageIngestRoutes, ingest);
+        await routes.register(usageQueryRoutes, { db: database.db });
+        await routes.register(billingCycleRoutes, { db: database.db });
+        await routes.register(openApiDocumentRoute);
+      });
+    },
+    { prefix: "/v1" },
+  );
   await registerConsoleFiles(app, config);
   return { app, workspaces };
 }

@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyRequest } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { isStorableText } from "../metering/events";
 import { parseNdjson } from "../metering/import";
@@ -17,12 +18,10 @@ import type { IdentityGateway } from "../platform/identity-gateway";
 import { forbidden } from "./access";
 import type { Actor } from "./audit";
 import { type BearerCaller, createBearerCallerAuth, notOperator } from "./operator-auth";
-import type { Router } from "./route";
-import { ErrorSchema } from "./schemas";
+import type { Authenticate } from "./principal";
+import { failure, json } from "./schemas";
 
-const e = (description: string) => ({ description, schema: ErrorSchema });
-
-export const UsageBatchSchema = z
+const UsageBatchSchema = z
   .strictObject({
     events: z
       .array(
@@ -41,7 +40,7 @@ export const UsageBatchSchema = z
   })
   .meta({ id: "UsageEventBatch" });
 
-export const UsageIngestResultSchema = z
+const UsageIngestResultSchema = z
   .object({
     accepted: z.int().min(0).meta({ description: "Events stored by this call." }),
     duplicates: z.int().min(0).meta({
@@ -58,7 +57,7 @@ export const UsageIngestResultSchema = z
   })
   .meta({ id: "UsageIngestResult" });
 
-export const UsageIngestQuerySchema = z.strictObject({
+const UsageIngestQuerySchema = z.strictObject({
   backfill: z.enum(["true", "false"], { error: 'backfill must be "true" or "false".' }).optional().meta({
     description:
       "Provider operators only: accept events in closed billing cycles (not before the first cycle).",
@@ -77,7 +76,7 @@ export const UsageIngestQuerySchema = z.strictObject({
     }),
 });
 
-export const NDJSON = "application/x-ndjson";
+const NDJSON = "application/x-ndjson";
 
 /** Who sends a batch: an ingestion key (an eval service) or a provider operator. */
 type Sender =
@@ -93,23 +92,25 @@ const CUSTOMER_REFUSED =
  * identity service); or a provider operator's bearer token or the backend API key. Customer
  * bearer tokens and customer API keys are refused with 403.
  */
-function createSenderAuth(
-  router: Router,
-  deps: { gateway: IdentityGateway; ingestKeys: IngestKeyVerifier; operatorKey?: string },
-) {
-  const bearer = createBearerCallerAuth(deps.gateway, router.authenticate, deps.operatorKey);
+function createSenderAuth(deps: {
+  gateway: IdentityGateway;
+  authenticate: Authenticate;
+  ingestKeys: IngestKeyVerifier;
+  operatorKey?: string;
+}) {
+  const bearer = createBearerCallerAuth(deps.gateway, deps.authenticate, deps.operatorKey);
   return async function sender(req: FastifyRequest): Promise<Sender> {
     const raw = req.headers["x-api-key"];
     if (raw !== undefined) {
       const token = typeof raw === "string" ? raw.trim() : "";
-      if (!token) throw new ApiError(401, "unauthorized", "The API key is not valid.");
+      if (!token) throw new ApiError("unauthorized", "The API key is not valid.");
       if (!isIngestKeyToken(token)) throw forbidden(CUSTOMER_REFUSED);
       const key = await deps.ingestKeys.verify(token);
-      if (!key) throw new ApiError(401, "unauthorized", "The ingestion key is not valid or was revoked.");
+      if (!key) throw new ApiError("unauthorized", "The ingestion key is not valid or was revoked.");
       return { kind: "ingest_key", organizationUuid: key.organizationUuid };
     }
     if (!req.headers.authorization)
-      throw new ApiError(401, "unauthorized", "Send an ingestion key in the x-api-key header.");
+      throw new ApiError("unauthorized", "Send an ingestion key in the x-api-key header.");
     const caller: BearerCaller = await bearer(req);
     if (caller.kind === "customer") throw forbidden(CUSTOMER_REFUSED);
     return { kind: "operator", actor: caller.actor, ownOrg: caller.org?.org_id ?? null };
@@ -122,73 +123,79 @@ function createOrgCheck(gateway: IdentityGateway) {
   return async (orgId: string) => {
     const now = Date.now();
     if ((known.get(orgId) ?? 0) > now) return;
-    if (!(await gateway.findOrganization(orgId)))
-      throw new ApiError(404, "not_found", "Organization not found.");
+    if (!(await gateway.findOrganization(orgId))) throw new ApiError("not_found", "Organization not found.");
     if (known.size > 10_000) known.clear();
     known.set(orgId, now + 60_000);
   };
 }
 
 /** POST /v1/usage/events: idempotent batch ingestion of priced usage events (JSON or NDJSON). */
-export function registerUsageIngest(
-  router: Router,
-  deps: { db: Db; gateway: IdentityGateway; ingestKeys: IngestKeyVerifier; operatorKey?: string },
-) {
-  const authenticate = createSenderAuth(router, deps);
+export const usageIngestRoutes: FastifyPluginAsyncZod<{
+  db: Db;
+  gateway: IdentityGateway;
+  authenticate: Authenticate;
+  ingestKeys: IngestKeyVerifier;
+  operatorKey?: string;
+}> = async (app, deps) => {
+  const authenticate = createSenderAuth(deps);
   const orgExists = createOrgCheck(deps.gateway);
   const senders = new WeakMap<FastifyRequest, Sender>();
-  router.route({
-    method: "POST",
-    path: "/v1/usage/events",
-    tag: "Usage",
-    summary: "Send a batch of usage events",
-    description:
-      `Up to ${MAX_EVENTS_PER_BATCH} events per call, each validated and priced on its own: one bad ` +
-      "event never drops the others. An event is stored once per (organization, event_id); sending it " +
-      "again counts it as a duplicate. Authenticate with an ingestion key in x-api-key (eci_..., created " +
-      "by the provider's operator with `ingest-key create`): a key scoped to one organization writes " +
-      "there; an all-organizations key names the organization with organization_uuid. Customer bearer " +
-      "tokens and customer API keys get 403. Events are rejected with a reason when they are more than " +
-      "5 minutes in the future, before the organization's first billing cycle (or before " +
-      `${EARLIEST_OCCURRED_AT.toISOString().slice(0, 10)} when it has none), in another organization's ` +
-      `workspace, without a matching price rule, with a quantity outside 1..${MAX_QUANTITY}, a priced cost ` +
-      `above $${MAX_EVENT_COST_USD}, or text with NUL characters or unpaired surrogates. An explicit ` +
-      "cost (a credit or charge, with notes) is accepted only from a provider operator (bearer token) and " +
-      "is written to the audit log; from an ingestion key the event is rejected. Events in a closed " +
-      "billing cycle are rejected unless an operator sends them with backfill=true. With Content-Type " +
-      "application/x-ndjson the body is one event per line (blank lines skipped); a line that is not a " +
-      "JSON object is a rejected event at its index, and the response is the same.",
-    auth: "bearer_or_api_key",
-    query: UsageIngestQuerySchema,
-    body: UsageBatchSchema,
-    bodyLimit: INGEST_BODY_LIMIT,
-    // The NDJSON parser exists on this route only; the caller is known before the body is read.
-    scope(instance: FastifyInstance) {
-      // One event per line; a line that is not a JSON object becomes a rejected event, not a 400.
-      instance.addContentTypeParser(
-        NDJSON,
-        { parseAs: "string", bodyLimit: INGEST_BODY_LIMIT },
-        (_req, body, done) => {
-          done(null, { events: parseNdjson(body as string) });
+  // The caller is known before the body is read.
+  app.addHook("onRequest", async (req) => {
+    senders.set(req, await authenticate(req));
+  });
+  // The NDJSON parser exists on this route only: one event per line; a line that is not a JSON
+  // object becomes a rejected event, not a 400.
+  app.addContentTypeParser(
+    NDJSON,
+    { parseAs: "string", bodyLimit: INGEST_BODY_LIMIT },
+    (_req, body, done) => {
+      done(null, { events: parseNdjson(body as string) });
+    },
+  );
+
+  app.post(
+    "/usage/events",
+    {
+      config: { auth: "bearer_or_api_key", authenticatesItself: true },
+      bodyLimit: INGEST_BODY_LIMIT,
+      schema: {
+        tags: ["Usage"],
+        summary: "Send a batch of usage events",
+        description:
+          `Up to ${MAX_EVENTS_PER_BATCH} events per call, each validated and priced on its own: one bad ` +
+          "event never drops the others. An event is stored once per (organization, event_id); sending it " +
+          "again counts it as a duplicate. Authenticate with an ingestion key in x-api-key (eci_..., created " +
+          "by the provider's operator with `ingest-key create`): a key scoped to one organization writes " +
+          "there; an all-organizations key names the organization with organization_uuid. Customer bearer " +
+          "tokens and customer API keys get 403. Events are rejected with a reason when they are more than " +
+          "5 minutes in the future, before the organization's first billing cycle (or before " +
+          `${EARLIEST_OCCURRED_AT.toISOString().slice(0, 10)} when it has none), in another organization's ` +
+          `workspace, without a matching price rule, with a quantity outside 1..${MAX_QUANTITY}, a priced cost ` +
+          `above $${MAX_EVENT_COST_USD}, or text with NUL characters or unpaired surrogates. An explicit ` +
+          "cost (a credit or charge, with notes) is accepted only from a provider operator (bearer token) and " +
+          "is written to the audit log; from an ingestion key the event is rejected. Events in a closed " +
+          "billing cycle are rejected unless an operator sends them with backfill=true. With Content-Type " +
+          "application/x-ndjson the body is one event per line (blank lines skipped); a line that is not a " +
+          "JSON object is a rejected event at its index, and the response is the same.",
+        querystring: UsageIngestQuerySchema,
+        body: UsageBatchSchema,
+        response: {
+          200: json("What happened to each event", UsageIngestResultSchema),
+          400: failure("The body is not a batch of at most 10,000 events, or organization_uuid is missing"),
+          401: failure("No ingestion key or bearer token, or one that is not valid or was revoked"),
+          403: failure(
+            "A customer bearer token or API key; an ingestion key of another organization; or a backfill without being a provider operator",
+          ),
+          404: failure("organization_uuid names no organization"),
+          413: failure("The body is larger than 16 MiB"),
         },
-      );
+      },
     },
-    async onRequest(req) {
-      senders.set(req, await authenticate(req));
-    },
-    responses: {
-      200: { description: "What happened to each event", schema: UsageIngestResultSchema },
-      400: e("The body is not a batch of at most 10,000 events, or organization_uuid is missing"),
-      401: e("No ingestion key or bearer token, or one that is not valid or was revoked"),
-      403: e(
-        "A customer bearer token or API key; an ingestion key of another organization; or a backfill without being a provider operator",
-      ),
-      404: e("organization_uuid names no organization"),
-      413: e("The body is larger than 16 MiB"),
-    },
-    async handler({ req, body, query }) {
+    async (req) => {
       const sender = senders.get(req);
-      if (!sender || !body) throw new Error("unreachable: authenticated in onRequest, body required");
+      if (!sender) throw new Error("unreachable: authenticated in onRequest");
+      const { query, body } = req;
       const backfill = query.backfill === "true";
       let orgId: string;
       if (sender.kind === "ingest_key") {
@@ -200,7 +207,6 @@ export function registerUsageIngest(
         } else {
           if (query.organization_uuid === undefined)
             throw new ApiError(
-              400,
               "invalid_request",
               "organization_uuid is required with an ingestion key for all organizations.",
             );
@@ -211,7 +217,6 @@ export function registerUsageIngest(
         const target = query.organization_uuid ?? sender.ownOrg;
         if (!target)
           throw new ApiError(
-            400,
             "invalid_request",
             "organization_uuid is required for an operator outside any organization.",
           );
@@ -223,5 +228,5 @@ export function registerUsageIngest(
         ...(sender.kind === "operator" ? { adjustments: { by: sender.actor } } : {}),
       });
     },
-  });
-}
+  );
+};

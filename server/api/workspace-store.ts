@@ -35,7 +35,7 @@ const columns = {
 };
 
 export const nameTaken = (name: string) =>
-  new ApiError(409, "conflict", `A workspace named ${name} already exists.`);
+  new ApiError("conflict", `A workspace named ${name} already exists.`);
 
 /**
  * Serializes workspace writes per organization for the rest of the transaction, so name
@@ -279,7 +279,7 @@ export function createWorkspaceStore(db: Db) {
             user_id: workspaceMembers.userId,
             role: workspaceMembers.role,
           });
-        if (!row) throw new ApiError(409, "conflict", `${user.email} is already a member of this workspace.`);
+        if (!row) throw new ApiError("conflict", `${user.email} is already a member of this workspace.`);
         await writeAudit(tx, {
           organizationUuid: orgId,
           actor,

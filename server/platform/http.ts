@@ -53,12 +53,14 @@ export function createHttpApp(
         .send(
           tooLong
             ? shape("uri_too_long", "A path parameter is too long.")
-            : shape("bad_request", "The URL is not valid."),
+            : shape("invalid_request", "The URL is not valid."),
         );
     },
   }) as unknown as FastifyInstance;
   securityHeaders(app, opts.htmlCsp ?? consoleCsp());
-  databaseUnavailableIs503(app, opts.errorShape ? null : shape);
+  // The product API's error handler answers these itself; a service with its own shape gets the
+  // status corrected here.
+  if (opts.errorShape) databaseUnavailableIs503(app);
   const routes: RegisteredRoute[] = [];
   registered.set(app, routes);
   app.addHook("onRoute", (r) => {
@@ -72,10 +74,9 @@ export function createHttpApp(
  * While the database is away (restarting, failing over, unreachable) a call fails for a reason
  * that is no fault of the caller's and passes: answer 503 with Retry-After, which clients and
  * load balancers retry, instead of the 500 of an unexpected error. The service's own error
- * handler still renders and logs the failure; this only corrects the status and, for the product
- * API's shape, the code and message (a service with its own shape keeps its body).
+ * handler still renders and logs the failure; this only corrects the status.
  */
-function databaseUnavailableIs503(app: FastifyInstance, shape: ErrorShape | null) {
+function databaseUnavailableIs503(app: FastifyInstance) {
   const unavailable = new WeakSet<FastifyRequest>();
   app.addHook("onError", async (req, _reply, err) => {
     if (isDatabaseUnavailable(err)) unavailable.add(req);
@@ -83,9 +84,7 @@ function databaseUnavailableIs503(app: FastifyInstance, shape: ErrorShape | null
   app.addHook("onSend", async (req, reply, payload) => {
     if (!unavailable.has(req) || reply.statusCode < 500) return payload;
     reply.status(503).header("retry-after", "1");
-    return shape
-      ? JSON.stringify(shape("database_unavailable", "The database is unavailable. Please try again."))
-      : payload;
+    return payload;
   });
 }
 
@@ -113,7 +112,7 @@ export function acceptEmptyJsonBodies(app: FastifyInstance) {
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "string" }, (req, body, done) => {
     if (body === "") return done(null, undefined);
-    parseJson(req, body, done);
+    parseJson(req, body as string, done);
   });
 }
 

@@ -16,7 +16,7 @@ export type HttpGatewayOptions = {
 /** The identity service could not answer: a 503 for the caller, the detail kept as `cause` for logs. */
 export class IdentityUnavailableError extends ApiError {
   constructor(detail: string) {
-    super(503, "identity_unavailable", "The identity service is unavailable. Please try again.");
+    super("identity_unavailable");
     this.cause = detail;
   }
 }

@@ -1,6 +1,13 @@
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { generateKeyPair, importPKCS8, SignJWT } from "jose";
+import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { z } from "zod";
+import { installApiRouteHooks } from "../../server/api/route-hooks";
+import { json, WorkspaceSchema } from "../../server/api/schemas";
 import { loadSigningKeys } from "../../server/identity/settings";
+import { ApiError, installApiErrors } from "../../server/platform/errors";
+import { createHttpApp } from "../../server/platform/http";
 import { AUTH, accessToken, backends, startProduct, type TestProduct } from "./harness";
 
 describe.each(backends())("product API on $name", (backend) => {
@@ -138,5 +145,65 @@ describe("demo seed", () => {
     } finally {
       await p.dispose();
     }
+  });
+});
+
+describe("the product API's route contract", () => {
+  // A route of the API's shape whose handler breaks its own response schema (a bug of ours).
+  async function appWith(log: string[]) {
+    const logger = pino({ level: "error" }, { write: (line: string) => log.push(line) });
+    const app = createHttpApp(logger);
+    installApiErrors(app);
+    await app.register(async (v1) => {
+      installApiRouteHooks(v1, async () => {
+        throw new ApiError("unauthorized", "Missing bearer token.");
+      });
+      v1.withTypeProvider<ZodTypeProvider>().get(
+        "/v1/broken",
+        {
+          config: { auth: "none" },
+          schema: { response: { 200: json("A workspace", WorkspaceSchema) } },
+        },
+        async () => ({ name: "no uuid, no dates" }) as unknown as z.output<typeof WorkspaceSchema>,
+      );
+      v1.get("/v1/private", { config: { auth: "bearer" } }, async () => ({ secret: true }));
+      v1.post("/v1/bodiless", { config: { auth: "none" } }, async (_req, reply) => reply.status(204).send());
+    });
+    return app;
+  }
+
+  it("answers 500 internal_error, logged, when a response does not match its schema", async () => {
+    const log: string[] = [];
+    const app = await appWith(log);
+    const res = await app.inject("/v1/broken");
+    expect(res.statusCode).toBe(500);
+    expect(res.json()).toEqual({
+      error: { code: "internal_error", message: "An unexpected error occurred." },
+    });
+    expect(res.body).not.toContain("no uuid");
+    expect(log.join("\n")).toContain("response does not match its schema");
+    await app.close();
+  });
+
+  it("authenticates in onRequest, refuses a body where the route takes none, and fails to start without config.auth", async () => {
+    const app = await appWith([]);
+    const res = await app.inject("/v1/private");
+    expect(res.statusCode).toBe(401);
+    expect(res.headers["cache-control"]).toBe("no-store");
+    expect(res.json()).toEqual({ error: { code: "unauthorized", message: "Missing bearer token." } });
+    expect((await app.inject({ method: "POST", url: "/v1/bodiless" })).statusCode).toBe(204);
+    const withBody = await app.inject({ method: "POST", url: "/v1/bodiless", payload: { q: 1 } });
+    expect(withBody.statusCode).toBe(400);
+    expect(withBody.json().error.message).toBe("This call takes no request body.");
+    await app.close();
+
+    const bare = createHttpApp(pino({ level: "silent" }));
+    bare.register(async (v1) => {
+      installApiRouteHooks(v1, async () => {
+        throw new Error("not called");
+      });
+      v1.get("/v1/open", async () => ({}));
+    });
+    await expect(bare.ready()).rejects.toThrow("GET /v1/open declares no config.auth");
   });
 });

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Principal } from "../../server/api/principal";
-import { createRouter } from "../../server/api/route";
-import { registerUsageQueries } from "../../server/api/usage-queries";
+import { installApiRouteHooks } from "../../server/api/route-hooks";
+import { usageQueryRoutes } from "../../server/api/usage-queries";
 import { billingCycles, usageEvents } from "../../server/db/schema";
 import { installApiErrors } from "../../server/platform/errors";
 import { createHttpApp } from "../../server/platform/http";
@@ -126,10 +126,13 @@ describe("a streamed export that fails part-way", () => {
     await p.database.db.insert(usageEvents).values(eventRows(org, 5, new Date(Date.now() - 3_600_000)));
     app = createHttpApp(pino({ level: "silent" }));
     installApiErrors(app);
-    // At most 3 records per export here, so the fourth cuts the transfer.
-    registerUsageQueries(
-      createRouter(app, async () => admin),
-      { db: p.database.db, exportLimits: { maxRows: 3 } },
+    await app.register(
+      async (v1) => {
+        installApiRouteHooks(v1, async () => admin);
+        // At most 3 records per export here, so the fourth cuts the transfer.
+        await v1.register(usageQueryRoutes, { db: p.database.db, exportLimits: { maxRows: 3 } });
+      },
+      { prefix: "/v1" },
     );
     await app.listen({ port: 0, host: "127.0.0.1" });
     const addr = app.server.address();
