@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { formatUsdExact } from "../contract/money";
 import { restoreError } from "./api/operator";
 import { DEFAULT_INGEST_KEY_NAME } from "./api/operator-ingest-keys";
 import { buildProduct, type Product } from "./app";
@@ -19,6 +20,7 @@ import {
   type MeteringCommand,
   parseIngestKeyArgs,
   parseMeteringArgs,
+  parsePriceSetArgs,
   parseSeedArgs,
 } from "./metering/cli";
 import { ImportError, importUsageFile } from "./metering/import";
@@ -29,8 +31,7 @@ import {
   runIngestKeyCommand,
   serverBackend,
 } from "./metering/ingest-key-cli";
-import { formatUsdExact } from "../contract/money";
-import { describeRule, parsePriceSetArgs, setPriceRule } from "./metering/prices";
+import { describeRule, setPriceRule } from "./metering/prices";
 import { type Config, ConfigError, loadConfig } from "./platform/config";
 import { createLogger } from "./platform/logger";
 import { DEMO_ORG, DEMO_USERS } from "./seed";
@@ -262,7 +263,7 @@ async function run(command: string | undefined) {
         process.exitCode = 1;
       }
     } else if (priceArgs?.ok) {
-      console.log(describeRule(await setPriceRule(product.database.db, priceArgs.input)));
+      console.log(describeRule(await setPriceRule(product.database.db, priceArgs.value)));
     } else if (command === "operator" && email) {
       const grant = action === "grant";
       if (!(await setOperator(product.database.db, email, grant))) {

@@ -1,10 +1,12 @@
 /**
- * Argument parsing for the metering CLI commands (seed, usage import, cycle, payment, group):
- * pure functions that return either the parsed input or one line saying what is wrong, so that
+ * Argument parsing for the metering CLI commands (seed, usage import, cycle, payment, group, price,
+ * ingest-key): pure functions that return either the parsed input or one line saying what is wrong, so that
  * main.ts can exit with a clear message before opening the database.
  */
-import { parseDay } from "./billing";
+import { parseArgs } from "node:util";
 import { parseUsd } from "../../contract/money";
+import { parseDay } from "./billing";
+import type { PriceRuleInput } from "./prices";
 
 export const METERING_USAGE = `  seed [--events <n>] [--seed <n>]
             create the demo organization if missing, and give it billing cycles, prices, groups,
@@ -26,32 +28,41 @@ type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 const fail = <T>(error: string): Parsed<T> => ({ ok: false, error });
 
 /**
- * Reads `--flag value` / `--flag=value` pairs and bare `--switch`es; positional words are returned
- * apart. Unknown flags and flags without a value are errors.
+ * Reads `--flag value` / `--flag=value` pairs and bare `--switch`es with node:util's parseArgs;
+ * positional words are returned apart. Unknown flags, flags without a value and flags given twice
+ * are errors, in the commands' own words. parseArgs runs non-strict because strict mode refuses a
+ * value that starts with a dash (a negative amount) and words its errors for developers.
  */
 export function readFlags(
   args: readonly string[],
   spec: { values: readonly string[]; switches?: readonly string[] },
 ): Parsed<{ flags: Record<string, string>; switches: Set<string>; positional: string[] }> {
+  const options: Record<string, { type: "string" | "boolean" }> = {};
+  for (const flag of spec.values) options[flag.slice(2)] = { type: "string" };
+  for (const flag of spec.switches ?? []) options[flag.slice(2)] = { type: "boolean" };
+  const { tokens } = parseArgs({
+    args: [...args],
+    options,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
   const flags: Record<string, string> = {};
   const switches = new Set<string>();
   const positional: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] ?? "";
-    if (!arg.startsWith("--")) {
-      positional.push(arg);
-      continue;
-    }
-    const eq = arg.indexOf("=");
-    const name = eq >= 0 ? arg.slice(0, eq) : arg;
-    if (spec.switches?.includes(name)) {
-      if (eq >= 0) return fail(`${name} takes no value.`);
+  for (const token of tokens) {
+    if (token.kind === "positional") positional.push(token.value);
+    if (token.kind !== "option") continue;
+    const name = token.rawName;
+    const type = Object.hasOwn(options, token.name) ? options[token.name]?.type : undefined;
+    if (!type) return fail(`Unknown option "${name}".`);
+    if (type === "boolean") {
+      if (token.inlineValue) return fail(`${name} takes no value.`);
       switches.add(name);
       continue;
     }
-    if (!spec.values.includes(name)) return fail(`Unknown option "${name}".`);
-    const value = eq >= 0 ? arg.slice(eq + 1) : args[++i];
-    if (value === undefined || value === "" || (eq < 0 && value.startsWith("--")))
+    const value = token.value;
+    if (value === undefined || value === "" || (!token.inlineValue && value.startsWith("--")))
       return fail(`${name} needs a value.`);
     if (name in flags) return fail(`${name} is given twice.`);
     flags[name] = value;
@@ -266,4 +277,54 @@ export function parseIngestKeyArgs(args: readonly string[]): Parsed<IngestKeyCom
     return { ok: true, value: { kind: "revoke", ingestKeyUuid: id.toLowerCase() } };
   }
   return fail(usage);
+}
+
+export const PRICE_SET_USAGE =
+  "Usage: tsx server/main.ts price set --operation <op> --eval-type <type> --unit-price <usd>\n" +
+  "         [--modality <m>] [--rule-metric eval|prompt] [--org <organization uuid>] [--valid-from <ISO date-time>]\n" +
+  "       Omitted dimensions match anything; without --org the rule joins the global price list.";
+
+const PRICE_FLAGS = [
+  "--operation",
+  "--eval-type",
+  "--modality",
+  "--rule-metric",
+  "--org",
+  "--unit-price",
+  "--valid-from",
+];
+
+/** Reads `set --flag value …` (the words after `price`); an error message instead of a rule when wrong. */
+export function parsePriceSetArgs(args: readonly string[]): Parsed<PriceRuleInput> {
+  const [action, ...rest] = args;
+  if (action !== "set") return fail(PRICE_SET_USAGE);
+  const r = readFlags(rest, { values: PRICE_FLAGS });
+  if (!r.ok) return fail(r.error.startsWith("Unknown option") ? `${r.error}\n${PRICE_SET_USAGE}` : r.error);
+  const { flags, positional } = r.value;
+  if (positional.length) return fail(`Unexpected argument "${positional[0]}".\n${PRICE_SET_USAGE}`);
+  const price = flags["--unit-price"];
+  if (!price) return fail(`--unit-price is required.\n${PRICE_SET_USAGE}`);
+  const unitPrice = money("--unit-price", price);
+  if (!unitPrice.ok) return unitPrice;
+  if (unitPrice.value < 0n) return fail("--unit-price cannot be negative.");
+  const metric = flags["--rule-metric"];
+  if (metric !== undefined && metric !== "eval" && metric !== "prompt")
+    return fail('--rule-metric must be "eval" or "prompt".');
+  let validFrom: Date | undefined;
+  if (flags["--valid-from"] !== undefined) {
+    validFrom = new Date(flags["--valid-from"]);
+    if (Number.isNaN(validFrom.getTime())) return fail("--valid-from must be an ISO 8601 date-time.");
+  }
+  return {
+    ok: true,
+    value: {
+      organizationUuid: flags["--org"] ?? null,
+      operation: flags["--operation"] ?? null,
+      evalType: flags["--eval-type"] ?? null,
+      modality: flags["--modality"] ?? null,
+      ruleMetric: metric ?? null,
+      unitPrice: unitPrice.value,
+      ...(validFrom ? { validFrom } : {}),
+    },
+  };
 }

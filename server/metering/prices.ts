@@ -1,7 +1,7 @@
 import { and, type Column, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { formatUsdExact, parseUsd } from "../../contract/money";
 import { priceRules } from "../db/schema";
 import type { Db, Tx } from "../platform/database";
-import { formatUsdExact, parseUsd } from "../../contract/money";
 import type { PriceRule, RuleMetric } from "./pricing";
 
 export type PriceRuleInput = {
@@ -81,69 +81,6 @@ export async function loadPriceRules(db: Db | Tx, organizationUuid: string): Pro
     .from(priceRules)
     .where(or(isNull(priceRules.organizationUuid), eq(priceRules.organizationUuid, organizationUuid)));
   return rows.map(toRule);
-}
-
-export const PRICE_SET_USAGE =
-  "Usage: tsx server/main.ts price set --operation <op> --eval-type <type> --unit-price <usd>\n" +
-  "         [--modality <m>] [--rule-metric eval|prompt] [--org <organization uuid>] [--valid-from <ISO date-time>]\n" +
-  "       Omitted dimensions match anything; without --org the rule joins the global price list.";
-
-const FLAGS: Record<string, keyof PriceRuleInput> = {
-  "--operation": "operation",
-  "--eval-type": "evalType",
-  "--modality": "modality",
-  "--rule-metric": "ruleMetric",
-  "--org": "organizationUuid",
-  "--unit-price": "unitPrice",
-  "--valid-from": "validFrom",
-};
-
-/** Reads `set --flag value …` (the words after `price`); an error message instead of a rule when wrong. */
-export function parsePriceSetArgs(
-  args: readonly string[],
-): { ok: true; input: PriceRuleInput } | { ok: false; error: string } {
-  const [action, ...rest] = args;
-  if (action !== "set") return { ok: false, error: PRICE_SET_USAGE };
-  const values: Record<string, string> = {};
-  for (let i = 0; i < rest.length; i += 2) {
-    const flag = rest[i] ?? "";
-    const [name, inline] = flag.includes("=") ? flag.split(/=(.*)/s) : [flag, undefined];
-    const key = FLAGS[name ?? ""];
-    if (!key) return { ok: false, error: `Unknown option "${flag}".\n${PRICE_SET_USAGE}` };
-    const value = inline ?? rest[i + 1];
-    if (inline !== undefined) i -= 1;
-    if (value === undefined || value.startsWith("--")) return { ok: false, error: `${name} needs a value.` };
-    values[key] = value;
-  }
-  if (!values.unitPrice) return { ok: false, error: `--unit-price is required.\n${PRICE_SET_USAGE}` };
-  let unitPrice: bigint;
-  try {
-    unitPrice = parseUsd(values.unitPrice);
-  } catch (err) {
-    return { ok: false, error: `--unit-price: ${(err as Error).message}.` };
-  }
-  if (unitPrice < 0n) return { ok: false, error: "--unit-price cannot be negative." };
-  const metric = values.ruleMetric;
-  if (metric !== undefined && metric !== "eval" && metric !== "prompt")
-    return { ok: false, error: '--rule-metric must be "eval" or "prompt".' };
-  let validFrom: Date | undefined;
-  if (values.validFrom !== undefined) {
-    validFrom = new Date(values.validFrom);
-    if (Number.isNaN(validFrom.getTime()))
-      return { ok: false, error: "--valid-from must be an ISO 8601 date-time." };
-  }
-  return {
-    ok: true,
-    input: {
-      organizationUuid: values.organizationUuid ?? null,
-      operation: values.operation ?? null,
-      evalType: values.evalType ?? null,
-      modality: values.modality ?? null,
-      ruleMetric: metric ?? null,
-      unitPrice,
-      ...(validFrom ? { validFrom } : {}),
-    },
-  };
 }
 
 /** One line describing a rule, for the CLI. */

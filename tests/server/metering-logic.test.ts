@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { parsePriceSetArgs } from "../../server/metering/cli";
 import { MAX_FUTURE_MS, utcDay, validateEvent } from "../../server/metering/events";
 import { rollUp } from "../../server/metering/ingest";
-import { parsePriceSetArgs } from "../../server/metering/prices";
 import { compareRules, matchPriceRule, type PriceRule, specificity } from "../../server/metering/pricing";
 
 const T0 = new Date("2026-01-01T00:00:00Z");
@@ -185,7 +185,7 @@ describe("price set arguments", () => {
     ]);
     expect(r).toEqual({
       ok: true,
-      input: {
+      value: {
         organizationUuid: null,
         operation: "generation",
         evalType: "safety",
@@ -204,7 +204,7 @@ describe("price set arguments", () => {
       "--org",
       "org-a",
     ]);
-    expect(all.ok && all.input).toMatchObject({
+    expect(all.ok && all.value).toMatchObject({
       unitPrice: 2_000_000n,
       ruleMetric: "prompt",
       organizationUuid: "org-a",
