@@ -3,6 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, type Page, test } from "@playwright/test";
 import Papa from "papaparse";
+import { evalTypeGroup, evalTypeLabel } from "../../contract/eval-types";
+import { CSV_HEADERS } from "../../contract/usage-csv";
 import { E2E } from "../../playwright.config";
 import { signIn } from "./console";
 
@@ -10,20 +12,6 @@ import { signIn } from "./console";
 // events (the streamed CSV export, read straight from the API and added up here in integer
 // micro-dollars), while the page shows the server's daily rollups: the two must agree.
 
-const COLUMNS = [
-  "Date",
-  "Eval",
-  "Operation",
-  "Eval Type",
-  "Eval ID",
-  "Run ID",
-  "Workspace",
-  "Created By",
-  "Quantity",
-  "Unit Price",
-  "Cost",
-  "Price Adjustment Note",
-];
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
 type Cycle = {
@@ -82,7 +70,7 @@ async function api(page: Page) {
       });
       expect(res.ok()).toBe(true);
       const parsed = Papa.parse<Row>(await res.text(), { header: true, skipEmptyLines: true });
-      expect(parsed.meta.fields).toEqual(COLUMNS);
+      expect(parsed.meta.fields).toEqual(CSV_HEADERS);
       return parsed.data;
     },
   };
@@ -151,20 +139,18 @@ test("the dashboard's totals, summary, chart and records reconcile with the raw 
       usd(cost),
     );
   }
-  const labels: Record<string, string> = {
-    safety: "Safety",
-    image_safety: "Image Safety",
-    jailbreak: "Jailbreak",
-    accuracy: "Accuracy",
-    hallucination: "Accuracy",
-  };
-  const byType = [...sumBy(rows, "Eval Type").entries()].sort((a, b) =>
+  // By eval type group (hallucination counts as accuracy): one Accuracy row with the merged cost.
+  const grouped = rows.map((r) => ({ ...r, "Eval Type": evalTypeGroup(r["Eval Type"] ?? "") }));
+  const byType = [...sumBy(grouped, "Eval Type").entries()].sort((a, b) =>
     a[1] === b[1] ? 0 : a[1] > b[1] ? -1 : 1,
   );
   const typeSection = page.getByTestId("breakdown-by-eval-type");
   await expect(typeSection.getByTestId("breakdown-row")).toHaveCount(Math.min(5, byType.length));
   const [topType, topCost] = byType[0] as [string, bigint];
-  await expect(typeSection.getByTestId("breakdown-row").first()).toContainText(labels[topType] ?? topType);
+  await expect(typeSection.getByTestId("breakdown-row").first()).toContainText(evalTypeLabel(topType));
+  await expect(typeSection.getByTestId("breakdown-row").filter({ hasText: "Accuracy" })).toHaveCount(
+    byType.slice(0, 5).some(([type]) => type === "accuracy") ? 1 : 0,
+  );
   await expect(typeSection.getByTestId("breakdown-row").first()).toContainText(usd(topCost));
 
   // The chart: a separate chunk, a legend, and the Cost|Usage toggle redraws the y-axis.
@@ -242,7 +228,7 @@ test("the dashboard's totals, summary, chart and records reconcile with the raw 
   const file = await download.path();
   const text = readFileSync(file, "utf8");
   const exported = Papa.parse<Row>(text, { header: true, skipEmptyLines: true });
-  expect(exported.meta.fields).toEqual(COLUMNS);
+  expect(exported.meta.fields).toEqual(CSV_HEADERS);
   expect(exported.data.length).toBe(rows.length);
   expect(total(exported.data)).toBe(total(rows));
 });
