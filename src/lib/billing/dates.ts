@@ -2,7 +2,7 @@
 // short month: "Jan 5, 2026". The one place the page formats dates, on dayjs's utc mode.
 import dayjs, { type Dayjs } from "dayjs";
 import utc from "dayjs/plugin/utc";
-import type { Grouping } from "./types";
+import type { Grouping } from "../../../contract/usage-schemas";
 
 dayjs.extend(utc);
 

@@ -3,9 +3,9 @@
 // value the page could not use (hand-edited, stale, from an older console) reads as the default,
 // so a bad link never breaks the page or makes the API answer 400 on every render.
 import type { CrudSort } from "@refinedev/core";
+import type { Grouping } from "../../../contract/usage-schemas";
 import type { ChartMetric } from "./chart";
 import { type BillingFilters, DEFAULT_SORT, EMPTY_FILTERS, SORTABLE, type SortField } from "./filters";
-import type { Grouping } from "./types";
 
 export type BillingView = {
   /** The chosen billing cycle; null is the latest (a cycle that no longer exists reads as latest too). */
