@@ -1,14 +1,203 @@
-// "/users": registered so the route exists; the spec keeps the screen a placeholder.
-import { Card, Typography } from "antd";
+// "/users": the organization's users on the identity service. Everyone sees the members (search
+// by email, 10 a page); administrators also see pending invitations and may invite, change roles,
+// remove members and revoke invitations. What each role may do comes from the resources' access
+// (`can`), and the identity service has the last word: its refusals are shown in its own words.
+import { CreateButton, useModalForm, useTable } from "@refinedev/antd";
+import { type CrudFilter, type HttpError, useCan } from "@refinedev/core";
+import { Alert, Card, Empty, Flex, Typography } from "antd";
+import { useMemo, useState } from "react";
 import { PageTitle } from "../../components/page-title";
+import { SearchBox } from "../../components/search-box";
+import { ChangeRoleModal, type ChangeRoleValues } from "../../components/users/change-role-modal";
+import { InvitationsTable } from "../../components/users/invitations-table";
+import { InviteUserModal, type InviteValues } from "../../components/users/invite-user-modal";
+import { MembersTable } from "../../components/users/members-table";
+import {
+  identityMessage,
+  type OrganizationMember,
+  type PendingInvitation,
+  USER_SEARCH_DEBOUNCE_MS,
+  USERS_PAGE_SIZE,
+} from "../../components/users/organization-user";
+import { useCurrentUser } from "../../hooks/use-current-user";
+
+const emailSearch = (value: string): CrudFilter[] => [{ field: "email", operator: "contains", value }];
+
+type UserAccess = {
+  /** Whether every answer below has arrived (until then nothing is offered or ruled out). */
+  known: boolean;
+  manage: boolean;
+  invitations: boolean;
+  invite: boolean;
+};
+
+/** What the signed-in user may do here, from the resources' access (`can`). */
+function useUserAccess(): UserAccess {
+  const manage = useCan({ resource: "organization-users", action: "edit" }).data;
+  const invitations = useCan({ resource: "organization-invitations", action: "list" }).data;
+  const invite = useCan({ resource: "organization-invitations", action: "create" }).data;
+  return {
+    known: Boolean(manage && invitations && invite),
+    manage: manage?.can === true,
+    invitations: invitations?.can === true,
+    invite: invite?.can === true,
+  };
+}
 
 export function UsersPage() {
+  const { data: user, isLoading } = useCurrentUser();
+  const orgId = user?.organization?.org_uuid;
+  const access = useUserAccess();
   return (
     <>
-      <PageTitle title="Users" subtitle="Manage organization users and permissions" />
-      <Card>
-        <Typography.Text type="secondary">Users management page - coming soon</Typography.Text>
-      </Card>
+      <PageTitle
+        title="Users"
+        subtitle="Manage organization users and permissions"
+        extra={orgId && access.invite ? <InviteButton orgId={orgId} /> : null}
+      />
+      {orgId ? (
+        <OrganizationUsers orgId={orgId} access={access} />
+      ) : isLoading ? (
+        <Card loading />
+      ) : (
+        <Card>
+          <Empty description="You are not a member of an organization." />
+        </Card>
+      )}
     </>
+  );
+}
+
+function InviteButton({ orgId }: { orgId: string }) {
+  const meta = useMemo(() => ({ orgId }), [orgId]);
+  const invite = useModalForm<object, HttpError, InviteValues>({
+    resource: "organization-invitations",
+    action: "create",
+    meta,
+    redirect: false,
+    warnWhenUnsavedChanges: false,
+    successNotification: (_data, values) => {
+      const sent = values as InviteValues;
+      return {
+        type: "success",
+        message: `${sent.email} was invited as ${sent.role}.`,
+        description: "Invitation sent",
+      };
+    },
+    errorNotification: (error) => ({
+      type: "error",
+      message: identityMessage(error),
+      description: "Could not send the invitation",
+    }),
+  });
+  return (
+    <>
+      <CreateButton resource="organization-invitations" onClick={() => invite.show()}>
+        Invite user
+      </CreateButton>
+      <InviteUserModal modal={invite} />
+    </>
+  );
+}
+
+function OrganizationUsers({ orgId, access }: { orgId: string; access: UserAccess }) {
+  const meta = useMemo(() => ({ orgId }), [orgId]);
+
+  const members = useTable<OrganizationMember, HttpError>({
+    resource: "organization-users",
+    meta,
+    syncWithLocation: false,
+    pagination: { pageSize: USERS_PAGE_SIZE, mode: "server" },
+    filters: { mode: "server", initial: emailSearch("") },
+    sorters: { mode: "off" },
+    errorNotification: false,
+  });
+
+  const [changing, setChanging] = useState<OrganizationMember | null>(null);
+  const changeRole = useModalForm<object, HttpError, ChangeRoleValues>({
+    resource: "organization-users",
+    action: "edit",
+    meta,
+    redirect: false,
+    warnWhenUnsavedChanges: false,
+    // There is no one-member call: the form starts from the row, not from a fetch.
+    queryOptions: { enabled: false },
+    successNotification: (_data, values) => ({
+      type: "success",
+      message: `${changing?.email} is now ${(values as ChangeRoleValues).role}.`,
+      description: "Role changed",
+    }),
+    errorNotification: (error) => ({
+      type: "error",
+      message: identityMessage(error),
+      description: "Could not change the role",
+    }),
+  });
+  const openChangeRole = (member: OrganizationMember) => {
+    setChanging(member);
+    changeRole.show(member.user_id);
+    changeRole.formProps.form?.setFieldsValue({ role: member.role });
+  };
+
+  return (
+    <Flex vertical gap={24}>
+      <Card title="Members">
+        {/* A changed search applies 300 ms after the last keystroke and starts at the first page. */}
+        <SearchBox
+          label="Search users by email"
+          placeholder="Search by email"
+          delayMs={USER_SEARCH_DEBOUNCE_MS}
+          onSearch={(value) => {
+            members.setFilters(emailSearch(value), "replace");
+            members.setCurrentPage(1);
+          }}
+        />
+        {access.known && !access.manage && !access.invite ? (
+          <Typography.Paragraph type="secondary">
+            Only administrators can invite, change roles or remove users.
+          </Typography.Paragraph>
+        ) : null}
+        {members.tableQuery.isError ? (
+          <Alert
+            type="error"
+            showIcon
+            style={{ marginBottom: 16 }}
+            message={identityMessage(members.tableQuery.error)}
+          />
+        ) : null}
+        <MembersTable
+          tableProps={members.tableProps}
+          meta={meta}
+          manage={access.manage}
+          onChangeRole={openChangeRole}
+        />
+      </Card>
+      {access.invitations ? <PendingInvitations meta={meta} /> : null}
+      <ChangeRoleModal modal={changeRole} member={changing} />
+    </Flex>
+  );
+}
+
+function PendingInvitations({ meta }: { meta: { orgId: string } }) {
+  const invitations = useTable<PendingInvitation, HttpError>({
+    resource: "organization-invitations",
+    meta,
+    syncWithLocation: false,
+    pagination: { pageSize: USERS_PAGE_SIZE, mode: "server" },
+    sorters: { mode: "off" },
+    errorNotification: false,
+  });
+  return (
+    <Card title="Pending invitations">
+      {invitations.tableQuery.isError ? (
+        <Alert
+          type="error"
+          showIcon
+          style={{ marginBottom: 16 }}
+          message={identityMessage(invitations.tableQuery.error)}
+        />
+      ) : null}
+      <InvitationsTable tableProps={invitations.tableProps} meta={meta} />
+    </Card>
   );
 }

@@ -1,0 +1,25 @@
+// Give a member another role, among those the identity service says the signed-in user may give.
+import type { UseModalFormReturnType } from "@refinedev/antd";
+import type { HttpError } from "@refinedev/core";
+import { Form, Modal, Select, Typography } from "antd";
+import type { OrganizationMember } from "./organization-user";
+
+export type ChangeRoleValues = { role: string };
+
+type Props = {
+  modal: UseModalFormReturnType<object, HttpError, ChangeRoleValues>;
+  member: OrganizationMember | null;
+};
+
+export function ChangeRoleModal({ modal, member }: Props) {
+  return (
+    <Modal {...modal.modalProps} title="Change role" width={480} okText="Save role">
+      <Typography.Paragraph>{member?.email}</Typography.Paragraph>
+      <Form {...modal.formProps} layout="vertical">
+        <Form.Item name="role" label="Role" rules={[{ required: true, message: "Please choose a role." }]}>
+          <Select options={(member?.possible_roles ?? []).map((role) => ({ value: role, label: role }))} />
+        </Form.Item>
+      </Form>
+    </Modal>
+  );
+}

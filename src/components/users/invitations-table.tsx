@@ -1,0 +1,58 @@
+// Invitations sent and not yet accepted: who, as what, until when; administrators revoke them.
+import { DeleteButton } from "@refinedev/antd";
+import { Table, type TableProps, Tag } from "antd";
+import { exactTime, identityMessage, type PendingInvitation } from "./organization-user";
+
+type Props = { tableProps: TableProps<PendingInvitation>; meta: Record<string, unknown> };
+
+export function InvitationsTable({ tableProps, meta }: Props) {
+  return (
+    <Table<PendingInvitation>
+      {...tableProps}
+      rowKey="email"
+      size="middle"
+      locale={{ emptyText: "No pending invitations" }}
+    >
+      <Table.Column<PendingInvitation> dataIndex="email" title="Email" />
+      <Table.Column<PendingInvitation>
+        dataIndex="role"
+        title="Role"
+        render={(role: string) => <Tag color={role === "Member" ? "default" : "blue"}>{role}</Tag>}
+      />
+      <Table.Column<PendingInvitation>
+        dataIndex="expires_at_seconds"
+        title="Expires"
+        render={(seconds: number) => exactTime(seconds)}
+      />
+      <Table.Column<PendingInvitation>
+        key="actions"
+        title="Actions"
+        align="right"
+        render={(_, invitation) => (
+          <DeleteButton
+            size="small"
+            resource="organization-invitations"
+            recordItemId={invitation.email}
+            meta={meta}
+            aria-label={`Revoke the invitation of ${invitation.email}`}
+            confirmTitle={`Revoke the invitation of ${invitation.email}?`}
+            confirmOkText="Revoke"
+            confirmCancelText="Cancel"
+            successNotification={{
+              type: "success",
+              message: `${invitation.email} can no longer join with it.`,
+              description: "Invitation revoked",
+            }}
+            errorNotification={(error) => ({
+              type: "error",
+              message: identityMessage(error),
+              description: "Could not revoke the invitation",
+            })}
+          >
+            Revoke
+          </DeleteButton>
+        )}
+      />
+    </Table>
+  );
+}

@@ -1,0 +1,33 @@
+// Invite someone by email as a role; the identity service emails them a link to accept.
+import type { UseModalFormReturnType } from "@refinedev/antd";
+import type { HttpError } from "@refinedev/core";
+import { Form, Input, Modal, Select } from "antd";
+import { INVITE_ROLES } from "./organization-user";
+
+export type InviteValues = { email: string; role: string };
+
+export function InviteUserModal({
+  modal,
+}: {
+  modal: UseModalFormReturnType<object, HttpError, InviteValues>;
+}) {
+  return (
+    <Modal {...modal.modalProps} title="Invite user" width={480} okText="Send invitation">
+      <Form {...modal.formProps} layout="vertical" initialValues={{ role: "Member" }}>
+        <Form.Item
+          name="email"
+          label="Email"
+          rules={[
+            { required: true, message: "Please enter an email address." },
+            { type: "email", message: "Please enter a valid email address." },
+          ]}
+        >
+          <Input autoComplete="off" placeholder="name@example.com" />
+        </Form.Item>
+        <Form.Item name="role" label="Role" rules={[{ required: true, message: "Please choose a role." }]}>
+          <Select options={INVITE_ROLES.map((role) => ({ value: role, label: role }))} />
+        </Form.Item>
+      </Form>
+    </Modal>
+  );
+}

@@ -1,0 +1,96 @@
+// The organization's members: email, name, role and last active, paged by the identity service.
+// Administrators get Change role and Remove on the members they may handle (the service says
+// which: possible_roles and can_be_deleted); the buttons also ask `can` and hide for members.
+import { DeleteButton, EditButton } from "@refinedev/antd";
+import { Flex, Table, type TableProps, Tag, Tooltip, Typography } from "antd";
+import { identityMessage, lastActive, memberName, type OrganizationMember } from "./organization-user";
+
+type Props = {
+  tableProps: TableProps<OrganizationMember>;
+  meta: Record<string, unknown>;
+  /** Whether the signed-in user may manage members at all (adds the actions column). */
+  manage: boolean;
+  onChangeRole: (member: OrganizationMember) => void;
+};
+
+export function MembersTable({ tableProps, meta, manage, onChangeRole }: Props) {
+  return (
+    <Table<OrganizationMember>
+      {...tableProps}
+      rowKey="user_id"
+      size="middle"
+      locale={{ emptyText: "No users found" }}
+    >
+      <Table.Column<OrganizationMember> dataIndex="email" title="Email" />
+      <Table.Column<OrganizationMember> key="name" title="Name" render={(_, member) => memberName(member)} />
+      <Table.Column<OrganizationMember>
+        dataIndex="role"
+        title="Role"
+        render={(role: string, member) => (
+          <Flex gap={4} wrap>
+            <Tag color={role === "Member" ? "default" : "blue"}>{role}</Tag>
+            {member.is_enabled ? null : <Tag color="red">Disabled</Tag>}
+          </Flex>
+        )}
+      />
+      <Table.Column<OrganizationMember>
+        dataIndex="last_active_at"
+        title="Last active"
+        render={(seconds: number) => {
+          const when = lastActive(seconds);
+          return (
+            <Tooltip title={when.exact}>
+              <Typography.Text>{when.relative}</Typography.Text>
+            </Tooltip>
+          );
+        }}
+      />
+      {manage ? (
+        <Table.Column<OrganizationMember>
+          key="actions"
+          title="Actions"
+          align="right"
+          render={(_, member) => (
+            <Flex gap={8} justify="flex-end" wrap>
+              {member.possible_roles.length > 0 ? (
+                <EditButton
+                  size="small"
+                  resource="organization-users"
+                  recordItemId={member.user_id}
+                  aria-label={`Change role of ${member.email}`}
+                  onClick={() => onChangeRole(member)}
+                >
+                  Change role
+                </EditButton>
+              ) : null}
+              {member.can_be_deleted ? (
+                <DeleteButton
+                  size="small"
+                  resource="organization-users"
+                  recordItemId={member.user_id}
+                  meta={meta}
+                  aria-label={`Remove ${member.email}`}
+                  confirmTitle={`Remove ${member.email} from the organization?`}
+                  confirmOkText="Remove"
+                  confirmCancelText="Cancel"
+                  successNotification={{
+                    type: "success",
+                    message: `${member.email} can no longer use the organization.`,
+                    description: "User removed",
+                  }}
+                  errorNotification={(error) => ({
+                    type: "error",
+                    message: identityMessage(error),
+                    description: "Could not remove the user",
+                  })}
+                >
+                  Remove
+                </DeleteButton>
+              ) : null}
+            </Flex>
+          )}
+        />
+      ) : null}
+    </Table>
+  );
+}
