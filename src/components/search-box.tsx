@@ -7,6 +7,8 @@ type Props = {
   label: string;
   placeholder: string;
   delayMs: number;
+  /** The text the box opens with (e.g. a search restored from the address). */
+  initialValue?: string;
   /** Called `delayMs` after the last keystroke with the text as typed. */
   onSearch: (value: string) => void;
   /** Called on every keystroke, before the debounced search (e.g. to show that one is coming). */
@@ -14,8 +16,8 @@ type Props = {
 };
 
 /** A search field that shows every keystroke at once but searches only once typing pauses. */
-export function SearchBox({ label, placeholder, delayMs, onSearch, onType }: Props) {
-  const [text, setText] = useState("");
+export function SearchBox({ label, placeholder, delayMs, initialValue = "", onSearch, onType }: Props) {
+  const [text, setText] = useState(initialValue);
   // The latest callback, so a parent re-render never restarts the pending search.
   const latest = useRef(onSearch);
   latest.current = onSearch;

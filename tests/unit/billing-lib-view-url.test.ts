@@ -11,14 +11,14 @@ import {
 } from "../../src/lib/billing/view-url";
 
 const CYCLE = "22222222-2222-4222-8222-222222222222";
-const WS = ["aaaaaaaa-0000-4000-8000-000000000001", "aaaaaaaa-0000-4000-8000-000000000002"];
+const WS = ["aaaaaaaa-0000-4000-8000-000000000001", "aaaaaaaa-0000-4000-8000-000000000002"] as const;
 
 const parse = (query: string) => parseBillingView(new URLSearchParams(query));
 
 const full: BillingView = {
   cycleUuid: CYCLE,
   filters: {
-    workspaceUuids: WS,
+    workspaceUuids: [...WS],
     evalTypes: ["accuracy", "image_safety"],
     operations: ["scoring"],
     modalities: ["text"],

@@ -104,7 +104,7 @@ export function sortParam(sorters: readonly CrudSort[] | undefined): string {
 }
 
 /** Clicking a header: the sorted column flips direction; another column starts ascending. */
-export function nextSort(current: CrudSort | undefined, field: SortField): CrudSort {
+export function nextSort(current: CrudSort | undefined, field: SortField): CrudSort & { field: SortField } {
   if (current?.field === field) return { field, order: current.order === "asc" ? "desc" : "asc" };
   return { field, order: "asc" };
 }

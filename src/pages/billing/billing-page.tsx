@@ -6,14 +6,16 @@ import { useInvalidate } from "@refinedev/core";
 import { Alert, Button, Card, Divider, Flex, Typography } from "antd";
 import { PageTitle } from "../../components/page-title";
 import { useCurrentUser } from "../../hooks/use-current-user";
+import { useIsMobile } from "../../hooks/use-is-mobile";
 import { formatUtcDate, formatUtcTime } from "../../lib/billing/dates";
+import { usageRecords } from "../../resources/usage-records";
 import { FilterBar } from "./filter-bar";
 import { PeriodStepper } from "./period-stepper";
 import { RecordsTable } from "./records-table";
 import { TotalsStrip } from "./totals-strip";
 import { UsageChart } from "./usage-chart";
 import { UsageSummary } from "./usage-summary";
-import { useBillingCycles, useBillingWorkspaces, useUsageSummary } from "./use-billing-data";
+import { useBillingCycles, useBillingWorkspaces, useUsageSeries, useUsageSummary } from "./use-billing-data";
 import { useBillingState } from "./use-billing-state";
 import { WorkspaceSelect } from "./workspace-select";
 
@@ -24,13 +26,19 @@ export function BillingPage() {
   const state = useBillingState(cycles);
   const cycleUuid = state.cycle?.billing_cycle_uuid;
   const { summary, query: summaryQuery } = useUsageSummary(cycleUuid, state.filters);
+  // The chart is hidden on small screens, and its series is not read there.
+  const chartShown = !useIsMobile();
+  const chart = useUsageSeries(cycleUuid, state.filters, state.view.grouping, chartShown);
   const invalidate = useInvalidate();
 
+  // Everything the page shows is read again; what is on screen stays until the answers are in.
   const refresh = () => {
     cyclesQuery.refetch();
-    invalidate({ resource: "usage-records", invalidates: ["list"] });
     summaryQuery.refetch();
+    if (chartShown && cycleUuid) chart.query.refetch();
+    invalidate({ resource: usageRecords.name, invalidates: ["list"] });
   };
+  const refreshing = cyclesQuery.isFetching || summaryQuery.isFetching || chart.query.isFetching;
 
   return (
     <>
@@ -44,12 +52,7 @@ export function BillingPage() {
                 Data as of {formatUtcDate(summary.data_as_of)}, {formatUtcTime(summary.data_as_of)}
               </Typography.Text>
             ) : null}
-            <Button
-              icon={<ReloadOutlined />}
-              aria-label="Refresh"
-              loading={cyclesQuery.isFetching || summaryQuery.isFetching}
-              onClick={refresh}
-            />
+            <Button icon={<ReloadOutlined />} aria-label="Refresh" loading={refreshing} onClick={refresh} />
           </Flex>
         }
       />
@@ -96,8 +99,8 @@ export function BillingPage() {
         summary={summary}
         loading={!cyclesQuery.isError && (cyclesQuery.isLoading || summaryQuery.isLoading)}
       />
-      <UsageChart cycleUuid={cycleUuid} filters={state.filters} />
-      <RecordsTable cycleUuid={cycleUuid} filters={state.filters} />
+      {chartShown ? <UsageChart {...chart} state={state} /> : null}
+      <RecordsTable cycleUuid={cycleUuid} waiting={cyclesQuery.isLoading} state={state} />
     </>
   );
 }

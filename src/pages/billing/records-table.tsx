@@ -1,29 +1,26 @@
-// Cost & Usage Records: Refine's useTable on /v1/usage/records (paged, sorted, searched and
+// Cost & Usage Records: the usage-records resource (/v1/usage/records, paged, sorted, searched and
 // filtered on the server), sortable headers with arrows, a details card per row, Export to CSV.
 import { ArrowDownOutlined, ArrowUpOutlined, SwapOutlined } from "@ant-design/icons";
-import { type CrudSort, type HttpError, useTable } from "@refinedev/core";
+import { type CrudSort, type HttpError, useList } from "@refinedev/core";
 import { Alert, Button, Card, Empty, Flex, Popover, Table, type TableColumnType, Typography } from "antd";
 import { type HTMLAttributes, type ReactNode, useEffect, useMemo, useState } from "react";
+import { evalTypeLabel } from "../../../contract/eval-types";
+import { formatMoney, formatUnitPrice, toMicros } from "../../../contract/money";
+import type { UsageRecord } from "../../../contract/usage-schemas";
 import { SearchBox } from "../../components/search-box";
 import { formatUtcDateTime } from "../../lib/billing/dates";
-import {
-  type BillingFilters,
-  DEFAULT_SORT,
-  nextSort,
-  type SortField,
-  usageCrudFilters,
-  usageQuery,
-} from "../../lib/billing/filters";
-import { evalTypeLabel, operationLabel, orDash } from "../../lib/billing/labels";
-import { formatMoney, formatUnitPrice, toMicros } from "../../lib/billing/money";
-import { RECORDS_PAGE_SIZE } from "../../lib/billing/paging";
-import type { UsageRecord } from "../../lib/billing/types";
-import { USAGE_RECORDS } from "../../providers/data-provider";
+import { nextSort, type SortField, usageCrudFilters, usageQuery } from "../../lib/billing/filters";
+import { operationLabel, orDash } from "../../lib/billing/labels";
+import { pageCount, RECORDS_PAGE_SIZE } from "../../lib/billing/paging";
+import { usageRecords } from "../../resources/usage-records";
 import { EventDetails } from "./event-details";
 import { ExportControl } from "./export-control";
 import { RecordsPager } from "./records-pager";
+import type { BillingState } from "./use-billing-state";
 
 const SEARCH_DEBOUNCE_MS = 300;
+/** The records endpoint's limit on the search text. */
+const MAX_SEARCH_LENGTH = 200;
 const MIN_TABLE_WIDTH = 1200;
 
 type Column = {
@@ -97,57 +94,56 @@ function HoverRow({ record, ...props }: RowProps) {
   );
 }
 
-type Props = { cycleUuid: string | undefined; filters: BillingFilters };
+type Props = {
+  cycleUuid: string | undefined;
+  /** The period is still being read: nothing is known about the records yet. */
+  waiting: boolean;
+  state: BillingState;
+};
 
-export function RecordsTable({ cycleUuid, filters }: Props) {
-  const [search, setSearch] = useState("");
+export function RecordsTable({ cycleUuid, waiting, state }: Props) {
+  const { filters, search, sort, page } = state.view;
   // The text in the search box, ahead of `search` by the debounce delay.
-  const [typed, setTyped] = useState("");
+  const [typed, setTyped] = useState(search);
 
   const crudFilters = useMemo(
     () => (cycleUuid ? usageCrudFilters(cycleUuid, filters, search) : []),
     [cycleUuid, filters, search],
   );
-  // The period, filters and search are permanent filters of the table. When they change, the
-  // query waits one render for the page to go back to 1, so only the first page is fetched.
-  const filtersKey = JSON.stringify(crudFilters);
-  const [appliedKey, setAppliedKey] = useState(filtersKey);
-  const { tableQuery, result, currentPage, setCurrentPage, sorters, setSorters } = useTable<
-    UsageRecord,
-    HttpError
-  >({
-    resource: USAGE_RECORDS,
-    syncWithLocation: false,
-    pagination: { currentPage: 1, pageSize: RECORDS_PAGE_SIZE, mode: "server" },
-    filters: { mode: "server", permanent: crudFilters },
-    sorters: { mode: "server", initial: [DEFAULT_SORT] },
+  // Page, sort, period, filters and search come from the address; the list is read from the
+  // server one page at a time, the previous page staying on screen while the next one loads.
+  const { result, query } = useList<UsageRecord, HttpError>({
+    resource: usageRecords.name,
+    pagination: { currentPage: page, pageSize: RECORDS_PAGE_SIZE, mode: "server" },
+    filters: crudFilters,
+    sorters: [sort],
     errorNotification: false,
-    queryOptions: {
-      enabled: !!cycleUuid && appliedKey === filtersKey,
-      placeholderData: (previous) => previous,
-    },
+    queryOptions: { enabled: !!cycleUuid, placeholderData: (previous) => previous },
   });
-  useEffect(() => {
-    if (appliedKey === filtersKey) return;
-    setCurrentPage(1);
-    setAppliedKey(filtersKey);
-  }, [appliedKey, filtersKey, setCurrentPage]);
 
-  // The filters and search the shown rows and total belong to: while the first page of new ones
-  // is on its way (or the search is still being typed) the pager says so instead of showing the
-  // previous total, and its buttons wait.
+  // The filters and search the shown rows and total belong to: until the first page of new ones
+  // is in (or while the search is still being typed) the pager says so instead of showing the
+  // previous total, or zero before anything has loaded, and its buttons wait.
+  const filtersKey = JSON.stringify(crudFilters);
   const [shownKey, setShownKey] = useState<string | null>(null);
-  const fetchedKey = tableQuery.isSuccess && !tableQuery.isPlaceholderData ? appliedKey : null;
+  const fetchedKey = query.isSuccess && !query.isPlaceholderData ? filtersKey : null;
   useEffect(() => {
     if (fetchedKey !== null) setShownKey(fetchedKey);
   }, [fetchedKey]);
   const searchPending = typed.trim() !== search;
-  const stale = !!cycleUuid && !tableQuery.isError && (searchPending || shownKey !== filtersKey);
+  const unanswered = cycleUuid ? shownKey !== filtersKey && fetchedKey !== filtersKey : waiting;
+  const stale = !query.isError && (searchPending || unanswered);
   const pending = stale ? (searchPending || search ? "Searching..." : "Loading...") : null;
 
-  const sort = sorters[0] ?? DEFAULT_SORT;
   const total = result.total ?? 0;
-  const busy = tableQuery.isFetching || stale;
+  const busy = query.isFetching || stale;
+
+  // A page past the end (an old link, or records gone since): the last page instead.
+  const pages = pageCount(total, RECORDS_PAGE_SIZE);
+  const pastEnd = !stale && !query.isFetching && query.isSuccess && page > pages;
+  useEffect(() => {
+    if (pastEnd) state.setPage(pages);
+  }, [pastEnd, pages, state.setPage]);
 
   const columns: TableColumnType<UsageRecord>[] = COLUMNS.map((c) => {
     const active = sort.field === c.field;
@@ -182,24 +178,25 @@ export function RecordsTable({ cycleUuid, filters }: Props) {
         label="Search records"
         placeholder="Search..."
         delayMs={SEARCH_DEBOUNCE_MS}
-        onSearch={(value) => setSearch(value.trim())}
+        initialValue={search}
+        onSearch={(value) => state.setSearch(value.trim().slice(0, MAX_SEARCH_LENGTH))}
         onType={setTyped}
       />
-      {tableQuery.isError ? (
+      {query.isError ? (
         <Alert
           type="error"
           showIcon
           style={{ marginBottom: 16 }}
           message="The records could not be loaded."
-          description={tableQuery.error?.message}
-          action={<Button onClick={() => tableQuery.refetch()}>Retry</Button>}
+          description={query.error?.message}
+          action={<Button onClick={() => query.refetch()}>Retry</Button>}
         />
       ) : null}
       <Table<UsageRecord>
         rowKey="usage_event_uuid"
         size="middle"
         loading={busy}
-        dataSource={[...result.data]}
+        dataSource={[...(result.data ?? [])]}
         columns={columns}
         pagination={false}
         scroll={{ x: MIN_TABLE_WIDTH }}
@@ -208,8 +205,7 @@ export function RecordsTable({ cycleUuid, filters }: Props) {
         onChange={(_pagination, _filters, sorter) => {
           const field = (Array.isArray(sorter) ? sorter[0] : sorter)?.columnKey as SortField | undefined;
           if (!field) return;
-          setSorters([nextSort(sort, field)]);
-          setCurrentPage(1);
+          state.setSort(nextSort(sort, field));
         }}
         locale={{
           emptyText: (
@@ -221,12 +217,12 @@ export function RecordsTable({ cycleUuid, filters }: Props) {
         }}
       />
       <RecordsPager
-        page={currentPage}
+        page={page}
         total={total}
         pageSize={RECORDS_PAGE_SIZE}
         busy={busy}
         pending={pending}
-        onPage={setCurrentPage}
+        onPage={state.setPage}
       />
       <Typography.Text type="secondary" style={{ fontSize: 12 }}>
         Hover or focus a row for its details.

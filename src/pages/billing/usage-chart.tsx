@@ -1,12 +1,11 @@
 // Cost/Usage Over Time: the toggles and the data live here; the drawing (@ant-design/plots, about
 // 450 KB gzip) is a separate chunk loaded only when the chart is shown. Hidden below 768 px.
 import { Alert, Card, Empty, Flex, Segmented, Skeleton, Typography } from "antd";
-import { lazy, Suspense, useMemo, useState } from "react";
-import { useIsMobile } from "../../hooks/use-is-mobile";
+import { lazy, Suspense, useMemo } from "react";
+import type { Grouping } from "../../../contract/usage-schemas";
 import { ADJUSTMENTS_LABEL, type ChartMetric, chartData } from "../../lib/billing/chart";
-import type { BillingFilters } from "../../lib/billing/filters";
-import type { Grouping } from "../../lib/billing/types";
-import { useUsageSeries } from "./use-billing-data";
+import type { useUsageSeries } from "./use-billing-data";
+import type { BillingState } from "./use-billing-state";
 
 const StackedBars = lazy(() => import("./stacked-bars"));
 
@@ -22,19 +21,14 @@ const GROUPINGS: { label: string; value: Grouping }[] = [
 
 const placeholder = <Skeleton.Node active style={{ width: "100%", height: 300 }} />;
 
+/** The chart of the page's series (read by the page, so Refresh refetches it with the rest). */
 export function UsageChart({
-  cycleUuid,
-  filters,
-}: {
-  cycleUuid: string | undefined;
-  filters: BillingFilters;
-}) {
-  const mobile = useIsMobile();
-  const [metric, setMetric] = useState<ChartMetric>("cost");
-  const [grouping, setGrouping] = useState<Grouping>("daily");
-  const { series, query } = useUsageSeries(cycleUuid, filters, grouping, !mobile);
+  series,
+  query,
+  state,
+}: ReturnType<typeof useUsageSeries> & { state: BillingState }) {
+  const { metric, grouping } = state.view;
   const data = useMemo(() => chartData(series?.buckets ?? [], grouping, metric), [series, grouping, metric]);
-  if (mobile) return null;
   const title = metric === "cost" ? "Cost Over Time" : "Usage Over Time";
   return (
     <Card
@@ -47,13 +41,13 @@ export function UsageChart({
             aria-label="Chart metric"
             options={METRICS}
             value={metric}
-            onChange={setMetric}
+            onChange={state.setMetric}
           />
           <Segmented<Grouping>
             aria-label="Chart grouping"
             options={GROUPINGS}
             value={grouping}
-            onChange={setGrouping}
+            onChange={state.setGrouping}
           />
         </Flex>
       }
