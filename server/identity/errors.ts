@@ -2,7 +2,7 @@
 // {"error_code", "user_facing_error", "field_errors"?}. Routes throw IdentityError; the service's
 // error handler renders it.
 
-export const IDENTITY_ERRORS = {
+const IDENTITY_ERRORS = {
   action_forbidden: [403, "You are not allowed to do that."],
   bad_request: [400, "The request is not valid."],
   not_logged_in: [401, "You are not logged in."],

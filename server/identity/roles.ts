@@ -4,7 +4,6 @@
 
 export const ROLE_HIERARCHY = ["Owner", "Admin", "Member"] as const;
 export type RoleName = (typeof ROLE_HIERARCHY)[number];
-export const ROLE_STRUCTURE = "single_role_in_hierarchy";
 
 /** Permission names follow PropelAuth's `propelauth::` convention plus our own `eval::` ones. */
 const MEMBER_PERMISSIONS = ["propelauth::can_view_other_members"];
@@ -20,7 +19,7 @@ const ADMIN_PERMISSIONS = [
 ];
 const OWNER_PERMISSIONS = [...ADMIN_PERMISSIONS, "propelauth::can_setup_saml", "propelauth::can_delete_org"];
 
-export const ROLE_PERMISSIONS: Record<RoleName, readonly string[]> = {
+const ROLE_PERMISSIONS: Record<RoleName, readonly string[]> = {
   Owner: OWNER_PERMISSIONS,
   Admin: ADMIN_PERMISSIONS,
   Member: MEMBER_PERMISSIONS,

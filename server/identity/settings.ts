@@ -6,14 +6,14 @@ import type { Db } from "../platform/database";
 import { type Keyring, seal, sealedWith, unseal } from "../platform/secrets";
 
 /** The settings that hold secrets: stored sealed (AES-256-GCM under SECRETS_KEY), never in clear. */
-export const SECRET_SETTINGS = ["token_signing_key", "auth_secret", "backend_api_key"] as const;
+const SECRET_SETTINGS = ["token_signing_key", "auth_secret", "backend_api_key"] as const;
 type SecretSetting = (typeof SECRET_SETTINGS)[number];
 
 // The keyring each database's secrets are sealed with, set when the identity service starts, so
 // readers that hold only the database (the backend API's key endpoint, tools) can open them.
 const keyrings = new WeakMap<Db, Keyring>();
 
-export function setKeyring(db: Db, keyring: Keyring) {
+function setKeyring(db: Db, keyring: Keyring) {
   keyrings.set(db, keyring);
 }
 

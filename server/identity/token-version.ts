@@ -24,7 +24,7 @@ export async function bumpTokenVersions(q: Queryable, userIds: readonly string[]
 }
 
 /** Only the notifications: for users whose row is gone (a deleted account) or already bumped. */
-export async function notifyTokenVersions(q: Queryable, userIds: readonly string[]): Promise<void> {
+async function notifyTokenVersions(q: Queryable, userIds: readonly string[]): Promise<void> {
   const ids = [...new Set(userIds)];
   if (!ids.length) return;
   const list = sql.join(

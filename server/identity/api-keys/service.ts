@@ -14,7 +14,7 @@ import {
   newApiKeyToken,
 } from "./token";
 
-export const MANAGE_API_KEYS = "propelauth::can_manage_api_keys";
+const MANAGE_API_KEYS = "propelauth::can_manage_api_keys";
 
 export type ApiKeySort = "CreatedAtAsc" | "CreatedAtDesc" | "ExpiresAtAsc" | "ExpiresAtDesc";
 export type ListQuery = {

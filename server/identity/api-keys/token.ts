@@ -4,7 +4,7 @@ import { createHash, randomBytes } from "node:crypto";
 // shown once. The token carries a recognisable prefix so leaked keys are easy to spot in logs and
 // by secret scanners; only its SHA-256 is stored, so a database leak does not leak usable keys.
 
-export const TOKEN_PREFIX = "eck_";
+const TOKEN_PREFIX = "eck_";
 const TOKEN_PATTERN = /^eck_[A-Za-z0-9_-]{43}$/;
 export const API_KEY_ID_PATTERN = /^[0-9a-f]{32}$/;
 

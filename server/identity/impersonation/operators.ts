@@ -5,7 +5,7 @@ import type { Db } from "../../platform/database";
 // A provider operator is a user whose better-auth admin-plugin role is "admin": the plugin lets
 // exactly those users impersonate. It is a provider-wide power, unrelated to organization roles,
 // so it is granted only from the command line by whoever runs the installation.
-export const OPERATOR_ROLE = "admin";
+const OPERATOR_ROLE = "admin";
 
 export function isOperator(u: { role?: string | null }): boolean {
   return (u.role ?? "").split(",").some((r) => r.trim() === OPERATOR_ROLE);

@@ -10,7 +10,7 @@ import { IdentityError } from "../errors";
 type WithSession = { session: unknown };
 
 /** The operator behind an impersonation session, or null for an ordinary session. */
-export function impersonatorOf(s: WithSession): string | null {
+function impersonatorOf(s: WithSession): string | null {
   return (s.session as { impersonatedBy?: string | null } | null)?.impersonatedBy ?? null;
 }
 

@@ -23,7 +23,7 @@ const DIGITS = 6;
 const WINDOW = 1;
 
 export const REPLAYED_CODE = "This code was already used. Wait for the next code from your app.";
-export const WRONG_CODE = "The code is not correct.";
+const WRONG_CODE = "The code is not correct.";
 
 const BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 
@@ -122,7 +122,7 @@ export type FreshFactor = z.infer<typeof freshFactorBody>;
 // leaves a stolen session no room to guess codes.
 const STEP_UP_LIMIT = { limit: 10, windowSeconds: 600 } as const;
 
-export const FACTOR_NEEDED =
+const FACTOR_NEEDED =
   "Confirm with a code from your authenticator app, a backup code or your current password.";
 
 /**

@@ -15,7 +15,7 @@ export type LoginOutcome = { state: LoginState; cookies: string[]; userId: strin
 
 // The unmodified PropelAuth client maps a refused password on /login to `user_not_found`
 // ("invalidCredentials"); any other code there makes its handler throw.
-export const badCredentials = () =>
+const badCredentials = () =>
   new IdentityError("user_not_found", "Incorrect email or password.", undefined, 401);
 
 const dummyHashes = new WeakMap<IdentityContext, Promise<string>>();

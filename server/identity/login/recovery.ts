@@ -16,7 +16,7 @@ import { assertNotLocked, clearFailures } from "./lockout";
 const FORGOT_MESSAGE = "If an account exists for this email, we sent a link to reset its password.";
 
 /** Links that open the user's inbox filtered to our email (PropelAuth's "sniper links"). */
-export function sniperLinks(from: string) {
+function sniperLinks(from: string) {
   const q = encodeURIComponent(`from:${from}`);
   return {
     gmail: `https://mail.google.com/mail/u/0/#search/${q}`,

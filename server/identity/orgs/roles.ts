@@ -42,7 +42,7 @@ export function permissionsOfRoles(structure: RoleStructure, r: MemberRoles): st
 }
 
 /** The highest role held: used to keep anyone from granting or touching roles above their own. */
-export function topRole(r: MemberRoles): RoleName {
+function topRole(r: MemberRoles): RoleName {
   const held = [r.role, ...r.additional];
   return ROLE_HIERARCHY.find((name) => held.includes(name)) ?? "Member";
 }

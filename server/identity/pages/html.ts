@@ -9,7 +9,7 @@ const ESCAPES: Record<string, string> = {
   "'": "&#39;",
 };
 
-export function escapeHtml(value: unknown): string {
+function escapeHtml(value: unknown): string {
   return String(value ?? "").replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 }
 

@@ -13,7 +13,7 @@ import { isPersonalDomain } from "../orgs/domain";
 // and asks us to check it. A domain is verified by at most one organization (the partial unique
 // index organization_verified_domain_uq), and a personal mailbox domain never can be.
 
-export const RECORD_PREFIX = "_evalconsole-verification";
+const RECORD_PREFIX = "_evalconsole-verification";
 export const recordName = (domain: string) => `${RECORD_PREFIX}.${domain}`;
 export const recordValue = (token: string) => `evalconsole-verification=${token}`;
 
@@ -56,7 +56,7 @@ export async function ownershipOf(db: Db, orgId: string, domain: string): Promis
 }
 
 /** The TXT strings published at `name`, through DNS_RESOLVER when set (else the system's). */
-export async function lookupTxt(config: Pick<Config, "dnsResolver">, name: string): Promise<string[]> {
+async function lookupTxt(config: Pick<Config, "dnsResolver">, name: string): Promise<string[]> {
   const resolver = new Resolver({ timeout: 3000, tries: 2 });
   if (config.dnsResolver) resolver.setServers([config.dnsResolver]);
   try {

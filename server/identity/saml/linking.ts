@@ -14,8 +14,8 @@ import { ensureMember, linkAccount } from "./signin";
 // by following a link emailed to the account's address (24 hours). Both tokens are random,
 // handed out once, and stored only as SHA-256 hashes in the verification table.
 
-export const PENDING_TTL_MS = 15 * 60 * 1000;
-export const CONFIRM_TTL_MS = 24 * 60 * 60 * 1000;
+const PENDING_TTL_MS = 15 * 60 * 1000;
+const CONFIRM_TTL_MS = 24 * 60 * 60 * 1000;
 
 const pendingSchema = z.object({
   orgId: z.string(),

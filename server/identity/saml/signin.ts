@@ -107,7 +107,7 @@ function assertedEmail(profile: Profile): string | null {
 }
 
 /** Checks a posted SAMLResponse and returns who it signs in. */
-export async function verifyResponse(ctx: IdentityContext, conn: SamlConnection, samlResponse: string) {
+async function verifyResponse(ctx: IdentityContext, conn: SamlConnection, samlResponse: string) {
   const urls = spUrls(ctx.config, conn.orgId);
   let profile: Profile | null;
   try {
@@ -140,7 +140,7 @@ export async function verifyResponse(ctx: IdentityContext, conn: SamlConnection,
 }
 
 /** The IdP's subject, as links store it: trimmed, and lower-cased when it is an email address. */
-export function subjectOf(profile: Pick<Profile, "nameID">, email: string): string {
+function subjectOf(profile: Pick<Profile, "nameID">, email: string): string {
   const raw = (typeof profile.nameID === "string" ? profile.nameID : "").trim().slice(0, 1024);
   if (!raw) return email;
   return emailSchema.safeParse(raw).success ? raw.toLowerCase() : raw;
@@ -186,7 +186,7 @@ export type Admission =
  * must link it first (password or emailed link). Everyone else is refused. Whoever signs in
  * becomes a Member if they aren't one yet, within the member limits.
  */
-export async function admitUser(
+async function admitUser(
   ctx: IdentityContext,
   orgId: string,
   who: { email: string; nameId: string; firstName?: string; lastName?: string },

@@ -24,7 +24,7 @@ export type SocialProviderId = (typeof SOCIAL_PROVIDERS)[number]["id"];
  * Social paths the PropelAuth client knows but better-auth has no provider for: they answer with
  * the same "not set up" page as an unconfigured provider rather than a bare 404.
  */
-export const UNSUPPORTED_CLIENT_PROVIDERS: Record<string, string> = {
+const UNSUPPORTED_CLIENT_PROVIDERS: Record<string, string> = {
   outreach: "Outreach",
   quickbooks: "QuickBooks",
   xero: "Xero",
