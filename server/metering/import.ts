@@ -5,6 +5,8 @@
  */
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
+import type { Readable } from "node:stream";
+import Papa from "papaparse";
 import type { Db } from "../platform/database";
 import { MAX_EVENTS_PER_BATCH, MalformedEvent, UsageEventInput } from "./events";
 import { ingestUsage } from "./ingest";
@@ -42,7 +44,7 @@ export function parseNdjson(text: string): unknown[] {
   return events;
 }
 
-/** Splits a stream of text chunks into lines, each with its 1-based number and the bytes read so far. */
+/** Splits a stream of text chunks into lines, each with its 1-based number. */
 async function* lines(chunks: AsyncIterable<string | Buffer>): AsyncGenerator<{ text: string; n: number }> {
   let rest = "";
   let n = 0;
@@ -61,44 +63,21 @@ async function* lines(chunks: AsyncIterable<string | Buffer>): AsyncGenerator<{ 
 }
 
 /**
- * CSV records (RFC 4180: quoted fields may hold commas, quotes doubled, and line breaks), each
- * with the line it starts on.
+ * CSV records (RFC 4180: quoted fields may hold commas, quotes doubled, and line breaks) read by
+ * papaparse as the file streams in, each with the line it starts on; blank lines are skipped.
  */
-export async function* csvRecords(
-  chunks: AsyncIterable<string | Buffer>,
-): AsyncGenerator<{ fields: string[]; line: number }> {
-  let fields: string[] = [];
-  let field = "";
-  let quoted = false;
-  let start = 0;
-  for await (const { text, n } of lines(chunks)) {
-    if (!quoted) {
-      start = n;
-      if (!text.trim()) continue;
-    } else field += "\n";
-    for (let i = 0; i < text.length; i++) {
-      const c = text[i];
-      if (quoted) {
-        if (c === '"') {
-          if (text[i + 1] === '"') {
-            field += '"';
-            i += 1;
-          } else quoted = false;
-        } else field += c;
-      } else if (c === '"' && field === "") quoted = true;
-      else if (c === ",") {
-        fields.push(field);
-        field = "";
-      } else field += c;
-    }
-    if (quoted) continue;
-    fields.push(field);
-    yield { fields, line: start };
-    fields = [];
-    field = "";
-  }
-  if (quoted) {
-    fields.push(field);
+async function* csvRecords(input: Readable): AsyncGenerator<{ fields: string[]; line: number }> {
+  const rows: AsyncIterable<string[]> = input.pipe(
+    Papa.parse(Papa.NODE_STREAM_INPUT, { delimiter: ",", skipEmptyLines: false }),
+  );
+  let line = 1;
+  for await (const fields of rows) {
+    const start = line;
+    // A record ends with one line break, plus those inside its quoted fields.
+    line += 1;
+    for (const field of fields)
+      for (let at = field.indexOf("\n"); at >= 0; at = field.indexOf("\n", at + 1)) line += 1;
+    if (fields.length === 1 && !fields[0]?.trim()) continue;
     yield { fields, line: start };
   }
 }
@@ -107,12 +86,12 @@ const EVENT_FIELDS = new Set(Object.keys(UsageEventInput.shape));
 const BOOLEAN_FIELDS = new Set(["is_jailbreak", "has_ground_truth"]);
 
 /** Header names that are not event fields; empty when the header is usable. */
-export function unknownColumns(header: readonly string[]): string[] {
+function unknownColumns(header: readonly string[]): string[] {
   return header.filter((h) => !EVENT_FIELDS.has(h.trim()));
 }
 
 /** One CSV record as an event: empty cells are left out, booleans and quantities typed. */
-export function csvEvent(header: readonly string[], fields: readonly string[], line: number): unknown {
+function csvEvent(header: readonly string[], fields: readonly string[], line: number): unknown {
   if (fields.length !== header.length)
     return new MalformedEvent(`line ${line}: ${fields.length} fields where the header has ${header.length}`);
   const event: Record<string, unknown> = {};
