@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { MAX_EXPORT_ROWS } from "../../contract/usage-csv";
+import { CSV_HEADERS, MAX_EXPORT_ROWS } from "../../contract/usage-csv";
 import { UsageRecordsPageSchema, UsageSeriesSchema, UsageSummarySchema } from "../../contract/usage-schemas";
 import { type Cycle, currentCycle, cycleOf, ensureCycles } from "../metering/cycles";
 import type { UsageFilters } from "../metering/filters";
@@ -34,7 +34,9 @@ const filterShape = {
   workspace_uuid: repeatable("workspace_uuid", z.uuid({ error: "workspace_uuid must be a UUID." })).meta({
     description: "Repeatable. Usage without a workspace stays visible.",
   }),
-  eval_type: repeatable("eval_type", label("eval_type")).meta({ description: "Repeatable." }),
+  eval_type: repeatable("eval_type", label("eval_type")).meta({
+    description: "Repeatable. An eval type keeps its whole group: accuracy or hallucination keeps both.",
+  }),
   operation: repeatable("operation", label("operation")).meta({ description: "Repeatable." }),
   modality: repeatable("modality", label("modality")).meta({
     description: "Repeatable, case-insensitive. Usage without a modality stays visible.",
@@ -237,8 +239,7 @@ export const usageQueryRoutes: FastifyPluginAsyncZod<{
         tags,
         summary: "Export usage records as CSV",
         description:
-          "Streams every filtered record, newest first, with the columns Date, Eval, Operation, Eval Type, " +
-          "Eval ID, Run ID, Workspace, Created By, Quantity, Unit Price, Cost, Price Adjustment Note. " +
+          `Streams every filtered record, newest first, with the columns ${CSV_HEADERS.join(", ")}. ` +
           `At most ${MAX_EXPORT_ROWS.toLocaleString("en-US")} records per export, sent at up to ` +
           `${EXPORT_BYTES_PER_SECOND / 1024 / 1024} MiB/s, and at most ${MAX_CONCURRENT_EXPORTS} exports of ` +
           "an organization at a time (429 with Retry-After). A failure after the first bytes (a larger " +
