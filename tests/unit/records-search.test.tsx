@@ -5,6 +5,7 @@ import userEvent from "@testing-library/user-event";
 import { ConfigProvider } from "antd";
 import { createMemoryRouter } from "react-router";
 import { describe, expect, it, vi } from "vitest";
+import type { UsageSummary } from "../../contract/usage-schemas";
 import { App } from "../../src/App";
 import { ThemeShell } from "../../src/components/theme-shell";
 import { createServices } from "../../src/providers/create-services";
@@ -42,13 +43,27 @@ const record = (i: number) => ({
   has_ground_truth: false,
 });
 
-const summary = {
+const NONE = { events: 0, count: 0, cost: "0.00" };
+
+const summary: UsageSummary = {
   billing_cycle_uuid: CYCLE,
   data_as_of: "2026-02-20T09:15:00.000Z",
   totals: { events: TOTAL, count: TOTAL, cost: "325.175" },
-  by_operation: [{ operation: "scoring", rule_metric: "eval", events: TOTAL, count: TOTAL, cost: "325.175" }],
+  adjustments: NONE,
+  credits: NONE,
+  charges: NONE,
+  by_operation: [
+    {
+      operation: "scoring",
+      rule_metric: "eval",
+      events: TOTAL,
+      count: TOTAL,
+      cost: "325.175",
+      adjustments: NONE,
+    },
+  ],
   by_workspace: [],
-  by_eval_type: [{ eval_type: "safety", events: TOTAL, count: TOTAL, cost: "325.175" }],
+  by_eval_type: [{ eval_type: "safety", events: TOTAL, count: TOTAL, cost: "325.175", adjustments: NONE }],
   filter_options: { eval_types: ["safety"], operations: ["scoring"], modalities: ["text"], workspaces: [] },
 };
 
