@@ -24,15 +24,16 @@ import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } fr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { parseArgs } from "node:util";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { and, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
+import { formatUsdExact } from "../contract/money";
 import { usageDaily, usageEvents, workspaces } from "../server/db/schema";
 import { type Cycle, dailyInCycle } from "../server/metering/cycles";
 import { NO_FILTERS, type UsageFilters } from "../server/metering/filters";
 import { generateUsageEvents } from "../server/metering/generate";
-import { formatUsdExact } from "../contract/money";
 import { orderFor, recordColumns } from "../server/metering/usage-records";
 import {
   dailyDims,
@@ -50,7 +51,6 @@ import {
   existingDatabase,
   machine,
   mib,
-  parseArgs,
   parseCount,
   rollupInsertSelect,
   rowUuid,
@@ -61,21 +61,35 @@ import {
   summarize,
 } from "./metering-lib";
 
-const { flags, positional } = parseArgs(process.argv.slice(2));
+const { values: flags, positionals: positional } = parseArgs({
+  args: process.argv.slice(2),
+  allowPositionals: true,
+  options: {
+    reps: { type: "string" },
+    seed: { type: "string" },
+    explain: { type: "boolean" },
+    "no-search": { type: "boolean" },
+    keep: { type: "boolean" },
+    reuse: { type: "string" },
+    "search-max": { type: "string" },
+    budget: { type: "string" },
+    only: { type: "string" },
+  },
+});
 const sizes = (positional.length ? positional.join(",") : "10k,100k")
   .split(",")
   .filter(Boolean)
   .map(parseCount)
   .sort((a, b) => a - b);
-const reps = Number(flags.get("reps") ?? 20);
-const seed = Number(flags.get("seed") ?? 11);
-const explain = flags.has("explain");
-const withSearch = !flags.has("no-search");
-const keep = flags.has("keep");
-const reuse = flags.get("reuse");
-const searchMax = parseCount(flags.get("search-max") ?? "1M");
-const budgetMs = Number(flags.get("budget") ?? 10) * 1000;
-const only = flags.get("only");
+const reps = Number(flags.reps ?? 20);
+const seed = Number(flags.seed ?? 11);
+const explain = flags.explain === true;
+const withSearch = flags["no-search"] !== true;
+const keep = flags.keep === true;
+const reuse = flags.reuse;
+const searchMax = parseCount(flags["search-max"] ?? "1M");
+const budgetMs = Number(flags.budget ?? 10) * 1000;
+const only = flags.only;
 
 /**
  * Runs `once` for warm-up (twice, or once when a run takes over 2 s), then up to `n` measured times,

@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { parseArgs } from "node:util";
 import pg from "pg";
 import type { UsageEventInput } from "../server/metering/events";
 import { generateUsageEvents } from "../server/metering/generate";
@@ -22,7 +23,6 @@ import {
   EVENT_COLUMNS,
   machine,
   mib,
-  parseArgs,
   parseCount,
   rollupInsertSelect,
   type Server,
@@ -32,14 +32,26 @@ import {
 } from "./metering-lib";
 import { type Profile, summarizeProfile } from "./metering-profile";
 
-const { flags, positional } = parseArgs(process.argv.slice(2));
-const total = parseCount(positional[0] ?? flags.get("events") ?? "20k");
-const senders = Number(flags.get("senders") ?? 4);
-const batchSize = Number(flags.get("batch") ?? 1000);
-const rounds = Number(flags.get("rounds") ?? 2);
-const seed = Number(flags.get("seed") ?? 7);
-const only = flags.get("only");
-const profile = flags.has("profile");
+const { values: flags, positionals: positional } = parseArgs({
+  args: process.argv.slice(2),
+  allowPositionals: true,
+  options: {
+    events: { type: "string" },
+    senders: { type: "string" },
+    batch: { type: "string" },
+    rounds: { type: "string" },
+    seed: { type: "string" },
+    only: { type: "string" },
+    profile: { type: "boolean" },
+  },
+});
+const total = parseCount(positional[0] ?? flags.events ?? "20k");
+const senders = Number(flags.senders ?? 4);
+const batchSize = Number(flags.batch ?? 1000);
+const rounds = Number(flags.rounds ?? 2);
+const seed = Number(flags.seed ?? 7);
+const only = flags.only;
+const profile = flags.profile === true;
 
 type Figures = {
   backend: string;

@@ -22,25 +22,6 @@ export function parseCount(text: string): number {
   return Math.round(Number(m[1]) * mult);
 }
 
-/** `--name value` / `--name=value` options and positional words. */
-export function parseArgs(argv: readonly string[]): { flags: Map<string, string>; positional: string[] } {
-  const flags = new Map<string, string>();
-  const positional: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i] ?? "";
-    if (a.startsWith("--")) {
-      const [name, inline] = a.slice(2).split(/=(.*)/s);
-      const next = argv[i + 1];
-      if (inline !== undefined) flags.set(name ?? "", inline);
-      else if (next !== undefined && !next.startsWith("--")) {
-        flags.set(name ?? "", next);
-        i++;
-      } else flags.set(name ?? "", "true");
-    } else positional.push(a);
-  }
-  return { flags, positional };
-}
-
 export const short = (n: number) =>
   n >= 1e6 && n % 1e6 === 0 ? `${n / 1e6}M` : n >= 1e3 && n % 1e3 === 0 ? `${n / 1e3}k` : String(n);
 
