@@ -14,7 +14,7 @@ export default defineConfig({
           css: false,
           // A page test renders antd in jsdom: about a second on an idle machine, many more when the
           // machine is busy.
-          testTimeout: 30_000,
+          testTimeout: 60_000,
           // Refine's router bindings must share the test's react-router instance.
           server: { deps: { inline: [/@refinedev\//] } },
         },

@@ -1,11 +1,11 @@
-import { configure, screen, waitFor, within } from "@testing-library/react";
+import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { AUTH_URL, jsonResponse } from "./support/fakes";
-import { renderConsole } from "./support/render-console";
+import { HttpResponse, http, type RequestHandler } from "msw";
+import { describe, expect, it } from "vitest";
+import { ApiKeysPage } from "../../src/pages/api-keys/api-keys-page";
+import { apiKeys as resource } from "../../src/resources/api-keys";
+import { identity, renderPage, server } from "./support/render-page";
 
-// The whole console renders in jsdom; the first paint of a page can take seconds.
-configure({ asyncUtilTimeout: 10_000 });
 
 const HOUR = 3600;
 const keys = Array.from({ length: 25 }, (_, i) => ({
@@ -15,36 +15,38 @@ const keys = Array.from({ length: 25 }, (_, i) => ({
   metadata: null,
 }));
 
-type IdentityHandler = (url: URL, init: RequestInit) => Response | undefined;
-
-/** The identity service's /api/fe/v3 key calls, answered from `keys` unless `override` answers. */
-function identityFake(override: IdentityHandler = () => undefined) {
-  return vi.fn<typeof fetch>(async (input, init = {}) => {
-    const url = new URL(String(input));
-    const answered = override(url, init);
-    if (answered) return answered;
-    if (url.pathname === "/api/fe/v3/personal_api_keys") {
-      const page = Number(url.searchParams.get("page_number") ?? 0);
-      const size = Number(url.searchParams.get("page_size") ?? 10);
-      const search = url.searchParams.get("api_key_search") ?? "";
-      const matching = keys.filter((k) => k.api_key_id.includes(search));
-      return jsonResponse(200, {
-        api_keys: matching.slice(page * size, page * size + size),
-        total_api_keys: matching.length,
-        current_page: page,
-        page_size: size,
-        has_more_results: (page + 1) * size < matching.length,
-      });
-    }
-    return jsonResponse(404, { error_code: "not_found", user_facing_error: "Not found" });
+/** The identity service's key list, answered from `keys`. */
+const listKeys = http.get(identity("/personal_api_keys"), ({ request }) => {
+  const url = new URL(request.url);
+  const page = Number(url.searchParams.get("page_number") ?? 0);
+  const size = Number(url.searchParams.get("page_size") ?? 10);
+  const search = url.searchParams.get("api_key_search") ?? "";
+  const matching = keys.filter((k) => k.api_key_id.includes(search));
+  return HttpResponse.json({
+    api_keys: matching.slice(page * size, page * size + size),
+    total_api_keys: matching.length,
+    current_page: page,
+    page_size: size,
+    has_more_results: (page + 1) * size < matching.length,
   });
-}
+});
 
-const listCalls = (fetchMock: ReturnType<typeof identityFake>) =>
-  fetchMock.mock.calls
-    .map(([input]) => new URL(String(input)))
+/** The requests the identity service received. */
+function recordRequests() {
+  const seen: Request[] = [];
+  server.events.on("request:start", ({ request }) => {
+    seen.push(request.clone());
+  });
+  return seen;
+}
+const listQueries = (seen: Request[]) =>
+  seen
+    .map((request) => new URL(request.url))
     .filter((url) => url.pathname === "/api/fe/v3/personal_api_keys")
     .map((url) => Object.fromEntries(url.searchParams));
+
+const renderKeys = (...handlers: RequestHandler[]) =>
+  renderPage(<ApiKeysPage />, { route: resource.list as string, handlers: [...handlers, listKeys] });
 
 async function dialogTitled(title: string): Promise<HTMLElement> {
   const heading = await screen.findByText(title, { selector: ".ant-modal-title" });
@@ -58,20 +60,11 @@ async function tableSettled(): Promise<void> {
   await waitFor(() => expect(document.querySelector(".ant-spin-blur")).toBeNull());
 }
 
-const originalFetch = globalThis.fetch;
-let identity: ReturnType<typeof identityFake>;
-beforeEach(() => {
-  identity = identityFake();
-  globalThis.fetch = identity;
-});
-afterEach(() => {
-  globalThis.fetch = originalFetch;
-});
-
-describe("Personal API Keys", { timeout: 60_000 }, () => {
+describe("Personal API Keys", () => {
   it("lists keys with Created/Expires, pages with Previous/Next and calls the identity service", async () => {
-    const user = userEvent.setup();
-    renderConsole({ path: "/account/api-keys" });
+    const user = userEvent.setup({ delay: null });
+    const seen = recordRequests();
+    renderKeys();
     expect(await screen.findByRole("heading", { name: "Personal API Keys" })).toBeInTheDocument();
     expect(await screen.findByText("key00")).toBeInTheDocument();
     for (const header of ["Key ID", "Created", "Expires", "Actions"]) {
@@ -83,35 +76,40 @@ describe("Personal API Keys", { timeout: 60_000 }, () => {
     expect(screen.getByText("Showing page 1 of 3 (25 total)")).toBeInTheDocument();
     expect(screen.getByRole("button", { name: "Previous" })).toBeDisabled();
 
-    const [call] = identity.mock.calls;
-    expect(String(call?.[0]).startsWith(`${AUTH_URL}/api/fe/v3/personal_api_keys?`)).toBe(true);
-    expect(call?.[1]?.credentials).toBe("include");
-    expect(new Headers(call?.[1]?.headers).get("X-CSRF-Token")).toBeTruthy();
-    expect(listCalls(identity)[0]).toEqual({ page_number: "0", page_size: "10" });
+    const call = seen.find((request) => request.url.includes("/personal_api_keys"));
+    expect(call?.credentials).toBe("include");
+    expect(call?.headers.get("X-CSRF-Token")).toBeTruthy();
+    expect(listQueries(seen)[0]).toEqual({ page_number: "0", page_size: "10" });
 
+    await tableSettled();
     await user.click(screen.getByRole("button", { name: "Next" }));
     expect(await screen.findByText("Showing page 2 of 3 (25 total)")).toBeInTheDocument();
     expect(await screen.findByText("key10")).toBeInTheDocument();
-    expect(listCalls(identity).at(-1)).toEqual({ page_number: "1", page_size: "10" });
+    expect(listQueries(seen).at(-1)).toEqual({ page_number: "1", page_size: "10" });
+    await tableSettled();
     await user.click(screen.getByRole("button", { name: "Next" }));
     expect(await screen.findByText("Showing page 3 of 3 (25 total)")).toBeInTheDocument();
     await waitFor(() => expect(screen.getByRole("button", { name: "Next" })).toBeDisabled());
   });
 
   it("debounces the search and goes back to the first page when the text changes", async () => {
-    const user = userEvent.setup();
-    renderConsole({ path: "/account/api-keys" });
+    const user = userEvent.setup({ delay: null });
+    const seen = recordRequests();
+    renderKeys();
     await screen.findByText("key00");
+    await tableSettled();
     await user.click(screen.getByRole("button", { name: "Next" }));
     await screen.findByText("Showing page 2 of 3 (25 total)");
-    const before = listCalls(identity).length;
+    await screen.findByText("key10");
+    const before = listQueries(seen).length;
 
     await user.type(screen.getByPlaceholderText("Search by Key ID"), "key2");
     // One request for the whole word, not one per keystroke.
     await screen.findByText("Showing page 1 of 1 (5 total)");
-    const searches = listCalls(identity).slice(before);
-    expect(searches).toEqual([{ page_number: "0", page_size: "10", api_key_search: "key2" }]);
-    expect(screen.getByText("key24")).toBeInTheDocument();
+    expect(listQueries(seen).slice(before)).toEqual([
+      { page_number: "0", page_size: "10", api_key_search: "key2" },
+    ]);
+    expect(await screen.findByText("key24")).toBeInTheDocument();
     expect(screen.queryByText("key00")).not.toBeInTheDocument();
 
     await user.clear(screen.getByPlaceholderText("Search by Key ID"));
@@ -121,26 +119,23 @@ describe("Personal API Keys", { timeout: 60_000 }, () => {
   });
 
   it("creates a key (one year by default), shows it once with copy buttons, and forgets it on close", async () => {
-    const user = userEvent.setup();
-    identity = identityFake((url, init) =>
-      url.pathname === "/api/fe/v3/api_keys" && init.method === "POST"
-        ? jsonResponse(200, { api_key_id: "newkey", api_key_token: "secret-token-value" })
-        : undefined,
+    const user = userEvent.setup({ delay: null });
+    const bodies: unknown[] = [];
+    renderKeys(
+      http.post(identity("/api_keys"), async ({ request }) => {
+        bodies.push(await request.json());
+        return HttpResponse.json({ api_key_id: "newkey", api_key_token: "secret-token-value" });
+      }),
     );
-    globalThis.fetch = identity;
-    renderConsole({ path: "/account/api-keys" });
     await screen.findByText("key00");
 
-    await user.click(screen.getByRole("button", { name: /Create API Key$/ }));
+    await user.click(await screen.findByRole("button", { name: /Create API Key$/ }));
     const create = await dialogTitled("Create API Key");
     expect(within(create).getByText("One year")).toBeInTheDocument();
     await user.click(within(create).getByRole("button", { name: /^Create$/ }));
 
     const shown = await dialogTitled("Your new API key");
-    const post = identity.mock.calls.find(
-      ([input, init]) => String(input).endsWith("/api_keys") && init?.method === "POST",
-    );
-    expect(JSON.parse(String(post?.[1]?.body))).toEqual({ expiration_option: "OneYear" });
+    expect(bodies).toEqual([{ expiration_option: "OneYear" }]);
     expect(within(shown).getByLabelText("Key ID")).toHaveValue("newkey");
     expect(within(shown).getByLabelText("API Key")).toHaveValue("secret-token-value");
     expect(within(shown).getByText("Sensitive")).toBeInTheDocument();
@@ -158,51 +153,41 @@ describe("Personal API Keys", { timeout: 60_000 }, () => {
   });
 
   it("reports a refused creation with the fallback message for its error code", async () => {
-    const user = userEvent.setup();
-    identity = identityFake((url, init) =>
-      url.pathname === "/api/fe/v3/api_keys" && init.method === "POST"
-        ? jsonResponse(403, { error_code: "action_forbidden" })
-        : undefined,
+    const user = userEvent.setup({ delay: null });
+    renderKeys(
+      http.post(identity("/api_keys"), () =>
+        HttpResponse.json({ error_code: "action_forbidden" }, { status: 403 }),
+      ),
     );
-    globalThis.fetch = identity;
-    renderConsole({ path: "/account/api-keys" });
     await screen.findByText("key00");
-    await user.click(screen.getByRole("button", { name: /Create API Key$/ }));
+    await user.click(await screen.findByRole("button", { name: /Create API Key$/ }));
     const create = await dialogTitled("Create API Key");
     await user.click(within(create).getByRole("button", { name: /^Create$/ }));
     expect(await screen.findByText("Failed to create API key")).toBeInTheDocument();
     expect(screen.getByText("No permission to create a personal API key")).toBeInTheDocument();
   });
 
-  it("deletes a key only after confirmation", async () => {
-    const user = userEvent.setup();
-    identity = identityFake((url, init) =>
-      url.pathname === "/api/fe/v3/api_keys/key03" && init.method === "DELETE"
-        ? new Response("{}", { status: 200 })
-        : undefined,
-    );
-    globalThis.fetch = identity;
-    renderConsole({ path: "/account/api-keys" });
+  it("deletes a key only after confirmation, then reads the list again", async () => {
+    const user = userEvent.setup({ delay: null });
+    const seen = recordRequests();
+    renderKeys(http.delete(identity("/api_keys/key03"), () => HttpResponse.json({})));
     await screen.findByText("key03");
     await tableSettled();
-    await user.click(screen.getByRole("button", { name: "Delete API key key03" }));
+    await user.click(await screen.findByRole("button", { name: "Delete API key key03" }));
     const dialog = await dialogTitled("Delete API Key");
-    const deletes = () => identity.mock.calls.filter(([, init]) => init?.method === "DELETE");
+    const deletes = () => seen.filter((request) => request.method === "DELETE");
     expect(deletes()).toHaveLength(0);
     await user.click(within(dialog).getByRole("button", { name: /^Delete$/ }));
     await waitFor(() => expect(deletes()).toHaveLength(1));
-    // The list is read again after the deletion.
-    await waitFor(() => expect(listCalls(identity).length).toBeGreaterThan(1));
+    await waitFor(() => expect(listQueries(seen).length).toBeGreaterThan(1));
   });
 
   it("explains a list failure by its error code", async () => {
-    identity = identityFake((url) =>
-      url.pathname === "/api/fe/v3/personal_api_keys"
-        ? jsonResponse(403, { error_code: "action_disabled" })
-        : undefined,
+    renderKeys(
+      http.get(identity("/personal_api_keys"), () =>
+        HttpResponse.json({ error_code: "action_disabled" }, { status: 403 }),
+      ),
     );
-    globalThis.fetch = identity;
-    renderConsole({ path: "/account/api-keys" });
     expect(await screen.findByText("Personal API keys are disabled")).toBeInTheDocument();
   });
 });

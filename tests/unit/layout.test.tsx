@@ -1,46 +1,48 @@
-import { act, configure, fireEvent, screen, waitFor, within } from "@testing-library/react";
+import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
+import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
+import { AuthGate } from "../../src/components/auth/auth-gate";
+import { ResourceGuard } from "../../src/components/auth/resource-guard";
+import { AppLayout } from "../../src/components/layout/app-layout";
+import { NotFoundPage } from "../../src/components/not-found";
 import { writeSidebarExpanded } from "../../src/lib/sidebar-cookie";
+import { AccountSettingsPage } from "../../src/pages/account/account-settings-page";
+import { accountSettings } from "../../src/resources/account-settings";
 import { AUTH_URL, fakeAuthClient } from "./support/fakes";
-import { renderConsole } from "./support/render-console";
-
-// The billing page at "/" renders a whole dashboard; on a busy machine its first paint can take
-// longer than the default second.
-configure({ asyncUtilTimeout: 10_000 });
+import { api, renderPage } from "./support/render-page";
 
 const sider = () => screen.getByTestId("app-sider");
 const nav = () => within(screen.getByRole("navigation", { name: "Main" }));
 
-// Rendering the whole console in jsdom is slow on a cold start; allow for it.
-describe("console layout", { timeout: 20_000 }, () => {
-  it("shows an administrator the organization, the billing entry and the billing page", async () => {
-    renderConsole({ path: "/", me: { is_admin: true, email: "admin@acme.test" } });
+/** The authenticated shell around a stand-in page, at `path`. */
+const renderLayout = (options: Parameters<typeof renderPage>[1] = {}) =>
+  renderPage(<AppLayout />, { route: "/account/settings", ...options, outlet: <p>The page</p> });
 
-    expect(await screen.findByRole("heading", { name: "Billing & Usage" })).toBeInTheDocument();
+describe("console layout", () => {
+  it("shows an administrator the organization, the billing entry and the resource entries", async () => {
+    renderLayout({ me: { is_admin: true, email: "admin@acme.test" } });
+
+    expect(await screen.findByText("The page")).toBeInTheDocument();
     expect(screen.getByTestId("header-organization")).toHaveTextContent("Acme AI");
     expect(screen.getByRole("link", { name: "Eval Console" })).toHaveAttribute("href", "/");
-    for (const label of ["Billing & Usage", "Workspaces", "Users", "Personal API Keys", "Account Settings"]) {
+    for (const label of ["Billing & Usage", "Workspaces", "Personal API Keys", "Account Settings"]) {
       expect(nav().getByText(label)).toBeInTheDocument();
     }
     expect(nav().getByText("Logout")).toBeInTheDocument();
     expect(screen.queryByText("No workspace assigned")).not.toBeInTheDocument();
   });
 
-  it("redirects a member away from billing and shows the no-workspace banner with the admins", async () => {
-    const { router } = renderConsole({
-      path: "/",
-      me: { is_admin: false, workspace: null, org_admin_emails: ["a@x", "b@y"] },
-    });
+  it("shows a member no billing entry, the workspaces as home and the no-workspace banner with the admins", async () => {
+    renderLayout({ me: { is_admin: false, workspace: null, org_admin_emails: ["a@x", "b@y"] } });
 
-    expect(await screen.findByRole("heading", { name: "Manage Workspaces" })).toBeInTheDocument();
-    expect(router.state.location.pathname).toBe("/organization/workspaces");
+    expect(await screen.findByText("The page")).toBeInTheDocument();
     expect(nav().queryByText("Billing & Usage")).not.toBeInTheDocument();
+    expect(nav().getByText("Workspaces")).toBeInTheDocument();
     expect(screen.getByRole("link", { name: "Eval Console" })).toHaveAttribute(
       "href",
       "/organization/workspaces",
     );
-
     const banner = screen.getByRole("alert");
     expect(banner).toHaveTextContent("No workspace assigned");
     expect(banner).toHaveTextContent("Please contact your administrator to add you to a workspace.");
@@ -48,27 +50,28 @@ describe("console layout", { timeout: 20_000 }, () => {
   });
 
   it("shows Loading... until the current user has loaded", async () => {
-    let release: (r: Response) => void = () => {};
-    const pending = new Promise<Response>((resolve) => {
+    let release: () => void = () => {};
+    const pending = new Promise<void>((resolve) => {
       release = resolve;
     });
-    renderConsole({ path: "/users", meResponse: () => pending });
+    renderLayout({
+      handlers: [
+        http.get(api("/v1/accounts/me"), async () => {
+          await pending;
+          return HttpResponse.json({ email: "m@x", is_admin: false, workspace: { workspace_uuid: "w" } });
+        }),
+      ],
+    });
 
     expect(await screen.findByText("Loading...")).toBeInTheDocument();
-    expect(screen.queryByRole("heading", { name: "Users" })).not.toBeInTheDocument();
-    await act(async () => {
-      release(
-        new Response(JSON.stringify({ email: "m@x", is_admin: false, workspace: { workspace_uuid: "w" } })),
-      );
-    });
-    expect(await screen.findByRole("heading", { name: "Users" })).toBeInTheDocument();
-    expect(screen.getByText("Manage organization users and permissions")).toBeInTheDocument();
-    expect(screen.getByText("Users management page - coming soon")).toBeInTheDocument();
+    expect(screen.queryByText("The page")).not.toBeInTheDocument();
+    await act(async () => release());
+    expect(await screen.findByText("The page")).toBeInTheDocument();
   });
 
   it("toggles the sider with Ctrl+B and remembers the state in the sidebar_state cookie", async () => {
-    renderConsole({ path: "/users" });
-    await screen.findByRole("heading", { name: "Users" });
+    renderLayout();
+    await screen.findByText("The page");
     expect(sider()).toHaveStyle({ width: "16rem" });
 
     fireEvent.keyDown(window, { key: "b", ctrlKey: true });
@@ -86,15 +89,14 @@ describe("console layout", { timeout: 20_000 }, () => {
 
   it("starts collapsed when the cookie says so", async () => {
     writeSidebarExpanded(false);
-    renderConsole({ path: "/users" });
-    await screen.findByRole("heading", { name: "Users" });
+    renderLayout();
+    await screen.findByText("The page");
     expect(sider()).toHaveStyle({ width: "3rem" });
   });
 
   it("confirms logout with the exact texts, and Logout ends the session through the client", async () => {
-    const client = fakeAuthClient();
-    renderConsole({ path: "/users", client });
-    await screen.findByRole("heading", { name: "Users" });
+    const { client } = renderLayout();
+    await screen.findByText("The page");
 
     await userEvent.click(nav().getByText("Logout"));
     const dialog = await screen.findByRole("dialog");
@@ -114,9 +116,62 @@ describe("console layout", { timeout: 20_000 }, () => {
     await waitFor(() => expect(client.logout).toHaveBeenCalledWith(true));
   });
 
-  it("shows Account Settings read-only, with Not assigned when there is no organization", async () => {
-    renderConsole({
-      path: "/account/settings",
+  it("shows the red impersonation banner with the user's email", async () => {
+    renderLayout({ client: fakeAuthClient({ impersonator: "staff-1" }) });
+    expect(await screen.findByText("Impersonating member@acme.test")).toBeInTheDocument();
+  });
+
+  it("sends the Account Page button to the hosted account page", async () => {
+    const { navigator } = renderLayout();
+    await userEvent.click(await screen.findByRole("button", { name: "Account Page" }));
+    const target = new URL(navigator.assign.mock.calls[0]?.[0] as string);
+    expect(`${target.origin}${target.pathname}`).toBe(`${AUTH_URL}/account`);
+    expect(atob(target.searchParams.get("rt") ?? "")).toBe("http://console.test/account/settings");
+  });
+});
+
+describe("guards", () => {
+  it("sends a member away from an administrators' page to the workspace list", async () => {
+    const view = renderPage(
+      <ResourceGuard resource="billing" action="list">
+        <p>Billing</p>
+      </ResourceGuard>,
+      { route: "/", me: { is_admin: false } },
+    );
+    expect(await screen.findByTestId("elsewhere")).toHaveTextContent("/organization/workspaces");
+    expect(view.location()).toBe("/organization/workspaces");
+    expect(screen.queryByText("Billing")).not.toBeInTheDocument();
+  });
+
+  it("lets an administrator open it", async () => {
+    renderPage(
+      <ResourceGuard resource="billing" action="list">
+        <p>Billing</p>
+      </ResourceGuard>,
+      { route: "/", me: { is_admin: true } },
+    );
+    expect(await screen.findByText("Billing")).toBeInTheDocument();
+  });
+
+  it("redirects a signed-out visitor to the hosted login page and renders nothing protected", async () => {
+    const { navigator } = renderPage(
+      <AuthGate>
+        <AccountSettingsPage />
+      </AuthGate>,
+      { route: accountSettings.list as string, client: fakeAuthClient({ loggedIn: false }) },
+    );
+    await waitFor(() => expect(navigator.assign).toHaveBeenCalledTimes(1));
+    const target = new URL(navigator.assign.mock.calls[0]?.[0] as string);
+    expect(`${target.origin}${target.pathname}`).toBe(`${AUTH_URL}/login`);
+    expect(atob(target.searchParams.get("rt") ?? "")).toBe("http://console.test/account/settings");
+    expect(screen.queryByLabelText("Email")).not.toBeInTheDocument();
+  });
+});
+
+describe("account settings", () => {
+  it("shows the account read-only, with Not assigned when there is no organization", async () => {
+    renderPage(<AccountSettingsPage />, {
+      route: accountSettings.list as string,
       me: { email: "solo@x.test", organization: null, is_admin: false },
     });
 
@@ -126,40 +181,14 @@ describe("console layout", { timeout: 20_000 }, () => {
     expect(screen.getByLabelText("Email")).toHaveAttribute("readonly");
   });
 
-  it("shows an administrator's organization and role on Account Settings", async () => {
-    renderConsole({ path: "/account/settings", me: { is_admin: true } });
+  it("shows an administrator's organization and role", async () => {
+    renderPage(<AccountSettingsPage />, { route: accountSettings.list as string, me: { is_admin: true } });
     expect(await screen.findByLabelText("Organization")).toHaveValue("Acme AI");
     expect(screen.getByLabelText("Role")).toHaveValue("Admin");
   });
 
-  it("shows the red impersonation banner with the user's email", async () => {
-    renderConsole({ path: "/users", client: fakeAuthClient({ impersonator: "staff-1" }) });
-    expect(await screen.findByText("Impersonating member@acme.test")).toBeInTheDocument();
-  });
-
-  it("sends the Account Page button to the hosted account page", async () => {
-    const { navigator } = renderConsole({ path: "/users" });
-    await userEvent.click(await screen.findByRole("button", { name: "Account Page" }));
-    const target = new URL(navigator.assign.mock.calls[0]?.[0] as string);
-    expect(`${target.origin}${target.pathname}`).toBe(`${AUTH_URL}/account`);
-    expect(atob(target.searchParams.get("rt") ?? "")).toBe("http://console.test/users");
-  });
-
-  it("redirects a signed-out visitor to the hosted login page and renders nothing protected", async () => {
-    const { navigator, fetchImpl } = renderConsole({
-      path: "/account/settings",
-      client: fakeAuthClient({ loggedIn: false }),
-    });
-    await waitFor(() => expect(navigator.assign).toHaveBeenCalledTimes(1));
-    const target = new URL(navigator.assign.mock.calls[0]?.[0] as string);
-    expect(`${target.origin}${target.pathname}`).toBe(`${AUTH_URL}/login`);
-    expect(atob(target.searchParams.get("rt") ?? "")).toBe("http://console.test/account/settings");
-    expect(screen.queryByLabelText("Email")).not.toBeInTheDocument();
-    expect(fetchImpl).not.toHaveBeenCalled();
-  });
-
-  it("shows Refine's 404 page for unknown routes", async () => {
-    renderConsole({ path: "/no/such/page" });
+  it("shows the 404 page for unknown routes", async () => {
+    renderPage(<NotFoundPage />, { route: "*", path: "/no/such/page" });
     expect(await screen.findByText("Sorry, the page you visited does not exist.")).toBeInTheDocument();
   });
 });

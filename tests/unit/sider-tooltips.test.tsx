@@ -1,10 +1,9 @@
-import { configure, fireEvent, screen, within } from "@testing-library/react";
+import { fireEvent, screen, within } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
+import { AppLayout } from "../../src/components/layout/app-layout";
 import { writeSidebarExpanded } from "../../src/lib/sidebar-cookie";
 import { createTooltipTiming, TOOLTIP_DELAY_MS, TOOLTIP_SKIP_DELAY_MS } from "../../src/lib/tooltip-timing";
-import { renderConsole } from "./support/render-console";
-
-configure({ asyncUtilTimeout: 10_000 });
+import { renderPage } from "./support/render-page";
 
 describe("tooltip timing (spec §9: delay 700 ms, skip delay 300 ms)", () => {
   it("opens after the delay, at once within the skip delay, after the delay again later", () => {
@@ -38,10 +37,10 @@ describe("tooltip timing (spec §9: delay 700 ms, skip delay 300 ms)", () => {
     }
   });
 
-  it("shows the collapsed sider's tooltips after 700 ms, not at once", { timeout: 30_000 }, async () => {
+  it("shows the collapsed sider's tooltips after 700 ms, not at once", async () => {
     writeSidebarExpanded(false);
-    renderConsole({ path: "/users" });
-    await screen.findByRole("heading", { name: "Users" });
+    renderPage(<AppLayout />, { outlet: <p>The page</p> });
+    await screen.findByText("The page");
     const nav = within(screen.getByRole("navigation", { name: "Main" }));
     const item = nav.getByText("Workspaces").closest("li");
     if (!item) throw new Error("no menu item");

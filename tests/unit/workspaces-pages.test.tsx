@@ -1,9 +1,12 @@
 import { configure, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
+import { HttpResponse, http, type RequestHandler } from "msw";
 import { describe, expect, it } from "vitest";
+import { WorkspaceListPage } from "../../src/pages/workspaces/workspace-list-page";
+import { WorkspaceShowPage } from "../../src/pages/workspaces/workspace-show-page";
 import type { CurrentUser } from "../../src/providers/current-user-types";
-import { accountsMe, jsonResponse } from "./support/fakes";
-import { renderConsole } from "./support/render-console";
+import { workspaces as workspacesResource } from "../../src/resources/workspaces";
+import { api, apiError, renderPage, server } from "./support/render-page";
 
 const workspaces = [
   {
@@ -26,8 +29,12 @@ const workspaces = [
   },
 ];
 
-// The whole console renders in jsdom; the first paint of a page can take seconds.
-configure({ asyncUtilTimeout: 10_000 });
+// Role queries skip the visibility check (a getComputedStyle walk per element, the slowest part
+// of a query in jsdom): closed dialogs and refused controls are not rendered at all here.
+configure({ defaultHidden: true });
+
+const admin = { is_admin: true, email: "admin@acme.test" };
+const member = { is_admin: false, email: "member@acme.test" };
 
 /** antd labels every dialog with the same id under test, so dialogs are found by their title text. */
 async function dialogTitled(title: string): Promise<HTMLElement> {
@@ -37,56 +44,48 @@ async function dialogTitled(title: string): Promise<HTMLElement> {
   return dialog;
 }
 
-type Handler = (url: URL, init: RequestInit) => Response | undefined;
-
-/** The console against a fake product API: GET /v1/accounts/me plus the given handler. */
-function renderWith(path: string, me: Partial<CurrentUser>, handler: Handler) {
-  const view = renderConsole({ path, me });
-  view.fetchImpl.mockImplementation(async (input, init = {}) => {
-    const url = new URL(String(input));
-    if (url.pathname === "/v1/accounts/me") return jsonResponse(200, accountsMe(me));
-    return handler(url, init) ?? jsonResponse(404, { error: { code: "not_found", message: "Not found" } });
+/** The requests the product API received, as "METHOD /path?query". */
+function recordRequests() {
+  const seen: { method: string; url: URL; body: string }[] = [];
+  server.events.on("request:start", async ({ request }) => {
+    seen.push({ method: request.method, url: new URL(request.url), body: await request.clone().text() });
   });
-  return view;
+  return (method: string, pathname: string) =>
+    seen.filter((r) => r.method === method && r.url.pathname === pathname);
 }
 
-const calls = (fetchImpl: ReturnType<typeof renderConsole>["fetchImpl"], method: string, pathname: string) =>
-  fetchImpl.mock.calls.filter(
-    ([input, init]) => new URL(String(input)).pathname === pathname && (init?.method ?? "GET") === method,
-  );
+const listWorkspaces = (rows = workspaces) => http.get(api("/v1/workspaces/"), () => HttpResponse.json(rows));
 
-const admin = { is_admin: true, email: "admin@acme.test" };
-const member = { is_admin: false, email: "member@acme.test" };
+const renderList = (me: Partial<CurrentUser>, ...handlers: RequestHandler[]) =>
+  renderPage(<WorkspaceListPage />, { route: workspacesResource.list as string, me, handlers });
 
-describe("workspace list", { timeout: 60_000 }, () => {
+describe("workspace list", () => {
   it("shows an administrator the cards with management controls and the Current badge", async () => {
-    renderWith("/organization/workspaces", admin, (url) =>
-      url.pathname === "/v1/workspaces/" ? jsonResponse(200, workspaces) : undefined,
-    );
+    renderList(admin, listWorkspaces());
     const research = await screen.findByRole("article", { name: "Research" });
     expect(screen.getByRole("heading", { name: "Manage Workspaces" })).toBeInTheDocument();
     expect(within(research).getByText("Current")).toBeInTheDocument();
     expect(within(research).getByText("Acme AI")).toBeInTheDocument();
     expect(within(research).getByText("2 members")).toBeInTheDocument();
     expect(within(research).getByText("Active")).toBeInTheDocument();
-    expect(within(research).getByRole("link", { name: "View Workspace Details" })).toHaveAttribute(
+    expect(await within(research).findByRole("link", { name: "View Workspace Details" })).toHaveAttribute(
       "href",
       "/workspace/ws-1",
     );
     const redTeam = screen.getByRole("article", { name: "Red Team" });
     expect(within(redTeam).queryByText("Current")).not.toBeInTheDocument();
     expect(within(redTeam).getByText("1 member")).toBeInTheDocument();
-    expect(screen.getByRole("button", { name: /Create Workspace$/ })).toBeInTheDocument();
-    expect(screen.getByRole("button", { name: "Edit workspace Red Team" })).toBeInTheDocument();
+    expect(await screen.findByRole("button", { name: /Create Workspace$/ })).toBeInTheDocument();
+    expect(await screen.findByRole("button", { name: "Edit workspace Red Team" })).toBeInTheDocument();
     expect(screen.getByRole("button", { name: "Delete workspace Red Team" })).toBeInTheDocument();
   });
 
   it("shows a member the workspaces without any management control", async () => {
-    renderWith("/organization/workspaces", member, (url) =>
-      url.pathname === "/v1/workspaces/" ? jsonResponse(200, workspaces) : undefined,
-    );
+    renderList(member, listWorkspaces());
     const research = await screen.findByRole("article", { name: "Research" });
     expect(within(research).getByText("Current")).toBeInTheDocument();
+    // The access checks have answered once the current user is known; give them a moment anyway.
+    await new Promise((resolve) => setTimeout(resolve, 100));
     expect(screen.queryByRole("button", { name: /Create/ })).not.toBeInTheDocument();
     expect(screen.queryByRole("button", { name: /Edit workspace/ })).not.toBeInTheDocument();
     expect(screen.queryByRole("button", { name: /Delete workspace/ })).not.toBeInTheDocument();
@@ -94,32 +93,31 @@ describe("workspace list", { timeout: 60_000 }, () => {
   });
 
   it("shows the empty state, with Create Your First Workspace only for administrators", async () => {
-    const empty: Handler = (url) => (url.pathname === "/v1/workspaces/" ? jsonResponse(200, []) : undefined);
-    const first = renderWith("/organization/workspaces", admin, empty);
+    const first = renderList(admin, listWorkspaces([]));
     expect(await screen.findByText("No workspaces yet")).toBeInTheDocument();
-    expect(screen.getByRole("button", { name: /Create Your First Workspace$/ })).toBeInTheDocument();
+    expect(await screen.findByRole("button", { name: /Create Your First Workspace$/ })).toBeInTheDocument();
     first.unmount();
 
-    renderWith("/organization/workspaces", member, empty);
+    renderList(member, listWorkspaces([]));
     expect(await screen.findByText("No workspaces yet")).toBeInTheDocument();
+    await new Promise((resolve) => setTimeout(resolve, 100));
     expect(screen.queryByRole("button", { name: /Create Your First Workspace$/ })).not.toBeInTheDocument();
   });
 
   it("keeps Create disabled while the name is blank and sends the trimmed name", async () => {
-    const user = userEvent.setup();
-    const { fetchImpl } = renderWith("/organization/workspaces", admin, (url, init) => {
-      if (url.pathname !== "/v1/workspaces/") return undefined;
-      if (init.method === "POST") {
-        const body = JSON.parse(String(init.body));
-        return jsonResponse(201, {
-          ...workspaces[1],
-          workspace_uuid: "ws-3",
-          name: body.name,
-          member_count: 0,
-        });
-      }
-      return jsonResponse(200, workspaces);
-    });
+    const user = userEvent.setup({ delay: null });
+    const requests = recordRequests();
+    renderList(
+      admin,
+      listWorkspaces(),
+      http.post(api("/v1/workspaces/"), async ({ request }) => {
+        const body = (await request.json()) as { name: string };
+        return HttpResponse.json(
+          { ...workspaces[1], workspace_uuid: "ws-3", name: body.name, member_count: 0 },
+          { status: 201 },
+        );
+      }),
+    );
     await user.click(await screen.findByRole("button", { name: /Create Workspace$/ }));
     const dialog = await dialogTitled("Create Workspace");
     const create = within(dialog).getByRole("button", { name: /^Create$/ });
@@ -130,22 +128,22 @@ describe("workspace list", { timeout: 60_000 }, () => {
     expect(create).toBeEnabled();
     await user.click(create);
 
-    await waitFor(() => expect(calls(fetchImpl, "POST", "/v1/workspaces/")).toHaveLength(1));
-    const [, init] = calls(fetchImpl, "POST", "/v1/workspaces/")[0] ?? [];
-    expect(JSON.parse(String(init?.body))).toEqual({ name: "Blue Team", organization_uuid: "org-1" });
+    await waitFor(() => expect(requests("POST", "/v1/workspaces/")).toHaveLength(1));
+    expect(JSON.parse(requests("POST", "/v1/workspaces/")[0]?.body ?? "")).toEqual({
+      name: "Blue Team",
+      organization_uuid: "org-1",
+    });
   });
 
   it("shows the create failure toast with the server's message", async () => {
-    const user = userEvent.setup();
-    renderWith("/organization/workspaces", admin, (url, init) => {
-      if (url.pathname !== "/v1/workspaces/") return undefined;
-      if (init.method === "POST") {
-        return jsonResponse(409, {
-          error: { code: "conflict", message: "A workspace named Research already exists." },
-        });
-      }
-      return jsonResponse(200, workspaces);
-    });
+    const user = userEvent.setup({ delay: null });
+    renderList(
+      admin,
+      listWorkspaces(),
+      http.post(api("/v1/workspaces/"), () =>
+        apiError(409, "conflict", "A workspace named Research already exists."),
+      ),
+    );
     await user.click(await screen.findByRole("button", { name: /Create Workspace$/ }));
     const dialog = await dialogTitled("Create Workspace");
     await user.type(within(dialog).getByLabelText("Workspace Name"), "Research");
@@ -155,15 +153,14 @@ describe("workspace list", { timeout: 60_000 }, () => {
   });
 
   it("keeps Update disabled while the name is unchanged or blank", async () => {
-    const user = userEvent.setup();
-    const { fetchImpl } = renderWith("/organization/workspaces", admin, (url, init) => {
-      if (url.pathname === "/v1/workspaces/") return jsonResponse(200, workspaces);
-      if (url.pathname === "/v1/workspaces/ws-2") {
-        if (init.method === "PUT") return jsonResponse(200, { ...workspaces[1], name: "Blue Team" });
-        return jsonResponse(200, workspaces[1]);
-      }
-      return undefined;
-    });
+    const user = userEvent.setup({ delay: null });
+    const requests = recordRequests();
+    renderList(
+      admin,
+      listWorkspaces(),
+      http.get(api("/v1/workspaces/ws-2"), () => HttpResponse.json(workspaces[1])),
+      http.put(api("/v1/workspaces/ws-2"), () => HttpResponse.json({ ...workspaces[1], name: "Blue Team" })),
+    );
     await user.click(await screen.findByRole("button", { name: "Edit workspace Red Team" }));
     const dialog = await dialogTitled("Edit Workspace");
     const input = within(dialog).getByLabelText("Workspace Name");
@@ -177,50 +174,51 @@ describe("workspace list", { timeout: 60_000 }, () => {
     await user.type(input, "Blue Team");
     expect(update).toBeEnabled();
     await user.click(update);
-    await waitFor(() => expect(calls(fetchImpl, "PUT", "/v1/workspaces/ws-2")).toHaveLength(1));
-    const [, init] = calls(fetchImpl, "PUT", "/v1/workspaces/ws-2")[0] ?? [];
-    expect(JSON.parse(String(init?.body))).toEqual({ name: "Blue Team", organization_uuid: "org-1" });
+    await waitFor(() => expect(requests("PUT", "/v1/workspaces/ws-2")).toHaveLength(1));
+    expect(JSON.parse(requests("PUT", "/v1/workspaces/ws-2")[0]?.body ?? "")).toEqual({
+      name: "Blue Team",
+      organization_uuid: "org-1",
+    });
   });
 
   it("deletes after confirmation", async () => {
-    const user = userEvent.setup();
-    const { fetchImpl } = renderWith("/organization/workspaces", admin, (url, init) => {
-      if (url.pathname === "/v1/workspaces/") return jsonResponse(200, workspaces);
-      if (url.pathname === "/v1/workspaces/ws-2" && init.method === "DELETE") {
-        return jsonResponse(500, { error: { code: "internal", message: "Database unavailable" } });
-      }
-      return undefined;
-    });
+    const user = userEvent.setup({ delay: null });
+    const requests = recordRequests();
+    renderList(
+      admin,
+      listWorkspaces(),
+      http.delete(api("/v1/workspaces/ws-2"), () => apiError(500, "internal", "Database unavailable")),
+    );
     await user.click(await screen.findByRole("button", { name: "Delete workspace Red Team" }));
     const dialog = await dialogTitled("Delete Workspace");
-    expect(calls(fetchImpl, "DELETE", "/v1/workspaces/ws-2")).toHaveLength(0);
+    expect(requests("DELETE", "/v1/workspaces/ws-2")).toHaveLength(0);
     await user.click(within(dialog).getByRole("button", { name: /^Delete$/ }));
     expect(await screen.findByText("Failed to delete workspace. Please try again.")).toBeInTheDocument();
-    expect(calls(fetchImpl, "DELETE", "/v1/workspaces/ws-2")).toHaveLength(1);
+    expect(requests("DELETE", "/v1/workspaces/ws-2")).toHaveLength(1);
   });
 });
 
-describe("workspace details", { timeout: 60_000 }, () => {
+describe("workspace details", () => {
   const members = [
     { email: "admin@acme.test", user_id: "u-a", role: "admin" },
     { email: "member@acme.test", user_id: "u-m", role: null },
   ];
   const orgUsers = [...members, { email: "newcomer@acme.test", user_id: "u-n", role: "member" }];
 
-  const detailsApi: Handler = (url, init) => {
-    if (url.pathname === "/v1/workspaces/ws-1") return jsonResponse(200, workspaces[0]);
-    if (url.pathname === "/v1/workspaces/ws-1/members") {
-      if (init.method === "POST")
-        return jsonResponse(409, { error: { code: "conflict", message: "Already a member" } });
-      return jsonResponse(200, members);
-    }
-    if (url.pathname === "/v1/accounts/organization/users") return jsonResponse(200, orgUsers);
-    return undefined;
-  };
+  const detailsApi = [
+    http.get(api("/v1/workspaces/ws-1"), () => HttpResponse.json(workspaces[0])),
+    http.get(api("/v1/workspaces/ws-1/members"), () => HttpResponse.json(members)),
+    http.post(api("/v1/workspaces/ws-1/members"), () => apiError(409, "conflict", "Already a member")),
+    http.get(api("/v1/accounts/organization/users"), () => HttpResponse.json(orgUsers)),
+  ];
+
+  const renderShow = (path: string, me: Partial<CurrentUser>, handlers = detailsApi) =>
+    renderPage(<WorkspaceShowPage />, { route: workspacesResource.show as string, path, me, handlers });
 
   it("shows the workspace facts and lets an administrator add only non-members", async () => {
-    const user = userEvent.setup();
-    const { fetchImpl } = renderWith("/workspace/ws-1", admin, detailsApi);
+    const user = userEvent.setup({ delay: null });
+    const requests = recordRequests();
+    renderShow("/workspace/ws-1", admin);
     expect(await screen.findByText("Workspace Name")).toBeInTheDocument();
     expect(screen.getByText("Organization")).toBeInTheDocument();
     expect(screen.getByText("Workspace ID")).toBeInTheDocument();
@@ -230,40 +228,61 @@ describe("workspace details", { timeout: 60_000 }, () => {
       "href",
       "/organization/workspaces",
     );
-    expect(screen.getByRole("link", { name: /View Dashboard/ })).toHaveAttribute("href", "/");
+    expect(await screen.findByRole("link", { name: /View Dashboard/ })).toHaveAttribute("href", "/");
     expect(await screen.findByText("member@acme.test")).toBeInTheDocument();
     expect(screen.getAllByText("Member").length).toBeGreaterThan(0);
 
-    const add = screen.getByRole("button", { name: /Add Member$/ });
+    const add = await screen.findByRole("button", { name: /Add Member$/ });
     expect(add).toBeDisabled();
     await user.click(screen.getByRole("combobox", { name: "User to add" }));
-    const options = await screen.findAllByRole("option");
-    expect(options.map((o) => o.textContent)).toEqual(["newcomer@acme.test"]);
+    await waitFor(() =>
+      expect(screen.getAllByRole("option").map((o) => o.textContent)).toEqual(["newcomer@acme.test"]),
+    );
     await user.click(screen.getByText("newcomer@acme.test", { selector: ".ant-select-item-option-content" }));
     expect(add).toBeEnabled();
     await user.click(add);
-    await waitFor(() => expect(calls(fetchImpl, "POST", "/v1/workspaces/ws-1/members")).toHaveLength(1));
-    const [input] = calls(fetchImpl, "POST", "/v1/workspaces/ws-1/members")[0] ?? [];
-    expect(new URL(String(input)).searchParams.get("user_email")).toBe("newcomer@acme.test");
+    await waitFor(() => expect(requests("POST", "/v1/workspaces/ws-1/members")).toHaveLength(1));
+    expect(requests("POST", "/v1/workspaces/ws-1/members")[0]?.url.searchParams.get("user_email")).toBe(
+      "newcomer@acme.test",
+    );
     expect(await screen.findByText("Failed to add member. Please try again.")).toBeInTheDocument();
   });
 
-  it("shows a member the workspace without member management", async () => {
-    renderWith("/workspace/ws-1", member, detailsApi);
+  it("removes a member after confirmation and reports a failure", async () => {
+    const user = userEvent.setup({ delay: null });
+    const requests = recordRequests();
+    renderShow("/workspace/ws-1", admin, [
+      ...detailsApi,
+      http.delete(api("/v1/workspaces/ws-1/members/:email"), () =>
+        apiError(500, "internal", "Database down"),
+      ),
+    ]);
+    await user.click(await screen.findByRole("button", { name: "Remove member@acme.test" }));
+    expect(requests("DELETE", "/v1/workspaces/ws-1/members/member%40acme.test")).toHaveLength(0);
+    await user.click(await screen.findByRole("button", { name: "Remove" }));
+    expect(await screen.findByText("Failed to remove member. Please try again.")).toBeInTheDocument();
+    expect(requests("DELETE", "/v1/workspaces/ws-1/members/member%40acme.test")).toHaveLength(1);
+  });
+
+  it("shows a member the workspace without member management or the dashboard link", async () => {
+    const requests = recordRequests();
+    renderShow("/workspace/ws-1", member);
     expect(await screen.findByText("Workspace Members")).toBeInTheDocument();
     expect(await screen.findByText("admin@acme.test")).toBeInTheDocument();
+    await new Promise((resolve) => setTimeout(resolve, 100));
     expect(screen.queryByRole("button", { name: /Add Member$/ })).not.toBeInTheDocument();
     expect(screen.queryByRole("button", { name: /Remove/ })).not.toBeInTheDocument();
+    expect(screen.queryByRole("link", { name: /View Dashboard/ })).not.toBeInTheDocument();
+    // Members are not offered anyone to add, so the organization's users are not fetched.
+    expect(requests("GET", "/v1/accounts/organization/users")).toHaveLength(0);
   });
 
   it("says Workspace not found with the link back when the id in the URL is not a UUID", async () => {
-    renderWith("/workspace/not-a-uuid", admin, (url) =>
-      url.pathname === "/v1/workspaces/not-a-uuid"
-        ? jsonResponse(400, {
-            error: { code: "invalid_request", message: "path parameter workspace_uuid must be a UUID" },
-          })
-        : undefined,
-    );
+    renderShow("/workspace/not-a-uuid", admin, [
+      http.get(api("/v1/workspaces/not-a-uuid"), () =>
+        apiError(400, "invalid_request", "path parameter workspace_uuid must be a UUID"),
+      ),
+    ]);
     expect(await screen.findByText("Workspace not found")).toBeInTheDocument();
     expect(screen.getByRole("link", { name: /Back to Workspaces/ })).toHaveAttribute(
       "href",
@@ -273,7 +292,9 @@ describe("workspace details", { timeout: 60_000 }, () => {
   });
 
   it("says Workspace not found with a link back", async () => {
-    renderWith("/workspace/gone", admin, () => undefined);
+    renderShow("/workspace/gone", admin, [
+      http.get(api("/v1/workspaces/gone"), () => apiError(404, "not_found", "Not found")),
+    ]);
     expect(await screen.findByText("Workspace not found")).toBeInTheDocument();
     expect(screen.getByRole("link", { name: /Back to Workspaces/ })).toHaveAttribute(
       "href",

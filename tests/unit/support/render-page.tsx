@@ -54,26 +54,35 @@ type Options = {
   /** The URL opened; defaults to the route. */
   path?: string;
   me?: Partial<CurrentUser>;
+  /** Answers of the product API and identity service; they take precedence over GET /v1/accounts/me. */
   handlers?: RequestHandler[];
+  /** The identity client (signed in by default). */
+  client?: ReturnType<typeof fakeAuthClient>;
+  /** What a layout under test shows in its outlet. */
+  outlet?: ReactNode;
 };
 
-export function renderPage(page: ReactNode, { route = "/", path = route, me, handlers = [] }: Options = {}) {
+export function renderPage(
+  page: ReactNode,
+  { route = "/", path = route, me, handlers = [], client = fakeAuthClient(), outlet }: Options = {},
+) {
   const user = accountsMe(me);
   server.use(
-    http.get(api("/v1/accounts/me"), () => HttpResponse.json(user)),
     ...handlers,
+    http.get(api("/v1/accounts/me"), () => HttpResponse.json(user)),
   );
+  const navigator = fakeNavigator(`http://console.test${path}`);
   const services = createServices({
     config: { apiUrl: API_URL, authUrl: AUTH_URL, productName: "Eval Console" },
-    client: fakeAuthClient(),
-    navigator: fakeNavigator(`http://console.test${path}`),
+    client,
+    navigator,
   });
   const router = createMemoryRouter(
     [
       {
         element: <RefineRoot />,
         children: [
-          { path: route, element: page },
+          { path: route, element: page, children: outlet ? [{ index: true, element: outlet }] : [] },
           { path: "*", element: <Elsewhere /> },
         ],
       },
@@ -91,5 +100,5 @@ export function renderPage(page: ReactNode, { route = "/", path = route, me, han
     </ThemeShell>,
   );
   const location = () => `${router.state.location.pathname}${router.state.location.search}`;
-  return { ...view, router, services, location };
+  return { ...view, router, services, navigator, client, location };
 }
