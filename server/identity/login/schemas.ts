@@ -22,6 +22,9 @@ const username = z
   .max(64, "Username is too long.")
   .regex(/^[A-Za-z0-9._-]*$/, "Use letters, digits, dots, dashes or underscores.");
 
+/** The fields themselves, for the hosted pages' forms (same rules and messages as the API). */
+export const fields = { email, password, newPassword, code, name };
+
 export const loginBody = z.object({ email, password }).strict();
 export const codeBody = z.object({ code, remember_device: z.boolean().optional() }).strict();
 export const backupBody = z.object({ code }).strict();

@@ -9,6 +9,24 @@ import { createOrg } from "./manage";
 import { firstError, formOf, type PageKit } from "./page-kit";
 import * as s from "./schemas";
 
+type OpenInvitation = NonNullable<Awaited<ReturnType<typeof findInvitation>>>;
+type Actor = { email: string };
+
+/** The invitation is for another address than the signed-in user's. */
+const wrongUser = (inv: OpenInvitation, actor: Actor) =>
+  acceptInvitePage({ kind: "wrong_user", orgName: inv.orgName, email: inv.email, signedInAs: actor.email });
+
+/** The signed-in user may join: the confirmation form (with what went wrong, on a retry). */
+const confirmJoin = (inv: OpenInvitation, actor: Actor, message?: string) =>
+  acceptInvitePage({
+    kind: "confirm",
+    id: inv.id,
+    orgName: inv.orgName,
+    email: actor.email,
+    role: inv.role,
+    ...(message ? { message } : {}),
+  });
+
 /** The hosted pages around organizations: /create_org and /accept_invite. */
 export function registerOrgSidePages(app: FastifyInstance, ctx: IdentityContext, kit: PageKit) {
   const { db } = ctx;
@@ -70,28 +88,8 @@ export function registerOrgSidePages(app: FastifyInstance, ctx: IdentityContext,
           signupUrl: `/signup?rt=${here}`,
         }),
       );
-    if (actor.email !== inv.email.toLowerCase())
-      return kit.send(
-        reply,
-        403,
-        acceptInvitePage({
-          kind: "wrong_user",
-          orgName: inv.orgName,
-          email: inv.email,
-          signedInAs: actor.email,
-        }),
-      );
-    return kit.send(
-      reply,
-      200,
-      acceptInvitePage({
-        kind: "confirm",
-        id: inv.id,
-        orgName: inv.orgName,
-        email: actor.email,
-        role: inv.role,
-      }),
-    );
+    if (actor.email !== inv.email.toLowerCase()) return kit.send(reply, 403, wrongUser(inv, actor));
+    return kit.send(reply, 200, confirmJoin(inv, actor));
   });
 
   app.post<{ Querystring: { id?: string } }>("/accept_invite", async (req, reply) => {
@@ -107,29 +105,8 @@ export function registerOrgSidePages(app: FastifyInstance, ctx: IdentityContext,
       return reply.redirect(kit.consoleUrl, 303);
     } catch (err) {
       if (!(err instanceof IdentityError)) throw err;
-      if (err.code === "action_forbidden")
-        return kit.send(
-          reply,
-          403,
-          acceptInvitePage({
-            kind: "wrong_user",
-            orgName: inv.orgName,
-            email: inv.email,
-            signedInAs: actor.email,
-          }),
-        );
-      return kit.send(
-        reply,
-        err.status,
-        acceptInvitePage({
-          kind: "confirm",
-          id: inv.id,
-          orgName: inv.orgName,
-          email: actor.email,
-          role: inv.role,
-          message: err.message,
-        }),
-      );
+      if (err.code === "action_forbidden") return kit.send(reply, 403, wrongUser(inv, actor));
+      return kit.send(reply, err.status, confirmJoin(inv, actor, err.message));
     }
   });
   // /saml (SAML set-up) is served by the saml module.

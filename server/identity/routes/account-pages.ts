@@ -5,28 +5,14 @@ import { registerAccountPage } from "../login/account-page-routes";
 import { verifyLoginCode } from "../login/mfa-login";
 import { asPageError, asStrings, fieldErrors, pageKit, type RtQuery, withRt } from "../login/page-kit";
 import { forgotPassword, passwordlessLogin, redeemMagicLink, resetPassword } from "../login/recovery";
+import { fields } from "../login/schemas";
 import { confirmEmail, resendConfirmation } from "../login/signup";
 import { forgotPasswordPage, magicLinkRequestPage, resetPasswordPage } from "../pages/account-recovery";
 import { checkEmailPage, messagePage, mfaPage } from "../pages/auth-pages";
 
-const emailForm = z.object({
-  email: z
-    .string()
-    .trim()
-    .min(1, "Please enter your email.")
-    .max(254)
-    .email("Please enter a valid email address."),
-});
-const resetForm = z.object({
-  token: z.string().min(1).max(512),
-  password: z
-    .string()
-    .min(8, "Password must be at least 8 characters.")
-    .max(128, "Password must be at most 128 characters."),
-});
-const codeForm = z.object({
-  code: z.string().trim().min(1, "Please enter the code.").max(32, "The code is too long."),
-});
+const emailForm = z.object({ email: fields.email });
+const resetForm = z.object({ token: z.string().min(1).max(512), password: fields.newPassword });
+const codeForm = z.object({ code: fields.code });
 
 type Q = RtQuery & { token?: string; backup?: string };
 

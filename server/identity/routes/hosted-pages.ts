@@ -5,35 +5,20 @@ import type { IdentityContext } from "../context";
 import { forwardCookies } from "../http";
 import { asPageError, asStrings, fieldErrors, pageKit, type RtQuery, withRt } from "../login/page-kit";
 import { passwordLogin } from "../login/password-login";
+import { fields } from "../login/schemas";
 import { signUp } from "../login/signup";
 import { checkEmailPage, loginPage, signupPage } from "../pages/auth-pages";
 import { FAVICON_SVG } from "../pages/html";
 import { encodeReturnTarget } from "../return-target";
 import { revokeAccessTokens } from "../token-version";
 
-const loginForm = z.object({
-  email: z
-    .string()
-    .trim()
-    .min(1, "Please enter your email.")
-    .max(254)
-    .email("Please enter a valid email address."),
-  password: z.string().min(1, "Please enter your password.").max(128, "Password is too long."),
-});
+const loginForm = z.object({ email: fields.email, password: fields.password });
 
 const signupForm = z.object({
-  first_name: z.string().trim().max(100, "First name is too long.").default(""),
-  last_name: z.string().trim().max(100, "Last name is too long.").default(""),
-  email: z
-    .string()
-    .trim()
-    .min(1, "Please enter your email.")
-    .max(254)
-    .email("Please enter a valid email address."),
-  password: z
-    .string()
-    .min(8, "Password must be at least 8 characters.")
-    .max(128, "Password must be at most 128 characters."),
+  first_name: fields.name("First name").default(""),
+  last_name: fields.name("Last name").default(""),
+  email: fields.email,
+  password: fields.newPassword,
 });
 
 /** Hosted sign-in and sign-up (server-rendered forms), and the plain sign-out form. */
