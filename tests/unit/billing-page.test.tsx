@@ -1,20 +1,18 @@
-import { configure, render, screen, waitFor, within } from "@testing-library/react";
+// The Billing & Usage page alone, on the network as the product API answers it (mocked with msw):
+// totals, period, summary, records with paging and sorting, filters, the view in the address,
+// Refresh, and loading states that never show zeros.
+import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { ConfigProvider } from "antd";
-import { createMemoryRouter } from "react-router";
+import { delay, HttpResponse, http } from "msw";
 import { describe, expect, it, vi } from "vitest";
-import { App } from "../../src/App";
-import { ThemeShell } from "../../src/components/theme-shell";
-import { createServices } from "../../src/providers/create-services";
-import { routes } from "../../src/routes";
-import { API_URL, AUTH_URL, accountsMe, fakeAuthClient, fakeNavigator, jsonResponse } from "./support/fakes";
+import type { SeriesBucket, UsageSummary } from "../../contract/usage-schemas";
+import { BillingPage } from "../../src/pages/billing/billing-page";
+import { api, renderPage } from "./support/render-page";
 
-// The chart library needs a canvas; its lazy chunk is replaced by a marker of what it was given.
+// The chart library needs a canvas (jsdom has none); the legend shows what the chart was given.
 vi.mock("@ant-design/plots", () => ({
   Column: (props: { data: unknown[] }) => <div data-testid="column-chart">{props.data.length} bars</div>,
 }));
-
-configure({ asyncUtilTimeout: 10_000 });
 
 const JAN = "11111111-1111-4111-8111-111111111111";
 const FEB = "22222222-2222-4222-8222-222222222222";
@@ -68,13 +66,25 @@ const records = Array.from({ length: 25 }, (_, i) => ({
   has_ground_truth: true,
 }));
 
-const summary = (cycle: string) => ({
+const NONE = { events: 0, count: 0, cost: "0" };
+
+const summary = (cycle: string): UsageSummary => ({
   billing_cycle_uuid: cycle,
   data_as_of: "2026-02-20T09:15:00.000Z",
   totals: { events: 25, count: 325, cost: cycle === FEB ? "4.0625" : "0" },
+  adjustments: NONE,
+  credits: NONE,
+  charges: NONE,
   by_operation: [
-    { operation: "generation", rule_metric: "eval", events: 13, count: 169, cost: "2.1125" },
-    { operation: "scoring", rule_metric: "prompt", events: 12, count: 156, cost: "1.95" },
+    {
+      operation: "generation",
+      rule_metric: "eval",
+      events: 13,
+      count: 169,
+      cost: "2.1125",
+      adjustments: NONE,
+    },
+    { operation: "scoring", rule_metric: "prompt", events: 12, count: 156, cost: "1.95", adjustments: NONE },
   ],
   by_workspace: [
     {
@@ -83,12 +93,20 @@ const summary = (cycle: string) => ({
       events: 20,
       count: 300,
       cost: "3.0625",
+      adjustments: NONE,
     },
-    { workspace_uuid: null, workspace_name: "No Workspace", events: 5, count: 25, cost: "1.00" },
+    {
+      workspace_uuid: null,
+      workspace_name: "No Workspace",
+      events: 5,
+      count: 25,
+      cost: "1.00",
+      adjustments: NONE,
+    },
   ],
   by_eval_type: [
-    { eval_type: "image_safety", events: 16, count: 200, cost: "2.5" },
-    { eval_type: "safety", events: 9, count: 125, cost: "1.5625" },
+    { eval_type: "image_safety", events: 16, count: 200, cost: "2.5", adjustments: NONE },
+    { eval_type: "safety", events: 9, count: 125, cost: "1.5625", adjustments: NONE },
   ],
   filter_options: {
     eval_types: ["image_safety", "safety"],
@@ -98,87 +116,104 @@ const summary = (cycle: string) => ({
   },
 });
 
-function productApi() {
-  return vi.fn<typeof fetch>(async (input) => {
-    const url = new URL(String(input));
-    const q = url.searchParams;
-    switch (url.pathname) {
-      case "/v1/accounts/me":
-        return jsonResponse(
-          200,
-          accountsMe({ is_admin: true, workspace: { workspace_uuid: WS.red, name: "Red Team" } }),
-        );
-      case "/v1/accounts/organization/billingcycles":
-        return jsonResponse(200, cycles);
-      case "/v1/workspaces/":
-        return jsonResponse(200, [
-          {
-            workspace_uuid: WS.research,
-            name: "Safety Research",
-            organization_uuid: "org-1",
-            organization_name: "Acme AI",
-            member_count: 2,
-          },
-          {
-            workspace_uuid: WS.red,
-            name: "Red Team",
-            organization_uuid: "org-1",
-            organization_name: "Acme AI",
-            member_count: 1,
-            deleted_at: "2026-01-09T00:00:00Z",
-          },
-        ]);
-      case "/v1/usage/summary":
-        return jsonResponse(200, summary(q.get("billing_cycle_uuid") ?? FEB));
-      case "/v1/usage/series":
-        return jsonResponse(200, { billing_cycle_uuid: FEB, grouping: q.get("grouping"), buckets: [] });
-      case "/v1/usage/records": {
-        const page = Number(q.get("page"));
-        const size = Number(q.get("page_size"));
-        const rows = q.get("sort") === "cost" ? [...records].reverse() : records;
-        return jsonResponse(200, {
-          records: rows.slice((page - 1) * size, page * size),
-          total: rows.length,
-          page,
-          page_size: size,
-        });
-      }
-      default:
-        return jsonResponse(404, { error: { code: "not_found", message: "Not found" } });
-    }
-  });
+const NO_ADJUSTMENTS = { events: 0, count: 0, price: "0" };
+const bucket = (date: string, price: string, evalType = "safety"): SeriesBucket => ({
+  date,
+  events: 1,
+  total_count: 1,
+  total_price: price,
+  adjustments: NO_ADJUSTMENTS,
+  eval_types: [{ eval_type: evalType, events: 1, count: 1, price, adjustments: NO_ADJUSTMENTS }],
+});
+
+/** The product API as the page reads it; every request is kept for the assertions. */
+function billingApi({ recordsDelay = 0, cyclesDelay = 0 } = {}) {
+  const seen: URL[] = [];
+  let seriesBuckets = [bucket("2026-02-02", "1.5")];
+  const keep = (request: Request) => {
+    const url = new URL(request.url);
+    seen.push(url);
+    return url.searchParams;
+  };
+  const handlers = [
+    http.get(api("/v1/accounts/organization/billingcycles"), async ({ request }) => {
+      keep(request);
+      await delay(cyclesDelay);
+      return HttpResponse.json(cycles);
+    }),
+    http.get(api("/v1/workspaces/"), ({ request }) => {
+      keep(request);
+      return HttpResponse.json([
+        {
+          workspace_uuid: WS.research,
+          name: "Safety Research",
+          organization_uuid: "org-1",
+          organization_name: "Acme AI",
+          member_count: 2,
+        },
+        {
+          workspace_uuid: WS.red,
+          name: "Red Team",
+          organization_uuid: "org-1",
+          organization_name: "Acme AI",
+          member_count: 1,
+          deleted_at: "2026-01-09T00:00:00Z",
+        },
+      ]);
+    }),
+    http.get(api("/v1/usage/summary"), ({ request }) =>
+      HttpResponse.json(summary(keep(request).get("billing_cycle_uuid") ?? FEB)),
+    ),
+    http.get(api("/v1/usage/series"), ({ request }) => {
+      const q = keep(request);
+      // January has no usage to draw.
+      const cycle = q.get("billing_cycle_uuid");
+      return HttpResponse.json({
+        billing_cycle_uuid: cycle,
+        grouping: q.get("grouping"),
+        buckets: cycle === FEB ? seriesBuckets : [],
+      });
+    }),
+    http.get(api("/v1/usage/records"), async ({ request }) => {
+      const q = keep(request);
+      await delay(recordsDelay);
+      const page = Number(q.get("page"));
+      const size = Number(q.get("page_size"));
+      const rows = q.get("sort") === "cost" ? [...records].reverse() : records;
+      return HttpResponse.json({
+        records: rows.slice((page - 1) * size, page * size),
+        total: rows.length,
+        page,
+        page_size: size,
+      });
+    }),
+  ];
+  const calls = (path: string) => seen.filter((url) => url.pathname === path).map((url) => url.searchParams);
+  return {
+    handlers,
+    calls,
+    setSeries: (buckets: SeriesBucket[]) => {
+      seriesBuckets = buckets;
+    },
+  };
 }
 
-function renderBilling() {
-  const fetchImpl = productApi();
-  const services = createServices({
-    config: { apiUrl: API_URL, authUrl: AUTH_URL, productName: "Eval Console" },
-    client: fakeAuthClient(),
-    navigator: fakeNavigator("http://console.test/"),
-    fetchImpl,
+function renderBilling(path = "/", options: Parameters<typeof billingApi>[0] = {}) {
+  const network = billingApi(options);
+  const view = renderPage(<BillingPage />, {
+    path,
+    me: { is_admin: true, workspace: { workspace_uuid: WS.red, name: "Red Team" } },
+    handlers: network.handlers,
   });
-  const router = createMemoryRouter(routes, { initialEntries: ["/"] });
-  render(
-    <ThemeShell>
-      <ConfigProvider theme={{ token: { motion: false } }}>
-        <App services={services} router={router} />
-      </ConfigProvider>
-    </ThemeShell>,
-  );
-  const calls = (path: string) =>
-    fetchImpl.mock.calls
-      .map(([input]) => new URL(String(input)))
-      .filter((url) => url.pathname === path)
-      .map((url) => url.searchParams);
-  return { fetchImpl, calls };
+  return { ...view, ...network };
 }
 
 const tableSettled = () => waitFor(() => expect(document.querySelector(".ant-spin-blur")).toBeNull());
+const pagerText = () => screen.getByTestId("records-pagination").textContent;
 
 describe("Billing & Usage", { timeout: 60_000 }, () => {
   it("shows totals, the latest period, the summary and the first page of records", async () => {
-    const user = userEvent.setup();
-    const { calls } = renderBilling();
+    const { calls, location } = renderBilling();
     expect(await screen.findByText("Billing & Usage", { selector: "h2" })).toBeInTheDocument();
     expect(await screen.findByTestId("billing-period")).toHaveTextContent("Feb 1, 2026 - Present");
     expect(screen.getByLabelText("Next billing period")).toBeDisabled();
@@ -199,17 +234,25 @@ describe("Billing & Usage", { timeout: 60_000 }, () => {
     expect(screen.getByTestId("data-as-of")).toHaveTextContent("Data as of Feb 20, 2026, 09:15:00 UTC");
 
     expect(await screen.findByText("Eval 0")).toBeInTheDocument();
-    expect(screen.getByTestId("records-pagination")).toHaveTextContent("Page 1 of 3 (25 total records)");
+    expect(pagerText()).toBe("Page 1 of 3 (25 total records)");
     const missing = screen.getByText("Feb 22, 2026, 10:30 UTC").closest("tr") as HTMLElement;
     expect(within(missing).getByText("-")).toBeInTheDocument();
     expect(calls("/v1/usage/records")[0]?.get("sort")).toBe("-date");
     expect(calls("/v1/usage/records")[0]?.get("billing_cycle_uuid")).toBe(FEB);
+    // The default view's address has no query.
+    expect(location()).toBe("/");
+  });
 
+  it("pages and sorts the records, and the address follows", async () => {
+    const user = userEvent.setup();
+    const { calls, location } = renderBilling();
+    await screen.findByText("Eval 0");
     await tableSettled();
     const pager = within(screen.getByRole("navigation", { name: "Records pages" }));
     await user.click(pager.getByRole("button", { name: "Next page" }));
     expect(await screen.findByText("Eval 10")).toBeInTheDocument();
-    expect(screen.getByTestId("records-pagination")).toHaveTextContent("Page 2 of 3 (25 total records)");
+    expect(pagerText()).toBe("Page 2 of 3 (25 total records)");
+    expect(location()).toBe("/?page=2");
     await tableSettled();
     await user.click(pager.getByRole("button", { name: "Last page" }));
     expect(await screen.findByText("Page 3 of 3 (25 total records)")).toBeInTheDocument();
@@ -219,19 +262,28 @@ describe("Billing & Usage", { timeout: 60_000 }, () => {
     await user.click(within(document.querySelector("thead") as HTMLElement).getByText("Cost"));
     await waitFor(() => expect(calls("/v1/usage/records").at(-1)?.get("sort")).toBe("cost"));
     expect(calls("/v1/usage/records").at(-1)?.get("page")).toBe("1");
+    expect(location()).toBe("/?sort=cost");
+  });
 
-    // Stepping back selects January; its summary is fetched with its id.
+  it("steps through the periods; the latest one is the address without a period", async () => {
+    const user = userEvent.setup();
+    const { calls, location } = renderBilling();
+    expect(await screen.findByTestId("billing-period")).toHaveTextContent("Feb 1, 2026 - Present");
     await user.click(screen.getByLabelText("Previous billing period"));
     expect(screen.getByTestId("billing-period")).toHaveTextContent("Jan 1, 2026 - Feb 1, 2026");
     expect(screen.getByLabelText("Previous billing period")).toBeDisabled();
     await waitFor(() => expect(calls("/v1/usage/summary").at(-1)?.get("billing_cycle_uuid")).toBe(JAN));
     expect(await screen.findByText("No usage data available")).toBeInTheDocument();
+    expect(location()).toBe(`/?period=${JAN}`);
+    await user.click(screen.getByLabelText("Next billing period"));
+    expect(screen.getByTestId("billing-period")).toHaveTextContent("Feb 1, 2026 - Present");
+    expect(location()).toBe("/");
   });
 
-  it("filters every view, counts active filters and searches the records", async () => {
+  it("filters every view, counts active filters, and keeps them in the address", async () => {
     // The checkbox drawn inside a menu item ignores the pointer; the item takes the click.
     const user = userEvent.setup({ pointerEventsCheck: 0 });
-    const { calls } = renderBilling();
+    const { calls, location } = renderBilling();
     await screen.findByText("Eval 0");
     await tableSettled();
 
@@ -244,9 +296,11 @@ describe("Billing & Usage", { timeout: 60_000 }, () => {
     await waitFor(() =>
       expect(calls("/v1/usage/records").at(-1)?.getAll("eval_type")).toEqual(["image_safety"]),
     );
+    expect(calls("/v1/usage/series").at(-1)?.getAll("eval_type")).toEqual(["image_safety"]);
     await user.keyboard("{Escape}");
     expect(screen.getByLabelText("Eval Type: Image Safety")).toBeInTheDocument();
     const clear = await screen.findByText("Clear all (1)");
+    expect(location()).toBe("/?eval_type=image_safety");
 
     await user.click(screen.getByLabelText("Workspace: All workspaces"));
     await user.click(inMenu(await screen.findAllByText("My workspace (Red Team)")));
@@ -254,16 +308,120 @@ describe("Billing & Usage", { timeout: 60_000 }, () => {
     await waitFor(() =>
       expect(calls("/v1/usage/summary").at(-1)?.getAll("workspace_uuid")).toEqual([WS.red]),
     );
+    expect(location()).toBe(`/?workspace=${WS.red}&eval_type=image_safety`);
 
     await user.click(clear);
     await waitFor(() => expect(screen.queryByText(/Clear all/)).not.toBeInTheDocument());
     await waitFor(() => expect(calls("/v1/usage/summary").at(-1)?.getAll("eval_type")).toEqual([]));
+    expect(location()).toBe(`/?workspace=${WS.red}`);
+  });
 
+  it("searches the records only, once typing pauses, and keeps the search in the address", async () => {
+    const user = userEvent.setup();
+    const { calls, location } = renderBilling();
+    await screen.findByText("Eval 0");
     await tableSettled();
     await user.type(screen.getByPlaceholderText("Search..."), "Eval 1");
     await waitFor(() => expect(calls("/v1/usage/records").at(-1)?.get("search")).toBe("Eval 1"));
-    // The search applies to the table only; one request for the whole word.
+    // One request for the whole word; the summary and chart are not searched.
     expect(calls("/v1/usage/records").filter((q) => q.get("search") === "Eval ")).toHaveLength(0);
     expect(calls("/v1/usage/summary").some((q) => q.has("search"))).toBe(false);
+    expect(calls("/v1/usage/series").some((q) => q.has("search"))).toBe(false);
+    expect(location()).toBe("/?search=Eval+1");
+  });
+
+  it("opens a linked view: period, filters, chart grouping, search, sort and page", async () => {
+    const { calls } = renderBilling(
+      `/?period=${JAN}&eval_type=safety&ground_truth=with&grouping=weekly&metric=usage&search=Eval&sort=-cost&page=2`,
+    );
+    expect(await screen.findByTestId("billing-period")).toHaveTextContent("Jan 1, 2026 - Feb 1, 2026");
+    expect(await screen.findByText("Page 2 of 3 (25 total records)")).toBeInTheDocument();
+    const first = calls("/v1/usage/records")[0];
+    expect(first?.get("billing_cycle_uuid")).toBe(JAN);
+    expect(first?.get("page")).toBe("2");
+    expect(first?.get("sort")).toBe("-cost");
+    expect(first?.get("search")).toBe("Eval");
+    expect(first?.getAll("eval_type")).toEqual(["safety"]);
+    expect(first?.get("ground_truth")).toBe("with");
+    // Only the linked page was read: no detour through page 1 or the latest cycle.
+    expect(calls("/v1/usage/records").every((q) => q.get("page") === "2")).toBe(true);
+    expect(calls("/v1/usage/summary").every((q) => q.get("billing_cycle_uuid") === JAN)).toBe(true);
+
+    expect(screen.getByLabelText("Eval Type: Safety")).toBeInTheDocument();
+    expect(screen.getByText("Clear all (2)")).toBeInTheDocument();
+    expect(screen.getByPlaceholderText("Search...")).toHaveValue("Eval");
+    expect(await screen.findByText("Usage Over Time")).toBeInTheDocument();
+    expect(screen.getByRole("radio", { name: "Weekly" })).toBeChecked();
+    expect(calls("/v1/usage/series").at(-1)?.get("grouping")).toBe("weekly");
+    const costHeader = within(document.querySelector("thead") as HTMLElement)
+      .getByText("Cost")
+      .closest("th");
+    expect(costHeader).toHaveAttribute("aria-sort", "descending");
+  });
+
+  it("opens the default view from a link with unusable values, and cleans the address", async () => {
+    const { calls, location } = renderBilling(
+      "/?period=oops&page=abc&sort=-password&grouping=hourly&ground_truth=maybe&workspace=nope&utm=mail",
+    );
+    expect(await screen.findByTestId("billing-period")).toHaveTextContent("Feb 1, 2026 - Present");
+    expect(await screen.findByText("Page 1 of 3 (25 total records)")).toBeInTheDocument();
+    expect(calls("/v1/usage/records")[0]?.get("sort")).toBe("-date");
+    expect(calls("/v1/usage/records")[0]?.get("page")).toBe("1");
+    expect(calls("/v1/usage/series").at(-1)?.get("grouping")).toBe("daily");
+    expect(calls("/v1/usage/summary").some((q) => q.has("workspace_uuid") || q.has("ground_truth"))).toBe(
+      false,
+    );
+    // Parameters that are not the page's are left alone.
+    await waitFor(() => expect(location()).toBe("/?utm=mail"));
+  });
+
+  it("opens the latest cycle and the last page for a link to a cycle or page that no longer exists", async () => {
+    const gone = "33333333-3333-4333-8333-333333333333";
+    const { calls, location } = renderBilling(`/?period=${gone}&page=40`);
+    expect(await screen.findByTestId("billing-period")).toHaveTextContent("Feb 1, 2026 - Present");
+    expect(await screen.findByText("Page 3 of 3 (25 total records)")).toBeInTheDocument();
+    expect(calls("/v1/usage/summary").some((q) => q.get("billing_cycle_uuid") === gone)).toBe(false);
+    await waitFor(() => expect(location()).toBe("/?page=3"));
+  });
+
+  it("Refresh reads everything again, the chart's series included, and the chart redraws", async () => {
+    const user = userEvent.setup();
+    const { calls, setSeries } = renderBilling();
+    const legend = await screen.findByTestId("chart-legend");
+    expect(legend).toHaveTextContent("Safety");
+    await screen.findByText("Eval 0");
+    await tableSettled();
+    const count = (path: string) => calls(path).length;
+    const counts = {
+      cycles: count("/v1/accounts/organization/billingcycles"),
+      summary: count("/v1/usage/summary"),
+      series: count("/v1/usage/series"),
+      records: count("/v1/usage/records"),
+    };
+    setSeries([bucket("2026-02-02", "1.5"), bucket("2026-02-03", "2.5", "jailbreak")]);
+
+    await user.click(screen.getByRole("button", { name: "Refresh" }));
+    await waitFor(() => expect(screen.getByTestId("chart-legend")).toHaveTextContent("Jailbreak"));
+    expect(calls("/v1/usage/series").length).toBe(counts.series + 1);
+    expect(calls("/v1/accounts/organization/billingcycles").length).toBe(counts.cycles + 1);
+    expect(calls("/v1/usage/summary").length).toBe(counts.summary + 1);
+    await waitFor(() => expect(calls("/v1/usage/records").length).toBe(counts.records + 1));
+  });
+
+  it("never shows a zero count while loading: the pager waits for the records, then shows them", async () => {
+    const { calls } = renderBilling("/", { cyclesDelay: 300, recordsDelay: 600 });
+    const texts: string[] = [];
+    const pager = await screen.findByTestId("records-pagination");
+    const observer = new MutationObserver(() => texts.push(pager.textContent ?? ""));
+    observer.observe(pager, { childList: true, characterData: true, subtree: true });
+    texts.push(pager.textContent ?? "");
+
+    expect(await screen.findByText("Page 1 of 3 (25 total records)", {}, { timeout: 5_000 })).toBe(pager);
+    observer.disconnect();
+    expect(calls("/v1/usage/records")).toHaveLength(1);
+    expect(texts.some((t) => /\b0 total records/.test(t))).toBe(false);
+    expect(texts.every((t) => t === "Loading..." || t === "Page 1 of 3 (25 total records)")).toBe(true);
+    // The same element from the first render to the answer: the pager never left the page.
+    expect(screen.getByTestId("records-pagination")).toBe(pager);
   });
 });
