@@ -48,7 +48,6 @@ const PARTS: Record<string, string> = {
   params: "path parameter",
   querystring: "query parameter",
   body: "body",
-  headers: "header",
 };
 
 /**

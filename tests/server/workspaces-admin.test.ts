@@ -270,6 +270,18 @@ describe.each(backends())("workspace validation, audit, restore and OpenAPI on $
       expect.objectContaining({ name: "show_deleted", in: "query", required: false }),
     ]);
     expect(JSON.stringify(doc)).not.toContain("$defs");
+    // Errors carry a code of one closed list, each with its one status, documented in Error.
+    const code = doc.components.schemas.Error.properties.error.properties.code;
+    expect(code.enum).toEqual(
+      expect.arrayContaining(["invalid_request", "unauthorized", "database_unavailable"]),
+    );
+    expect(code.enum).not.toContain("bad_request");
+    expect(code.description).toContain("invalid_request (400)");
+    expect(create.responses["409"].content["application/json"].schema).toEqual({
+      $ref: "#/components/schemas/Error",
+    });
+    // The one body that may be left out (the email may come as a query parameter instead).
+    expect(doc.paths["/v1/workspaces/{workspace_uuid}/members"].post.requestBody.required).toBe(false);
 
     const page = await f.call("none", "GET", "/v1/docs");
     expect(page.statusCode).toBe(200);
