@@ -4,6 +4,7 @@
  * types only (`import type`), so zod stays out of the console's bundle.
  */
 import { z } from "zod";
+import { GROUPINGS } from "./usage-query";
 
 export const MoneySchema = z
   .string()
@@ -96,7 +97,7 @@ export const UsageSummarySchema = z
   .meta({ id: "UsageSummary" });
 export type UsageSummary = z.infer<typeof UsageSummarySchema>;
 
-export const GroupingSchema = z.enum(["daily", "weekly", "monthly"]);
+export const GroupingSchema = z.enum(GROUPINGS);
 export type Grouping = z.infer<typeof GroupingSchema>;
 
 const seriesSums = { events: z.int(), count: z.int(), price: MoneySchema };

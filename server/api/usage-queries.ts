@@ -2,6 +2,7 @@ import { Readable } from "node:stream";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { CSV_HEADERS, MAX_EXPORT_ROWS } from "../../contract/usage-csv";
+import { GROUND_TRUTH_VALUES, GROUPINGS, JAILBREAK_VALUES } from "../../contract/usage-query";
 import { UsageRecordsPageSchema, UsageSeriesSchema, UsageSummarySchema } from "../../contract/usage-schemas";
 import { type Cycle, currentCycle, cycleOf, ensureCycles } from "../metering/cycles";
 import type { UsageFilters } from "../metering/filters";
@@ -41,8 +42,8 @@ const filterShape = {
   modality: repeatable("modality", label("modality")).meta({
     description: "Repeatable, case-insensitive. Usage without a modality stays visible.",
   }),
-  ground_truth: z.enum(["with", "without"], { error: "ground_truth must be with or without." }).optional(),
-  jailbreak: z.enum(["only", "non"], { error: "jailbreak must be only or non." }).optional(),
+  ground_truth: z.enum(GROUND_TRUTH_VALUES, { error: "ground_truth must be with or without." }).optional(),
+  jailbreak: z.enum(JAILBREAK_VALUES, { error: "jailbreak must be only or non." }).optional(),
   search: z
     .string({ error: "search must be a string." })
     .trim()
@@ -94,9 +95,7 @@ const RecordsQuerySchema = z.strictObject({
 
 const SeriesQuerySchema = z.strictObject({
   ...filterShape,
-  grouping: z
-    .enum(["daily", "weekly", "monthly"], { error: "grouping must be daily, weekly or monthly." })
-    .default("daily"),
+  grouping: z.enum(GROUPINGS, { error: "grouping must be daily, weekly or monthly." }).default("daily"),
 });
 
 /**

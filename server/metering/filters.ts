@@ -3,6 +3,7 @@
  * the top-N lists of the usage summary. The SQL in usage-sql.ts mirrors `keepsRecord` exactly.
  */
 import { evalTypeGroup } from "../../contract/eval-types";
+import type { GroundTruth, Jailbreak } from "../../contract/usage-query";
 import type { Grouping } from "../../contract/usage-schemas";
 
 export type UsageFilters = {
@@ -13,8 +14,8 @@ export type UsageFilters = {
   operations: string[];
   /** Lower-cased. */
   modalities: string[];
-  groundTruth: "with" | "without" | null;
-  jailbreak: "only" | "non" | null;
+  groundTruth: GroundTruth | null;
+  jailbreak: Jailbreak | null;
   /** Case-insensitive substring over the text and number columns; forces raw events. */
   search: string | null;
 };

@@ -1,6 +1,7 @@
 // The records table: paged, sorted, filtered usage events.
-import { and, asc, desc, sql } from "drizzle-orm";
+import { and, asc, desc, type SQLWrapper, sql } from "drizzle-orm";
 import { formatUsdExact } from "../../contract/money";
+import type { RecordSortField } from "../../contract/usage-query";
 import type { UsageRecord } from "../../contract/usage-schemas";
 import { usageDaily, usageEvents, workspaces } from "../db/schema";
 import type { Db } from "../platform/database";
@@ -27,8 +28,8 @@ export const SORT_KEYS = {
   eval_type: evalTypeGroupOf(usageEvents.evalType),
   created_by: usageEvents.createdBy,
   workspace_name: workspaceName,
-} as const;
-export type SortKey = keyof typeof SORT_KEYS;
+} as const satisfies Record<RecordSortField, SQLWrapper>;
+export type SortKey = RecordSortField;
 
 export const recordColumns = {
   usageEventUuid: usageEvents.usageEventUuid,

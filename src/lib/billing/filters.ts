@@ -1,8 +1,14 @@
 // The dashboard's filter state and how it becomes query parameters of the usage endpoints.
 import type { CrudFilter, CrudSort } from "@refinedev/core";
+import {
+  type GroundTruth,
+  type Jailbreak,
+  RECORD_SORT_FIELDS,
+  type RecordSortField,
+} from "../../../contract/usage-query";
 
-export type GroundTruthFilter = "with" | "without" | null;
-export type JailbreakFilter = "only" | "non" | null;
+export type GroundTruthFilter = GroundTruth | null;
+export type JailbreakFilter = Jailbreak | null;
 
 export type BillingFilters = {
   workspaceUuids: string[];
@@ -82,18 +88,8 @@ export function usageCrudFilters(cycleUuid: string, f: BillingFilters, search = 
 }
 
 /** Sort keys the records endpoint accepts. */
-export const SORTABLE = [
-  "date",
-  "name",
-  "operation",
-  "eval_type",
-  "workspace_name",
-  "created_by",
-  "quantity",
-  "unit_price",
-  "cost",
-] as const;
-export type SortField = (typeof SORTABLE)[number];
+export const SORTABLE = RECORD_SORT_FIELDS;
+export type SortField = RecordSortField;
 
 export const DEFAULT_SORT: CrudSort = { field: "date", order: "desc" };
 
