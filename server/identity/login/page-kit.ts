@@ -39,6 +39,9 @@ export function pageKit(ctx: IdentityContext) {
 export const withRt = (path: string, rt?: string) =>
   rt ? `${path}${path.includes("?") ? "&" : "?"}rt=${encodeURIComponent(rt)}` : path;
 
+/** The link under a message page of the sign-in flow. */
+export const backToSignIn = (rt?: string) => ({ href: withRt("/login", rt), label: "Back to sign in" });
+
 export const asStrings = (body: unknown): Record<string, string> =>
   Object.fromEntries(
     Object.entries(body && typeof body === "object" ? (body as Record<string, unknown>) : {}).map(

@@ -3,7 +3,15 @@ import { z } from "zod";
 import type { IdentityContext } from "../context";
 import { registerAccountPage } from "../login/account-page-routes";
 import { verifyLoginCode } from "../login/mfa-login";
-import { asPageError, asStrings, fieldErrors, pageKit, type RtQuery, withRt } from "../login/page-kit";
+import {
+  asPageError,
+  asStrings,
+  backToSignIn,
+  fieldErrors,
+  pageKit,
+  type RtQuery,
+  withRt,
+} from "../login/page-kit";
 import { forgotPassword, passwordlessLogin, redeemMagicLink, resetPassword } from "../login/recovery";
 import { fields } from "../login/schemas";
 import { confirmEmail, resendConfirmation } from "../login/signup";
@@ -20,10 +28,7 @@ type Q = RtQuery & { token?: string; backup?: string };
 export function registerAccountPages(app: FastifyInstance, ctx: IdentityContext) {
   const kit = pageKit(ctx);
   const refused = (rt?: string) =>
-    messagePage("Refused", "This form was sent from another site.", {
-      href: withRt("/login", rt),
-      label: "Back to sign in",
-    });
+    messagePage("Refused", "This form was sent from another site.", backToSignIn(rt));
 
   app.get<{ Querystring: Q }>("/login/mfa", async (req, reply) =>
     kit.send(reply, 200, mfaPage({ rt: req.query.rt, backup: req.query.backup === "1" })),
@@ -61,14 +66,7 @@ export function registerAccountPages(app: FastifyInstance, ctx: IdentityContext)
       return kit.send(reply, 400, forgotPasswordPage({ rt, values, errors: fieldErrors(parsed.error) }));
     try {
       const res = await forgotPassword(ctx, req, parsed.data.email);
-      return kit.send(
-        reply,
-        200,
-        messagePage("Check your email", res.message, {
-          href: withRt("/login", rt),
-          label: "Back to sign in",
-        }),
-      );
+      return kit.send(reply, 200, messagePage("Check your email", res.message, backToSignIn(rt)));
     } catch (err) {
       const e = asPageError(err);
       return kit.send(reply, e.status, forgotPasswordPage({ rt, values, message: e.message }));
@@ -158,10 +156,11 @@ export function registerAccountPages(app: FastifyInstance, ctx: IdentityContext)
       return kit.send(
         reply,
         200,
-        messagePage("Check your email", "If an account exists for this email, we sent it a sign-in link.", {
-          href: withRt("/login", rt),
-          label: "Back to sign in",
-        }),
+        messagePage(
+          "Check your email",
+          "If an account exists for this email, we sent it a sign-in link.",
+          backToSignIn(rt),
+        ),
       );
     } catch (err) {
       const e = asPageError(err);
@@ -181,12 +180,7 @@ export function registerAccountPages(app: FastifyInstance, ctx: IdentityContext)
       return kit.send(
         reply,
         e.status,
-        messagePage(
-          "Sign-in link",
-          "This sign-in link could not be used.",
-          { href: withRt("/login", rt), label: "Back to sign in" },
-          e.message,
-        ),
+        messagePage("Sign-in link", "This sign-in link could not be used.", backToSignIn(rt), e.message),
       );
     }
   });

@@ -5,7 +5,7 @@ import { endStartedSession, startedSessionUser } from "../better-auth/started-se
 import type { IdentityContext } from "../context";
 import { forwardCookies } from "../http";
 import { clientIp } from "../login/limits";
-import { pageKit, type RtQuery, withRt } from "../login/page-kit";
+import { backToSignIn, pageKit, type RtQuery, withRt } from "../login/page-kit";
 import { messagePage } from "../pages/auth-pages";
 import { encodeReturnTarget } from "../return-target";
 import { provideSocialButtons } from "./buttons";
@@ -52,23 +52,13 @@ export function registerSocialLogin(app: FastifyInstance, ctx: IdentityContext) 
   provideSocialButtons(app, enabledProviders(configured));
 
   const notFound = (reply: FastifyReply, rt?: string) =>
-    kit.send(
-      reply,
-      404,
-      messagePage("Page not found", "There is no such sign-in page.", {
-        href: withRt("/login", rt),
-        label: "Back to sign in",
-      }),
-    );
+    kit.send(reply, 404, messagePage("Page not found", "There is no such sign-in page.", backToSignIn(rt)));
 
   const errorPage = (reply: FastifyReply, status: number, label: string, code?: string, rt?: string) =>
     kit.send(
       reply,
       status,
-      messagePage(`Sign-in with ${label} failed`, errorText(code, label), {
-        href: withRt("/login", rt),
-        label: "Back to sign in",
-      }),
+      messagePage(`Sign-in with ${label} failed`, errorText(code, label), backToSignIn(rt)),
     );
 
   type StartReq = FastifyRequest<{ Params: { provider: string }; Querystring: RtQuery }>;
@@ -84,7 +74,7 @@ export function registerSocialLogin(app: FastifyInstance, ctx: IdentityContext) 
         messagePage(
           `Sign-in with ${label} is not set up`,
           `Sign-in with ${label} is not set up for this installation. Sign in with your email and password instead.`,
-          { href: withRt("/login", rt), label: "Back to sign in" },
+          backToSignIn(rt),
         ),
       );
     // Each start stores a state row: bound the rows one client can create.
@@ -101,10 +91,7 @@ export function registerSocialLogin(app: FastifyInstance, ctx: IdentityContext) 
         messagePage(
           "Too many attempts",
           "Too many sign-in attempts from this network. Please wait a few minutes.",
-          {
-            href: withRt("/login", rt),
-            label: "Back to sign in",
-          },
+          backToSignIn(rt),
         ),
       );
     }
@@ -129,7 +116,7 @@ export function registerSocialLogin(app: FastifyInstance, ctx: IdentityContext) 
         messagePage(
           `Sign-in with ${label} failed`,
           `Sign-in with ${label} could not be started. Please try again later.`,
-          { href: withRt("/login", rt), label: "Back to sign in" },
+          backToSignIn(rt),
         ),
       );
     }
