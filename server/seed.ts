@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { and, eq, like, sql } from "drizzle-orm";
+import { parseUsd } from "../contract/money";
 import type { WorkspaceStore } from "./api/workspace-store";
 import { billingCycles, payments, priceRules, usageEvents, workspaceGroups } from "./db/schema";
 import type { IdentityAdmin } from "./identity/admin";
@@ -9,7 +10,6 @@ import { groupTotals, listCycles } from "./metering/cycles";
 import { monthStart } from "./metering/filters";
 import { generateUsageEvents } from "./metering/generate";
 import { ingestUsage } from "./metering/ingest";
-import { parseUsd } from "../contract/money";
 import { setPriceRule } from "./metering/prices";
 import type { RuleMetric } from "./metering/pricing";
 import type { Db } from "./platform/database";
@@ -38,7 +38,7 @@ export const DEMO_USERS: DemoUser[] = [
   { email: "newcomer@acme.test", firstName: "Nia", lastName: "Newcomer", role: "Member", workspaces: [] },
 ];
 
-export const DEMO_WORKSPACES = ["Safety Research", "Red Team", "Accuracy Benchmarks"];
+const DEMO_WORKSPACES = ["Safety Research", "Red Team", "Accuracy Benchmarks"];
 
 export type SeedResult =
   | { created: true; password: string; generatedPassword: boolean }
@@ -84,7 +84,7 @@ export async function seedDemo(
 
 /** Demo usage: how many events the embedded demo gets unless DEMO_EVENTS says otherwise. */
 export const DEFAULT_DEMO_EVENTS = 100_000;
-export const DEFAULT_DEMO_EVENT_SEED = 2026;
+const DEFAULT_DEMO_EVENT_SEED = 2026;
 const DEMO_BATCH = 10_000;
 
 /** USD per unit, per (operation, rule metric, eval type); the organization's own price list. */
@@ -104,7 +104,7 @@ const DEMO_GROUPS = [
   { name: "Red Team", prepaid: "0", workspaces: ["Red Team"] },
 ];
 
-export type DemoUsageResult =
+type DemoUsageResult =
   | { seeded: true; generated: number; accepted: number; seconds: number }
   | { seeded: false; reason: string };
 

@@ -33,7 +33,7 @@ const fail = <T>(error: string): Parsed<T> => ({ ok: false, error });
  * are errors, in the commands' own words. parseArgs runs non-strict because strict mode refuses a
  * value that starts with a dash (a negative amount) and words its errors for developers.
  */
-export function readFlags(
+function readFlags(
   args: readonly string[],
   spec: { values: readonly string[]; switches?: readonly string[] },
 ): Parsed<{ flags: Record<string, string>; switches: Set<string>; positional: string[] }> {
@@ -85,7 +85,7 @@ const money = (flag: string, value: string): Parsed<bigint> => {
 };
 
 /** The most events `seed` and DEMO_EVENTS generate (the generator streams; this bounds run time). */
-export const MAX_SEED_EVENTS = 100_000_000;
+const MAX_SEED_EVENTS = 100_000_000;
 
 /** DEMO_EVENTS from the environment: a whole number, default 100,000. */
 export function parseDemoEvents(value: string | undefined, fallback: number): Parsed<number> {
@@ -94,7 +94,7 @@ export function parseDemoEvents(value: string | undefined, fallback: number): Pa
   return r;
 }
 
-export type SeedArgs = { events?: number; seed?: number };
+type SeedArgs = { events?: number; seed?: number };
 
 export function parseSeedArgs(args: readonly string[]): Parsed<SeedArgs> {
   const r = readFlags(args, { values: ["--events", "--seed"] });
@@ -279,7 +279,7 @@ export function parseIngestKeyArgs(args: readonly string[]): Parsed<IngestKeyCom
   return fail(usage);
 }
 
-export const PRICE_SET_USAGE =
+const PRICE_SET_USAGE =
   "Usage: tsx server/main.ts price set --operation <op> --eval-type <type> --unit-price <usd>\n" +
   "         [--modality <m>] [--rule-metric eval|prompt] [--org <organization uuid>] [--valid-from <ISO date-time>]\n" +
   "       Omitted dimensions match anything; without --org the rule joins the global price list.";

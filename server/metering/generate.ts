@@ -17,7 +17,7 @@ export type GenerateOptions = {
 };
 
 /** mulberry32: a tiny 32-bit PRNG, good enough for synthetic data and identical on every platform. */
-export function mulberry32(seed: number): () => number {
+function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -75,7 +75,7 @@ const zipf = (n: number, s = 1) => Array.from({ length: n }, (_, i) => 1 / (i + 
 type EvalType = { type: string; weight: number; names: string[]; jailbreak: number; groundTruth: number };
 
 /** Skewed: safety dominates, the long tail is thin. */
-export const EVAL_TYPES: readonly EvalType[] = [
+const EVAL_TYPES: readonly EvalType[] = [
   {
     type: "safety",
     weight: 30,

@@ -17,7 +17,7 @@ import {
   revokeIngestKey,
 } from "./ingest-keys";
 
-export const RUNNING_SERVER_FILE = "api-server.json";
+const RUNNING_SERVER_FILE = "api-server.json";
 
 type RunningServer = { pid: number; url: string; operator_key: string };
 
