@@ -101,11 +101,6 @@ export function createAuthProvider({
 
     getIdentity: () => currentUser.get(),
 
-    getPermissions: async () => {
-      const user = await currentUser.get();
-      return user.is_admin ? ["admin"] : [];
-    },
-
     watchSession: () => {
       // The client also reports "logged out" when a refresh fails (500, network): ask it again,
       // which joins the refresh still under way, and leave only when it says signed out (401).

@@ -41,7 +41,6 @@ export function ApiKeysPage() {
     resource: resource.name,
     action: "create",
     redirect: false,
-    warnWhenUnsavedChanges: false,
     successNotification: false,
     errorNotification: (error) => ({
       type: "error",

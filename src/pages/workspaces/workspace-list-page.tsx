@@ -20,8 +20,6 @@ import { workspaces as resource } from "../../resources/workspaces";
 const formDefaults = {
   resource: resource.name,
   redirect: false,
-  // The dialogs are small and closing one is a deliberate cancel.
-  warnWhenUnsavedChanges: false,
   successNotification: false,
 } as const;
 
