@@ -1,9 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { serializerCompiler } from "fastify-type-provider-zod";
 import { ApiError } from "../platform/errors";
 import { requireAdmin } from "./access";
 import type { Authenticate, OrgMemberClaim, Principal } from "./principal";
-import { validatorCompiler } from "./validation";
+import { serializerCompiler, validatorCompiler } from "./validation";
 
 /** Which credentials a route takes: a bearer token only, a bearer token or x-api-key, or none. */
 export type RouteAuth = "bearer" | "bearer_or_api_key" | "none";
