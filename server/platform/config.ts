@@ -34,7 +34,7 @@ const postgresUrl = z
   .optional();
 
 /** Which proxies may tell the client address (X-Forwarded-For) and protocol: none, a hop count, or addresses. */
-export type TrustProxy = false | number | string[];
+type TrustProxy = false | number | string[];
 
 // proxy-addr's names for address ranges, accepted in the list as they are.
 const PROXY_RANGE_NAMES = new Set(["loopback", "linklocal", "uniquelocal"]);
@@ -50,7 +50,7 @@ function isIpOrCidr(entry: string): boolean {
 }
 
 /** `false` (the default), a hop count (`1`), or a comma-separated list of proxy IPs / CIDR ranges. */
-export function parseTrustProxy(value: string | undefined): TrustProxy {
+function parseTrustProxy(value: string | undefined): TrustProxy {
   const v = (value ?? "").trim();
   if (v === "" || v.toLowerCase() === "false" || v === "0") return false;
   if (/^\d+$/.test(v)) {

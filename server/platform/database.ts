@@ -37,7 +37,7 @@ export type Database = {
 
 const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), "../db/migrations");
 
-export type DatabaseTarget = { kind: "pglite"; dataDir: string | null } | { kind: "postgres"; url: string };
+type DatabaseTarget = { kind: "pglite"; dataDir: string | null } | { kind: "postgres"; url: string };
 
 /** Opens PGlite (a directory, or memory when dataDir is null) or a PostgreSQL pool. */
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {

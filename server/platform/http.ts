@@ -10,7 +10,7 @@ import { isDatabaseUnavailable } from "./database";
 import { type CspDirectives, consoleCsp, securityHeaders } from "./security-headers";
 
 /** One registered route: what tests and tools enumerate (e.g. the tenant isolation matrix). */
-export type RegisteredRoute = { method: string; url: string };
+type RegisteredRoute = { method: string; url: string };
 
 const registered = new WeakMap<FastifyInstance, RegisteredRoute[]>();
 

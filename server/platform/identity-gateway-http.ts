@@ -2,7 +2,7 @@ import { createPublicKey, type KeyObject } from "node:crypto";
 import { ApiError } from "./errors";
 import type { IdentityGateway, OrganizationUser, OrgMemberInfo } from "./identity-gateway";
 
-export type HttpGatewayOptions = {
+type HttpGatewayOptions = {
   /** Where the product API reaches the identity service (may be an internal address). */
   identityUrl: string;
   /** The identity service's BACKEND_API_KEY. */
@@ -14,7 +14,7 @@ export type HttpGatewayOptions = {
 };
 
 /** The identity service could not answer: a 503 for the caller, the detail kept as `cause` for logs. */
-export class IdentityUnavailableError extends ApiError {
+class IdentityUnavailableError extends ApiError {
   constructor(detail: string) {
     super("identity_unavailable");
     this.cause = detail;

@@ -142,7 +142,7 @@ const isPlain = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && (Object.getPrototypeOf(v) === Object.prototype || Array.isArray(v));
 
 /** A copy of a plain logged object with secret fields and URLs redacted (class instances pass). */
-export function redactValue(value: unknown, depth = 0): unknown {
+function redactValue(value: unknown, depth = 0): unknown {
   if (typeof value === "string") return redactText(value);
   if (!isPlain(value) || depth > 5) return value;
   if (Array.isArray(value)) return value.map((v) => redactValue(v, depth + 1));

@@ -31,7 +31,7 @@ export type Keyring = {
 };
 
 const PREFIX = "enc:v1:";
-export const KEY_FILE = "secrets.key";
+const KEY_FILE = "secrets.key";
 
 export const keyId = (key: Buffer) => createHash("sha256").update(key).digest("hex").slice(0, 16);
 
@@ -45,7 +45,7 @@ export function makeKeyring(
   return { currentId: keyId(current), keys, source };
 }
 
-export const isSealed = (stored: string) => stored.startsWith(PREFIX);
+const isSealed = (stored: string) => stored.startsWith(PREFIX);
 
 /** The id of the key that sealed a stored value, or null for a plaintext (legacy) value. */
 export const sealedWith = (stored: string) => (isSealed(stored) ? (stored.split(":")[2] ?? "") : null);
@@ -120,7 +120,7 @@ export function loadOrCreateKeyFile(dataDir: string): { key: Buffer; created: bo
   return { key: read(), created };
 }
 
-export type KeyringSource = {
+type KeyringSource = {
   secretsKey: Buffer | undefined;
   secretsKeysPrevious: Buffer[];
   dataDir: string;

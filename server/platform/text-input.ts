@@ -8,7 +8,7 @@ import type { ErrorShape } from "./http";
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** The path (e.g. "search", "events.0.name") of the first string in `value` that text columns cannot hold. */
-export function unstorableTextAt(value: unknown, path = "", depth = 0): string | null {
+function unstorableTextAt(value: unknown, path = "", depth = 0): string | null {
   if (typeof value === "string") return UNSTORABLE.test(value) ? path || "value" : null;
   if (value === null || typeof value !== "object" || depth > 32) return null;
   for (const [k, v] of Object.entries(value)) {

@@ -32,7 +32,7 @@ export function announceTokenRevocation(db: object, userIds: readonly string[]):
 }
 
 /** Subscribes to this process's revocations on this database handle; returns the unsubscribe. */
-export function onTokenRevocation(db: object, listener: (userId: string) => void): () => void {
+function onTokenRevocation(db: object, listener: (userId: string) => void): () => void {
   const bus = busOf(db);
   bus.on("revoked", listener);
   return () => void bus.off("revoked", listener);
