@@ -22,6 +22,8 @@ const SEARCH_DEBOUNCE_MS = 300;
 /** The records endpoint's limit on the search text. */
 const MAX_SEARCH_LENGTH = 200;
 const MIN_TABLE_WIDTH = 1200;
+/** A body row's height (antd's middle size). */
+const ROW_HEIGHT = 47;
 
 type Column = {
   field: SortField;
@@ -208,7 +210,10 @@ export function RecordsTable({ cycleUuid, waiting, state }: Props) {
           state.setSort(nextSort(sort, field));
         }}
         locale={{
-          emptyText: (
+          emptyText: unanswered ? (
+            // Not "no records" before the answer: the room of a full page, so nothing moves.
+            <div style={{ height: RECORDS_PAGE_SIZE * ROW_HEIGHT - 32 }} aria-busy />
+          ) : (
             <Empty
               image={Empty.PRESENTED_IMAGE_SIMPLE}
               description={search ? `No records match "${search}"` : "No usage records for this selection"}

@@ -97,11 +97,43 @@ function Breakdown({ title, rows }: { title: string; rows: Share[] }) {
   );
 }
 
+// Heights of a loaded tile and breakdown row, so the placeholder takes the room the answer will.
+const TILE_HEIGHT = 107;
+const BREAKDOWN_ROW_HEIGHT = 76;
+const PLACEHOLDER_ROWS = 5;
+
+/** The summary's layout (a row of tiles, the two breakdowns) without numbers, while loading. */
+function SummarySkeleton() {
+  return (
+    <div aria-busy data-testid="summary-loading">
+      <Row gutter={[12, 12]} style={{ marginBottom: 24 }}>
+        {[0, 1, 2, 3].map((i) => (
+          <Col key={i} xs={24} sm={12} lg={6}>
+            <Skeleton.Node active style={{ width: "100%", height: TILE_HEIGHT }} />
+          </Col>
+        ))}
+      </Row>
+      <Row gutter={[32, 24]}>
+        {["By Workspace", "By Eval Type"].map((title) => (
+          <Col key={title} xs={24} lg={12}>
+            <Typography.Title level={5} style={{ marginTop: 0 }}>
+              {title}
+            </Typography.Title>
+            <div style={{ height: PLACEHOLDER_ROWS * BREAKDOWN_ROW_HEIGHT }}>
+              <Skeleton active title={false} paragraph={{ rows: PLACEHOLDER_ROWS * 2 }} />
+            </div>
+          </Col>
+        ))}
+      </Row>
+    </div>
+  );
+}
+
 export function UsageSummary({ summary, loading }: { summary: Summary | undefined; loading: boolean }) {
   if (!summary) {
     return (
       <Card title="Usage Summary" style={{ marginBottom: 16 }}>
-        {loading ? <Skeleton active /> : <Empty description={NO_DATA} />}
+        {loading ? <SummarySkeleton /> : <Empty description={NO_DATA} />}
       </Card>
     );
   }
