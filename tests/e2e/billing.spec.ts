@@ -313,3 +313,136 @@ test("the mobile layout hides the chart; a member is sent away from /", async ({
   await expect(member).toHaveURL(`${E2E.console}/organization/workspaces`);
   await member.close();
 });
+
+test("a linked view opens as it was shared, and again after a reload", async ({ page }) => {
+  await signIn(page, "admin@acme.test", "/");
+  const http = await api(page);
+  const cycles = (await http.json<Cycle[]>("/v1/accounts/organization/billingcycles")).sort((a, b) =>
+    a.billing_cycle_start_date.localeCompare(b.billing_cycle_start_date),
+  );
+  const first = cycles[0] as Cycle;
+  const rows = await http.csv(
+    `billing_cycle_uuid=${first.billing_cycle_uuid}&eval_type=safety&search=Red+Team`,
+  );
+  expect(rows.length).toBeGreaterThan(10);
+  const byCost = rows.map((r) => micros(r.Cost ?? "0")).sort((a, b) => (a === b ? 0 : a < b ? -1 : 1));
+  const n = (v: number) => v.toLocaleString("en-US");
+  const link =
+    `/?period=${first.billing_cycle_uuid}&eval_type=safety&grouping=weekly&metric=usage` +
+    "&search=Red+Team&sort=cost&page=2";
+
+  const recordPages: string[] = [];
+  page.on("request", (req) => {
+    const url = new URL(req.url());
+    if (url.pathname === "/v1/usage/records") recordPages.push(url.searchParams.get("page") ?? "");
+  });
+  const sameView = async () => {
+    await expect(page.getByTestId("billing-period")).toHaveText(period(first));
+    await expect(page.getByRole("button", { name: "Eval Type: Safety" })).toBeVisible();
+    await expect(page.getByRole("button", { name: "Clear all (1)" })).toBeVisible();
+    await expect(page.getByPlaceholder("Search...")).toHaveValue("Red Team");
+    const chart = page.getByTestId("usage-chart");
+    await expect(chart.getByText("Usage Over Time")).toBeVisible();
+    await expect(chart.locator(".ant-segmented-item-selected")).toHaveText(["Usage", "Weekly"]);
+    await expect(page.getByTestId("usage-chart-canvas")).toHaveAttribute("data-metric", "usage");
+    await expect(page.getByTestId("records-pagination")).toHaveText(
+      `Page 2 of ${n(Math.ceil(rows.length / 10))} (${n(rows.length)} total records)`,
+    );
+    await expect(page.locator("thead th").filter({ hasText: "Cost" })).toHaveAttribute(
+      "aria-sort",
+      "ascending",
+    );
+    await expect(page.locator(".ant-table-tbody tr.ant-table-row").first().locator("td").last()).toHaveText(
+      usd(byCost[10] as bigint),
+    );
+    expect(page.url()).toBe(`${E2E.console}${link}`);
+    // The linked page is the only one read: no detour through the first page.
+    expect(recordPages.length).toBeGreaterThan(0);
+    expect(recordPages.every((p) => p === "2")).toBe(true);
+  };
+
+  await page.goto(link);
+  await sameView();
+  await page.screenshot({ path: join(tmpdir(), "billing-linked-view.png"), fullPage: true });
+  recordPages.length = 0;
+  await page.reload();
+  await sameView();
+
+  // A hand-edited link with unusable values opens the default view and its address is cleaned.
+  await page.goto("/?period=nope&page=-3&sort=password&grouping=hourly&eval_type=");
+  await expect(page.getByTestId("billing-period")).toHaveText(period(cycles[cycles.length - 1] as Cycle));
+  await expect(page.getByTestId("records-pagination")).toHaveText(
+    /^Page 1 of [\d,]+ \([\d,]+ total records\)$/,
+  );
+  await expect(page).toHaveURL(`${E2E.console}/`);
+});
+
+test("Refresh reads the chart's series again and the chart redraws", async ({ page }) => {
+  await signIn(page, "admin@acme.test", "/");
+  const canvas = page.getByTestId("usage-chart-canvas");
+  await expect(canvas.locator("canvas").first()).toBeVisible();
+  await expect(page.getByTestId("records-pagination")).toContainText("total records");
+  await settled(page);
+  await page.waitForTimeout(800);
+  const before = await canvas.screenshot();
+
+  // Usage arrives after the page loaded: from now on the series' latest bucket costs $500 more.
+  let answered = 0;
+  await page.route("**/v1/usage/series?**", async (route) => {
+    const response = await route.fetch();
+    const body = (await response.json()) as {
+      buckets: { eval_types: { price: string }[] }[];
+    };
+    const latest = body.buckets.at(-1)?.eval_types[0];
+    if (latest) latest.price = (Number(latest.price) + 500).toFixed(4);
+    answered++;
+    await route.fulfill({ response, json: body });
+  });
+  const reads = ["/v1/usage/series", "/v1/usage/summary", "/v1/usage/records", "/billingcycles"].map((path) =>
+    page.waitForRequest((req) => new URL(req.url()).pathname.endsWith(path)),
+  );
+  await page.getByRole("button", { name: "Refresh" }).click();
+  await Promise.all(reads);
+  await expect.poll(() => answered).toBe(1);
+  await expect(page.getByRole("button", { name: "Refresh" })).not.toHaveClass(/ant-btn-loading/);
+  await page.waitForTimeout(800);
+  expect((await canvas.screenshot()).equals(before)).toBe(false);
+});
+
+test("while the page loads, the pager never shows a zero count and nothing jumps", async ({ page }) => {
+  // Every text the pager shows (or its absence) from the first render, and the layout shift.
+  await page.addInitScript(() => {
+    const w = window as unknown as { pagerTexts: string[]; layoutShift: number };
+    w.pagerTexts = [];
+    w.layoutShift = 0;
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries() as unknown as { value: number; hadRecentInput: boolean }[])
+        if (!entry.hadRecentInput) w.layoutShift += entry.value;
+    }).observe({ type: "layout-shift", buffered: true });
+    new MutationObserver(() => {
+      const text = document.querySelector('[data-testid="records-pagination"]')?.textContent ?? "<none>";
+      if (w.pagerTexts.at(-1) !== text) w.pagerTexts.push(text);
+    }).observe(document, { childList: true, subtree: true, characterData: true });
+  });
+  // The records answer slowly, as on a busy server.
+  await page.route("**/v1/usage/records?**", async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await route.continue();
+  });
+  await signIn(page, "admin@acme.test", "/");
+  const pager = page.getByTestId("records-pagination");
+  await expect(pager).toHaveText(/^Page 1 of [\d,]+ \([\d,]+ total records\)$/);
+  const { pagerTexts, layoutShift } = await page.evaluate(() => {
+    const w = window as unknown as { pagerTexts: string[]; layoutShift: number };
+    return { pagerTexts: w.pagerTexts, layoutShift: w.layoutShift };
+  });
+  const shown = pagerTexts.slice(pagerTexts.findIndex((t) => t !== "<none>"));
+  expect(shown[0]).toBe("Loading...");
+  expect(shown.slice(1)).toEqual([(await pager.textContent()) ?? ""]);
+  expect(pagerTexts.some((t) => /\b0 total records/.test(t))).toBe(false);
+  // Placeholders take the room of what they stand for ("good" is below 0.1).
+  expect(layoutShift).toBeLessThan(0.1);
+  console.log(
+    `billing page load: pager texts ${JSON.stringify(shown)}, layout shift ${layoutShift.toFixed(4)}`,
+  );
+});
