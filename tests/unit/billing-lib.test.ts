@@ -17,8 +17,6 @@ import {
   clearAllLabel,
   EMPTY_FILTERS,
   nextSort,
-  recordsQuery,
-  sortParam,
   usageCrudFilters,
   usageQuery,
 } from "../../src/lib/billing/filters";
@@ -197,24 +195,16 @@ describe("filters and query parameters", () => {
       ground_truth: "with",
       search: "probe",
     });
-    const crud = usageCrudFilters("c1", f, "probe");
-    expect(
-      recordsQuery({ pagination: { currentPage: 3, pageSize: 10 }, filters: crud, sorters: [] }),
-    ).toEqual({
-      page: 3,
-      page_size: 10,
-      sort: "-date",
-      billing_cycle_uuid: "c1",
-      workspace_uuid: ["w1"],
-      modality: ["text"],
-      ground_truth: "with",
-      search: "probe",
-    });
+    expect(usageCrudFilters("c1", f, "probe")).toEqual([
+      { field: "billing_cycle_uuid", operator: "eq", value: "c1" },
+      { field: "workspace_uuid", operator: "in", value: ["w1"] },
+      { field: "modality", operator: "in", value: ["text"] },
+      { field: "ground_truth", operator: "eq", value: "with" },
+      { field: "search", operator: "contains", value: "probe" },
+    ]);
   });
 
-  it("sorts by date descending by default and toggles on click", () => {
-    expect(sortParam(undefined)).toBe("-date");
-    expect(sortParam([{ field: "cost", order: "asc" }])).toBe("cost");
+  it("toggles the sort on a header click; another column starts ascending", () => {
     expect(nextSort({ field: "date", order: "desc" }, "date")).toEqual({ field: "date", order: "asc" });
     expect(nextSort({ field: "date", order: "asc" }, "date")).toEqual({ field: "date", order: "desc" });
     expect(nextSort({ field: "date", order: "desc" }, "cost")).toEqual({ field: "cost", order: "asc" });

@@ -78,7 +78,7 @@ export function usageQuery(cycleUuid: string, f: BillingFilters, search = ""): U
   return query;
 }
 
-/** The same parameters as Refine filters, for the records table's useTable. */
+/** The same parameters as Refine filters, for the records list (the usage-records resource). */
 export function usageCrudFilters(cycleUuid: string, f: BillingFilters, search = ""): CrudFilter[] {
   return Object.entries(usageQuery(cycleUuid, f, search)).map(([field, value]) => ({
     field,
@@ -93,38 +93,8 @@ export type SortField = RecordSortField;
 
 export const DEFAULT_SORT: CrudSort = { field: "date", order: "desc" };
 
-/** "-date" / "cost": the endpoint's sort parameter for the first sorter (default newest first). */
-export function sortParam(sorters: readonly CrudSort[] | undefined): string {
-  const first = sorters?.find((s) => (SORTABLE as readonly string[]).includes(s.field)) ?? DEFAULT_SORT;
-  return `${first.order === "desc" ? "-" : ""}${first.field}`;
-}
-
 /** Clicking a header: the sorted column flips direction; another column starts ascending. */
 export function nextSort(current: CrudSort | undefined, field: SortField): CrudSort & { field: SortField } {
   if (current?.field === field) return { field, order: current.order === "asc" ? "desc" : "asc" };
   return { field, order: "asc" };
-}
-
-/** Refine's list parameters as the records endpoint's query (page is one-based on both sides). */
-export function recordsQuery(params: {
-  pagination?: { currentPage?: number; pageSize?: number };
-  sorters?: readonly CrudSort[];
-  filters?: readonly CrudFilter[];
-}): Record<string, string | number | string[]> {
-  const query: Record<string, string | number | string[]> = {
-    page: Math.max(1, params.pagination?.currentPage ?? 1),
-    page_size: params.pagination?.pageSize ?? 10,
-    sort: sortParam(params.sorters),
-  };
-  for (const filter of params.filters ?? []) {
-    if (!("field" in filter)) continue;
-    const { field, value } = filter;
-    if (value === undefined || value === null || value === "") continue;
-    if (Array.isArray(value)) {
-      if (value.length) query[field] = value.map(String);
-    } else {
-      query[field] = String(value);
-    }
-  }
-  return query;
 }
