@@ -1,5 +1,8 @@
 // Cost & Usage Records: the usage-records resource (/v1/usage/records, paged, sorted, searched and
 // filtered on the server), sortable headers with arrows, a details card per row, Export to CSV.
+// The list is read with useList rather than a useTable: a table hook keeps page and sort as its
+// own state (or, synced with the location, in its own address format read without checks), and
+// here the address (lib/billing/view-url) is the one source for them as for the rest of the view.
 import { ArrowDownOutlined, ArrowUpOutlined, SwapOutlined } from "@ant-design/icons";
 import { type CrudSort, type HttpError, useList } from "@refinedev/core";
 import { Alert, Button, Card, Empty, Flex, Popover, Table, type TableColumnType, Typography } from "antd";
