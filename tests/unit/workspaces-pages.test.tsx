@@ -1,4 +1,4 @@
-import { configure, screen, waitFor, within } from "@testing-library/react";
+import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { HttpResponse, http, type RequestHandler } from "msw";
 import { describe, expect, it } from "vitest";
@@ -28,10 +28,6 @@ const workspaces = [
     deleted_at: null,
   },
 ];
-
-// Role queries skip the visibility check (a getComputedStyle walk per element, the slowest part
-// of a query in jsdom): closed dialogs and refused controls are not rendered at all here.
-configure({ defaultHidden: true });
 
 const admin = { is_admin: true, email: "admin@acme.test" };
 const member = { is_admin: false, email: "member@acme.test" };
@@ -122,10 +118,11 @@ describe("workspace list", () => {
     const dialog = await dialogTitled("Create Workspace");
     const create = within(dialog).getByRole("button", { name: /^Create$/ });
     expect(create).toBeDisabled();
-    await user.type(within(dialog).getByLabelText("Workspace Name"), "   ");
-    expect(create).toBeDisabled();
-    await user.type(within(dialog).getByLabelText("Workspace Name"), " Blue Team ");
-    expect(create).toBeEnabled();
+    const input = within(dialog).getByLabelText("Workspace Name");
+    fireEvent.change(input, { target: { value: "   " } });
+    await waitFor(() => expect(create).toBeDisabled());
+    fireEvent.change(input, { target: { value: " Blue Team " } });
+    await waitFor(() => expect(create).toBeEnabled());
     await user.click(create);
 
     await waitFor(() => expect(requests("POST", "/v1/workspaces/")).toHaveLength(1));
@@ -146,7 +143,7 @@ describe("workspace list", () => {
     );
     await user.click(await screen.findByRole("button", { name: /Create Workspace$/ }));
     const dialog = await dialogTitled("Create Workspace");
-    await user.type(within(dialog).getByLabelText("Workspace Name"), "Research");
+    fireEvent.change(within(dialog).getByLabelText("Workspace Name"), { target: { value: "Research" } });
     await user.click(within(dialog).getByRole("button", { name: /^Create$/ }));
     expect(await screen.findByText("Failed to create workspace. Please try again.")).toBeInTheDocument();
     expect(screen.getByText("A workspace named Research already exists.")).toBeInTheDocument();
@@ -163,16 +160,18 @@ describe("workspace list", () => {
     );
     await user.click(await screen.findByRole("button", { name: "Edit workspace Red Team" }));
     const dialog = await dialogTitled("Edit Workspace");
+    // The field is filled once the workspace has loaded (the dialog may re-render its form meanwhile).
+    await waitFor(() => expect(within(dialog).getByLabelText("Workspace Name")).toHaveValue("Red Team"));
     const input = within(dialog).getByLabelText("Workspace Name");
-    await waitFor(() => expect(input).toHaveValue("Red Team"));
     const update = within(dialog).getByRole("button", { name: /^Update$/ });
     expect(update).toBeDisabled();
-    await user.type(input, "  ");
+    // One change event per value: typing key by key re-renders the whole dialog per key.
+    fireEvent.change(input, { target: { value: "Red Team  " } });
     expect(update).toBeDisabled();
-    await user.clear(input);
-    expect(update).toBeDisabled();
-    await user.type(input, "Blue Team");
-    expect(update).toBeEnabled();
+    fireEvent.change(input, { target: { value: "" } });
+    await waitFor(() => expect(update).toBeDisabled());
+    fireEvent.change(input, { target: { value: "Blue Team" } });
+    await waitFor(() => expect(update).toBeEnabled());
     await user.click(update);
     await waitFor(() => expect(requests("PUT", "/v1/workspaces/ws-2")).toHaveLength(1));
     expect(JSON.parse(requests("PUT", "/v1/workspaces/ws-2")[0]?.body ?? "")).toEqual({

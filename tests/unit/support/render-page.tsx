@@ -10,6 +10,7 @@
 //   });
 //
 // Navigation away from the page lands on a stub showing the new location (`view.location()`).
+import { StyleProvider } from "@ant-design/cssinjs";
 import { configure, render } from "@testing-library/react";
 import { ConfigProvider } from "antd";
 import { HttpResponse, http, type RequestHandler } from "msw";
@@ -42,6 +43,8 @@ export const identity = (path: string) => `${AUTH_URL}${IDENTITY_CLIENT_PATH}${p
 /** The product API's error shape. */
 export const apiError = (status: number, code: string, message: string) =>
   HttpResponse.json({ error: { code, message } }, { status });
+
+const styleSink = document.createElement("div");
 
 function Elsewhere() {
   const { pathname, search } = useLocation();
@@ -90,14 +93,19 @@ export function renderPage(
     { initialEntries: [path] },
   );
   const view = render(
-    <ThemeShell>
-      {/* jsdom fires no transition events; without motion, dialogs open and close at once. */}
-      <ConfigProvider theme={{ token: { motion: false } }}>
-        <ServicesProvider services={services}>
-          <RouterProvider router={router} />
-        </ServicesProvider>
-      </ConfigProvider>
-    </ThemeShell>,
+    // antd's generated styles go to a node outside the document: jsdom then has no stylesheet to
+    // evaluate on every getComputedStyle, which role queries call for each element (seconds per
+    // query on an antd page). Inline styles, which the tests look at, are unaffected.
+    <StyleProvider container={styleSink}>
+      <ThemeShell>
+        {/* jsdom fires no transition events; without motion, dialogs open and close at once. */}
+        <ConfigProvider theme={{ token: { motion: false } }}>
+          <ServicesProvider services={services}>
+            <RouterProvider router={router} />
+          </ServicesProvider>
+        </ConfigProvider>
+      </ThemeShell>
+    </StyleProvider>,
   );
   const location = () => `${router.state.location.pathname}${router.state.location.search}`;
   return { ...view, router, services, navigator, client, location };
