@@ -13,7 +13,7 @@ export function InviteUserModal({
 }) {
   return (
     <Modal {...modal.modalProps} title="Invite user" width={480} okText="Send invitation">
-      <Form {...modal.formProps} layout="vertical" initialValues={{ role: "Member" }}>
+      <Form {...modal.formProps} name="invite-user" layout="vertical" initialValues={{ role: "Member" }}>
         <Form.Item
           name="email"
           label="Email"

@@ -21,6 +21,12 @@ import {
 } from "../../components/users/organization-user";
 import { useCurrentUser } from "../../hooks/use-current-user";
 
+/** A form's values as Refine hands them to notifications: as sent (create) or with the id (edit). */
+function submitted<T extends object>(values: T | { id: unknown; values: T } | undefined): Partial<T> {
+  if (!values) return {};
+  return "values" in values && "id" in values ? values.values : (values as T);
+}
+
 const emailSearch = (value: string): CrudFilter[] => [{ field: "email", operator: "contains", value }];
 
 type UserAccess = {
@@ -77,7 +83,7 @@ function InviteButton({ orgId }: { orgId: string }) {
     redirect: false,
     warnWhenUnsavedChanges: false,
     successNotification: (_data, values) => {
-      const sent = values as InviteValues;
+      const sent = submitted(values);
       return {
         type: "success",
         message: `${sent.email} was invited as ${sent.role}.`,
@@ -124,7 +130,7 @@ function OrganizationUsers({ orgId, access }: { orgId: string; access: UserAcces
     queryOptions: { enabled: false },
     successNotification: (_data, values) => ({
       type: "success",
-      message: `${changing?.email} is now ${(values as ChangeRoleValues).role}.`,
+      message: `${changing?.email} is now ${submitted(values).role}.`,
       description: "Role changed",
     }),
     errorNotification: (error) => ({
