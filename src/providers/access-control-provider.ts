@@ -6,7 +6,7 @@ import { allows } from "../lib/resource-access";
 import { resourceByName } from "../resources";
 import type { CurrentUserSource } from "./current-user";
 
-export const NOT_ALLOWED = "Administrators only";
+const NOT_ALLOWED = "Administrators only";
 
 export function createAccessControlProvider(currentUser: CurrentUserSource): AccessControlProvider {
   return {

@@ -28,7 +28,7 @@ function fill(template: string, values: Record<string, unknown>, encode: (text: 
   });
 }
 
-export const fillPath = (template: string, values: Record<string, unknown>) =>
+const fillPath = (template: string, values: Record<string, unknown>) =>
   fill(template, values, encodeURIComponent);
 
 function itemPath(api: ResourceApi, id: string | number, meta: Meta): string {
@@ -72,7 +72,7 @@ function metaQuery(meta: Meta): Query {
 }
 
 /** Refine's paging, sorting and filters as the list endpoint's query parameters. */
-export function listQuery(
+function listQuery(
   list: ListApi | undefined,
   params: { pagination?: Pagination; sorters?: CrudSort[]; filters?: CrudFilter[] },
 ): Query {
@@ -98,7 +98,7 @@ export function listQuery(
 }
 
 /** The rows and total of a list answer: under the declared keys, else a bare array or `data`/`items`. */
-export function listRows(list: ListApi | undefined, body: unknown): { rows: unknown[]; total: number } {
+function listRows(list: ListApi | undefined, body: unknown): { rows: unknown[]; total: number } {
   const record = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {};
   const candidates = list?.rows ? [record[list.rows]] : [body, record.data, record.items];
   const rows = (candidates.find(Array.isArray) as unknown[] | undefined) ?? [];
