@@ -29,6 +29,8 @@ const DOCS_PAGE = {
 const operationId = (method: string, url: string) =>
   `${method.toLowerCase()}${url.replace(/[^a-zA-Z0-9]+/g, "_").replace(/_$/, "")}`;
 
+const PLAIN_FORMATS = new Set(["uuid", "date-time", "email"]);
+
 /** Names of the components `node` refers to ("#/components/schemas/<name>"). */
 function refsIn(node: unknown, into: Set<string>) {
   JSON.stringify(node, (key, value) => {
@@ -40,7 +42,8 @@ function refsIn(node: unknown, into: Set<string>) {
 /**
  * The document as the zod transform builds it, keeping only the components the operations use
  * (the transform adds an input and an output form of every schema with an id), sorted by name,
- * and optional request bodies marked so (Fastify's plugin marks every body required).
+ * without the patterns of formats, and optional request bodies marked so (Fastify's plugin marks
+ * every body required).
  */
 function tidyDocument(
   build: ReturnType<typeof createJsonSchemaTransformObject>,
@@ -73,7 +76,15 @@ function tidyDocument(
     let text = JSON.stringify({ paths: doc.paths, schemas });
     for (const [from, to] of renamed)
       text = text.replaceAll(`"#/components/schemas/${from}"`, `"#/components/schemas/${to}"`);
-    const tidy = JSON.parse(text) as { paths: Json; schemas: Json };
+    const tidy = JSON.parse(text, (_key, value) => {
+      // Formats say enough; zod's long regular expressions and integer bounds only clutter it.
+      if (value && typeof value === "object" && !Array.isArray(value)) {
+        if (PLAIN_FORMATS.has(value.format)) delete value.pattern;
+        if (value.maximum === Number.MAX_SAFE_INTEGER) delete value.maximum;
+        if (value.minimum === Number.MIN_SAFE_INTEGER) delete value.minimum;
+      }
+      return value;
+    }) as { paths: Json; schemas: Json };
     return {
       ...doc,
       paths: tidy.paths,
