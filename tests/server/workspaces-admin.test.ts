@@ -270,6 +270,10 @@ describe.each(backends())("workspace validation, audit, restore and OpenAPI on $
       expect.objectContaining({ name: "show_deleted", in: "query", required: false }),
     ]);
     expect(JSON.stringify(doc)).not.toContain("$defs");
+    // A format says enough: no long patterns beside it.
+    expect(doc.paths["/v1/workspaces/{workspace_uuid}"].get.parameters).toEqual([
+      { name: "workspace_uuid", in: "path", required: true, schema: { type: "string", format: "uuid" } },
+    ]);
     // Errors carry a code of one closed list, each with its one status, documented in Error.
     const code = doc.components.schemas.Error.properties.error.properties.code;
     expect(code.enum).toEqual(
