@@ -15,7 +15,18 @@ export function ChangeRoleModal({ modal, member }: Props) {
   return (
     <Modal {...modal.modalProps} title="Change role" width={480} okText="Save role">
       <Typography.Paragraph>{member?.email}</Typography.Paragraph>
-      <Form {...modal.formProps} name="change-role" layout="vertical">
+      <Form
+        {...modal.formProps}
+        name="change-role"
+        layout="vertical"
+        onFinish={async (values) => {
+          try {
+            await modal.formProps.onFinish?.(values);
+          } catch {
+            // The toast has told the user in the identity service's words; the dialog stays open.
+          }
+        }}
+      >
         <Form.Item name="role" label="Role" rules={[{ required: true, message: "Please choose a role." }]}>
           <Select options={(member?.possible_roles ?? []).map((role) => ({ value: role, label: role }))} />
         </Form.Item>

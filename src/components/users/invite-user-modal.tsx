@@ -13,7 +13,19 @@ export function InviteUserModal({
 }) {
   return (
     <Modal {...modal.modalProps} title="Invite user" width={480} okText="Send invitation">
-      <Form {...modal.formProps} name="invite-user" layout="vertical" initialValues={{ role: "Member" }}>
+      <Form
+        {...modal.formProps}
+        name="invite-user"
+        layout="vertical"
+        initialValues={{ role: "Member" }}
+        onFinish={async (values) => {
+          try {
+            await modal.formProps.onFinish?.(values);
+          } catch {
+            // The toast has told the user in the identity service's words; the dialog stays open.
+          }
+        }}
+      >
         <Form.Item
           name="email"
           label="Email"
