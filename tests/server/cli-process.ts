@@ -1,13 +1,17 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 
-// The server's command line as a child process (tsx server/main.ts …) on the embedded database
-// unless env says otherwise, with its output collected.
+// The server's command line as a child process (tsx server/main.ts …, or the built
+// dist-server/server/main.js) on the embedded database unless env says otherwise, with its output
+// collected.
 
 const tsx = join("node_modules", ".bin", "tsx");
 
-export function runCli(env: Record<string, string>, args: string[]) {
-  const child = spawn(tsx, ["server/main.ts", ...args], {
+export function runCli(env: Record<string, string>, args: string[], opts: { built?: boolean } = {}) {
+  const [command, entry] = opts.built
+    ? [process.execPath, ["--enable-source-maps", join("dist-server", "server", "main.js")]]
+    : [tsx, ["server/main.ts"]];
+  const child = spawn(command, [...entry, ...args], {
     env: { ...process.env, DATABASE_URL: "", LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -1,4 +1,4 @@
-import type { ChildProcess } from "node:child_process";
+import { type ChildProcess, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
@@ -68,6 +68,14 @@ describe("server CLI", () => {
     child.kill("SIGTERM");
     expect(await r.exited).toBe(0);
   }, 180_000);
+
+  it("runs as built JavaScript, applying the migrations shipped beside the bundle", async () => {
+    const build = spawnSync(process.execPath, ["scripts/build-server.mjs"], { encoding: "utf8" });
+    expect(build.status, build.stderr).toBe(0);
+    const r = runCli({ DATA_DIR: tempDir() }, ["migrate"], { built: true });
+    expect(await r.exited, r.err()).toBe(0);
+    expect(r.out()).toContain("Migrations applied.");
+  }, 120_000);
 
   it("prints usage for an unknown command", async () => {
     const r = run({}, ["frobnicate"]);
