@@ -21,15 +21,24 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
+import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 import { type Browser, type BrowserContext, chromium } from "@playwright/test";
 import pg from "pg";
 
-const argv = process.argv.slice(2);
-const flag = (name: string) => argv.includes(`--${name}`);
-const option = (name: string, fallback: number) => {
-  const i = argv.indexOf(`--${name}`);
-  const n = i >= 0 ? Number(argv[i + 1]) : fallback;
+const { values: args } = parseArgs({
+  args: process.argv.slice(2),
+  options: {
+    runs: { type: "string" },
+    events: { type: "string" },
+    port: { type: "string" },
+    "skip-1m": { type: "boolean" },
+    "keep-db": { type: "boolean" },
+  },
+});
+const flag = (name: "skip-1m" | "keep-db") => args[name] === true;
+const option = (name: "runs" | "events" | "port", fallback: number) => {
+  const n = args[name] === undefined ? fallback : Number(args[name]);
   if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} needs a positive number`);
   return n;
 };
@@ -43,8 +52,6 @@ const TARGET_MS = 1000;
 const TARGET_INITIAL_KB = 500;
 const VIEWPORT = { width: 1440, height: 900 }; // the chart is hidden below 768 px
 const TSX = "node_modules/.bin/tsx";
-
-// ---- JavaScript sizes ----------------------------------------------------------------------------
 
 type Sizes = {
   initial: number;
@@ -90,8 +97,6 @@ function jsSizes(): Sizes {
     chartInitial: initial.has(`assets/${chartFile}`),
   };
 }
-
-// ---- products ------------------------------------------------------------------------------------
 
 type Product = { url: string; authUrl: string; stop: () => Promise<void> };
 const children = new Set<ChildProcess>();
@@ -168,8 +173,6 @@ function eventsForCurrentCycle(inCycle: number, now = new Date()): number {
   const first = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 2, 1);
   return Math.ceil((inCycle * (now.getTime() - first)) / (now.getTime() - current));
 }
-
-// ---- browser -------------------------------------------------------------------------------------
 
 /**
  * Runs in every document: on each animation frame, notes when the first records row and a drawn
@@ -260,8 +263,6 @@ async function measure(browser: Browser, product: Product): Promise<Measured> {
   return { cold, warm, records };
 }
 
-// ---- report --------------------------------------------------------------------------------------
-
 function pct(samples: readonly number[], p: number) {
   const s = [...samples].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil(s.length * p) - 1))] ?? Number.NaN;
@@ -321,8 +322,6 @@ function report(rows: { name: string; m: Measured }[], sizes: Sizes, header: str
     `  target separate, not preloaded: ${sizes.chartInitial ? "NOT met" : "met"}`,
   );
 }
-
-// ---- main ----------------------------------------------------------------------------------------
 
 async function main() {
   stopAllOnExit();

@@ -177,8 +177,6 @@ async function dashboardOnce(server: Server, cycleUuid: string, q: Record<string
   };
 }
 
-// ---- DuckDB: the same aggregates straight from the rows -------------------------------------------
-
 const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
 const inList = (xs: readonly string[]) => xs.map(lit).join(", ");
 
@@ -279,8 +277,6 @@ async function duckDashboard(duck: Duck, cycle: Cycle, f: UsageFilters) {
     },
   };
 }
-
-// ---- loading ---------------------------------------------------------------------------------------
 
 async function writeCsv(
   dir: string,

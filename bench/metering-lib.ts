@@ -12,8 +12,6 @@ import { matchPriceRule, type PriceRule } from "../server/metering/pricing";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-// ---- arguments ----------------------------------------------------------------------------------
-
 /** "10k" → 10000, "1m" → 1000000, "2.5M" → 2500000. */
 export function parseCount(text: string): number {
   const m = /^(\d+(?:\.\d+)?)([kKmM]?)$/.exec(text.trim());
@@ -24,8 +22,6 @@ export function parseCount(text: string): number {
 
 export const short = (n: number) =>
   n >= 1e6 && n % 1e6 === 0 ? `${n / 1e6}M` : n >= 1e3 && n % 1e3 === 0 ? `${n / 1e3}k` : String(n);
-
-// ---- machine --------------------------------------------------------------------------------------
 
 export function machine(pgVersion?: string): string {
   const cpu = cpus();
@@ -39,8 +35,6 @@ export function machine(pgVersion?: string): string {
 
 export const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 
-// ---- statistics -----------------------------------------------------------------------------------
-
 export function percentile(sorted: readonly number[], p: number): number {
   if (!sorted.length) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(sorted.length * p) - 1))] ?? Number.NaN;
@@ -50,8 +44,6 @@ export function summarize(samples: readonly number[]) {
   const s = [...samples].sort((a, b) => a - b);
   return { p50: percentile(s, 0.5), p95: percentile(s, 0.95), n: s.length };
 }
-
-// ---- PostgreSQL -----------------------------------------------------------------------------------
 
 /** A fresh database on the server of DATABASE_URL, dropped by `drop()` (never touches the given one). */
 export async function scratchDatabase(url: string, prefix: string) {
@@ -184,8 +176,6 @@ export function copyToStdout(
   });
 }
 
-// ---- the server process ----------------------------------------------------------------------------
-
 export type ServerInfo = {
   port: number;
   apiKey: string;
@@ -261,8 +251,6 @@ export async function startServer(opts: { databaseUrl?: string; port?: number })
     },
   };
 }
-
-// ---- priced rows -----------------------------------------------------------------------------------
 
 /** The columns a COPY writes, in order (usage_event_uuid only when the bench fixes the uuids). */
 export const EVENT_COLUMNS = [
