@@ -4,7 +4,7 @@ import { parseUsd } from "../contract/money";
 import type { WorkspaceStore } from "./api/workspace-store";
 import { billingCycles, payments, priceRules, usageEvents, workspaceGroups } from "./db/schema";
 import type { IdentityAdmin } from "./identity/admin";
-import type { RoleName } from "./identity/roles";
+import type { RoleName } from "./identity/orgs/role-hierarchy";
 import { recordPayment, setGroup } from "./metering/billing";
 import { groupTotals, listCycles } from "./metering/cycles";
 import { monthStart } from "./metering/filters";

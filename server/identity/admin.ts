@@ -3,10 +3,10 @@ import { eq } from "drizzle-orm";
 import { account, member, organization, user } from "../db/schema";
 import type { Db } from "../platform/database";
 import { announceTokenRevocation } from "../platform/token-revocation";
-import type { Auth } from "./auth";
 import { hashPassword } from "./better-auth/adapter";
-import { type RoleName, roleToStored } from "./roles";
-import { bumpTokenVersions } from "./token-version";
+import type { Auth } from "./better-auth/auth";
+import { type RoleName, roleToStored } from "./orgs/role-hierarchy";
+import { bumpTokenVersions } from "./session/token-version";
 
 /** Administrative writes (seed, CLI): no session, no emails, no rate limits. */
 export function createIdentityAdmin(db: Db, auth: Auth) {

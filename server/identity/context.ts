@@ -1,11 +1,11 @@
 import type { Config } from "../platform/config";
 import type { Db } from "../platform/database";
-import type { Auth } from "./auth";
+import type { Auth } from "./better-auth/auth";
 import type { Directory } from "./directory";
 import type { Mailer } from "./email/mailer";
 import type { RateLimiter } from "./rate-limit";
+import type { TokenIssuer } from "./session/access-tokens";
 import type { SocialProvidersConfig } from "./social/providers";
-import type { TokenIssuer } from "./tokens";
 
 /** What the identity routes share; built once by createIdentityService. */
 export type IdentityContext = {

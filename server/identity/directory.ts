@@ -1,9 +1,9 @@
 import { and, asc, eq } from "drizzle-orm";
 import { account, member, organization, user } from "../db/schema";
 import type { Db } from "../platform/database";
+import { parseStoredRoles } from "./orgs/role-hierarchy";
 import { roleStructureOf } from "./orgs/roles";
-import { parseStoredRoles } from "./roles";
-import type { IdentityUser, OrgMembership } from "./tokens";
+import type { IdentityUser, OrgMembership } from "./session/access-tokens";
 
 /** Read-side queries over the identity tables, shaped for tokens and the identity gateway. */
 export function createDirectory(db: Db) {

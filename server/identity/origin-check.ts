@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../platform/config";
 import { FE_PREFIX } from "./fe/plumbing";
-import { messagePage } from "./pages/auth-pages";
+import { messagePage } from "./login/pages";
 
 // Cross-site request refusal for the whole identity app, in one hook:
 //

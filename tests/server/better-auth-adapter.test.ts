@@ -3,7 +3,6 @@ import { eq } from "drizzle-orm";
 import * as OTPAuth from "otpauth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { session, twoFactor } from "../../server/db/schema";
-import { COOKIE_PREFIX } from "../../server/identity/auth";
 import {
   confirmationPendingCookies,
   confirmationPendingUser,
@@ -15,8 +14,9 @@ import {
   twoFactorChallengeUser,
   verifyPassword,
 } from "../../server/identity/better-auth/adapter";
+import { COOKIE_PREFIX } from "../../server/identity/better-auth/auth";
+import { hashToken } from "../../server/identity/better-auth/hashed-tokens";
 import { endStartedSession, startedSessionUser } from "../../server/identity/better-auth/started-session";
-import { hashToken } from "../../server/identity/hashed-tokens";
 import { backends, PASSWORD, startProduct, type TestProduct } from "./harness";
 
 // What the identity service relies on from better-auth beyond its public API, checked against

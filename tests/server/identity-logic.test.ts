@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
+import {
+  inheritedRoles,
+  isAtLeastRole,
+  parseStoredRoles,
+  permissionsFor,
+} from "../../server/identity/orgs/role-hierarchy";
 import { decodeReturnTarget, encodeReturnTarget } from "../../server/identity/return-target";
-import { inheritedRoles, isAtLeastRole, parseStoredRoles, permissionsFor } from "../../server/identity/roles";
 
 describe("return targets (rt)", () => {
   const allowed = ["http://localhost:3000"];

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import type { InjectOptions, LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashToken } from "../../server/identity/hashed-tokens";
+import { hashToken } from "../../server/identity/better-auth/hashed-tokens";
 import { registeredRoutes } from "../../server/platform/http";
 import { backends, signIn, startProduct, type TestProduct } from "./harness";
 import { setUpTenants, type Tenants } from "./tenants";

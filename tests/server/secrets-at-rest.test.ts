@@ -10,7 +10,11 @@ import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildProduct, type Product } from "../../server/app";
 import { emailOutbox, invitation, session, setting, verification } from "../../server/db/schema";
-import { hashedSessionTokens, hashLegacySessionTokens, hashToken } from "../../server/identity/hashed-tokens";
+import {
+  hashedSessionTokens,
+  hashLegacySessionTokens,
+  hashToken,
+} from "../../server/identity/better-auth/hashed-tokens";
 import { loadSigningKeys } from "../../server/identity/settings";
 import { loadConfig } from "../../server/platform/config";
 import { openDatabase } from "../../server/platform/database";

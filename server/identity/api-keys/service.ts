@@ -3,7 +3,7 @@ import { apiKey, organization, user } from "../../db/schema";
 import type { Db } from "../../platform/database";
 import type { Directory } from "../directory";
 import { IdentityError } from "../errors";
-import { type IdentityUser, type OrgMembership, orgMemberInfo } from "../tokens";
+import { type IdentityUser, type OrgMembership, orgMemberInfo } from "../session/access-tokens";
 import {
   API_KEY_ID_PATTERN,
   type ExpirationOption,

@@ -4,7 +4,7 @@ import { APIError, createAuthEndpoint } from "better-auth/api";
 import { setSessionCookie } from "better-auth/cookies";
 import { symmetricDecrypt, symmetricEncrypt } from "better-auth/crypto";
 import { z } from "zod";
-import type { Auth } from "../auth";
+import type { Auth } from "./auth";
 
 // The one place that reaches past better-auth's public API (its endpoint context: internal
 // adapter, cookie names, secret, password hasher). Everything else calls `auth.api.*`. An

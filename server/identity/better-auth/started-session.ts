@@ -1,5 +1,5 @@
 import { applySetCookies, parseSetCookieHeader } from "better-auth/cookies";
-import type { Auth } from "../auth";
+import type { Auth } from "./auth";
 
 // better-auth starts a session on some answers where we do not want one yet (sign-up before the
 // email is confirmed; magic-link, social sign-in of a user with a second factor). These act as

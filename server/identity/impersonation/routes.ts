@@ -7,7 +7,7 @@ import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
 import { feRoutes, parseInput, requireSession } from "../fe/plumbing";
 import { authErrorCode, forwardCookies } from "../http";
-import { revokeAccessTokens } from "../token-version";
+import { revokeAccessTokens } from "../session/token-version";
 import { createImpersonationAudit } from "./audit";
 import { isOperator } from "./operators";
 import { registerImpersonationWriteAudit } from "./writes";

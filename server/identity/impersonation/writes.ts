@@ -3,7 +3,7 @@ import { getSessionCookie } from "better-auth/cookies";
 import { fromNodeHeaders } from "better-auth/node";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { impersonationWrite } from "../../db/schema";
-import { COOKIE_PREFIX } from "../auth";
+import { COOKIE_PREFIX } from "../better-auth/auth";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
 

@@ -6,8 +6,8 @@ import { twoFactorChallengeUser } from "../better-auth/adapter";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
 import { authErrorCode } from "../http";
+import { claimTotpStep, REPLAYED_CODE } from "../mfa/factor";
 import { clientIp, enforce, LIMITS } from "./limits";
-import { claimTotpStep, REPLAYED_CODE } from "./mfa-factor";
 
 /**
  * The second step of sign-in: a TOTP code or a one-time backup code against the two-factor

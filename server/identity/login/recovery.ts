@@ -9,7 +9,7 @@ import type { IdentityContext } from "../context";
 import { callbackCarrying } from "../email/templates";
 import { IdentityError } from "../errors";
 import { authErrorCode } from "../http";
-import { revokeAccessTokens } from "../token-version";
+import { revokeAccessTokens } from "../session/token-version";
 import { clientIp, enforce, LIMITS, normalizeEmail } from "./limits";
 import { assertNotLocked, clearFailures } from "./lockout";
 

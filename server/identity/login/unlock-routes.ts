@@ -1,9 +1,9 @@
 import type { FastifyInstance } from "fastify";
 import type { IdentityContext } from "../context";
-import { messagePage } from "../pages/auth-pages";
-import { html, page } from "../pages/html";
+import { html, page } from "../hosted-pages/html";
+import { asStrings, pageKit } from "../hosted-pages/kit";
 import { unlockAccount } from "./lockout";
-import { asStrings, pageKit } from "./page-kit";
+import { messagePage } from "./pages";
 
 /**
  * The emailed unlock link of a locked account. Opening it shows a button (mail scanners that

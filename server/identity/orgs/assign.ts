@@ -1,6 +1,6 @@
 import { IdentityError } from "../errors";
-import type { RoleName } from "../roles";
 import type { OrgAccess } from "./access";
+import type { RoleName } from "./role-hierarchy";
 import { type MemberRoles, mayHandle, parseRoleName } from "./roles";
 
 /**

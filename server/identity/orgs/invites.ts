@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { invitation, member, organization, user } from "../../db/schema";
+import { hashToken } from "../better-auth/hashed-tokens";
 import type { IdentityContext } from "../context";
 import { invitationEmail } from "../email/templates";
 import { IdentityError } from "../errors";
-import { hashToken } from "../hashed-tokens";
 import {
   type Actor,
   maxUsersOf,

@@ -4,9 +4,8 @@ import { member, organization } from "../../db/schema";
 import type { Db } from "../../platform/database";
 import { announceTokenRevocation } from "../../platform/token-revocation";
 import { IdentityError } from "../errors";
-import { roleToStored } from "../roles";
 import { canSetupSaml } from "../saml/policy";
-import { bumpTokenVersions } from "../token-version";
+import { bumpTokenVersions } from "../session/token-version";
 import {
   type Actor,
   maxUsersOf,
@@ -18,6 +17,7 @@ import {
 } from "./access";
 import { emailDomain, isPersonalDomain } from "./domain";
 import { MAX_ORGS_PER_USER } from "./limits";
+import { roleToStored } from "./role-hierarchy";
 
 // Creating, configuring, deleting and joining organizations (PropelAuth semantics).
 

@@ -3,7 +3,7 @@ import { member } from "../../db/schema";
 import type { Db } from "../../platform/database";
 import { announceTokenRevocation } from "../../platform/token-revocation";
 import { IdentityError } from "../errors";
-import { bumpTokenVersions } from "../token-version";
+import { bumpTokenVersions } from "../session/token-version";
 import { type OrgAccess, type Queryable, requirePermission } from "./access";
 import { holdsRole, type MemberRoles, mayHandle, readRoles, storeRoles } from "./roles";
 

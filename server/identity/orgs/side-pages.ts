@@ -1,113 +1,66 @@
-import type { FastifyInstance } from "fastify";
-import type { IdentityContext } from "../context";
-import { IdentityError } from "../errors";
-import { parseInput } from "../fe/plumbing";
-import { withRt } from "../login/page-kit";
-import { acceptInvitePage, createOrgPage } from "../pages/org-misc";
-import { acceptInvite, findInvitation } from "./invites";
-import { createOrg } from "./manage";
-import { firstError, formOf, type PageKit } from "./page-kit";
-import * as s from "./schemas";
+import { alert, html, input, page, type SafeHtml } from "../hosted-pages/html";
+import { withRt } from "../hosted-pages/kit";
 
-type OpenInvitation = NonNullable<Awaited<ReturnType<typeof findInvitation>>>;
-type Actor = { email: string };
+// Smaller organization pages: create an organization, accept an invitation, SAML (unavailable).
 
-/** The invitation is for another address than the signed-in user's. */
-const wrongUser = (inv: OpenInvitation, actor: Actor) =>
-  acceptInvitePage({ kind: "wrong_user", orgName: inv.orgName, email: inv.email, signedInAs: actor.email });
+export function createOrgPage(s: {
+  values?: Record<string, string>;
+  errors?: Record<string, string>;
+  message?: string;
+  /** The hosted pages' `rt`, kept on the form; returnUrl: where "Back to the console" goes. */
+  rt?: string;
+  returnUrl?: string;
+}) {
+  const v = s.values ?? {};
+  const box = (name: string, label: string) =>
+    html`<div class="field" style="display:flex;gap:8px;align-items:center"><input type="checkbox" style="width:16px;height:16px"
+ id="f-${name}" name="${name}" value="on" ${v[name] === "on" ? html`checked` : ""}><label for="f-${name}" style="margin:0">${label}</label></div>`;
+  return page(
+    "Create organization",
+    html`<div class="card"><h1>Create an organization</h1><p class="sub">You become its Owner and can invite your team.</p>
+${alert(s.message)}
+<form method="post" action="${withRt("/create_org", s.rt)}" novalidate>
+${input("name", "Organization name", { value: v.name, autofocus: true, error: s.errors?.name })}
+${box("autojoin_by_domain", "Let people with my email domain join")}
+${box("restrict_to_domain", "Only invite people with my email domain")}
+<button type="submit">Create organization</button></form>
+${s.returnUrl ? html`<p class="sub"><a href="${s.returnUrl}">Back to the console</a></p>` : ""}</div>`,
+  );
+}
 
-/** The signed-in user may join: the confirmation form (with what went wrong, on a retry). */
-const confirmJoin = (inv: OpenInvitation, actor: Actor, message?: string) =>
-  acceptInvitePage({
-    kind: "confirm",
-    id: inv.id,
-    orgName: inv.orgName,
-    email: actor.email,
-    role: inv.role,
-    ...(message ? { message } : {}),
-  });
+export type AcceptView =
+  | { kind: "invalid"; consoleUrl: string }
+  | { kind: "sign_in"; orgName: string; email: string; role: string; loginUrl: string; signupUrl: string }
+  | { kind: "wrong_user"; orgName: string; email: string; signedInAs: string; message?: string }
+  | { kind: "confirm"; id: string; orgName: string; email: string; role: string; message?: string };
 
-/** The hosted pages around organizations: /create_org and /accept_invite. */
-export function registerOrgSidePages(app: FastifyInstance, ctx: IdentityContext, kit: PageKit) {
-  const { db } = ctx;
+function acceptBody(v: AcceptView): SafeHtml {
+  switch (v.kind) {
+    case "invalid":
+      return html`<h1>Invitation not valid</h1><p class="sub">This invitation has expired, was revoked or was already used.
+Ask an administrator of the organization to invite you again.</p><a class="button" href="${v.consoleUrl}">Go to the console</a>`;
+    case "sign_in":
+      return html`<h1>Join ${v.orgName}</h1><p class="sub">You were invited as ${v.role} with ${v.email}.
+Sign in or create an account with this email to accept.</p>
+<div class="stack"><a class="button" href="${v.signupUrl}">Create an account</a>
+<a class="button secondary" href="${v.loginUrl}">I already have an account</a></div>`;
+    case "wrong_user":
+      return html`<h1>Join ${v.orgName}</h1>${alert(v.message)}<p class="sub">This invitation was sent to ${v.email},
+but you are signed in as ${v.signedInAs}. Sign out, then open the invitation link again.</p>
+<form method="post" action="/logout"><button class="button secondary" type="submit">Sign out</button></form>`;
+    case "confirm":
+      return html`<h1>Join ${v.orgName}</h1>${alert(v.message)}<p class="sub">You were invited as ${v.role}. You are signed in as ${v.email}.</p>
+<form method="post" action="/accept_invite?id=${encodeURIComponent(v.id)}"><button type="submit">Accept invitation</button></form>`;
+  }
+}
 
-  // `rt` (the way back to the console) is kept through the form and onto the new organization's page.
-  app.get<{ Querystring: { rt?: string } }>("/create_org", async (req, reply) => {
-    if (!(await kit.actorOrNull(req))) return kit.toLogin(req, reply);
-    const rt = kit.keptRt(req.query.rt);
-    return kit.send(reply, 200, createOrgPage({ rt, returnUrl: kit.returnUrl(rt) }));
-  });
+export function acceptInvitePage(v: AcceptView): string {
+  return page("Invitation", html`<div class="card">${acceptBody(v)}</div>`);
+}
 
-  app.post<{ Querystring: { rt?: string } }>("/create_org", async (req, reply) => {
-    const rt = kit.keptRt(req.query.rt);
-    const back = { rt, returnUrl: kit.returnUrl(rt) };
-    if (!kit.sameOrigin(req))
-      return kit.send(
-        reply,
-        403,
-        createOrgPage({ ...back, message: "This form was sent from another site." }),
-      );
-    const actor = await kit.actorOrNull(req);
-    if (!actor) return reply.redirect(withRt("/login", rt), 303);
-    const f = formOf(req.body);
-    try {
-      const body = parseInput(s.createOrgBody, {
-        name: f.name,
-        autojoin_by_domain: f.autojoin_by_domain === "on",
-        restrict_to_domain: f.restrict_to_domain === "on",
-      });
-      const { org_id } = await createOrg(db, actor, body);
-      return reply.redirect(withRt(`/org?id=${encodeURIComponent(org_id)}&done=created`, rt), 303);
-    } catch (err) {
-      if (!(err instanceof IdentityError)) throw err;
-      const errors = err.code === "invalid_request_fields" ? { name: firstError(err) } : undefined;
-      return kit.send(
-        reply,
-        err.status,
-        createOrgPage({ ...back, values: f, errors, message: errors ? undefined : err.message }),
-      );
-    }
-  });
-
-  app.get<{ Querystring: { id?: string } }>("/accept_invite", async (req, reply) => {
-    const inv = await findInvitation(ctx, String(req.query.id ?? ""));
-    if (inv?.state !== "open")
-      return kit.send(reply, 404, acceptInvitePage({ kind: "invalid", consoleUrl: kit.consoleUrl }));
-    const actor = await kit.actorOrNull(req);
-    const here = kit.returnHere(req);
-    if (!actor)
-      return kit.send(
-        reply,
-        200,
-        acceptInvitePage({
-          kind: "sign_in",
-          orgName: inv.orgName,
-          email: inv.email,
-          role: inv.role,
-          loginUrl: `/login?rt=${here}`,
-          signupUrl: `/signup?rt=${here}`,
-        }),
-      );
-    if (actor.email !== inv.email.toLowerCase()) return kit.send(reply, 403, wrongUser(inv, actor));
-    return kit.send(reply, 200, confirmJoin(inv, actor));
-  });
-
-  app.post<{ Querystring: { id?: string } }>("/accept_invite", async (req, reply) => {
-    if (!kit.sameOrigin(req))
-      return kit.send(reply, 403, acceptInvitePage({ kind: "invalid", consoleUrl: kit.consoleUrl }));
-    const actor = await kit.actorOrNull(req);
-    if (!actor) return kit.toLogin(req, reply);
-    const inv = await findInvitation(ctx, String(req.query.id ?? ""));
-    if (inv?.state !== "open")
-      return kit.send(reply, 404, acceptInvitePage({ kind: "invalid", consoleUrl: kit.consoleUrl }));
-    try {
-      await acceptInvite(ctx, actor, inv.id);
-      return reply.redirect(kit.consoleUrl, 303);
-    } catch (err) {
-      if (!(err instanceof IdentityError)) throw err;
-      if (err.code === "action_forbidden") return kit.send(reply, 403, wrongUser(inv, actor));
-      return kit.send(reply, err.status, confirmJoin(inv, actor, err.message));
-    }
-  });
-  // /saml (SAML set-up) is served by the saml module.
+export function messagePage(title: string, message: string, link: { href: string; label: string }): string {
+  return page(
+    title,
+    html`<div class="card"><h1>${title}</h1><p class="sub">${message}</p><a class="button" href="${link.href}">${link.label}</a></div>`,
+  );
 }

@@ -1,5 +1,5 @@
-import { alert, type FieldErrors, html, input, page, SafeHtml } from "../pages/html";
-import { notice, orgStyle } from "../pages/org-style";
+import { alert, type FieldErrors, html, input, page, SafeHtml } from "../hosted-pages/html";
+import { notice, orgStyle } from "../orgs/page-style";
 
 // The hosted SAML pages: set-up for an organization's Owner, and the page a failed sign-in ends on.
 

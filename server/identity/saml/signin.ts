@@ -10,7 +10,7 @@ import { IdentityError } from "../errors";
 import { maxUsersOf, membershipCount, seatsTaken } from "../orgs/access";
 import { emailDomain } from "../orgs/domain";
 import { MAX_ORGS_PER_USER } from "../orgs/limits";
-import { roleToStored } from "../roles";
+import { roleToStored } from "../orgs/role-hierarchy";
 import { verifiedDomainOf } from "./domain-ownership";
 import { serviceProvider, spUrls } from "./sp";
 import { consumeRequest, findConnection, type SamlConnection } from "./store";

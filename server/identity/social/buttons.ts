@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { FastifyInstance } from "fastify";
-import { withRt } from "../login/page-kit";
-import { html, type SafeHtml } from "../pages/html";
+import { html, type SafeHtml } from "../hosted-pages/html";
+import { withRt } from "../hosted-pages/kit";
 
 type Button = { id: string; label: string };
 

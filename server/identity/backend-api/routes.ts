@@ -2,15 +2,15 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { eq } from "drizzle-orm";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { z } from "zod";
-import { organization, user } from "../../db/schema";
-import { orgShape, validationResponse } from "../api-keys/backend-shapes";
+import { organization, user } from "../../db/schema/index";
 import { createApiKeyService } from "../api-keys/service";
 import { isWellFormedToken } from "../api-keys/token";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
 import { isProviderOperator } from "../impersonation/operators";
+import { orgMemberInfo, userInfo } from "../session/access-tokens";
 import { loadSigningKeys } from "../settings";
-import { orgMemberInfo, userInfo } from "../tokens";
+import { orgShape, validationResponse } from "./shapes";
 
 const validateBody = z.object({ api_key_token: z.string().min(1).max(512) }).strict();
 const idParam = z.string().min(1).max(100);

@@ -2,15 +2,15 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
 import { feRoutes, parseInput } from "../fe/plumbing";
-import { verifyLoginCode } from "../login/mfa-login";
-import { passwordLogin } from "../login/password-login";
-import { forgotPassword, passwordlessLogin } from "../login/recovery";
-import * as s from "../login/schemas";
-import { resendConfirmation, signUp } from "../login/signup";
-import { loginState } from "../login/state";
 import { emailDomain } from "../orgs/domain";
 import { spUrls } from "../saml/sp";
 import { isSamlRoutable, samlOrgForDomain } from "../saml/store";
+import { verifyLoginCode } from "./mfa-login";
+import { passwordLogin } from "./password-login";
+import { forgotPassword, passwordlessLogin } from "./recovery";
+import * as s from "./schemas";
+import { resendConfirmation, signUp } from "./signup";
+import { loginState } from "./state";
 
 const setCookies = (reply: FastifyReply, cookies: string[]) => {
   if (cookies.length) reply.header("set-cookie", cookies);

@@ -13,19 +13,19 @@ import {
   twoFactor as twoFactorTable,
   user,
   verification,
-} from "../db/schema";
-import type { Db } from "../platform/database";
-import { signInSteps } from "./better-auth/adapter";
-import type { Mailer } from "./email/mailer";
+} from "../../db/schema/index";
+import type { Db } from "../../platform/database";
+import type { Mailer } from "../email/mailer";
 import {
   confirmEmail,
   invitationEmail,
   magicLinkEmail,
   resetPassword,
   returnTargetOf,
-} from "./email/templates";
+} from "../email/templates";
+import { afterPasswordReset } from "../login/recovery";
+import { signInSteps } from "./adapter";
 import { hashedSessionTokens } from "./hashed-tokens";
-import { afterPasswordReset } from "./login/recovery";
 
 /** Our cookies' names start with it (`eval_console.session_token`, `__Secure-` first over HTTPS). */
 export const COOKIE_PREFIX = "eval_console";

@@ -4,7 +4,7 @@ import type { IdentityContext } from "../context";
 import { forwardCookies, identityError } from "../http";
 import { registerImpersonationRoutes } from "../impersonation/routes";
 import { encodeReturnTarget } from "../return-target";
-import { revokeAccessTokens } from "../token-version";
+import { revokeAccessTokens } from "./token-version";
 
 /** The two calls @propelauth/javascript makes: refresh_token and logout (plus operator impersonation). */
 export function registerSessionApi(app: FastifyInstance, ctx: IdentityContext) {

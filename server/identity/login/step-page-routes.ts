@@ -1,8 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import { registerAccountPage } from "../account/page-routes";
 import type { IdentityContext } from "../context";
-import { registerAccountPage } from "../login/account-page-routes";
-import { verifyLoginCode } from "../login/mfa-login";
 import {
   asPageError,
   asStrings,
@@ -11,12 +10,13 @@ import {
   pageKit,
   type RtQuery,
   withRt,
-} from "../login/page-kit";
-import { forgotPassword, passwordlessLogin, redeemMagicLink, resetPassword } from "../login/recovery";
-import { fields } from "../login/schemas";
-import { confirmEmail, resendConfirmation } from "../login/signup";
-import { forgotPasswordPage, magicLinkRequestPage, resetPasswordPage } from "../pages/account-recovery";
-import { checkEmailPage, messagePage, mfaPage } from "../pages/auth-pages";
+} from "../hosted-pages/kit";
+import { verifyLoginCode } from "./mfa-login";
+import { checkEmailPage, messagePage, mfaPage } from "./pages";
+import { forgotPassword, passwordlessLogin, redeemMagicLink, resetPassword } from "./recovery";
+import { forgotPasswordPage, magicLinkRequestPage, resetPasswordPage } from "./recovery-pages";
+import { fields } from "./schemas";
+import { confirmEmail, resendConfirmation } from "./signup";
 
 const emailForm = z.object({ email: fields.email });
 const resetForm = z.object({ token: z.string().min(1).max(512), password: fields.newPassword });

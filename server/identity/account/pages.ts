@@ -1,5 +1,5 @@
-import { withRt } from "../login/page-kit";
-import { alert, type FieldErrors, html, input, page, SafeHtml } from "./html";
+import { alert, type FieldErrors, html, input, page, SafeHtml } from "../hosted-pages/html";
+import { withRt } from "../hosted-pages/kit";
 
 // The hosted /account page: profile, email, password, two-factor, personal API keys, deletion.
 // Every form posts back to /account/... and the answer comes back to this page in place.

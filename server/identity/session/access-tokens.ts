@@ -1,7 +1,7 @@
 import { importPKCS8, SignJWT } from "jose";
-import { permissionsOfRoles, type RoleStructure, rolesHeld } from "./orgs/roles";
-import type { RoleName } from "./roles";
-import type { SigningKeys } from "./settings";
+import type { RoleName } from "../orgs/role-hierarchy";
+import { permissionsOfRoles, type RoleStructure, rolesHeld } from "../orgs/roles";
+import type { SigningKeys } from "../settings";
 
 export type OrgMembership = {
   orgId: string;

@@ -1,17 +1,17 @@
 import { fromNodeHeaders } from "better-auth/node";
 import { and, eq, ne } from "drizzle-orm";
 import type { FastifyRequest } from "fastify";
-import { account, user } from "../../db/schema";
+import { account, user } from "../../db/schema/index";
 import { verifyPassword } from "../better-auth/adapter";
 import type { IdentityContext } from "../context";
 import { emailChangeAttemptNotice } from "../email/templates";
 import { IdentityError } from "../errors";
 import type { SessionUser } from "../fe/plumbing";
 import { authErrorCode } from "../http";
-import { announceDeletedUsers, revokeAccessTokens } from "../token-version";
-import { enforce, LIMITS, normalizeEmail } from "./limits";
-import { claimTotpStep, type FreshFactor, REPLAYED_CODE, requireFreshFactor } from "./mfa-factor";
-import { backupCodes, disableMfa, newBackupCodes, newPendingSecret } from "./mfa-setup";
+import { enforce, LIMITS, normalizeEmail } from "../login/limits";
+import { claimTotpStep, type FreshFactor, REPLAYED_CODE, requireFreshFactor } from "../mfa/factor";
+import { backupCodes, disableMfa, newBackupCodes, newPendingSecret } from "../mfa/setup";
+import { announceDeletedUsers, revokeAccessTokens } from "../session/token-version";
 
 // Account changes for the signed-in user, shared by /api/fe/v3 and the hosted /account page.
 // Each returns the Set-Cookie headers better-auth produced (it rotates the session on some).

@@ -2,15 +2,15 @@ import { fromNodeHeaders } from "better-auth/node";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { IdentityContext } from "../context";
+import { FAVICON_SVG } from "../hosted-pages/html";
+import { asPageError, asStrings, fieldErrors, pageKit, type RtQuery, withRt } from "../hosted-pages/kit";
 import { forwardCookies } from "../http";
-import { asPageError, asStrings, fieldErrors, pageKit, type RtQuery, withRt } from "../login/page-kit";
-import { passwordLogin } from "../login/password-login";
-import { fields } from "../login/schemas";
-import { signUp } from "../login/signup";
-import { checkEmailPage, loginPage, signupPage } from "../pages/auth-pages";
-import { FAVICON_SVG } from "../pages/html";
 import { encodeReturnTarget } from "../return-target";
-import { revokeAccessTokens } from "../token-version";
+import { revokeAccessTokens } from "../session/token-version";
+import { checkEmailPage, loginPage, signupPage } from "./pages";
+import { passwordLogin } from "./password-login";
+import { fields } from "./schemas";
+import { signUp } from "./signup";
 
 const loginForm = z.object({ email: fields.email, password: fields.password });
 

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { createApiKeyService } from "../api-keys/service";
-import { EXPIRATION_OPTIONS, isExpirationOption } from "../api-keys/token";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
 import { feRoutes, paging, parseInput, requireSession } from "../fe/plumbing";
 import { refuseKeyCreationWhileImpersonating } from "../impersonation/writes";
+import { createApiKeyService } from "./service";
+import { EXPIRATION_OPTIONS, isExpirationOption } from "./token";
 
 const createBody = z
   .object({

@@ -1,7 +1,7 @@
 import { randomBytes, randomInt, randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import QRCode from "qrcode";
-import { twoFactor, user } from "../../db/schema";
+import { twoFactor, user } from "../../db/schema/index";
 import { decryptSecret, encryptSecret } from "../better-auth/adapter";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";

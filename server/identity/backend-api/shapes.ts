@@ -1,6 +1,6 @@
 import type { ApiKeyIdentity } from "../../platform/identity-gateway";
-import { orgMemberInfo, parseMetadata, userInfo } from "../tokens";
-import type { ValidatedApiKey } from "./service";
+import type { ValidatedApiKey } from "../api-keys/service";
+import { orgMemberInfo, parseMetadata, userInfo } from "../session/access-tokens";
 
 // Response bodies of the backend API in PropelAuth's snake_case shapes, which the backend SDKs
 // (node, py, rs) read. rs has no serde defaults, so every field it requires is always present.

@@ -1,6 +1,6 @@
-import { withRt } from "../login/page-kit";
-import type { FormState } from "./auth-pages";
-import { alert, html, input, page } from "./html";
+import { alert, html, input, page } from "../hosted-pages/html";
+import { withRt } from "../hosted-pages/kit";
+import type { FormState } from "./pages";
 
 // Pages reached from the sign-in page or from emails: forgot password, reset password, and
 // asking for a sign-in link.

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { IdentityContext } from "../context";
 import { feRoutes, parseInput, requireSession } from "../fe/plumbing";
-import * as a from "../login/account";
-import { freshFactorBody } from "../login/mfa-factor";
-import { backupCodes } from "../login/mfa-setup";
 import * as s from "../login/schemas";
+import { freshFactorBody } from "../mfa/factor";
+import { backupCodes } from "../mfa/setup";
+import * as a from "./service";
 
 const setCookies = (reply: FastifyReply, cookies: string[]) => {
   if (cookies.length) reply.header("set-cookie", cookies);

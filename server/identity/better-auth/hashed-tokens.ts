@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { DBAdapter, DBTransactionAdapter, Where } from "better-auth";
 import { sql } from "drizzle-orm";
-import type { Db } from "../platform/database";
+import type { Db } from "../../platform/database";
 
 /**
  * Session tokens at rest: identity.session.token holds only the SHA-256 (hex) of the token, so

@@ -1,8 +1,8 @@
 import { eq, inArray, sql } from "drizzle-orm";
-import { user } from "../db/schema";
-import type { Db } from "../platform/database";
-import { announceTokenRevocation, TOKEN_VERSION_CHANNEL } from "../platform/token-revocation";
-import type { Queryable } from "./orgs/access";
+import { user } from "../../db/schema/index";
+import type { Db } from "../../platform/database";
+import { announceTokenRevocation, TOKEN_VERSION_CHANNEL } from "../../platform/token-revocation";
+import type { Queryable } from "../orgs/access";
 
 // Access tokens carry `tv`, the user's token_version when they were minted. Every change that
 // takes rights away (logout, password reset or change, role change, removal from an organization,

@@ -3,13 +3,13 @@ import { fromNodeHeaders } from "better-auth/node";
 import { and, eq, isNull, lt, or } from "drizzle-orm";
 import type { FastifyRequest } from "fastify";
 import { z } from "zod";
-import { account, twoFactor } from "../../db/schema";
+import { account, twoFactor } from "../../db/schema/index";
 import { decryptSecret, verifyPassword } from "../better-auth/adapter";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
 import type { SessionUser } from "../fe/plumbing";
 import { authErrorCode } from "../http";
-import { enforce } from "./limits";
+import { enforce } from "../login/limits";
 
 // TOTP codes are checked by better-auth's two-factor plugin, which accepts a code any number of
 // times inside its window (the step before, the current one and the next). Every TOTP check goes

@@ -2,19 +2,19 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
 import { parseInput } from "../fe/plumbing";
-import { withRt } from "../login/page-kit";
-import { type Actor, orgAccess, requirePermission } from "../orgs/access";
-import { resolveAssignment } from "../orgs/assign";
-import { inviteUser, revokeInvite } from "../orgs/invites";
-import { updateOrg } from "../orgs/manage";
-import { changeRole, removeUser } from "../orgs/membership";
-import { orgPageData } from "../orgs/org-page-data";
-import { type Form, firstError, formOf, pageKit } from "../orgs/page-kit";
-import * as s from "../orgs/schemas";
-import { registerOrgSidePages } from "../orgs/side-pages";
-import { messagePage } from "../pages/org-misc";
-import { type OrgSection, orgPage } from "../pages/org-view";
-import { ROLE_HIERARCHY } from "../roles";
+import { withRt } from "../hosted-pages/kit";
+import { type Actor, orgAccess, requirePermission } from "./access";
+import { resolveAssignment } from "./assign";
+import { inviteUser, revokeInvite } from "./invites";
+import { updateOrg } from "./manage";
+import { changeRole, removeUser } from "./membership";
+import { orgPageData } from "./page-data";
+import { type Form, firstError, formOf, pageKit } from "./page-kit";
+import { type OrgSection, orgPage } from "./pages";
+import { ROLE_HIERARCHY } from "./role-hierarchy";
+import * as s from "./schemas";
+import { registerOrgSidePages } from "./side-page-routes";
+import { messagePage } from "./side-pages";
 
 /** Notices after a successful action, keyed so the page never echoes text from the URL. */
 const DONE: Record<string, string> = {

@@ -1,8 +1,8 @@
 import type { Db } from "../../platform/database";
 import { paging } from "../fe/plumbing";
-import type { OrgPageView } from "../pages/org-view";
 import type { OrgAccess } from "./access";
 import { listInvites, listMembers } from "./lists";
+import type { OrgPageView } from "./pages";
 import { assignableRoles, rolesHeld } from "./roles";
 
 const MEMBERS_PER_PAGE = 20;

@@ -1,6 +1,6 @@
-import { withRt } from "../login/page-kit";
+import { alert, type FieldErrors, html, input, page, SafeHtml } from "../hosted-pages/html";
+import { withRt } from "../hosted-pages/kit";
 import { socialButtons } from "../social/buttons";
-import { alert, type FieldErrors, html, input, page, SafeHtml } from "./html";
 
 export type FormState = {
   values?: Record<string, string>;

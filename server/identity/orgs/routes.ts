@@ -1,14 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { IdentityContext } from "../context";
 import { feRoutes, paging, parseInput, requireSession } from "../fe/plumbing";
-import { actorOf, orgAccess, requirePermission } from "../orgs/access";
-import { resolveAssignment } from "../orgs/assign";
-import { inviteUser, revokeInvite } from "../orgs/invites";
-import { listInvites, listMembers } from "../orgs/lists";
-import { createOrg, deleteOrg, joinableOrgs, joinOrg, orgSettings, updateOrg } from "../orgs/manage";
-import { changeRole, removeUser } from "../orgs/membership";
-import * as s from "../orgs/schemas";
 import { isSamlEnabled } from "../saml/store";
+import { actorOf, orgAccess, requirePermission } from "./access";
+import { resolveAssignment } from "./assign";
+import { inviteUser, revokeInvite } from "./invites";
+import { listInvites, listMembers } from "./lists";
+import { createOrg, deleteOrg, joinableOrgs, joinOrg, orgSettings, updateOrg } from "./manage";
+import { changeRole, removeUser } from "./membership";
+import * as s from "./schemas";
 
 type OrgParams = { Params: { org_id: string } };
 

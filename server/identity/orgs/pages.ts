@@ -1,6 +1,6 @@
-import { withRt } from "../login/page-kit";
-import { alert, html, page, type SafeHtml } from "./html";
-import { notice, orgStyle } from "./org-style";
+import { alert, html, page, type SafeHtml } from "../hosted-pages/html";
+import { withRt } from "../hosted-pages/kit";
+import { notice, orgStyle } from "./page-style";
 
 // The hosted organization page: members, invitations, invite form and settings. Each part is
 // rendered only when the viewer has the permission behind it; every action is a plain form.

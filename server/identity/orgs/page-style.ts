@@ -1,4 +1,4 @@
-import { html, SafeHtml } from "./html";
+import { html, SafeHtml } from "../hosted-pages/html";
 
 // Extra rules for the organization pages on top of html.ts's card look: these pages hold tables,
 // selects and checkboxes, and need a wider column than the sign-in card.
