@@ -7,6 +7,7 @@ import { acceptEmptyJsonBodies, acceptForms, allowOrigins, createHttpApp } from 
 import type { IdentityGateway } from "../platform/identity-gateway";
 import { resolveKeyring } from "../platform/secrets";
 import { createTokenVersionWatch } from "../platform/token-revocation";
+import { registerAccountPage } from "./account/page-routes";
 import { registerAccountRoutes } from "./account/routes";
 import { createIdentityAdmin } from "./admin";
 import { registerApiKeyRoutes } from "./api-keys/routes";
@@ -24,7 +25,7 @@ import { isProviderOperator } from "./impersonation/operators";
 import { registerHostedPages } from "./login/page-routes";
 import { dummyPasswordHash } from "./login/password-login";
 import { registerLoginRoutes } from "./login/routes";
-import { registerAccountPages } from "./login/step-page-routes";
+import { registerSignInStepPages } from "./login/step-page-routes";
 import { registerUnlockRoutes } from "./login/unlock-routes";
 import { DEFAULT_MAX_USERS } from "./orgs/limits";
 import { registerOrgPages } from "./orgs/page-routes";
@@ -126,7 +127,8 @@ export async function createIdentityService(config: Config, database: Database, 
   registerSamlRoutes(app, ctx);
   registerLoginRoutes(app, ctx);
   registerAccountRoutes(app, ctx);
-  registerAccountPages(app, ctx);
+  registerSignInStepPages(app, ctx);
+  registerAccountPage(app, ctx);
   registerUnlockRoutes(app, ctx);
   registerSocialLogin(app, ctx);
 

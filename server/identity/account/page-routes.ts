@@ -9,16 +9,15 @@ import { isExpirationOption } from "../api-keys/token";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
 import type { SessionUser } from "../fe/plumbing";
-import { asPageError, asStrings, fieldErrors, type pageKit, type RtQuery, withRt } from "../hosted-pages/kit";
+import { asPageError, asStrings, fieldErrors, pageKit, type RtQuery, withRt } from "../hosted-pages/kit";
 import { refuseKeyCreationWhileImpersonating } from "../impersonation/writes";
 import { messagePage } from "../login/pages";
-import * as s from "../login/schemas";
 import { type FreshFactor, freshFactorBody } from "../mfa/factor";
 import { backupCodes, currentPendingSecret } from "../mfa/setup";
 import { type accountPage as AccountPageFn, accountPage } from "./pages";
+import * as s from "./schemas";
 import * as acc from "./service";
 
-type Kit = ReturnType<typeof pageKit>;
 type Extra = Partial<Parameters<typeof AccountPageFn>[0]>;
 
 const profileForm = s.updateMetadataBody.pick({ first_name: true, last_name: true, username: true });
@@ -43,7 +42,8 @@ function factorOf(v: Record<string, string>): FreshFactor {
 }
 
 /** The hosted /account page and its form actions (each keeps `rt`). */
-export function registerAccountPage(app: FastifyInstance, ctx: IdentityContext, kit: Kit) {
+export function registerAccountPage(app: FastifyInstance, ctx: IdentityContext) {
+  const kit = pageKit(ctx);
   const keys = createApiKeyService(ctx.db, ctx.directory);
 
   async function render(

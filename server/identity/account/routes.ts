@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { IdentityContext } from "../context";
-import { feRoutes, parseInput, requireSession } from "../fe/plumbing";
-import * as s from "../login/schemas";
+import { emptyBody, feRoutes, parseInput, requireSession } from "../fe/plumbing";
 import { freshFactorBody } from "../mfa/factor";
 import { backupCodes } from "../mfa/setup";
+import * as s from "./schemas";
 import * as a from "./service";
 
 const setCookies = (reply: FastifyReply, cookies: string[]) => {
@@ -22,7 +22,7 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: IdentityContext
     });
 
     scope.post("/security_status", async (req) => {
-      parseInput(s.emptyBody, req.body);
+      parseInput(emptyBody, req.body);
       return a.securityStatus(ctx, await requireSession(ctx, req));
     });
 
@@ -71,7 +71,7 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: IdentityContext
 
     scope.delete("/delete_me", async (req, reply) => {
       await requireSession(ctx, req);
-      parseInput(s.emptyBody, req.body);
+      parseInput(emptyBody, req.body);
       setCookies(reply, await a.deleteMe(ctx, req));
       return {};
     });

@@ -1,6 +1,6 @@
 import { fromNodeHeaders } from "better-auth/node";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { z } from "zod";
+import { z } from "zod";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
 
@@ -35,6 +35,9 @@ export async function requireSession(ctx: IdentityContext, req: FastifyRequest) 
   if ((found.user as { banned?: boolean | null }).banned) throw new IdentityError("account_disabled");
   return found;
 }
+
+/** The body of calls that take none: anything sent is refused. */
+export const emptyBody = z.object({}).strict();
 
 /**
  * Validates input with a zod schema (use `.strict()` objects so unknown fields are refused);

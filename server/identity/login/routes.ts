@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
-import { feRoutes, parseInput } from "../fe/plumbing";
+import { emptyBody, feRoutes, parseInput } from "../fe/plumbing";
 import { emailDomain } from "../orgs/domain";
 import { spUrls } from "../saml/sp";
 import { isSamlRoutable, samlOrgForDomain } from "../saml/store";
@@ -56,7 +56,7 @@ export function registerLoginRoutes(app: FastifyInstance, ctx: IdentityContext) 
     });
 
     scope.post("/resend_email_confirmation", async (req) => {
-      parseInput(s.emptyBody, req.body);
+      parseInput(emptyBody, req.body);
       await resendConfirmation(ctx, req);
       return {};
     });

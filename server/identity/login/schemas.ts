@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-// Request bodies of the sign-in and account calls, in the PropelAuth client's field names.
+// Request bodies of the sign-in calls, in the PropelAuth client's field names.
 // Strict: unknown fields are refused; lengths are bounded so nothing oversized reaches hashing.
 
 const email = z
@@ -22,8 +22,8 @@ const username = z
   .max(64, "Username is too long.")
   .regex(/^[A-Za-z0-9._-]*$/, "Use letters, digits, dots, dashes or underscores.");
 
-/** The fields themselves, for the hosted pages' forms (same rules and messages as the API). */
-export const fields = { email, password, newPassword, code, name };
+/** The fields themselves, for the account calls and the hosted forms (same rules and messages). */
+export const fields = { email, password, newPassword, code, name, username };
 
 export const loginBody = z.object({ email, password }).strict();
 export const codeBody = z.object({ code, remember_device: z.boolean().optional() }).strict();
@@ -51,18 +51,3 @@ export const loginCheckQuery = z
   })
   .strict()
   .refine((q) => q.domain || q.org_id || q.email, { message: "Give domain, org_id or email." });
-
-export const mfaEnableBody = z.object({ code }).strict();
-export const emptyBody = z.object({}).strict();
-export const updateEmailBody = z.object({ new_email: email, password: password.optional() }).strict();
-export const updatePasswordBody = z
-  .object({ password: newPassword, current_password: password.optional(), old_password: password.optional() })
-  .strict();
-export const updateMetadataBody = z
-  .object({
-    first_name: name("First name").optional(),
-    last_name: name("Last name").optional(),
-    username: username.optional(),
-    properties: z.record(z.string(), z.unknown()).optional(),
-  })
-  .strict();

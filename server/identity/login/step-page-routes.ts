@@ -1,6 +1,5 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { registerAccountPage } from "../account/page-routes";
 import type { IdentityContext } from "../context";
 import {
   asPageError,
@@ -24,8 +23,11 @@ const codeForm = z.object({ code: fields.code });
 
 type Q = RtQuery & { token?: string; backup?: string };
 
-/** Hosted account pages: MFA sign-in step, forgot/reset password, email confirmation, magic link, full account page. */
-export function registerAccountPages(app: FastifyInstance, ctx: IdentityContext) {
+/**
+ * The hosted pages of the sign-in flow after its form: the second-factor step, forgot and reset
+ * password, email confirmation and magic links.
+ */
+export function registerSignInStepPages(app: FastifyInstance, ctx: IdentityContext) {
   const kit = pageKit(ctx);
   const refused = (rt?: string) =>
     messagePage("Refused", "This form was sent from another site.", backToSignIn(rt));
@@ -184,6 +186,4 @@ export function registerAccountPages(app: FastifyInstance, ctx: IdentityContext)
       );
     }
   });
-
-  registerAccountPage(app, ctx, kit);
 }
