@@ -1,8 +1,8 @@
 // Renders ONE console page inside the real Refine set-up (data providers, access control,
 // resources, notifications) without the rest of the console. The network is mocked at the fetch
-// level with msw: the product API at API_URL and the identity service at AUTH_URL answer with the
-// handlers a test gives (`server.use(...)` or `handlers`); GET /v1/accounts/me answers with the
-// given user. An unhandled request fails the test.
+// level with msw (support/network.ts): the product API at API_URL and the identity service at
+// AUTH_URL answer with the handlers a test gives (`server.use(...)` or `handlers`); GET
+// /v1/accounts/me answers with the given user. An unhandled request fails the test.
 //
 //   const view = renderPage(<WorkspaceShowPage />, {
 //     route: "/workspace/:id", path: "/workspace/ws-1", me: { is_admin: true },
@@ -14,10 +14,8 @@ import { StyleProvider } from "@ant-design/cssinjs";
 import { configure, render } from "@testing-library/react";
 import { ConfigProvider } from "antd";
 import { HttpResponse, http, type RequestHandler } from "msw";
-import { setupServer } from "msw/node";
 import type { ReactNode } from "react";
 import { createMemoryRouter, RouterProvider, useLocation } from "react-router";
-import { afterAll, afterEach, beforeAll } from "vitest";
 import { RefineRoot } from "../../../src/App";
 import { ThemeShell } from "../../../src/components/theme-shell";
 import { createServices } from "../../../src/providers/create-services";
@@ -25,12 +23,9 @@ import type { CurrentUser } from "../../../src/providers/current-user-types";
 import { IDENTITY_CLIENT_PATH } from "../../../src/providers/identity-fetch";
 import { ServicesProvider } from "../../../src/providers/services";
 import { API_URL, AUTH_URL, accountsMe, fakeAuthClient, fakeNavigator } from "./fakes";
+import { server } from "./network";
 
-export const server = setupServer();
-
-beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+export { server };
 
 // One page renders in about a second; allow for a busy machine.
 configure({ asyncUtilTimeout: 10_000 });
