@@ -6,7 +6,6 @@ import { ApiKeysPage } from "../../src/pages/api-keys/api-keys-page";
 import { apiKeys as resource } from "../../src/resources/api-keys";
 import { identity, renderPage, server } from "./support/render-page";
 
-
 const HOUR = 3600;
 const keys = Array.from({ length: 25 }, (_, i) => ({
   api_key_id: `key${String(i).padStart(2, "0")}`,
