@@ -40,7 +40,7 @@ export default defineConfig({
   webServer: {
     command: `bash scripts/e2e-server.sh ${PORT} ${AUTH_PORT} ${E2E.password}`,
     url: `${E2E.console}/readyz`,
-    timeout: 120_000,
+    timeout: 300_000,
     reuseExistingServer: false,
     stdout: "ignore",
     stderr: "pipe",

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { MAX_EVENT_COST_MICROS, MAX_EVENT_COST_USD, MAX_FUTURE_MS, MAX_QUANTITY } from "./limits";
 import { parseUsd } from "../../contract/money";
+import { MAX_EVENT_COST_MICROS, MAX_EVENT_COST_USD, MAX_FUTURE_MS, MAX_QUANTITY } from "./limits";
 import type { RuleMetric } from "./pricing";
 
 export { MAX_EVENTS_PER_BATCH, MAX_FUTURE_MS } from "./limits";

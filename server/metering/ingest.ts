@@ -1,11 +1,11 @@
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import { formatUsdExact } from "../../contract/money";
 import { type Actor, writeAudit } from "../api/audit";
 import { type usageDaily, type usageEvents, workspaces } from "../db/schema";
 import type { Db, Tx } from "../platform/database";
 import { type Cycle, listCycles } from "./cycles";
 import { MalformedEvent, utcDay, type ValidEvent, validateEvent } from "./events";
 import { EARLIEST_OCCURRED_AT, MAX_EVENT_COST_MICROS, MAX_EVENT_COST_USD } from "./limits";
-import { formatUsdExact } from "../../contract/money";
 import { loadPriceRules } from "./prices";
 import { matchPriceRule, noRuleReason } from "./pricing";
 
