@@ -25,5 +25,29 @@ export type GroundTruth = (typeof GROUND_TRUTH_VALUES)[number];
 export const JAILBREAK_VALUES = ["only", "non"] as const;
 export type Jailbreak = (typeof JAILBREAK_VALUES)[number];
 
+/**
+ * The filter set of the usage endpoints as both sides hold it: an empty list or null filters
+ * nothing. Search is not part of it (the console keeps it apart from the filter bar).
+ */
+export type UsageFilterSet = {
+  /** Empty: every workspace. */
+  workspaceUuids: string[];
+  /** Eval type groups (see eval-types.ts): accuracy keeps hallucination too. */
+  evalTypes: string[];
+  operations: string[];
+  modalities: string[];
+  groundTruth: GroundTruth | null;
+  jailbreak: Jailbreak | null;
+};
+
+export const NO_USAGE_FILTERS: UsageFilterSet = {
+  workspaceUuids: [],
+  evalTypes: [],
+  operations: [],
+  modalities: [],
+  groundTruth: null,
+  jailbreak: null,
+};
+
 /** The series' buckets: UTC days, weeks starting on Sunday, months starting on the 1st. */
 export const GROUPINGS = ["daily", "weekly", "monthly"] as const;

@@ -3,32 +3,16 @@
  * the top-N lists of the usage summary. The SQL in usage-sql.ts mirrors `keepsRecord` exactly.
  */
 import { evalTypeGroup } from "../../contract/eval-types";
-import type { GroundTruth, Jailbreak } from "../../contract/usage-query";
+import { NO_USAGE_FILTERS, type UsageFilterSet } from "../../contract/usage-query";
 import type { Grouping } from "../../contract/usage-schemas";
 
-export type UsageFilters = {
-  /** Empty: every workspace. */
-  workspaceUuids: string[];
-  /** Eval type groups (see contract/eval-types.ts): accuracy keeps hallucination too. */
-  evalTypes: string[];
-  operations: string[];
-  /** Lower-cased. */
-  modalities: string[];
-  groundTruth: GroundTruth | null;
-  jailbreak: Jailbreak | null;
+/** The shared filter set plus search; modalities arrive lower-cased. */
+export type UsageFilters = UsageFilterSet & {
   /** Case-insensitive substring over the text and number columns; forces raw events. */
   search: string | null;
 };
 
-export const NO_FILTERS: UsageFilters = {
-  workspaceUuids: [],
-  evalTypes: [],
-  operations: [],
-  modalities: [],
-  groundTruth: null,
-  jailbreak: null,
-  search: null,
-};
+export const NO_FILTERS: UsageFilters = { ...NO_USAGE_FILTERS, search: null };
 
 /** The dimensions a filter looks at; "" or null means the record has no value. */
 export type FilterableRecord = {

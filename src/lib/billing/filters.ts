@@ -1,32 +1,16 @@
 // The dashboard's filter state and how it becomes query parameters of the usage endpoints.
 import type { CrudFilter, CrudSort } from "@refinedev/core";
 import {
-  type GroundTruth,
-  type Jailbreak,
+  NO_USAGE_FILTERS,
   RECORD_SORT_FIELDS,
   type RecordSortField,
+  type UsageFilterSet,
 } from "../../../contract/usage-query";
 
-export type GroundTruthFilter = GroundTruth | null;
-export type JailbreakFilter = Jailbreak | null;
+/** The filter bar's state: the usage endpoints' filter set (search is held apart). */
+export type BillingFilters = UsageFilterSet;
 
-export type BillingFilters = {
-  workspaceUuids: string[];
-  evalTypes: string[];
-  operations: string[];
-  modalities: string[];
-  groundTruth: GroundTruthFilter;
-  jailbreak: JailbreakFilter;
-};
-
-export const EMPTY_FILTERS: BillingFilters = {
-  workspaceUuids: [],
-  evalTypes: [],
-  operations: [],
-  modalities: [],
-  groundTruth: null,
-  jailbreak: null,
-};
+export const EMPTY_FILTERS: BillingFilters = NO_USAGE_FILTERS;
 
 export const GROUND_TRUTH_OPTIONS = [
   { value: "all", label: "All" },
