@@ -1,4 +1,5 @@
 import { and, asc, eq, isNull, ne, sql } from "drizzle-orm";
+import { liveWorkspacesOf } from "../db/live-workspaces";
 import { currentWorkspace, workspaceMembers, workspaces } from "../db/schema";
 import type { Db, Tx } from "../platform/database";
 import { ApiError } from "../platform/errors";
@@ -51,8 +52,7 @@ async function assertNameFree(tx: Tx, orgId: string, name: string, except?: stri
     .from(workspaces)
     .where(
       and(
-        eq(workspaces.organizationUuid, orgId),
-        isNull(workspaces.deletedAt),
+        liveWorkspacesOf(orgId),
         sql`lower(${workspaces.name}) = lower(${name})`,
         except ? ne(workspaces.workspaceUuid, except) : undefined,
       ),
@@ -65,13 +65,7 @@ async function liveWorkspace(tx: Tx | Db, orgId: string, uuid: string): Promise<
   const [row] = await tx
     .select(columns)
     .from(workspaces)
-    .where(
-      and(
-        eq(workspaces.workspaceUuid, uuid),
-        eq(workspaces.organizationUuid, orgId),
-        isNull(workspaces.deletedAt),
-      ),
-    );
+    .where(and(eq(workspaces.workspaceUuid, uuid), liveWorkspacesOf(orgId)));
   return row ?? null;
 }
 
@@ -98,13 +92,7 @@ export function createWorkspaceStore(db: Db) {
             eq(currentWorkspace.workspaceUuid, workspaces.workspaceUuid),
           ),
         )
-        .where(
-          and(
-            eq(workspaceMembers.userId, userId),
-            eq(workspaces.organizationUuid, orgId),
-            isNull(workspaces.deletedAt),
-          ),
-        )
+        .where(and(eq(workspaceMembers.userId, userId), liveWorkspacesOf(orgId)))
         .orderBy(sql`${currentWorkspace.workspaceUuid} is null`, asc(workspaceMembers.joinSeq))
         .limit(1);
       return row ?? null;
@@ -238,8 +226,7 @@ export function createWorkspaceStore(db: Db) {
           and(
             eq(workspaceMembers.workspaceUuid, uuid),
             eq(workspaceMembers.userId, userId),
-            eq(workspaces.organizationUuid, orgId),
-            isNull(workspaces.deletedAt),
+            liveWorkspacesOf(orgId),
           ),
         )
         .limit(1);
@@ -374,13 +361,7 @@ export function createWorkspaceStore(db: Db) {
       const [row] = await db
         .select()
         .from(workspaces)
-        .where(
-          and(
-            eq(workspaces.organizationUuid, orgId),
-            eq(workspaces.name, name),
-            isNull(workspaces.deletedAt),
-          ),
-        );
+        .where(and(liveWorkspacesOf(orgId), eq(workspaces.name, name)));
       return row ?? null;
     },
 

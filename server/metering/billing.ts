@@ -3,8 +3,9 @@
  * cycles, recording payments, and setting workspace groups. Every check happens before the first
  * write, and each action is one transaction, so a refused action writes nothing.
  */
-import { and, asc, eq, inArray, isNull, or, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, or, sql } from "drizzle-orm";
 import { z } from "zod";
+import { liveWorkspacesOf } from "../db/live-workspaces";
 import {
   billingCycles,
   organization,
@@ -170,8 +171,7 @@ export async function setGroup(
           .from(workspaces)
           .where(
             and(
-              eq(workspaces.organizationUuid, organizationUuid),
-              isNull(workspaces.deletedAt),
+              liveWorkspacesOf(organizationUuid),
               or(
                 inArray(workspaces.name, refs),
                 uuids.length ? inArray(workspaces.workspaceUuid, uuids) : undefined,

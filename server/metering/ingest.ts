@@ -1,6 +1,7 @@
-import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, inArray, sql } from "drizzle-orm";
 import { formatUsdExact } from "../../contract/money";
 import { type Actor, writeAudit } from "../api/audit";
+import { liveWorkspacesOf } from "../db/live-workspaces";
 import { type usageDaily, type usageEvents, workspaces } from "../db/schema";
 import type { Db, Tx } from "../platform/database";
 import { type Cycle, listCycles } from "./cycles";
@@ -65,13 +66,7 @@ async function ownWorkspaces(db: Db | Tx, organizationUuid: string, ids: string[
   const rows = await db
     .select({ id: workspaces.workspaceUuid })
     .from(workspaces)
-    .where(
-      and(
-        eq(workspaces.organizationUuid, organizationUuid),
-        inArray(workspaces.workspaceUuid, ids),
-        isNull(workspaces.deletedAt),
-      ),
-    );
+    .where(and(liveWorkspacesOf(organizationUuid), inArray(workspaces.workspaceUuid, ids)));
   return new Set(rows.map((r) => r.id));
 }
 
