@@ -342,7 +342,7 @@ export function createWorkspaceStore(db: Db) {
       });
     },
 
-    // ---- unaudited writes for the demo seed ------------------------------------------------
+    // The demo seed's writes: no actor, so no audit rows.
 
     async create(orgId: string, name: string) {
       const [row] = await db.insert(workspaces).values({ organizationUuid: orgId, name }).returning();

@@ -28,8 +28,6 @@ type Input = {
   kind: string;
 };
 
-// ---- bad values -------------------------------------------------------------------------------
-
 const HUGE = "x".repeat(20_000);
 const deepJson = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
 const deepArray = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
@@ -202,8 +200,6 @@ function operationsOf(doc: OpenApi): Operation[] {
   );
 }
 
-// ---- the inputs of one product route ------------------------------------------------------------
-
 function productInputs(route: Operation, t: Tenants, headers: Record<string, string>): fc.Arbitrary<Input> {
   const good: Record<string, string> = {
     workspace_uuid: t.ws.safety,
@@ -263,8 +259,6 @@ function productInputs(route: Operation, t: Tenants, headers: Record<string, str
     kind: b ? b.kind : "path and query",
   }));
 }
-
-// ---- usage events: one batch of bad events around a good one ------------------------------------
 
 const INGEST_RUNS = 1_200;
 
@@ -326,8 +320,6 @@ function badEvent(t: Tenants, recent: string): fc.Arbitrary<Record<string, unkno
     { requiredKeys: [] },
   );
 }
-
-// ---- the inputs of one identity call ------------------------------------------------------------
 
 const IDENTITY_FIELDS = [
   "email",

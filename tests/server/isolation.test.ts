@@ -16,8 +16,6 @@ import { setUpTenants, type Tenants } from "./tenants";
 type Req = { method: InjectOptions["method"]; url: string; payload?: unknown };
 type Check = (res: LightMyRequestResponse) => void;
 
-// ---- product API ----------------------------------------------------------------------------
-
 const API_ACTORS = [
   "otherBearer",
   "otherKey",
@@ -307,8 +305,6 @@ function apiHeaders(t: Tenants, actor: ApiActor): Record<string, string> {
       return {};
   }
 }
-
-// ---- identity service -------------------------------------------------------------------------
 
 const FE_ACTORS = [
   "otherSession",
