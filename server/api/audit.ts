@@ -1,8 +1,6 @@
 import { auditLog } from "../db/schema";
-import type { Db, Tx } from "../platform/database";
+import type { Tx } from "../platform/database";
 import type { Principal } from "./principal";
-
-/** A transaction handle (or the database): audit rows are written with the change they record. */
 
 /** Who made a change: a signed-in user (bearer or API key) or a provider operator. */
 export type Actor = {

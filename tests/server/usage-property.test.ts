@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseUsd } from "../../contract/money";
 import { billingCycles } from "../../server/db/schema";
 import {
   type FilterableRecord,
@@ -8,7 +9,6 @@ import {
   type UsageFilters,
 } from "../../server/metering/filters";
 import { generateUsageEvents } from "../../server/metering/generate";
-import { parseUsd } from "../../contract/money";
 import { setPriceRule } from "../../server/metering/prices";
 import { backends, startProduct, type TestProduct } from "./harness";
 import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";

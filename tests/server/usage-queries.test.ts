@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseUsd } from "../../contract/money";
 import { billingCycles, workspaceGroupMembers, workspaceGroups } from "../../server/db/schema";
 import { ensureCycles } from "../../server/metering/cycles";
 import { keepsRecord, NO_FILTERS, type UsageFilters } from "../../server/metering/filters";
-import { parseUsd } from "../../contract/money";
 import { setPriceRule } from "../../server/metering/prices";
 import { newestEvents } from "../../server/metering/usage-records";
 import { backends, signIn, startProduct, type TestProduct } from "./harness";
