@@ -2,19 +2,11 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { BillingError, resolveOrganization } from "../metering/billing";
 import { isStorableText } from "../metering/events";
-import {
-  createIngestKey,
-  type IngestKeyVerifier,
-  ingestKeyJson,
-  listIngestKeys,
-  revokeIngestKey,
-} from "../metering/ingest-keys";
-import type { Db } from "../platform/database";
+import { createIngestKey, ingestKeyJson, listIngestKeys, revokeIngestKey } from "../metering/ingest-keys";
 import { ApiError } from "../platform/errors";
-import type { IdentityGateway } from "../platform/identity-gateway";
 import { createBearerCallerAuth, notOperator } from "./operator-auth";
-import type { Authenticate } from "./principal";
 import { failure, json } from "./schemas";
+import type { IngestRouteDeps } from "./usage-ingest";
 
 export const DEFAULT_INGEST_KEY_NAME = "Ingestion key";
 
@@ -66,13 +58,7 @@ const config = { auth: "bearer", authenticatesItself: true } as const;
  * bearer token, or the backend API key, with which the CLI reaches a running server on the
  * embedded database).
  */
-export const operatorIngestKeyRoutes: FastifyPluginAsyncZod<{
-  db: Db;
-  gateway: IdentityGateway;
-  authenticate: Authenticate;
-  ingestKeys: IngestKeyVerifier;
-  operatorKey?: string;
-}> = async (app, deps) => {
+export const operatorIngestKeyRoutes: FastifyPluginAsyncZod<IngestRouteDeps> = async (app, deps) => {
   const identify = createBearerCallerAuth(deps.gateway, deps.authenticate, deps.operatorKey);
   app.addHook("onRequest", async (req) => {
     if ((await identify(req)).kind !== "operator") throw notOperator("manage ingestion keys");

@@ -21,6 +21,16 @@ import { type BearerCaller, createBearerCallerAuth, notOperator } from "./operat
 import type { Authenticate } from "./principal";
 import { failure, json } from "./schemas";
 
+/** What the ingestion routes (events and the operators' ingestion keys) are given. */
+export type IngestRouteDeps = {
+  db: Db;
+  gateway: IdentityGateway;
+  authenticate: Authenticate;
+  ingestKeys: IngestKeyVerifier;
+  /** The backend API key, with which operators' tools may call as bearer. */
+  operatorKey?: string;
+};
+
 const UsageBatchSchema = z
   .strictObject({
     events: z
@@ -92,12 +102,7 @@ const CUSTOMER_REFUSED =
  * identity service); or a provider operator's bearer token or the backend API key. Customer
  * bearer tokens and customer API keys are refused with 403.
  */
-function createSenderAuth(deps: {
-  gateway: IdentityGateway;
-  authenticate: Authenticate;
-  ingestKeys: IngestKeyVerifier;
-  operatorKey?: string;
-}) {
+function createSenderAuth(deps: IngestRouteDeps) {
   const bearer = createBearerCallerAuth(deps.gateway, deps.authenticate, deps.operatorKey);
   return async function sender(req: FastifyRequest): Promise<Sender> {
     const raw = req.headers["x-api-key"];
@@ -130,13 +135,7 @@ function createOrgCheck(gateway: IdentityGateway) {
 }
 
 /** POST /v1/usage/events: idempotent batch ingestion of priced usage events (JSON or NDJSON). */
-export const usageIngestRoutes: FastifyPluginAsyncZod<{
-  db: Db;
-  gateway: IdentityGateway;
-  authenticate: Authenticate;
-  ingestKeys: IngestKeyVerifier;
-  operatorKey?: string;
-}> = async (app, deps) => {
+export const usageIngestRoutes: FastifyPluginAsyncZod<IngestRouteDeps> = async (app, deps) => {
   const authenticate = createSenderAuth(deps);
   const orgExists = createOrgCheck(deps.gateway);
   const senders = new WeakMap<FastifyRequest, Sender>();
