@@ -3,11 +3,8 @@ import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
 import { parseInput } from "../fe/plumbing";
 import { withRt } from "../hosted-pages/kit";
-import { type Actor, orgAccess, requirePermission } from "./access";
-import { resolveAssignment } from "./assign";
-import { inviteUser, revokeInvite } from "./invites";
-import { updateOrg } from "./manage";
-import { changeRole, removeUser } from "./membership";
+import { type Actor, orgAccess } from "./access";
+import { changeMemberRole, inviteMember, removeMember, revokeInvitation, updateOrgSettings } from "./actions";
 import { orgPageData } from "./page-data";
 import { type Form, firstError, formOf, pageKit } from "./page-kit";
 import { type OrgSection, orgPage } from "./pages";
@@ -154,15 +151,7 @@ export function registerOrgPages(app: FastifyInstance, ctx: IdentityContext) {
       role: f.role,
       additional_roles: extraRolesOf(f),
     });
-    const access = await orgAccess(db, actor, body.org_id);
-    requirePermission(access, "propelauth::can_invite");
-    await inviteUser(
-      ctx,
-      access,
-      actor,
-      body.email,
-      resolveAssignment(access, body.role, body.additional_roles),
-    );
+    await inviteMember(ctx, actor, body);
   });
   action("/org/change_role", "members", "role", async (actor, f) => {
     const body = parseInput(s.changeRoleBody, {
@@ -171,17 +160,13 @@ export function registerOrgPages(app: FastifyInstance, ctx: IdentityContext) {
       role: f.role,
       additional_roles: extraRolesOf(f),
     });
-    const access = await orgAccess(db, actor, body.org_id);
-    requirePermission(access, "propelauth::can_change_roles");
-    await changeRole(db, access, body.user_id, resolveAssignment(access, body.role, body.additional_roles));
+    await changeMemberRole(ctx, actor, body);
   });
   action("/org/remove_user", "members", "removed", async (actor, f) => {
-    const body = parseInput(s.removeUserBody, { org_id: f.org_id, user_id: f.user_id });
-    await removeUser(db, await orgAccess(db, actor, body.org_id), body.user_id);
+    await removeMember(ctx, actor, parseInput(s.removeUserBody, { org_id: f.org_id, user_id: f.user_id }));
   });
   action("/org/revoke_invite", "invites", "revoked", async (actor, f) => {
-    const body = parseInput(s.revokeInviteBody, { org_id: f.org_id, email: f.email });
-    await revokeInvite(ctx, await orgAccess(db, actor, body.org_id), body.email);
+    await revokeInvitation(ctx, actor, parseInput(s.revokeInviteBody, { org_id: f.org_id, email: f.email }));
   });
   action("/org/settings", "settings", "settings", async (actor, f) => {
     const body = parseInput(s.updateOrgBody, {
@@ -190,9 +175,7 @@ export function registerOrgPages(app: FastifyInstance, ctx: IdentityContext) {
       autojoin_by_domain: f.autojoin_by_domain === "on",
       restrict_to_domain: f.restrict_to_domain === "on",
     });
-    const access = await orgAccess(db, actor, body.org_id);
-    requirePermission(access, "propelauth::can_update_org_metadata");
-    await updateOrg(db, access, actor, body);
+    await updateOrgSettings(ctx, actor, body);
   });
 
   registerOrgSidePages(app, ctx, kit);

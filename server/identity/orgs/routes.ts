@@ -3,11 +3,9 @@ import type { IdentityContext } from "../context";
 import { feRoutes, paging, parseInput, requireSession } from "../fe/plumbing";
 import { isSamlEnabled } from "../saml/store";
 import { actorOf, orgAccess, requirePermission } from "./access";
-import { resolveAssignment } from "./assign";
-import { inviteUser, revokeInvite } from "./invites";
+import { changeMemberRole, inviteMember, removeMember, revokeInvitation, updateOrgSettings } from "./actions";
 import { listInvites, listMembers } from "./lists";
-import { createOrg, deleteOrg, joinableOrgs, joinOrg, orgSettings, updateOrg } from "./manage";
-import { changeRole, removeUser } from "./membership";
+import { createOrg, deleteOrg, joinableOrgs, joinOrg, orgSettings } from "./manage";
 import * as s from "./schemas";
 
 type OrgParams = { Params: { org_id: string } };
@@ -40,43 +38,31 @@ export function registerOrgRoutes(app: FastifyInstance, ctx: IdentityContext) {
 
     scope.post("/update_org_metadata", async (req) => {
       const actor = await signedIn(req);
-      const { org_id, ...input } = parseInput(s.updateOrgBody, req.body);
-      const access = await orgAccess(db, actor, org_id);
-      requirePermission(access, "propelauth::can_update_org_metadata");
-      await updateOrg(db, access, actor, input);
+      await updateOrgSettings(ctx, actor, parseInput(s.updateOrgBody, req.body));
       return {};
     });
 
     scope.post("/invite_user", async (req) => {
       const actor = await signedIn(req);
-      const body = parseInput(s.inviteBody, req.body);
-      const access = await orgAccess(db, actor, body.org_id);
-      requirePermission(access, "propelauth::can_invite");
-      const roles = resolveAssignment(access, body.role, body.additional_roles);
-      await inviteUser(ctx, access, actor, body.email, roles);
+      await inviteMember(ctx, actor, parseInput(s.inviteBody, req.body));
       return {};
     });
 
     scope.post("/change_role", async (req) => {
       const actor = await signedIn(req);
-      const body = parseInput(s.changeRoleBody, req.body);
-      const access = await orgAccess(db, actor, body.org_id);
-      requirePermission(access, "propelauth::can_change_roles");
-      await changeRole(db, access, body.user_id, resolveAssignment(access, body.role, body.additional_roles));
+      await changeMemberRole(ctx, actor, parseInput(s.changeRoleBody, req.body));
       return {};
     });
 
     scope.post("/remove_user", async (req) => {
       const actor = await signedIn(req);
-      const body = parseInput(s.removeUserBody, req.body);
-      await removeUser(db, await orgAccess(db, actor, body.org_id), body.user_id);
+      await removeMember(ctx, actor, parseInput(s.removeUserBody, req.body));
       return {};
     });
 
     scope.post("/revoke_user_invitation", async (req) => {
       const actor = await signedIn(req);
-      const body = parseInput(s.revokeInviteBody, req.body);
-      await revokeInvite(ctx, await orgAccess(db, actor, body.org_id), body.email);
+      await revokeInvitation(ctx, actor, parseInput(s.revokeInviteBody, req.body));
       return {};
     });
 
