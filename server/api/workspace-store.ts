@@ -3,7 +3,7 @@ import { liveWorkspacesOf } from "../db/live-workspaces";
 import { currentWorkspace, workspaceMembers, workspaces } from "../db/schema";
 import type { Db, Tx } from "../platform/database";
 import { ApiError } from "../platform/errors";
-import { type Actor, writeAudit } from "./audit";
+import { type Actor, type AuditAction, writeAudit } from "./audit";
 
 export type WorkspaceRow = {
   workspaceUuid: string;
@@ -59,6 +59,28 @@ async function assertNameFree(tx: Tx, orgId: string, name: string, except?: stri
     )
     .limit(1);
   if (clash) throw nameTaken(name);
+}
+
+/** Changes one workspace's row and writes its audit row, in the transaction of the change. */
+async function changeWorkspace(
+  tx: Tx,
+  target: { orgId: string; uuid: string; actor: Actor },
+  set: { name?: string; deletedAt?: Date | null },
+  action: AuditAction,
+  details: Record<string, unknown>,
+) {
+  await tx
+    .update(workspaces)
+    .set({ ...set, updatedAt: new Date() })
+    .where(eq(workspaces.workspaceUuid, target.uuid));
+  await writeAudit(tx, {
+    organizationUuid: target.orgId,
+    actor: target.actor,
+    action,
+    targetType: "workspace",
+    targetId: target.uuid,
+    details,
+  });
 }
 
 async function liveWorkspace(tx: Tx | Db, orgId: string, uuid: string): Promise<WorkspaceRow | null> {
@@ -145,17 +167,9 @@ export function createWorkspaceStore(db: Db) {
         if (!current) return null;
         if (current.name === name) return current;
         await assertNameFree(tx, orgId, name, uuid);
-        await tx
-          .update(workspaces)
-          .set({ name, updatedAt: new Date() })
-          .where(eq(workspaces.workspaceUuid, uuid));
-        await writeAudit(tx, {
-          organizationUuid: orgId,
-          actor,
-          action: "workspace.rename",
-          targetType: "workspace",
-          targetId: uuid,
-          details: { from: current.name, to: name },
+        await changeWorkspace(tx, { orgId, uuid, actor }, { name }, "workspace.rename", {
+          from: current.name,
+          to: name,
         });
         return { ...current, name };
       });
@@ -167,17 +181,8 @@ export function createWorkspaceStore(db: Db) {
         await lockOrganization(tx, orgId);
         const current = await liveWorkspace(tx, orgId, uuid);
         if (!current) return false;
-        await tx
-          .update(workspaces)
-          .set({ deletedAt: new Date(), updatedAt: new Date() })
-          .where(eq(workspaces.workspaceUuid, uuid));
-        await writeAudit(tx, {
-          organizationUuid: orgId,
-          actor,
-          action: "workspace.delete",
-          targetType: "workspace",
-          targetId: uuid,
-          details: { name: current.name },
+        await changeWorkspace(tx, { orgId, uuid, actor }, { deletedAt: new Date() }, "workspace.delete", {
+          name: current.name,
         });
         return true;
       });
@@ -200,18 +205,13 @@ export function createWorkspaceStore(db: Db) {
         } catch {
           return { status: "conflict", name: row.name };
         }
-        await tx
-          .update(workspaces)
-          .set({ deletedAt: null, updatedAt: new Date() })
-          .where(eq(workspaces.workspaceUuid, uuid));
-        await writeAudit(tx, {
-          organizationUuid: row.organizationUuid,
-          actor,
-          action: "workspace.restore",
-          targetType: "workspace",
-          targetId: uuid,
-          details: { name: row.name, deleted_at: row.deletedAt.toISOString() },
-        });
+        await changeWorkspace(
+          tx,
+          { orgId: row.organizationUuid, uuid, actor },
+          { deletedAt: null },
+          "workspace.restore",
+          { name: row.name, deleted_at: row.deletedAt.toISOString() },
+        );
         return { status: "restored", workspace: { ...row, deletedAt: null } };
       });
     },
