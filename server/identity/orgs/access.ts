@@ -57,6 +57,18 @@ export async function orgAccess(db: Queryable, actor: Actor, orgId: string): Pro
   };
 }
 
+/** The actor's membership in `orgId`, refused with action_forbidden unless it grants `permission`. */
+export async function permittedOrgAccess(
+  db: Queryable,
+  actor: Actor,
+  orgId: string,
+  permission: string,
+): Promise<OrgAccess> {
+  const access = await orgAccess(db, actor, orgId);
+  requirePermission(access, permission);
+  return access;
+}
+
 export function requirePermission(access: OrgAccess, permission: string) {
   if (!access.permissions.has(permission))
     throw new IdentityError("action_forbidden", "You don't have permission to do that in this organization.");

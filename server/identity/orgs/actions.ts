@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { IdentityContext } from "../context";
-import { type Actor, orgAccess, requirePermission } from "./access";
+import { type Actor, orgAccess, permittedOrgAccess } from "./access";
 import { resolveAssignment } from "./assign";
 import { inviteUser, revokeInvite } from "./invites";
 import { updateOrg } from "./manage";
@@ -14,8 +14,7 @@ import type * as s from "./schemas";
  */
 
 export async function inviteMember(ctx: IdentityContext, actor: Actor, body: z.infer<typeof s.inviteBody>) {
-  const access = await orgAccess(ctx.db, actor, body.org_id);
-  requirePermission(access, "propelauth::can_invite");
+  const access = await permittedOrgAccess(ctx.db, actor, body.org_id, "propelauth::can_invite");
   await inviteUser(
     ctx,
     access,
@@ -30,8 +29,7 @@ export async function changeMemberRole(
   actor: Actor,
   body: z.infer<typeof s.changeRoleBody>,
 ) {
-  const access = await orgAccess(ctx.db, actor, body.org_id);
-  requirePermission(access, "propelauth::can_change_roles");
+  const access = await permittedOrgAccess(ctx.db, actor, body.org_id, "propelauth::can_change_roles");
   await changeRole(ctx.db, access, body.user_id, resolveAssignment(access, body.role, body.additional_roles));
 }
 
@@ -56,7 +54,6 @@ export async function updateOrgSettings(
   actor: Actor,
   body: z.infer<typeof s.updateOrgBody>,
 ) {
-  const access = await orgAccess(ctx.db, actor, body.org_id);
-  requirePermission(access, "propelauth::can_update_org_metadata");
+  const access = await permittedOrgAccess(ctx.db, actor, body.org_id, "propelauth::can_update_org_metadata");
   await updateOrg(ctx.db, access, actor, body);
 }

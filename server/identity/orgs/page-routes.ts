@@ -23,8 +23,11 @@ const DONE: Record<string, string> = {
   created: "Organization created.",
 };
 
-/** Additional roles come as one checkbox per role (a form body keeps one value per name). */
-const extraRolesOf = (f: Form) => ROLE_HIERARCHY.filter((r) => f[`additional_${r}`] === "on");
+/** A form's role choice; additional roles come as one checkbox per role (a form body keeps one value per name). */
+const roleChoiceOf = (f: Form) => ({
+  role: f.role,
+  additional_roles: ROLE_HIERARCHY.filter((r) => f[`additional_${r}`] === "on"),
+});
 
 /** Hosted organization pages: /org, /create_org, /accept_invite (/saml: see saml/routes.ts). */
 export function registerOrgPages(app: FastifyInstance, ctx: IdentityContext) {
@@ -145,21 +148,11 @@ export function registerOrgPages(app: FastifyInstance, ctx: IdentityContext) {
   }
 
   action("/org/invite", "invite", "invited", async (actor, f) => {
-    const body = parseInput(s.inviteBody, {
-      org_id: f.org_id,
-      email: f.email,
-      role: f.role,
-      additional_roles: extraRolesOf(f),
-    });
+    const body = parseInput(s.inviteBody, { org_id: f.org_id, email: f.email, ...roleChoiceOf(f) });
     await inviteMember(ctx, actor, body);
   });
   action("/org/change_role", "members", "role", async (actor, f) => {
-    const body = parseInput(s.changeRoleBody, {
-      org_id: f.org_id,
-      user_id: f.user_id,
-      role: f.role,
-      additional_roles: extraRolesOf(f),
-    });
+    const body = parseInput(s.changeRoleBody, { org_id: f.org_id, user_id: f.user_id, ...roleChoiceOf(f) });
     await changeMemberRole(ctx, actor, body);
   });
   action("/org/remove_user", "members", "removed", async (actor, f) => {

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { IdentityContext } from "../context";
 import { feRoutes, paging, parseInput, requireSession } from "../fe/plumbing";
 import { isSamlEnabled } from "../saml/store";
-import { actorOf, orgAccess, requirePermission } from "./access";
+import { actorOf, orgAccess, permittedOrgAccess } from "./access";
 import { changeMemberRole, inviteMember, removeMember, revokeInvitation, updateOrgSettings } from "./actions";
 import { listInvites, listMembers } from "./lists";
 import { createOrg, deleteOrg, joinableOrgs, joinOrg, orgSettings } from "./manage";
@@ -24,9 +24,7 @@ export function registerOrgRoutes(app: FastifyInstance, ctx: IdentityContext) {
     scope.delete("/delete_org", async (req) => {
       const actor = await signedIn(req);
       const { org_id } = parseInput(s.orgIdBody, req.body);
-      const access = await orgAccess(db, actor, org_id);
-      requirePermission(access, "propelauth::can_delete_org");
-      await deleteOrg(db, access);
+      await deleteOrg(db, await permittedOrgAccess(db, actor, org_id, "propelauth::can_delete_org"));
       return {};
     });
 
@@ -76,8 +74,8 @@ export function registerOrgRoutes(app: FastifyInstance, ctx: IdentityContext) {
     scope.get<OrgParams>("/org_membership/:org_id/members", async (req) => {
       const actor = await signedIn(req);
       const q = parseInput(s.listQuery, req.query);
-      const access = await orgAccess(db, actor, parseInput(s.orgId, req.params.org_id));
-      requirePermission(access, "propelauth::can_view_other_members");
+      const orgId = parseInput(s.orgId, req.params.org_id);
+      const access = await permittedOrgAccess(db, actor, orgId, "propelauth::can_view_other_members");
       return listMembers(db, access, paging(q.page_number, q.page_size), q.email_search);
     });
 
@@ -85,9 +83,9 @@ export function registerOrgRoutes(app: FastifyInstance, ctx: IdentityContext) {
       scope.get<OrgParams>(`/org_membership/:org_id/${kind}_invites`, async (req) => {
         const actor = await signedIn(req);
         const q = parseInput(s.listQuery, req.query);
-        const access = await orgAccess(db, actor, parseInput(s.orgId, req.params.org_id));
+        const orgId = parseInput(s.orgId, req.params.org_id);
         // Invitations are seen by those who can invite (PropelAuth shows them on the same screen).
-        requirePermission(access, "propelauth::can_invite");
+        const access = await permittedOrgAccess(db, actor, orgId, "propelauth::can_invite");
         const { invites, ...page } = await listInvites(
           db,
           access.org.id,
