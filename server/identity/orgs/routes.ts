@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { z } from "zod";
 import type { IdentityContext } from "../context";
 import { feRoutes, paging, parseInput, requireSession } from "../fe/plumbing";
 import { isSamlEnabled } from "../saml/store";
-import { actorOf, orgAccess, permittedOrgAccess } from "./access";
+import { type Actor, actorOf, orgAccess, permittedOrgAccess } from "./access";
 import { changeMemberRole, inviteMember, removeMember, revokeInvitation, updateOrgSettings } from "./actions";
 import { listInvites, listMembers } from "./lists";
 import { createOrg, deleteOrg, joinableOrgs, joinOrg, orgSettings } from "./manage";
@@ -34,35 +35,22 @@ export function registerOrgRoutes(app: FastifyInstance, ctx: IdentityContext) {
       return orgSettings(await orgAccess(db, actor, org_id), { enabled: await isSamlEnabled(db, org_id) });
     });
 
-    scope.post("/update_org_metadata", async (req) => {
-      const actor = await signedIn(req);
-      await updateOrgSettings(ctx, actor, parseInput(s.updateOrgBody, req.body));
-      return {};
-    });
-
-    scope.post("/invite_user", async (req) => {
-      const actor = await signedIn(req);
-      await inviteMember(ctx, actor, parseInput(s.inviteBody, req.body));
-      return {};
-    });
-
-    scope.post("/change_role", async (req) => {
-      const actor = await signedIn(req);
-      await changeMemberRole(ctx, actor, parseInput(s.changeRoleBody, req.body));
-      return {};
-    });
-
-    scope.post("/remove_user", async (req) => {
-      const actor = await signedIn(req);
-      await removeMember(ctx, actor, parseInput(s.removeUserBody, req.body));
-      return {};
-    });
-
-    scope.post("/revoke_user_invitation", async (req) => {
-      const actor = await signedIn(req);
-      await revokeInvitation(ctx, actor, parseInput(s.revokeInviteBody, req.body));
-      return {};
-    });
+    /** A change the /org page makes too (see actions.ts): the signed-in caller, the body, then {}. */
+    function change<S extends z.ZodType>(
+      path: string,
+      body: S,
+      run: (ctx: IdentityContext, actor: Actor, body: z.infer<S>) => Promise<void>,
+    ) {
+      scope.post(path, async (req) => {
+        await run(ctx, await signedIn(req), parseInput(body, req.body));
+        return {};
+      });
+    }
+    change("/update_org_metadata", s.updateOrgBody, updateOrgSettings);
+    change("/invite_user", s.inviteBody, inviteMember);
+    change("/change_role", s.changeRoleBody, changeMemberRole);
+    change("/remove_user", s.removeUserBody, removeMember);
+    change("/revoke_user_invitation", s.revokeInviteBody, revokeInvitation);
 
     scope.post<OrgParams>("/join_org/:org_id", async (req) => {
       const actor = await signedIn(req);
