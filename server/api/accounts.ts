@@ -1,14 +1,10 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import type { IdentityGateway } from "../platform/identity-gateway";
 import { isOrgAdmin } from "./principal";
+import type { WorkspaceRouteDeps } from "./route-deps";
 import { CurrentUserSchema, failure, json } from "./schemas";
-import type { WorkspaceStore } from "./workspace-store";
 
 /** /v1/accounts/me: the signed-in user; bearer tokens only (never API keys). */
-export const accountRoutes: FastifyPluginAsyncZod<{
-  gateway: IdentityGateway;
-  workspaces: WorkspaceStore;
-}> = async (app, deps) => {
+export const accountRoutes: FastifyPluginAsyncZod<WorkspaceRouteDeps> = async (app, deps) => {
   app.get(
     "/accounts/me",
     {

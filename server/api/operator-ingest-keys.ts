@@ -5,8 +5,8 @@ import { isStorableText } from "../metering/events";
 import { createIngestKey, ingestKeyJson, listIngestKeys, revokeIngestKey } from "../metering/ingest-keys";
 import { ApiError } from "../platform/errors";
 import { createBearerCallerAuth, notOperator } from "./operator-auth";
+import type { IngestRouteDeps } from "./route-deps";
 import { failure, json } from "./schemas";
-import type { IngestRouteDeps } from "./usage-ingest";
 
 export const DEFAULT_INGEST_KEY_NAME = "Ingestion key";
 

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { ApiError } from "../platform/errors";
-import type { IdentityGateway } from "../platform/identity-gateway";
 import { workspaceJson } from "./access";
+import type { WorkspaceRouteDeps } from "./route-deps";
 import { failure, json, WorkspaceParamsSchema, WorkspaceSchema } from "./schemas";
-import type { RestoreResult, WorkspaceStore } from "./workspace-store";
+import type { RestoreResult } from "./workspace-store";
 
 /** The operator's (and the CLI's) answer to a restore, as an error when it did not happen. */
 export function restoreError(r: Exclude<RestoreResult, { status: "restored" }>): ApiError {
@@ -19,10 +19,7 @@ export function restoreError(r: Exclude<RestoreResult, { status: "restored" }>):
  * /v1/operator: calls for provider operators (identity role "admin", granted with the CLI's
  * `operator grant`), across organizations. Bearer only; refused while impersonating.
  */
-export const operatorRoutes: FastifyPluginAsyncZod<{
-  gateway: IdentityGateway;
-  workspaces: WorkspaceStore;
-}> = async (app, deps) => {
+export const operatorRoutes: FastifyPluginAsyncZod<WorkspaceRouteDeps> = async (app, deps) => {
   app.post(
     "/operator/workspaces/:workspace_uuid/restore",
     {

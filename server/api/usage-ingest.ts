@@ -4,7 +4,7 @@ import { z } from "zod";
 import { isStorableText } from "../metering/events";
 import { parseNdjson } from "../metering/import";
 import { ingestUsage } from "../metering/ingest";
-import { type IngestKeyVerifier, isIngestKeyToken } from "../metering/ingest-keys";
+import { isIngestKeyToken } from "../metering/ingest-keys";
 import {
   EARLIEST_OCCURRED_AT,
   INGEST_BODY_LIMIT,
@@ -12,24 +12,13 @@ import {
   MAX_EVENTS_PER_BATCH,
   MAX_QUANTITY,
 } from "../metering/limits";
-import type { Db } from "../platform/database";
 import { ApiError } from "../platform/errors";
 import type { IdentityGateway } from "../platform/identity-gateway";
 import { forbidden } from "./access";
 import type { Actor } from "./audit";
 import { type BearerCaller, createBearerCallerAuth, notOperator } from "./operator-auth";
-import type { Authenticate } from "./principal";
+import type { IngestRouteDeps } from "./route-deps";
 import { failure, json } from "./schemas";
-
-/** What the ingestion routes (events and the operators' ingestion keys) are given. */
-export type IngestRouteDeps = {
-  db: Db;
-  gateway: IdentityGateway;
-  authenticate: Authenticate;
-  ingestKeys: IngestKeyVerifier;
-  /** The backend API key, with which operators' tools may call as bearer. */
-  operatorKey?: string;
-};
 
 const UsageBatchSchema = z
   .strictObject({

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { ApiError } from "../platform/errors";
-import type { IdentityGateway } from "../platform/identity-gateway";
 import { requireWorkspaceReader, workspaceNotFound } from "./access";
 import { actorOf } from "./audit";
+import type { WorkspaceRouteDeps } from "./route-deps";
 import { adminOrg } from "./route-hooks";
 import {
   AddMemberBodySchema,
@@ -14,7 +14,6 @@ import {
   noContent,
   WorkspaceParamsSchema,
 } from "./schemas";
-import type { WorkspaceStore } from "./workspace-store";
 
 const readErrors = { 400: failure("Invalid request"), 401: failure("Not signed in") };
 const writeErrors = { ...readErrors, 403: failure("Not an organization administrator") };
@@ -26,10 +25,10 @@ const manage = { auth: "bearer_or_api_key", admin: "manage workspace members" } 
  * (another workspace is a 404 to a member); administrators add
  * organization users (a user may be in several workspaces) and remove them.
  */
-export const workspaceMemberRoutes: FastifyPluginAsyncZod<{
-  gateway: IdentityGateway;
-  workspaces: WorkspaceStore;
-}> = async (app, { workspaces, gateway }) => {
+export const workspaceMemberRoutes: FastifyPluginAsyncZod<WorkspaceRouteDeps> = async (
+  app,
+  { workspaces, gateway },
+) => {
   app.get(
     "/workspaces/:workspace_uuid/members",
     {

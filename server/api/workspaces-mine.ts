@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { ApiError } from "../platform/errors";
-import type { IdentityGateway } from "../platform/identity-gateway";
 import { organizationName, workspaceJson } from "./access";
 import { actorOf } from "./audit";
+import type { WorkspaceRouteDeps } from "./route-deps";
 import { ChooseWorkspaceBodySchema, failure, json, WorkspaceSchema } from "./schemas";
-import type { WorkspaceStore } from "./workspace-store";
 
 const noWorkspace = () => new ApiError("not_found", "You have no workspace assigned.");
 const errors = { 400: failure("Invalid request"), 401: failure("Not signed in") };
@@ -15,10 +14,7 @@ const tags = ["Workspaces"];
  * /v1/workspaces/my-workspace: the caller's own (current) workspace, by API key or bearer token.
  * Scripts use it to find where their key acts; a user with no workspace gets a 404, not null.
  */
-export const myWorkspaceRoutes: FastifyPluginAsyncZod<{
-  gateway: IdentityGateway;
-  workspaces: WorkspaceStore;
-}> = async (app, deps) => {
+export const myWorkspaceRoutes: FastifyPluginAsyncZod<WorkspaceRouteDeps> = async (app, deps) => {
   app.get(
     "/workspaces/my-workspace",
     {

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import type { IdentityGateway } from "../platform/identity-gateway";
 import {
   organizationName,
   requireOwnOrganization,
@@ -9,6 +8,7 @@ import {
 } from "./access";
 import { actorOf } from "./audit";
 import { isOrgAdmin } from "./principal";
+import type { WorkspaceRouteDeps } from "./route-deps";
 import { adminOrg } from "./route-hooks";
 import {
   failure,
@@ -19,7 +19,6 @@ import {
   WorkspaceParamsSchema,
   WorkspaceSchema,
 } from "./schemas";
-import type { WorkspaceStore } from "./workspace-store";
 
 const readErrors = { 400: failure("Invalid request"), 401: failure("Not signed in") };
 const writeErrors = {
@@ -35,10 +34,10 @@ const tags = ["Workspaces"];
  * workspaces from everyone else, so members' show_deleted is ignored). A deleted workspace, or
  * one of another organization, is a 404 for everyone; so is another workspace for a member.
  */
-export const workspaceRoutes: FastifyPluginAsyncZod<{
-  gateway: IdentityGateway;
-  workspaces: WorkspaceStore;
-}> = async (app, { workspaces, gateway }) => {
+export const workspaceRoutes: FastifyPluginAsyncZod<WorkspaceRouteDeps> = async (
+  app,
+  { workspaces, gateway },
+) => {
   // Both with and without the trailing slash; the documented one has it.
   for (const url of ["/workspaces/", "/workspaces"]) {
     const hide = !url.endsWith("/");
