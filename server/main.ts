@@ -166,6 +166,12 @@ async function runMetering(product: Product, cmd: MeteringCommand) {
 
 const METERING_COMMANDS = ["usage", "cycle", "payment", "group"];
 
+/** Refuses the command line: the reason on stderr, exit status 2. */
+function refuseArgs(message: string) {
+  console.error(message);
+  process.exitCode = 2;
+}
+
 async function run(command: string | undefined) {
   if (!command || command === "help" || command === "--help") {
     console.log(USAGE);
@@ -183,43 +189,21 @@ async function run(command: string | undefined) {
       ...METERING_COMMANDS,
     ].includes(command)
   ) {
-    console.error(`Unknown command "${command}".\n\n${USAGE}`);
-    process.exitCode = 2;
-    return;
+    return refuseArgs(`Unknown command "${command}".\n\n${USAGE}`);
   }
-  const [action, email] = process.argv.slice(3);
-  if (command === "operator" && (!email || (action !== "grant" && action !== "revoke"))) {
-    console.error(`Usage: tsx server/main.ts operator grant|revoke <email>`);
-    process.exitCode = 2;
-    return;
-  }
-  if (command === "workspace" && (action !== "restore" || !email || !z.uuid().safeParse(email).success)) {
-    console.error(`Usage: tsx server/main.ts workspace restore <workspace uuid>`);
-    process.exitCode = 2;
-    return;
-  }
-  const priceArgs = command === "price" ? parsePriceSetArgs(process.argv.slice(3)) : null;
-  if (priceArgs && !priceArgs.ok) {
-    console.error(priceArgs.error);
-    process.exitCode = 2;
-    return;
-  }
-  const seedArgs = command === "seed" ? parseSeedArgs(process.argv.slice(3)) : null;
-  const metering = METERING_COMMANDS.includes(command)
-    ? parseMeteringArgs(command, process.argv.slice(3))
-    : null;
-  for (const parsed of [seedArgs, metering])
-    if (parsed && !parsed.ok) {
-      console.error(parsed.error);
-      process.exitCode = 2;
-      return;
-    }
-  const ingestKeyArgs = command === "ingest-key" ? parseIngestKeyArgs(process.argv.slice(3)) : null;
-  if (ingestKeyArgs && !ingestKeyArgs.ok) {
-    console.error(ingestKeyArgs.error);
-    process.exitCode = 2;
-    return;
-  }
+  const args = process.argv.slice(3);
+  const [action, email] = args;
+  if (command === "operator" && (!email || (action !== "grant" && action !== "revoke")))
+    return refuseArgs(`Usage: tsx server/main.ts operator grant|revoke <email>`);
+  if (command === "workspace" && (action !== "restore" || !email || !z.uuid().safeParse(email).success))
+    return refuseArgs(`Usage: tsx server/main.ts workspace restore <workspace uuid>`);
+  const priceArgs = command === "price" ? parsePriceSetArgs(args) : null;
+  const seedArgs = command === "seed" ? parseSeedArgs(args) : null;
+  const metering = METERING_COMMANDS.includes(command) ? parseMeteringArgs(command, args) : null;
+  const ingestKeyArgs = command === "ingest-key" ? parseIngestKeyArgs(args) : null;
+  // At most one of them is parsed: the one of this command.
+  for (const parsed of [priceArgs, seedArgs, metering, ingestKeyArgs])
+    if (parsed && !parsed.ok) return refuseArgs(parsed.error);
   const config = loadConfig();
   if (command === "serve") return serve(config);
   if (ingestKeyArgs?.ok) return ingestKey(config, ingestKeyArgs.value);
