@@ -130,6 +130,17 @@ export function parseMeteringArgs(command: string, args: readonly string[]): Par
   const [action, ...rest] = args;
   const need = (flags: Record<string, string>, name: string): Parsed<string> =>
     flags[name] === undefined ? fail(`${name} is required.`) : { ok: true, value: flags[name] as string };
+  /** The flags of an action that takes no other words, with its required --org. */
+  const orgFlags = (
+    spec: Parameters<typeof readFlags>[1],
+  ): Parsed<{ flags: Record<string, string>; switches: Set<string>; org: string }> => {
+    const r = readFlags(rest, spec);
+    if (!r.ok) return r;
+    if (r.value.positional.length) return fail(`Unexpected argument "${r.value.positional[0]}".`);
+    const org = need(r.value.flags, "--org");
+    if (!org.ok) return org;
+    return { ok: true, value: { flags: r.value.flags, switches: r.value.switches, org: org.value } };
+  };
 
   if (command === "usage") {
     if (action !== "import") return fail("Usage: usage import <file.csv|file.ndjson> --org <uuid|slug|name>");
@@ -152,23 +163,21 @@ export function parseMeteringArgs(command: string, args: readonly string[]): Par
       );
     const r =
       action === "open"
-        ? readFlags(rest, { values: ["--org", "--start"] })
-        : readFlags(rest, { values: ["--org", "--end"], switches: ["--no-next"] });
+        ? orgFlags({ values: ["--org", "--start"] })
+        : orgFlags({ values: ["--org", "--end"], switches: ["--no-next"] });
     if (!r.ok) return r;
-    if (r.value.positional.length) return fail(`Unexpected argument "${r.value.positional[0]}".`);
-    const org = need(r.value.flags, "--org");
-    if (!org.ok) return org;
+    const org = r.value.org;
     const dateFlag = action === "open" ? "--start" : "--end";
     const raw = r.value.flags[dateFlag];
     const day = raw === undefined ? undefined : parseDay(raw);
     if (day === null) return fail(`${dateFlag} must be a date like 2026-03-01.`);
     return action === "open"
-      ? { ok: true, value: { kind: "cycle-open", org: org.value, ...(day ? { start: day } : {}) } }
+      ? { ok: true, value: { kind: "cycle-open", org, ...(day ? { start: day } : {}) } }
       : {
           ok: true,
           value: {
             kind: "cycle-close",
-            org: org.value,
+            org,
             ...(day ? { end: day } : {}),
             openNext: !r.value.switches.has("--no-next"),
           },
@@ -177,12 +186,9 @@ export function parseMeteringArgs(command: string, args: readonly string[]): Par
   if (command === "payment") {
     if (action !== "record")
       return fail("Usage: payment record --org <org> --amount <usd> [--cycle <uuid>] [--note <text>]");
-    const r = readFlags(rest, { values: ["--org", "--amount", "--cycle", "--note"] });
+    const r = orgFlags({ values: ["--org", "--amount", "--cycle", "--note"] });
     if (!r.ok) return r;
-    if (r.value.positional.length) return fail(`Unexpected argument "${r.value.positional[0]}".`);
-    const { flags } = r.value;
-    const org = need(flags, "--org");
-    if (!org.ok) return org;
+    const { flags, org } = r.value;
     const amount = need(flags, "--amount");
     if (!amount.ok) return amount;
     const micros = money("--amount", amount.value);
@@ -194,7 +200,7 @@ export function parseMeteringArgs(command: string, args: readonly string[]): Par
       ok: true,
       value: {
         kind: "payment",
-        org: org.value,
+        org,
         amountMicros: micros.value,
         ...(cycle ? { cycle } : {}),
         ...(flags["--note"] ? { note: flags["--note"] } : {}),
@@ -204,12 +210,9 @@ export function parseMeteringArgs(command: string, args: readonly string[]): Par
   if (command === "group") {
     if (action !== "set")
       return fail("Usage: group set --org <org> --name <name> [--prepaid <usd>] [--workspaces a,b]");
-    const r = readFlags(rest, { values: ["--org", "--name", "--prepaid", "--workspaces"] });
+    const r = orgFlags({ values: ["--org", "--name", "--prepaid", "--workspaces"] });
     if (!r.ok) return r;
-    if (r.value.positional.length) return fail(`Unexpected argument "${r.value.positional[0]}".`);
-    const { flags } = r.value;
-    const org = need(flags, "--org");
-    if (!org.ok) return org;
+    const { flags, org } = r.value;
     const name = need(flags, "--name");
     if (!name.ok) return name;
     if (!name.value.trim()) return fail("--name must not be blank.");
@@ -228,7 +231,7 @@ export function parseMeteringArgs(command: string, args: readonly string[]): Par
       ok: true,
       value: {
         kind: "group",
-        org: org.value,
+        org,
         name: name.value.trim(),
         ...(prepaidMicros !== undefined ? { prepaidMicros } : {}),
         ...(workspaces ? { workspaces } : {}),
