@@ -1,4 +1,4 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { IdentityContext } from "../context";
 import {
@@ -55,25 +55,39 @@ export function registerSignInStepPages(app: FastifyInstance, ctx: IdentityConte
     }
   });
 
-  app.get<{ Querystring: Q }>("/forgot_password", async (req, reply) =>
-    kit.send(reply, 200, forgotPasswordPage({ rt: req.query.rt })),
-  );
+  /**
+   * A page asking for an email address (forgot password, magic link): the form, then "Check your
+   * email" in `send`'s words, or the form again with what went wrong.
+   */
+  function emailRequestPage(
+    path: string,
+    page: typeof forgotPasswordPage,
+    send: (req: FastifyRequest, email: string, rt: string | undefined) => Promise<string>,
+  ) {
+    app.get<{ Querystring: Q }>(path, async (req, reply) => kit.send(reply, 200, page({ rt: req.query.rt })));
 
-  app.post<{ Querystring: Q }>("/forgot_password", async (req, reply) => {
-    const values = asStrings(req.body);
-    const { rt } = req.query;
-    if (!kit.sameOrigin(req)) return kit.send(reply, 403, refused(rt));
-    const parsed = emailForm.safeParse(values);
-    if (!parsed.success)
-      return kit.send(reply, 400, forgotPasswordPage({ rt, values, errors: fieldErrors(parsed.error) }));
-    try {
-      const res = await forgotPassword(ctx, req, parsed.data.email);
-      return kit.send(reply, 200, messagePage("Check your email", res.message, backToSignIn(rt)));
-    } catch (err) {
-      const e = asPageError(err);
-      return kit.send(reply, e.status, forgotPasswordPage({ rt, values, message: e.message }));
-    }
-  });
+    app.post<{ Querystring: Q }>(path, async (req, reply) => {
+      const values = asStrings(req.body);
+      const { rt } = req.query;
+      if (!kit.sameOrigin(req)) return kit.send(reply, 403, refused(rt));
+      const parsed = emailForm.safeParse(values);
+      if (!parsed.success)
+        return kit.send(reply, 400, page({ rt, values, errors: fieldErrors(parsed.error) }));
+      try {
+        const sent = await send(req, parsed.data.email, rt);
+        return kit.send(reply, 200, messagePage("Check your email", sent, backToSignIn(rt)));
+      } catch (err) {
+        const e = asPageError(err);
+        return kit.send(reply, e.status, page({ rt, values, message: e.message }));
+      }
+    });
+  }
+
+  emailRequestPage(
+    "/forgot_password",
+    forgotPasswordPage,
+    async (req, email) => (await forgotPassword(ctx, req, email)).message,
+  );
 
   app.get<{ Querystring: Q }>("/reset_password", async (req, reply) =>
     kit.send(reply, 200, resetPasswordPage({ rt: req.query.rt, token: String(req.query.token ?? "") })),
@@ -142,32 +156,9 @@ export function registerSignInStepPages(app: FastifyInstance, ctx: IdentityConte
     }
   });
 
-  app.get<{ Querystring: Q }>("/magic_link/request", async (req, reply) =>
-    kit.send(reply, 200, magicLinkRequestPage({ rt: req.query.rt })),
-  );
-
-  app.post<{ Querystring: Q }>("/magic_link/request", async (req, reply) => {
-    const values = asStrings(req.body);
-    const { rt } = req.query;
-    if (!kit.sameOrigin(req)) return kit.send(reply, 403, refused(rt));
-    const parsed = emailForm.safeParse(values);
-    if (!parsed.success)
-      return kit.send(reply, 400, magicLinkRequestPage({ rt, values, errors: fieldErrors(parsed.error) }));
-    try {
-      await passwordlessLogin(ctx, req, parsed.data.email, false, rt);
-      return kit.send(
-        reply,
-        200,
-        messagePage(
-          "Check your email",
-          "If an account exists for this email, we sent it a sign-in link.",
-          backToSignIn(rt),
-        ),
-      );
-    } catch (err) {
-      const e = asPageError(err);
-      return kit.send(reply, e.status, magicLinkRequestPage({ rt, values, message: e.message }));
-    }
+  emailRequestPage("/magic_link/request", magicLinkRequestPage, async (req, email, rt) => {
+    await passwordlessLogin(ctx, req, email, false, rt);
+    return "If an account exists for this email, we sent it a sign-in link.";
   });
 
   // The link from the email. It carries `rt` only when the page asking for it had one.
