@@ -149,12 +149,7 @@ export async function seedDemoUsage(
   }
   const firstStart = new Date(`${cycles[0]?.startDate ?? monthStart(now)}T00:00:00Z`);
 
-  const [ownRule] = await db
-    .select({ id: priceRules.priceRuleUuid })
-    .from(priceRules)
-    .where(eq(priceRules.organizationUuid, org.id))
-    .limit(1);
-  if (!ownRule)
+  if (!(await db.$count(priceRules, eq(priceRules.organizationUuid, org.id))))
     for (const p of DEMO_PRICES)
       await setPriceRule(db, { ...p, organizationUuid: org.id, validFrom: firstStart });
 
@@ -163,12 +158,7 @@ export async function seedDemoUsage(
     const ws = await deps.workspaces.findByName(org.id, name);
     if (ws) live.push(ws);
   }
-  const [anyGroup] = await db
-    .select({ id: workspaceGroups.workspaceGroupUuid })
-    .from(workspaceGroups)
-    .where(eq(workspaceGroups.organizationUuid, org.id))
-    .limit(1);
-  if (!anyGroup)
+  if (!(await db.$count(workspaceGroups, eq(workspaceGroups.organizationUuid, org.id))))
     for (const g of DEMO_GROUPS)
       await setGroup(db, org.id, {
         name: g.name,
