@@ -72,20 +72,18 @@ const FilterQuerySchema = z.strictObject(filterShape);
 
 const sortValues = Object.keys(SORT_KEYS).flatMap((k) => [k, `-${k}`]);
 
+/** A whole-number query parameter from 1 to `max`, refused in its own words. */
+const countParam = (name: string, max: number, tooLarge: string) =>
+  z.coerce
+    .number({ error: `${name} must be a whole number.` })
+    .int({ error: `${name} must be a whole number.` })
+    .min(1, { error: `${name} must be at least 1.` })
+    .max(max, { error: tooLarge });
+
 const RecordsQuerySchema = z.strictObject({
   ...filterShape,
-  page: z.coerce
-    .number({ error: "page must be a whole number." })
-    .int({ error: "page must be a whole number." })
-    .min(1, { error: "page must be at least 1." })
-    .max(1_000_000, { error: "page is too large." })
-    .default(1),
-  page_size: z.coerce
-    .number({ error: "page_size must be a whole number." })
-    .int({ error: "page_size must be a whole number." })
-    .min(1, { error: "page_size must be at least 1." })
-    .max(500, { error: "page_size must be at most 500." })
-    .default(10),
+  page: countParam("page", 1_000_000, "page is too large.").default(1),
+  page_size: countParam("page_size", 500, "page_size must be at most 500.").default(10),
   sort: z
     .string()
     .refine((v) => sortValues.includes(v), { error: `sort must be one of ${sortValues.join(", ")}.` })
