@@ -1,14 +1,10 @@
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance } from "fastify";
 import type { IdentityContext } from "../context";
-import { emptyBody, feRoutes, parseInput, requireSession } from "../fe/plumbing";
+import { emptyBody, feRoutes, noStore, parseInput, requireSession, setCookies } from "../fe/plumbing";
 import { freshFactorBody } from "../mfa/factor";
 import { backupCodes } from "../mfa/setup";
 import * as s from "./schemas";
 import * as a from "./service";
-
-const setCookies = (reply: FastifyReply, cookies: string[]) => {
-  if (cookies.length) reply.header("set-cookie", cookies);
-};
 
 /**
  * Identity client account calls under /api/fe/v3: mfa_enable, mfa_disable, mfa_backup_codes,
@@ -17,9 +13,7 @@ const setCookies = (reply: FastifyReply, cookies: string[]) => {
  */
 export function registerAccountRoutes(app: FastifyInstance, ctx: IdentityContext) {
   feRoutes(app, (scope) => {
-    scope.addHook("onSend", async (_req, reply) => {
-      reply.header("cache-control", "no-store");
-    });
+    noStore(scope);
 
     scope.post("/security_status", async (req) => {
       parseInput(emptyBody, req.body);

@@ -1,5 +1,5 @@
 import { fromNodeHeaders } from "better-auth/node";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
@@ -24,6 +24,18 @@ export function feRoutes(app: FastifyInstance, register: (scope: FastifyInstance
     },
     { prefix: FE_PREFIX },
   );
+}
+
+/** Sign-in and account calls are never cached: their answers and cookies are one user's own. */
+export function noStore(scope: FastifyInstance) {
+  scope.addHook("onSend", async (_req, reply) => {
+    reply.header("cache-control", "no-store");
+  });
+}
+
+/** Sets the session cookies a call produced, if any. */
+export function setCookies(reply: FastifyReply, cookies: string[]) {
+  if (cookies.length) reply.header("set-cookie", cookies);
 }
 
 export type SessionUser = Awaited<ReturnType<typeof requireSession>>;

@@ -1,7 +1,7 @@
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance } from "fastify";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
-import { emptyBody, feRoutes, parseInput } from "../fe/plumbing";
+import { emptyBody, feRoutes, noStore, parseInput, setCookies } from "../fe/plumbing";
 import { emailDomain } from "../orgs/domain";
 import { spUrls } from "../saml/sp";
 import { isSamlRoutable, samlOrgForDomain } from "../saml/store";
@@ -12,16 +12,10 @@ import * as s from "./schemas";
 import { resendConfirmation, signUp } from "./signup";
 import { loginState } from "./state";
 
-const setCookies = (reply: FastifyReply, cookies: string[]) => {
-  if (cookies.length) reply.header("set-cookie", cookies);
-};
-
 /** Identity client sign-in calls under /api/fe/v3: login, login_state, verify, verify_backup, login_passwordless, forgot_password, resend_email_confirmation, signup, login/check. */
 export function registerLoginRoutes(app: FastifyInstance, ctx: IdentityContext) {
   feRoutes(app, (scope) => {
-    scope.addHook("onSend", async (_req, reply) => {
-      reply.header("cache-control", "no-store");
-    });
+    noStore(scope);
 
     scope.get("/login_state", async (req) => ({ login_state: await loginState(ctx, req) }));
 
