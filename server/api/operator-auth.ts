@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyRequest } from "fastify";
+import type { Actor } from "../platform/audit";
 import { ApiError } from "../platform/errors";
 import type { IdentityGateway, OrgMemberInfo } from "../platform/identity-gateway";
-import type { Actor } from "./audit";
 import type { Authenticate, Principal } from "./principal";
 
 /**

@@ -12,10 +12,10 @@ import {
   MAX_EVENTS_PER_BATCH,
   MAX_QUANTITY,
 } from "../metering/limits";
+import type { Actor } from "../platform/audit";
 import { ApiError } from "../platform/errors";
 import type { IdentityGateway } from "../platform/identity-gateway";
 import { forbidden } from "./access";
-import type { Actor } from "./audit";
 import { type BearerCaller, createBearerCallerAuth, notOperator } from "./operator-auth";
 import type { IngestRouteDeps } from "./route-deps";
 import { failure, json } from "./schemas";

@@ -1,9 +1,9 @@
 import { and, asc, eq, isNull, ne, sql } from "drizzle-orm";
 import { liveWorkspacesOf } from "../db/live-workspaces";
 import { currentWorkspace, workspaceMembers, workspaces } from "../db/schema";
+import { type Actor, type AuditAction, writeAudit } from "../platform/audit";
 import type { Db, Tx } from "../platform/database";
 import { ApiError } from "../platform/errors";
-import { type Actor, type AuditAction, writeAudit } from "./audit";
 
 export type WorkspaceRow = {
   workspaceUuid: string;

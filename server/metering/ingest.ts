@@ -1,8 +1,8 @@
 import { and, inArray, sql } from "drizzle-orm";
 import { formatUsdExact } from "../../contract/money";
-import { type Actor, writeAudit } from "../api/audit";
 import { liveWorkspacesOf } from "../db/live-workspaces";
 import { type usageDaily, type usageEvents, workspaces } from "../db/schema";
+import { type Actor, writeAudit } from "../platform/audit";
 import type { Db, Tx } from "../platform/database";
 import { type Cycle, listCycles } from "./cycles";
 import { MalformedEvent, utcDay, type ValidEvent, validateEvent } from "./events";
