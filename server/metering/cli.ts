@@ -123,6 +123,9 @@ export type MeteringCommand =
   | { kind: "payment"; org: string; amountMicros: bigint; cycle?: string; note?: string }
   | { kind: "group"; org: string; name: string; prepaidMicros?: bigint; workspaces?: string[] };
 
+const PAYMENT_USAGE = "Usage: payment record --org <org> --amount <usd> [--cycle <uuid>] [--note <text>]";
+const GROUP_USAGE = "Usage: group set --org <org> --name <name> [--prepaid <usd>] [--workspaces a,b]";
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** `usage import`, `cycle open|close`, `payment record`, `group set`: the words after the command. */
@@ -140,6 +143,20 @@ export function parseMeteringArgs(command: string, args: readonly string[]): Par
     const org = need(r.value.flags, "--org");
     if (!org.ok) return org;
     return { ok: true, value: { flags: r.value.flags, switches: r.value.switches, org: org.value } };
+  };
+  /** The one action of a command that takes flags only: --org and `required` must both be given. */
+  const flagsAction = (
+    expected: string,
+    usage: string,
+    values: readonly string[],
+    required: string,
+  ): Parsed<{ flags: Record<string, string>; org: string; required: string }> => {
+    if (action !== expected) return fail(usage);
+    const r = orgFlags({ values });
+    if (!r.ok) return r;
+    const value = need(r.value.flags, required);
+    if (!value.ok) return value;
+    return { ok: true, value: { flags: r.value.flags, org: r.value.org, required: value.value } };
   };
 
   if (command === "usage") {
@@ -184,14 +201,10 @@ export function parseMeteringArgs(command: string, args: readonly string[]): Par
         };
   }
   if (command === "payment") {
-    if (action !== "record")
-      return fail("Usage: payment record --org <org> --amount <usd> [--cycle <uuid>] [--note <text>]");
-    const r = orgFlags({ values: ["--org", "--amount", "--cycle", "--note"] });
+    const r = flagsAction("record", PAYMENT_USAGE, ["--org", "--amount", "--cycle", "--note"], "--amount");
     if (!r.ok) return r;
-    const { flags, org } = r.value;
-    const amount = need(flags, "--amount");
-    if (!amount.ok) return amount;
-    const micros = money("--amount", amount.value);
+    const { flags, org, required: amount } = r.value;
+    const micros = money("--amount", amount);
     if (!micros.ok) return micros;
     if (micros.value === 0n) return fail("--amount cannot be zero.");
     const cycle = flags["--cycle"];
@@ -208,14 +221,10 @@ export function parseMeteringArgs(command: string, args: readonly string[]): Par
     };
   }
   if (command === "group") {
-    if (action !== "set")
-      return fail("Usage: group set --org <org> --name <name> [--prepaid <usd>] [--workspaces a,b]");
-    const r = orgFlags({ values: ["--org", "--name", "--prepaid", "--workspaces"] });
+    const r = flagsAction("set", GROUP_USAGE, ["--org", "--name", "--prepaid", "--workspaces"], "--name");
     if (!r.ok) return r;
-    const { flags, org } = r.value;
-    const name = need(flags, "--name");
-    if (!name.ok) return name;
-    if (!name.value.trim()) return fail("--name must not be blank.");
+    const { flags, org, required: name } = r.value;
+    if (!name.trim()) return fail("--name must not be blank.");
     let prepaidMicros: bigint | undefined;
     if (flags["--prepaid"] !== undefined) {
       const m = money("--prepaid", flags["--prepaid"]);
@@ -232,7 +241,7 @@ export function parseMeteringArgs(command: string, args: readonly string[]): Par
       value: {
         kind: "group",
         org,
-        name: name.value.trim(),
+        name: name.trim(),
         ...(prepaidMicros !== undefined ? { prepaidMicros } : {}),
         ...(workspaces ? { workspaces } : {}),
       },
