@@ -126,6 +126,28 @@ export async function ingestionKey(apiUrl: string): Promise<string> {
   return (await res.json()).token as string;
 }
 
+/**
+ * The server on two free ports with `env`, and what a load test needs of it: the environment it
+ * runs with (to start it again on the same data), the API's address, an administrator's
+ * organization key that reads the totals, an ingestion key that writes usage, and a time in the
+ * open billing cycle for the events.
+ */
+export async function launchServer(prepared: Record<string, string>) {
+  const port = await freePort();
+  const authPort = await freePort();
+  const env = { ...prepared, PORT: String(port), AUTH_PORT: String(authPort) };
+  const api = `http://127.0.0.1:${port}`;
+  const server = await startServer(env);
+  try {
+    const headers = { "x-api-key": await orgApiKey(`http://127.0.0.1:${authPort}`) };
+    const ingest = { "x-api-key": await ingestionKey(api) };
+    return { server, env, api, headers, ingest, at: openCycleTime() };
+  } catch (err) {
+    server.kill("SIGKILL");
+    throw err;
+  }
+}
+
 /** The demo organization's price for a generation event with eval_type "safety" (see server/seed.ts). */
 export const UNIT_PRICE_MICROS = 50_000n;
 

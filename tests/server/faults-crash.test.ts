@@ -1,14 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseUsd } from "../../contract/money";
 import {
-  freePort,
-  ingestionKey,
-  openCycleTime,
-  orgApiKey,
+  launchServer,
   type ServerProcess,
   sendUntilAcknowledged,
   sleep,
@@ -17,6 +13,7 @@ import {
   UNIT_PRICE_MICROS,
   usageEvent,
 } from "./fault-tools";
+import { createScratchDatabase } from "./harness";
 
 // Faults: the server is killed with SIGKILL in the middle of ingestion while clients keep retrying
 // every batch with the same event ids until it is acknowledged; it is started again on the same
@@ -44,22 +41,11 @@ if (databaseUrl)
   targets.push({
     name: "postgres",
     async prepare() {
-      const name = `ec_crash_${Date.now().toString(36)}_${process.pid}`;
-      const admin = new pg.Client({ connectionString: databaseUrl });
-      await admin.connect();
-      await admin.query(`create database ${name}`);
-      await admin.end();
-      const u = new URL(databaseUrl);
-      u.pathname = `/${name}`;
-      return {
-        env: { DATABASE_URL: u.toString(), SEED_DEMO: "always" },
-        async cleanUp() {
-          const c = new pg.Client({ connectionString: databaseUrl });
-          await c.connect();
-          await c.query(`drop database if exists ${name} with (force)`);
-          await c.end();
-        },
-      };
+      const scratch = await createScratchDatabase(
+        databaseUrl,
+        `ec_crash_${Date.now().toString(36)}_${process.pid}`,
+      );
+      return { env: { DATABASE_URL: scratch.url, SEED_DEMO: "always" }, cleanUp: scratch.drop };
     },
   });
 
@@ -80,18 +66,11 @@ describe.each(targets)("kill -9 during ingestion on $name", (target) => {
   it("loses no acknowledged event and counts no retried event twice", { timeout: 180_000 }, async () => {
     const prepared = await target.prepare();
     cleanUp = prepared.cleanUp;
-    const port = await freePort();
-    const authPort = await freePort();
-    const env = { ...prepared.env, PORT: String(port), AUTH_PORT: String(authPort) };
-    const api = `http://127.0.0.1:${port}`;
-
-    let server = await startServer(env);
+    const launched = await launchServer(prepared.env);
+    const { env, api, headers, ingest, at } = launched;
+    let server = launched.server;
     servers.push(server);
-    // Usage goes in with an ingestion key; the administrator's organization key reads the totals.
-    const headers = { "x-api-key": await orgApiKey(`http://127.0.0.1:${authPort}`) };
-    const ingest = { "x-api-key": await ingestionKey(api) };
 
-    const at = openCycleTime();
     const batches = (client: number) =>
       Array.from({ length: BATCHES_PER_CLIENT }, (_, b) =>
         Array.from({ length: BATCH }, (_, i) => usageEvent(`crash-${client}-${b}-${i}`, at)),

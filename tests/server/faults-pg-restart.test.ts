@@ -3,13 +3,10 @@ import { afterAll, describe, expect, it } from "vitest";
 import { parseUsd } from "../../contract/money";
 import {
   freePort,
-  ingestionKey,
-  openCycleTime,
-  orgApiKey,
+  launchServer,
   type ServerProcess,
   sendUntilAcknowledged,
   sleep,
-  startServer,
   summaryTotals,
   UNIT_PRICE_MICROS,
   usageEvent,
@@ -41,18 +38,9 @@ describe("PostgreSQL restart during load", () => {
     { timeout: 150_000 },
     async () => {
       cluster = await createCluster(await freePort());
-      const port = await freePort();
-      const authPort = await freePort();
-      server = await startServer({
-        DATABASE_URL: cluster.url,
-        SEED_DEMO: "always",
-        PORT: String(port),
-        AUTH_PORT: String(authPort),
-      });
-      const api = `http://127.0.0.1:${port}`;
-      const headers = { "x-api-key": await orgApiKey(`http://127.0.0.1:${authPort}`) };
-      const ingest = { "x-api-key": await ingestionKey(api) };
-      const at = openCycleTime();
+      const launched = await launchServer({ DATABASE_URL: cluster.url, SEED_DEMO: "always" });
+      server = launched.server;
+      const { api, headers, ingest, at } = launched;
 
       // Readiness, every 100 ms from start to end.
       const probes: Probe[] = [];

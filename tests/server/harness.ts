@@ -27,27 +27,31 @@ export function backends(): Backend[] {
     list.push({
       name: "postgres",
       async open() {
-        const name = `ec_test_${randomBytes(6).toString("hex")}`;
-        const admin = new pg.Client({ connectionString: url });
-        await admin.connect();
-        await admin.query(`create database ${name}`);
-        await admin.end();
-        const u = new URL(url);
-        u.pathname = `/${name}`;
-        const database = await openDatabase({ kind: "postgres", url: u.toString() });
-        return {
-          database,
-          async drop() {
-            const c = new pg.Client({ connectionString: url });
-            await c.connect();
-            await c.query(`drop database if exists ${name} with (force)`);
-            await c.end();
-          },
-        };
+        const scratch = await createScratchDatabase(url, `ec_test_${randomBytes(6).toString("hex")}`);
+        return { database: await openDatabase({ kind: "postgres", url: scratch.url }), drop: scratch.drop };
       },
     });
   }
   return list;
+}
+
+/** A new, empty database `name` on the server of `adminUrl`: its URL, and how to drop it again. */
+export async function createScratchDatabase(adminUrl: string, name: string) {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const u = new URL(adminUrl);
+  u.pathname = `/${name}`;
+  return {
+    url: u.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
 }
 
 export type TestProduct = Product & { dispose(): Promise<void> };
