@@ -11,25 +11,11 @@ import {
 import { generateUsageEvents } from "../../server/metering/generate";
 import { setPriceRule } from "../../server/metering/prices";
 import { backends, startProduct, type TestProduct } from "./harness";
+import { allRecords, usageQuery, usdMicros } from "./usage-reads";
 import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";
 
 const PAST = new Date("2020-01-01T00:00:00Z");
 const EVENTS = 1200;
-
-const micros = (values: string[]) => values.reduce((t, v) => t + parseUsd(v), 0n);
-
-function query(f: UsageFilters, extra: Record<string, string | number>): string {
-  const q = new URLSearchParams();
-  for (const w of f.workspaceUuids) q.append("workspace_uuid", w);
-  for (const v of f.evalTypes) q.append("eval_type", v);
-  for (const v of f.operations) q.append("operation", v);
-  for (const v of f.modalities) q.append("modality", v);
-  if (f.groundTruth) q.set("ground_truth", f.groundTruth);
-  if (f.jailbreak) q.set("jailbreak", f.jailbreak);
-  if (f.search) q.set("search", f.search);
-  for (const [k, v] of Object.entries(extra)) q.set(k, String(v));
-  return q.toString();
-}
 
 /**
  * For random filter combinations over generated usage, the three views of the dashboard agree to
@@ -109,23 +95,17 @@ describe.each(backends())("usage totals reconcile for random filters on $name", 
   it("summary = records = series buckets, exactly, for every filter combination tried", async () => {
     let nonEmpty = 0;
     // Every record of the cycle, unfiltered: the oracle for which records a filter keeps.
-    const everything: (FilterableRecord & { id: string })[] = [];
-    for (let page = 1; ; page++) {
-      const res = await get(
-        `/v1/usage/records?${query(NO_FILTERS, { billing_cycle_uuid: cycle, page, page_size: 500 })}`,
-      );
-      for (const r of res.records)
-        everything.push({
-          id: r.usage_event_uuid,
-          workspaceUuid: r.workspace_uuid,
-          evalType: r.eval_type,
-          operation: r.operation,
-          modality: r.modality ?? "",
-          isJailbreak: r.is_jailbreak,
-          hasGroundTruth: r.has_ground_truth,
-        });
-      if (everything.length >= res.total || !res.records.length) break;
-    }
+    const everything: (FilterableRecord & { id: string })[] = (await allRecords(get, cycle, NO_FILTERS)).map(
+      (r) => ({
+        id: r.usage_event_uuid,
+        workspaceUuid: r.workspace_uuid,
+        evalType: r.eval_type,
+        operation: r.operation,
+        modality: r.modality ?? "",
+        isJailbreak: r.is_jailbreak,
+        hasGroundTruth: r.has_ground_truth,
+      }),
+    );
     expect(everything).toHaveLength(EVENTS);
     await fc.assert(
       fc.asyncProperty(filters(), async (r) => {
@@ -139,17 +119,11 @@ describe.each(backends())("usage totals reconcile for random filters on $name", 
           jailbreak: (r.jailbreak ?? undefined) as UsageFilters["jailbreak"],
           search: r.search ?? undefined,
         } as UsageFilters;
-        const records: { usage_event_uuid: string; cost: string; quantity: number }[] = [];
-        for (let page = 1; ; page++) {
-          const res = await get(
-            `/v1/usage/records?${query(f, { billing_cycle_uuid: cycle, page, page_size: 500 })}`,
-          );
-          records.push(...res.records);
-          if (records.length >= res.total || !res.records.length) {
-            expect(records.length).toBe(res.total);
-            break;
-          }
-        }
+        const records: { usage_event_uuid: string; cost: string; quantity: number }[] = await allRecords(
+          get,
+          cycle,
+          f,
+        );
         // Without a search the total comes from the rollup and the rows from the raw events: both
         // must keep exactly the records the filter rules keep.
         if (!f.search)
@@ -160,20 +134,22 @@ describe.each(backends())("usage totals reconcile for random filters on $name", 
               .map((x) => x.id)
               .sort(),
           );
-        const cost = micros(records.map((x) => x.cost));
+        const cost = usdMicros(records.map((x) => x.cost));
         const count = records.reduce((s, x) => s + x.quantity, 0);
         if (records.length) nonEmpty += 1;
-        const summary = await get(`/v1/usage/summary?${query(f, { billing_cycle_uuid: cycle })}`);
+        const summary = await get(`/v1/usage/summary?${usageQuery(f, { billing_cycle_uuid: cycle })}`);
         expect(summary.totals.events).toBe(records.length);
         expect(summary.totals.count).toBe(count);
         expect(parseUsd(summary.totals.cost)).toBe(cost);
-        expect(micros(summary.by_operation.map((o: { cost: string }) => o.cost))).toBe(cost);
+        expect(usdMicros(summary.by_operation.map((o: { cost: string }) => o.cost))).toBe(cost);
         for (const grouping of ["daily", "weekly", "monthly"]) {
-          const series = await get(`/v1/usage/series?${query(f, { billing_cycle_uuid: cycle, grouping })}`);
+          const series = await get(
+            `/v1/usage/series?${usageQuery(f, { billing_cycle_uuid: cycle, grouping })}`,
+          );
           const buckets = series.buckets as { events: number; total_count: number; total_price: string }[];
           expect(buckets.reduce((s, b) => s + b.events, 0)).toBe(records.length);
           expect(buckets.reduce((s, b) => s + b.total_count, 0)).toBe(count);
-          expect(micros(buckets.map((b) => b.total_price))).toBe(cost);
+          expect(usdMicros(buckets.map((b) => b.total_price))).toBe(cost);
         }
       }),
       { seed: 20260514, numRuns: 30, endOnFailure: true },

@@ -6,6 +6,7 @@ import { keepsRecord, NO_FILTERS, type UsageFilters } from "../../server/meterin
 import { setPriceRule } from "../../server/metering/prices";
 import { newestEvents } from "../../server/metering/usage-records";
 import { backends, signIn, startProduct, type TestProduct } from "./harness";
+import { allRecords, usageQuery, usdMicros } from "./usage-reads";
 import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";
 
 const PAST = new Date("2020-01-01T00:00:00Z");
@@ -34,21 +35,6 @@ function random(seed: number) {
     s = (s * 1103515245 + 12345) & 0x7fffffff;
     return s / 0x80000000;
   };
-}
-
-const micros = (values: string[]) => values.reduce((t, v) => t + parseUsd(v), 0n);
-
-function query(f: UsageFilters, extra: Record<string, string | number> = {}): string {
-  const q = new URLSearchParams();
-  for (const w of f.workspaceUuids) q.append("workspace_uuid", w);
-  for (const v of f.evalTypes) q.append("eval_type", v);
-  for (const v of f.operations) q.append("operation", v);
-  for (const v of f.modalities) q.append("modality", v);
-  if (f.groundTruth) q.set("ground_truth", f.groundTruth);
-  if (f.jailbreak) q.set("jailbreak", f.jailbreak);
-  if (f.search) q.set("search", f.search);
-  for (const [k, v] of Object.entries(extra)) q.set(k, String(v));
-  return q.toString();
 }
 
 describe.each(backends())("usage queries on $name", (backend) => {
@@ -185,20 +171,8 @@ describe.each(backends())("usage queries on $name", (backend) => {
   });
   afterAll(async () => p?.dispose());
 
-  async function allRecords(cycle = febCycle, f: UsageFilters = NO_FILTERS): Promise<Rec[]> {
-    const out: Rec[] = [];
-    for (let page = 1; ; page++) {
-      const r = await get(
-        `/v1/usage/records?${query(f, { billing_cycle_uuid: cycle, page, page_size: 500 })}`,
-      );
-      out.push(...r.records);
-      // The total (from the rollup unless searching) must be exactly the rows paged through.
-      if (out.length >= r.total || !r.records.length) {
-        expect(out.length, `total of ${JSON.stringify(f)}`).toBe(r.total);
-        return out;
-      }
-    }
-  }
+  const cycleRecords = (cycle = febCycle, f: UsageFilters = NO_FILTERS): Promise<Rec[]> =>
+    allRecords(get, cycle, f);
 
   const toFilterable = (r: Rec) => ({
     workspaceUuid: r.workspace_uuid,
@@ -210,7 +184,7 @@ describe.each(backends())("usage queries on $name", (backend) => {
   });
 
   it("reconciles records, summary and series for many filter combinations", async () => {
-    const everything = await allRecords();
+    const everything = await cycleRecords();
     expect(everything).toHaveLength(142); // 140 random + edge-feb + needle
     const combos: Partial<UsageFilters>[] = [
       {},
@@ -234,9 +208,9 @@ describe.each(backends())("usage queries on $name", (backend) => {
     for (const partial of combos) {
       const f: UsageFilters = { ...NO_FILTERS, ...partial };
       const label = JSON.stringify(partial);
-      const records = await allRecords(febCycle, f);
-      const summary = await get(`/v1/usage/summary?${query(f, { billing_cycle_uuid: febCycle })}`);
-      const cost = micros(records.map((r) => r.cost));
+      const records = await cycleRecords(febCycle, f);
+      const summary = await get(`/v1/usage/summary?${usageQuery(f, { billing_cycle_uuid: febCycle })}`);
+      const cost = usdMicros(records.map((r) => r.cost));
       const count = records.reduce((s, r) => s + r.quantity, 0);
       const needle = f.search?.toLowerCase();
       const searchable = (r: Rec) =>
@@ -255,11 +229,13 @@ describe.each(backends())("usage queries on $name", (backend) => {
       expect(parseUsd(summary.totals.cost), label).toBe(cost);
       const sum = (rows: Sums[]) => ({
         events: rows.reduce((s, r) => s + r.events, 0),
-        cost: micros(rows.map((r) => r.cost)),
+        cost: usdMicros(rows.map((r) => r.cost)),
       });
       expect(sum(summary.by_operation), label).toEqual({ events: records.length, cost });
       for (const grouping of ["daily", "weekly", "monthly"]) {
-        const series = await get(`/v1/usage/series?${query(f, { billing_cycle_uuid: febCycle, grouping })}`);
+        const series = await get(
+          `/v1/usage/series?${usageQuery(f, { billing_cycle_uuid: febCycle, grouping })}`,
+        );
         const buckets = series.buckets as { events: number; total_count: number; total_price: string }[];
         expect(
           buckets.reduce((s, b) => s + b.events, 0),
@@ -269,7 +245,7 @@ describe.each(backends())("usage queries on $name", (backend) => {
           buckets.reduce((s, b) => s + b.total_count, 0),
           `${label} ${grouping}`,
         ).toBe(count);
-        expect(micros(buckets.map((b) => b.total_price)), `${label} ${grouping}`).toBe(cost);
+        expect(usdMicros(buckets.map((b) => b.total_price)), `${label} ${grouping}`).toBe(cost);
       }
     }
   });
@@ -304,9 +280,9 @@ describe.each(backends())("usage queries on $name", (backend) => {
   });
 
   it("splits cycles at midnight UTC", async () => {
-    const jan = await allRecords(janCycle);
+    const jan = await cycleRecords(janCycle);
     expect(jan.map((r) => r.date)).toEqual(["2026-01-31T23:59:59.999Z"]);
-    const feb = await allRecords(febCycle);
+    const feb = await cycleRecords(febCycle);
     expect(feb.some((r) => r.date === "2026-02-01T00:00:00.000Z")).toBe(true);
     expect(feb.some((r) => r.date < "2026-02-01")).toBe(false);
   });
@@ -453,7 +429,7 @@ describe.each(backends())("usage queries on $name", (backend) => {
       balance_remaining: string;
     }[];
     expect(groups.map((g) => g.group_name)).toEqual(["Research", "default"]);
-    expect(micros([...groups.map((g) => g.total_cost), feb.unattributed_cost])).toBe(
+    expect(usdMicros([...groups.map((g) => g.total_cost), feb.unattributed_cost])).toBe(
       parseUsd(summary.totals.cost),
     );
     const research = summary.by_workspace.find(
