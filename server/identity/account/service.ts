@@ -82,23 +82,38 @@ export async function enableMfa(ctx: IdentityContext, req: FastifyRequest, s: Se
   }
 }
 
-/** Turns MFA off after a fresh factor (TOTP code, backup code or password). */
-export async function turnOffMfa(ctx: IdentityContext, req: FastifyRequest, s: SessionUser, f: FreshFactor) {
-  if (!mfaOn(s)) throw new IdentityError("action_already_complete");
+/**
+ * A change to MFA that is on: refused with `whenOff` while MFA is off, otherwise made only after a
+ * fresh factor (TOTP code, backup code or password).
+ */
+async function changeOnMfa<T>(
+  ctx: IdentityContext,
+  req: FastifyRequest,
+  s: SessionUser,
+  f: FreshFactor,
+  whenOff: IdentityError,
+  change: () => Promise<T>,
+): Promise<T> {
+  if (!mfaOn(s)) throw whenOff;
   await requireFreshFactor(ctx, req, s, f);
-  await disableMfa(ctx, s.user.id);
+  return change();
+}
+
+/** Turns MFA off after a fresh factor. */
+export async function turnOffMfa(ctx: IdentityContext, req: FastifyRequest, s: SessionUser, f: FreshFactor) {
+  const alreadyOff = new IdentityError("action_already_complete");
+  await changeOnMfa(ctx, req, s, f, alreadyOff, () => disableMfa(ctx, s.user.id));
 }
 
 /** Replaces the backup codes after a fresh factor and returns the new ones (shown once). */
-export async function regenerateBackupCodes(
+export function regenerateBackupCodes(
   ctx: IdentityContext,
   req: FastifyRequest,
   s: SessionUser,
   f: FreshFactor,
 ) {
-  if (!mfaOn(s)) throw new IdentityError("bad_request", "Turn on two-factor authentication first.");
-  await requireFreshFactor(ctx, req, s, f);
-  return newBackupCodes(ctx, s.user.id);
+  const off = new IdentityError("bad_request", "Turn on two-factor authentication first.");
+  return changeOnMfa(ctx, req, s, f, off, () => newBackupCodes(ctx, s.user.id));
 }
 
 /** Mails a confirmation link to the new address; the change applies when it is opened. */
