@@ -2,12 +2,10 @@
 // were (net of adjustments), and every row tells which part of it is adjustments, so a client can
 // show usage and credits apart.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { billingCycles } from "../../server/db/schema";
 import { setPriceRule } from "../../server/metering/prices";
 import { backends, startProduct, type TestProduct } from "./harness";
+import { addCycle, PAST, sendAsOperator } from "./usage-setup";
 import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";
-
-const PAST = new Date("2020-01-01T00:00:00Z");
 
 describe.each(backends())("usage adjustments on $name", (backend) => {
   let p: TestProduct;
@@ -22,43 +20,30 @@ describe.each(backends())("usage adjustments on $name", (backend) => {
     await setPriceRule(db, { operation: "scoring", unitPrice: "0.25", validFrom: PAST });
     const redTeam = await fx.idOf("Red Team");
     const at = (day: number) => `2026-03-${String(day).padStart(2, "0")}T12:00:00Z`;
-    const res = await p.api.app.inject({
-      method: "POST",
-      url: `/v1/usage/events?organization_uuid=${fx.acmeId}`,
-      headers: { authorization: `Bearer ${p.identity.ctx.backendApiKey}` },
-      payload: {
-        events: [
-          { event_id: "u-1", occurred_at: at(2), operation: "scoring", eval_type: "safety", quantity: 4 },
-          { event_id: "u-2", occurred_at: at(2), operation: "generation", eval_type: "safety", quantity: 2 },
-          { event_id: "u-3", occurred_at: at(3), operation: "scoring", eval_type: "jailbreak", quantity: 8 },
-          // A $300 credit and a $5 charge, both on scoring: the tile must not turn negative.
-          {
-            event_id: "credit-1",
-            occurred_at: at(3),
-            operation: "scoring",
-            eval_type: "safety",
-            workspace_uuid: redTeam,
-            cost: "-300",
-            notes: "Credit: volume discount",
-          },
-          {
-            event_id: "charge-1",
-            occurred_at: at(9),
-            operation: "scoring",
-            eval_type: "jailbreak",
-            cost: "5",
-            notes: "Manual charge",
-          },
-        ],
+    await sendAsOperator(p, fx.acmeId, [
+      { event_id: "u-1", occurred_at: at(2), operation: "scoring", eval_type: "safety", quantity: 4 },
+      { event_id: "u-2", occurred_at: at(2), operation: "generation", eval_type: "safety", quantity: 2 },
+      { event_id: "u-3", occurred_at: at(3), operation: "scoring", eval_type: "jailbreak", quantity: 8 },
+      // A $300 credit and a $5 charge, both on scoring: the tile must not turn negative.
+      {
+        event_id: "credit-1",
+        occurred_at: at(3),
+        operation: "scoring",
+        eval_type: "safety",
+        workspace_uuid: redTeam,
+        cost: "-300",
+        notes: "Credit: volume discount",
       },
-    });
-    expect(res.statusCode, res.body).toBe(200);
-    expect(res.json().rejected).toEqual([]);
-    const [c] = await db
-      .insert(billingCycles)
-      .values({ organizationUuid: fx.acmeId, startDate: "2026-03-01", endDate: "2026-04-01" })
-      .returning();
-    cycle = c!.billingCycleUuid;
+      {
+        event_id: "charge-1",
+        occurred_at: at(9),
+        operation: "scoring",
+        eval_type: "jailbreak",
+        cost: "5",
+        notes: "Manual charge",
+      },
+    ]);
+    cycle = await addCycle(p, fx.acmeId, "2026-03-01", "2026-04-01");
   });
   afterAll(async () => p?.dispose());
 

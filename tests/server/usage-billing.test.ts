@@ -19,16 +19,8 @@ import { createIngestKey } from "../../server/metering/ingest-keys";
 import { setPriceRule } from "../../server/metering/prices";
 import { DEMO_ORG, seedDemoUsage } from "../../server/seed";
 import { accessToken, backends, startProduct, type TestProduct } from "./harness";
+import { type IngestResult, PAST, USAGE_EVENTS_URL } from "./usage-setup";
 import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";
-
-const URL = "/v1/usage/events";
-const PAST = new Date("2020-01-01T00:00:00Z");
-
-type Result = {
-  accepted: number;
-  duplicates: number;
-  rejected: { index: number; event_id: string | null; reason: string }[];
-};
 
 describe.each(backends())("billing operations, NDJSON and backfill on $name", (backend) => {
   let p: TestProduct;
@@ -54,7 +46,7 @@ describe.each(backends())("billing operations, NDJSON and backfill on $name", (b
   });
 
   const post = (payload: string | object, headers: Record<string, string>, query = "") =>
-    p.api.app.inject({ method: "POST", url: `${URL}${query}`, headers, payload });
+    p.api.app.inject({ method: "POST", url: `${USAGE_EVENTS_URL}${query}`, headers, payload });
   const ev = (id: string, at: string, over: Record<string, unknown> = {}) => ({
     event_id: id,
     occurred_at: at,
@@ -81,7 +73,7 @@ describe.each(backends())("billing operations, NDJSON and backfill on $name", (b
     ].join("\n");
     const res = await post(lines, { ...orgKey, "content-type": "application/x-ndjson" });
     expect(res.statusCode, res.body).toBe(200);
-    const body = res.json() as Result;
+    const body = res.json() as IngestResult;
     expect(body.accepted).toBe(2);
     expect(body.duplicates).toBe(1);
     expect(body.rejected).toEqual([
@@ -111,7 +103,7 @@ describe.each(backends())("billing operations, NDJSON and backfill on $name", (b
       ev("cb-tz", "2026-02-01T00:30:00+01:00"), // 23:30 UTC on Jan 31: closed
     ];
     const res = await post({ events }, orgKey);
-    const body = res.json() as Result;
+    const body = res.json() as IngestResult;
     expect(body.accepted).toBe(1);
     expect(body.rejected.map((r) => [r.event_id, r.reason])).toEqual([
       [

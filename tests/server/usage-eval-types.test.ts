@@ -3,17 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseUsd } from "../../contract/money";
 import { CSV_HEADERS, csvCells } from "../../contract/usage-csv";
 import type { UsageRecord, UsageSeries, UsageSummary } from "../../contract/usage-schemas";
-import { billingCycles } from "../../server/db/schema";
 import { setPriceRule } from "../../server/metering/prices";
 import { backends, startProduct, type TestProduct } from "./harness";
+import { addCycle, PAST, sendAsOperator } from "./usage-setup";
 import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";
 
 // Eval types are grouped on the server: hallucination counts as accuracy (shown as Accuracy) in
 // the summary's ranking, the series, the filter options and the records alike. The raw types are
 // chosen so that grouping changes the ranking: safety costs more than accuracy or hallucination
 // alone, less than the two together.
-
-const PAST = new Date("2020-01-01T00:00:00Z");
 
 const event = (id: string, evalType: string, quantity: number, extra: Record<string, unknown> = {}) => ({
   event_id: id,
@@ -45,28 +43,15 @@ describe.each(backends())("eval type groups on $name", (backend) => {
     p = await startProduct(backend);
     fx = await setUpWorkspaces(p);
     await setPriceRule(p.database.db, { operation: "generation", unitPrice: "0.01", validFrom: PAST });
-    const res = await p.api.app.inject({
-      method: "POST",
-      url: `/v1/usage/events?organization_uuid=${fx.acmeId}`,
-      headers: { authorization: `Bearer ${p.identity.ctx.backendApiKey}` },
-      payload: {
-        events: [
-          event("e1", "safety", 5, { name: 'Red "team", round 1', created_by: "=SUM(A1)" }), // $0.05
-          event("e2", "accuracy", 3), // $0.03
-          event("e3", "hallucination", 4, { notes: "first line\nsecond line" }), // $0.04
-          event("e4", "Hallucination", 1), // $0.01, another spelling of the same group
-          event("e5", "jailbreak", 1), // $0.01
-          event("e6", "hallucination", 1, { cost: "-0.02", notes: "-credit" }), // a credit
-        ],
-      },
-    });
-    expect(res.statusCode, res.body).toBe(200);
-    expect(res.json().rejected).toEqual([]);
-    const [row] = await p.database.db
-      .insert(billingCycles)
-      .values({ organizationUuid: fx.acmeId, startDate: "2026-02-01", endDate: null })
-      .returning();
-    cycle = row?.billingCycleUuid ?? "";
+    await sendAsOperator(p, fx.acmeId, [
+      event("e1", "safety", 5, { name: 'Red "team", round 1', created_by: "=SUM(A1)" }), // $0.05
+      event("e2", "accuracy", 3), // $0.03
+      event("e3", "hallucination", 4, { notes: "first line\nsecond line" }), // $0.04
+      event("e4", "Hallucination", 1), // $0.01, another spelling of the same group
+      event("e5", "jailbreak", 1), // $0.01
+      event("e6", "hallucination", 1, { cost: "-0.02", notes: "-credit" }), // a credit
+    ]);
+    cycle = await addCycle(p, fx.acmeId, "2026-02-01", null);
   });
   afterAll(async () => p?.dispose());
 

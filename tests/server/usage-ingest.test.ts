@@ -6,16 +6,8 @@ import { openCycle } from "../../server/metering/billing";
 import { createIngestKey, revokeIngestKey } from "../../server/metering/ingest-keys";
 import { setPriceRule } from "../../server/metering/prices";
 import { accessToken, backends, startProduct, type TestProduct } from "./harness";
+import { type IngestResult, PAST, setSamplePrices, USAGE_EVENTS_URL } from "./usage-setup";
 import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";
-
-const URL = "/v1/usage/events";
-const PAST = new Date("2020-01-01T00:00:00Z");
-
-type Result = {
-  accepted: number;
-  duplicates: number;
-  rejected: { index: number; event_id: string | null; reason: string }[];
-};
 
 describe.each(backends())("usage ingestion on $name", (backend) => {
   let p: TestProduct;
@@ -36,24 +28,17 @@ describe.each(backends())("usage ingestion on $name", (backend) => {
     await setOperator(p.database.db, "newcomer@acme.test", true);
     operator = { authorization: `Bearer ${await accessToken(p, "newcomer@acme.test")}` };
     const db = p.database.db;
-    await setPriceRule(db, { operation: "generation", unitPrice: "0.01", validFrom: PAST });
-    await setPriceRule(db, {
-      operation: "generation",
-      evalType: "safety",
-      unitPrice: "0.0125",
-      validFrom: PAST,
-    });
-    await setPriceRule(db, { operation: "scoring", unitPrice: "0.002", validFrom: PAST });
+    await setSamplePrices(db);
   });
   afterAll(async () => p?.dispose());
 
   const send = (headers: Record<string, string>, payload: unknown) =>
-    p.api.app.inject({ method: "POST", url: URL, headers, payload: payload as object });
+    p.api.app.inject({ method: "POST", url: USAGE_EVENTS_URL, headers, payload: payload as object });
   const asKey = (key: string) => ({ "x-api-key": key });
   const ingest = async (events: unknown[], key = orgKeys.acme) => {
     const res = await send(asKey(key), { events });
     expect(res.statusCode, res.body).toBe(200);
-    return res.json() as Result;
+    return res.json() as IngestResult;
   };
 
   let seq = 0;
@@ -204,7 +189,7 @@ describe.each(backends())("usage ingestion on $name", (backend) => {
       ],
     });
     expect(sent.statusCode, sent.body).toBe(200);
-    const res = sent.json() as Result;
+    const res = sent.json() as IngestResult;
     expect(res).toMatchObject({
       accepted: 3,
       duplicates: 0,
@@ -345,7 +330,7 @@ describe.each(backends())("usage ingestion on $name", (backend) => {
     expect(cross.statusCode).toBe(200);
     const aimed = await p.api.app.inject({
       method: "POST",
-      url: `${URL}?organization_uuid=${f.acmeId}`,
+      url: `${USAGE_EVENTS_URL}?organization_uuid=${f.acmeId}`,
       headers: asKey(orgKeys.globex),
       payload,
     });
@@ -371,7 +356,7 @@ describe.each(backends())("usage ingestion on $name", (backend) => {
     const to = (org: string, key = orgKeys.all) =>
       p.api.app.inject({
         method: "POST",
-        url: `${URL}?organization_uuid=${org}`,
+        url: `${USAGE_EVENTS_URL}?organization_uuid=${org}`,
         headers: asKey(key),
         payload,
       });
@@ -382,7 +367,7 @@ describe.each(backends())("usage ingestion on $name", (backend) => {
     // Backfills are for operators, not for ingestion keys.
     const backfill = await p.api.app.inject({
       method: "POST",
-      url: `${URL}?backfill=true`,
+      url: `${USAGE_EVENTS_URL}?backfill=true`,
       headers: asKey(orgKeys.acme),
       payload,
     });
@@ -444,7 +429,7 @@ describe.each(backends())("usage ingestion on $name", (backend) => {
     const big = "9223372036854.775807";
     const res = await p.api.app.inject({
       method: "POST",
-      url: `${URL}?organization_uuid=${f.globexId}`,
+      url: `${USAGE_EVENTS_URL}?organization_uuid=${f.globexId}`,
       headers: operator,
       payload: {
         events: [
@@ -553,7 +538,7 @@ describe.each(backends())("usage ingestion on $name", (backend) => {
     ].join("\n");
     const nd = await p.api.app.inject({
       method: "POST",
-      url: URL,
+      url: USAGE_EVENTS_URL,
       headers: { ...asKey(orgKeys.acme), "content-type": "application/x-ndjson" },
       payload: lines,
     });
@@ -565,7 +550,7 @@ describe.each(backends())("usage ingestion on $name", (backend) => {
     // Unauthenticated: 401 at once, whatever the body (before, a 17 MiB body was read first: 413).
     const huge = await p.api.app.inject({
       method: "POST",
-      url: URL,
+      url: USAGE_EVENTS_URL,
       headers: { "content-type": "application/x-ndjson" },
       payload: "x".repeat(17 * 1024 * 1024),
     });
@@ -575,7 +560,7 @@ describe.each(backends())("usage ingestion on $name", (backend) => {
     // With a key the route takes up to 16 MiB; above is 413.
     const tooBig = await p.api.app.inject({
       method: "POST",
-      url: URL,
+      url: USAGE_EVENTS_URL,
       headers: { ...asKey(orgKeys.acme), "content-type": "application/x-ndjson" },
       payload: "x".repeat(17 * 1024 * 1024),
     });
@@ -609,7 +594,7 @@ describe.each(backends())("usage ingestion on $name", (backend) => {
     }
     const notJson = await p.api.app.inject({
       method: "POST",
-      url: URL,
+      url: USAGE_EVENTS_URL,
       headers: { ...asKey(orgKeys.acme), "content-type": "application/json" },
       payload: "{events:",
     });

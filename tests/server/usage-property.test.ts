@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseUsd } from "../../contract/money";
-import { billingCycles } from "../../server/db/schema";
+import type { UsageRecord } from "../../contract/usage-schemas";
 import {
   type FilterableRecord,
   keepsRecord,
@@ -12,9 +12,9 @@ import { generateUsageEvents } from "../../server/metering/generate";
 import { setPriceRule } from "../../server/metering/prices";
 import { backends, startProduct, type TestProduct } from "./harness";
 import { allRecords, usageQuery, usdMicros } from "./usage-reads";
+import { addCycle, PAST, sendAsOperator } from "./usage-setup";
 import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";
 
-const PAST = new Date("2020-01-01T00:00:00Z");
 const EVENTS = 1200;
 
 /**
@@ -46,11 +46,7 @@ describe.each(backends())("usage totals reconcile for random filters on $name", 
       validFrom: PAST,
     });
     for (const name of ["Safety Research", "Red Team", "Accuracy Benchmarks"]) ws.push(await fx.idOf(name));
-    const [c] = await db
-      .insert(billingCycles)
-      .values({ organizationUuid: fx.acmeId, startDate: "2026-02-01", endDate: null })
-      .returning();
-    cycle = c?.billingCycleUuid ?? "";
+    cycle = await addCycle(p, fx.acmeId, "2026-02-01", null);
     const events = [
       ...generateUsageEvents({
         seed: 99,
@@ -63,13 +59,7 @@ describe.each(backends())("usage totals reconcile for random filters on $name", 
       }),
     ];
     // Sent by the operator (the backend API key): the generated events carry a few credits.
-    const res = await p.api.app.inject({
-      method: "POST",
-      url: `/v1/usage/events?organization_uuid=${fx.acmeId}`,
-      headers: { authorization: `Bearer ${p.identity.ctx.backendApiKey}` },
-      payload: { events },
-    });
-    expect(res.json()).toMatchObject({ accepted: EVENTS, rejected: [] });
+    expect(await sendAsOperator(p, fx.acmeId, events)).toMatchObject({ accepted: EVENTS, rejected: [] });
   });
   afterAll(async () => p?.dispose());
 
@@ -95,17 +85,17 @@ describe.each(backends())("usage totals reconcile for random filters on $name", 
   it("summary = records = series buckets, exactly, for every filter combination tried", async () => {
     let nonEmpty = 0;
     // Every record of the cycle, unfiltered: the oracle for which records a filter keeps.
-    const everything: (FilterableRecord & { id: string })[] = (await allRecords(get, cycle, NO_FILTERS)).map(
-      (r) => ({
-        id: r.usage_event_uuid,
-        workspaceUuid: r.workspace_uuid,
-        evalType: r.eval_type,
-        operation: r.operation,
-        modality: r.modality ?? "",
-        isJailbreak: r.is_jailbreak,
-        hasGroundTruth: r.has_ground_truth,
-      }),
-    );
+    const everything: (FilterableRecord & { id: string })[] = (
+      await allRecords<UsageRecord>(get, cycle, NO_FILTERS)
+    ).map((r) => ({
+      id: r.usage_event_uuid,
+      workspaceUuid: r.workspace_uuid,
+      evalType: r.eval_type,
+      operation: r.operation,
+      modality: r.modality ?? "",
+      isJailbreak: r.is_jailbreak,
+      hasGroundTruth: r.has_ground_truth,
+    }));
     expect(everything).toHaveLength(EVENTS);
     await fc.assert(
       fc.asyncProperty(filters(), async (r) => {

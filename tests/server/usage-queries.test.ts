@@ -1,15 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseUsd } from "../../contract/money";
-import { billingCycles, workspaceGroupMembers, workspaceGroups } from "../../server/db/schema";
+import { workspaceGroupMembers, workspaceGroups } from "../../server/db/schema";
 import { ensureCycles } from "../../server/metering/cycles";
 import { keepsRecord, NO_FILTERS, type UsageFilters } from "../../server/metering/filters";
-import { setPriceRule } from "../../server/metering/prices";
 import { newestEvents } from "../../server/metering/usage-records";
 import { backends, signIn, startProduct, type TestProduct } from "./harness";
 import { allRecords, usageQuery, usdMicros } from "./usage-reads";
+import { addCycle, sendAsOperator, setSamplePrices } from "./usage-setup";
 import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";
-
-const PAST = new Date("2020-01-01T00:00:00Z");
 
 type Rec = {
   usage_event_uuid: string;
@@ -56,18 +54,6 @@ describe.each(backends())("usage queries on $name", (backend) => {
     return res.json().api_key_token as string;
   }
 
-  /** Sent by the provider's operator (the backend API key): the events carry a few credits. */
-  async function ingest(events: unknown[], orgId: string) {
-    const res = await p.api.app.inject({
-      method: "POST",
-      url: `/v1/usage/events?organization_uuid=${orgId}`,
-      headers: { authorization: `Bearer ${p.identity.ctx.backendApiKey}` },
-      payload: { events },
-    });
-    expect(res.statusCode, res.body).toBe(200);
-    expect(res.json().rejected).toEqual([]);
-  }
-
   const get = async (url: string, who: "admin" | "adminKey" | "other" = "admin") => {
     const res = await fx.call(who, "GET", url);
     expect(res.statusCode, `${url}: ${res.body}`).toBe(200);
@@ -80,14 +66,7 @@ describe.each(backends())("usage queries on $name", (backend) => {
     keys.acme = await orgKey("admin@acme.test", fx.acmeId);
     keys.globex = await orgKey("other@globex.test", fx.globexId);
     const db = p.database.db;
-    await setPriceRule(db, { operation: "generation", unitPrice: "0.01", validFrom: PAST });
-    await setPriceRule(db, {
-      operation: "generation",
-      evalType: "safety",
-      unitPrice: "0.0125",
-      validFrom: PAST,
-    });
-    await setPriceRule(db, { operation: "scoring", unitPrice: "0.002", validFrom: PAST });
+    await setSamplePrices(db);
     for (const name of ["Safety Research", "Red Team", "Accuracy Benchmarks"]) ws[name] = await fx.idOf(name);
 
     const rnd = random(7);
@@ -134,32 +113,21 @@ describe.each(backends())("usage queries on $name", (backend) => {
         name: "Needle Haystack 42",
       },
     );
-    await ingest(events, fx.acmeId);
-    await ingest(
-      [
-        {
-          event_id: "g-1",
-          occurred_at: "2026-05-20T10:00:00Z",
-          operation: "generation",
-          eval_type: "safety",
-        },
-        { event_id: "g-2", occurred_at: "2026-06-02T10:00:00Z", operation: "scoring", eval_type: "safety" },
-      ],
-      fx.globexId,
-    );
+    await sendAsOperator(p, fx.acmeId, events);
+    await sendAsOperator(p, fx.globexId, [
+      {
+        event_id: "g-1",
+        occurred_at: "2026-05-20T10:00:00Z",
+        operation: "generation",
+        eval_type: "safety",
+      },
+      { event_id: "g-2", occurred_at: "2026-06-02T10:00:00Z", operation: "scoring", eval_type: "safety" },
+    ]);
 
     // Two cycles for Acme: January (closed) and February onwards (current), made after the
     // usage is in (a closed cycle takes no new events).
-    const [jan] = await db
-      .insert(billingCycles)
-      .values({ organizationUuid: fx.acmeId, startDate: "2026-01-01", endDate: "2026-02-01" })
-      .returning();
-    const [feb] = await db
-      .insert(billingCycles)
-      .values({ organizationUuid: fx.acmeId, startDate: "2026-02-01", endDate: null })
-      .returning();
-    janCycle = jan!.billingCycleUuid;
-    febCycle = feb!.billingCycleUuid;
+    janCycle = await addCycle(p, fx.acmeId, "2026-01-01", "2026-02-01");
+    febCycle = await addCycle(p, fx.acmeId, "2026-02-01", null);
 
     const [group] = await db
       .insert(workspaceGroups)

@@ -3,11 +3,12 @@
 // in the records, the summary and the export, and served by the trigram index.
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { billingCycles, usageEvents } from "../../server/db/schema";
+import { usageEvents } from "../../server/db/schema";
 import { NO_FILTERS } from "../../server/metering/filters";
 import { setPriceRule } from "../../server/metering/prices";
 import { searchFilter, workspaceMatches } from "../../server/metering/usage-sql";
 import { backends, startProduct, type TestProduct } from "./harness";
+import { addCycle, sendAsOperator } from "./usage-setup";
 import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";
 
 type Rec = {
@@ -76,19 +77,8 @@ describe.each(backends())("records search on $name", (backend) => {
       created_by: i === 7 ? "Percent%Person@acme.test" : "ann@acme.test",
       eval_uuid: i === 8 ? "eval-_-%" : null,
     }));
-    const res = await p.api.app.inject({
-      method: "POST",
-      url: `/v1/usage/events?organization_uuid=${fx.acmeId}`,
-      headers: { authorization: `Bearer ${p.identity.ctx.backendApiKey}` },
-      payload: { events },
-    });
-    expect(res.statusCode, res.body).toBe(200);
-    expect(res.json().rejected).toEqual([]);
-    const [c] = await p.database.db
-      .insert(billingCycles)
-      .values({ organizationUuid: fx.acmeId, startDate: "2026-02-01", endDate: null })
-      .returning();
-    cycleUuid = c!.billingCycleUuid;
+    await sendAsOperator(p, fx.acmeId, events);
+    cycleUuid = await addCycle(p, fx.acmeId, "2026-02-01", null);
   }, 120_000);
 
   afterAll(async () => {
