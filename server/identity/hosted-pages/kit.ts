@@ -10,6 +10,9 @@ import { decodeReturnTarget, encodeReturnTarget } from "../return-target";
 
 export type RtQuery = { rt?: string };
 
+/** What a form page shows besides its return target: values kept, errors in place, one message. */
+type PageState = { values?: Record<string, string>; errors?: Record<string, string>; message?: string };
+
 export function pageKit(ctx: IdentityContext) {
   const { config } = ctx;
   const defaultTarget = `${config.publicUrl}/`;
@@ -28,6 +31,22 @@ export function pageKit(ctx: IdentityContext) {
     },
     /** A form post from another site must not act for the visitor (login CSRF, account changes). */
     sameOrigin: (req: FastifyRequest) => fromOwnPage(req, config.authPublicUrl),
+    /**
+     * A posted form's data, or the page state that answers it instead: 403 with `refusal` when it
+     * came from another site, 400 with each field's error (the page keeping `keep`) when not valid.
+     */
+    postedForm: <S extends z.ZodType>(
+      req: FastifyRequest,
+      form: S,
+      values: Record<string, string>,
+      refusal: string,
+      keep: Record<string, string> = values,
+    ): { data: z.output<S> } | { status: number; state: PageState } => {
+      if (!fromOwnPage(req, config.authPublicUrl)) return { status: 403, state: { message: refusal } };
+      const parsed = form.safeParse(values);
+      if (!parsed.success) return { status: 400, state: { values: keep, errors: fieldErrors(parsed.error) } };
+      return { data: parsed.data };
+    },
     /** /login with a return target that comes back to `path` (itself keeping `rt`). */
     loginUrlBackTo: (path: string, rt?: string) => {
       const back = `${config.authPublicUrl}${withRt(path, rt)}`;

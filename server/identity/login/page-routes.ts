@@ -3,7 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { IdentityContext } from "../context";
 import { FAVICON_SVG } from "../hosted-pages/html";
-import { asPageError, asStrings, fieldErrors, pageKit, type RtQuery, withRt } from "../hosted-pages/kit";
+import { asPageError, asStrings, pageKit, type RtQuery, withRt } from "../hosted-pages/kit";
 import { forwardCookies } from "../http";
 import { encodeReturnTarget } from "../return-target";
 import { revokeAccessTokens } from "../session/token-version";
@@ -20,6 +20,9 @@ const signupForm = z.object({
   email: fields.email,
   password: fields.newPassword,
 });
+
+const LOGIN_FROM_ELSEWHERE = "This sign-in form was sent from another site.";
+const SIGNUP_FROM_ELSEWHERE = "This sign-up form was sent from another site.";
 
 /** Hosted sign-in and sign-up (server-rendered forms), and the plain sign-out form. */
 export function registerHostedPages(app: FastifyInstance, ctx: IdentityContext) {
@@ -40,19 +43,12 @@ export function registerHostedPages(app: FastifyInstance, ctx: IdentityContext) 
   app.post<{ Querystring: RtQuery }>("/login", async (req, reply) => {
     const values = asStrings(req.body);
     const rt = req.query.rt ?? values.rt;
-    if (!kit.sameOrigin(req))
-      return kit.send(
-        reply,
-        403,
-        loginPage({ rt, message: "This sign-in form was sent from another site." }),
-      );
-    const parsed = loginForm.safeParse(values);
-    if (!parsed.success)
-      return kit.send(reply, 400, loginPage({ rt, values, errors: fieldErrors(parsed.error) }));
+    const form = kit.postedForm(req, loginForm, values, LOGIN_FROM_ELSEWHERE);
+    if ("state" in form) return kit.send(reply, form.status, loginPage({ rt, ...form.state }));
     try {
-      const out = await passwordLogin(ctx, req, parsed.data.email, parsed.data.password);
+      const out = await passwordLogin(ctx, req, form.data.email, form.data.password);
       if (out.state === "ConfirmEmailRequired")
-        return kit.send(reply, 200, checkEmailPage({ email: parsed.data.email, rt }), out.cookies);
+        return kit.send(reply, 200, checkEmailPage({ email: form.data.email, rt }), out.cookies);
       if (out.cookies.length) reply.header("set-cookie", out.cookies);
       return reply.redirect(
         out.state === "TwoFactorRequired" ? withRt("/login/mfa", rt) : kit.target(rt),
@@ -76,18 +72,11 @@ export function registerHostedPages(app: FastifyInstance, ctx: IdentityContext) 
     const values = asStrings(req.body);
     const rt = req.query.rt ?? values.rt;
     const keep = { ...values, password: "" };
-    if (!kit.sameOrigin(req))
-      return kit.send(
-        reply,
-        403,
-        signupPage({ rt, message: "This sign-up form was sent from another site." }),
-      );
-    const parsed = signupForm.safeParse(values);
-    if (!parsed.success)
-      return kit.send(reply, 400, signupPage({ rt, values: keep, errors: fieldErrors(parsed.error) }));
+    const form = kit.postedForm(req, signupForm, values, SIGNUP_FROM_ELSEWHERE, keep);
+    if ("state" in form) return kit.send(reply, form.status, signupPage({ rt, ...form.state }));
     try {
-      const { cookies } = await signUp(ctx, req, { ...parsed.data, rt });
-      return kit.send(reply, 200, checkEmailPage({ email: parsed.data.email, rt }), cookies);
+      const { cookies } = await signUp(ctx, req, { ...form.data, rt });
+      return kit.send(reply, 200, checkEmailPage({ email: form.data.email, rt }), cookies);
     } catch (err) {
       const e = asPageError(err);
       return kit.send(
