@@ -9,7 +9,7 @@ export const PASSWORD = "test-demo-password";
 export const CONSOLE = "http://localhost:3000";
 export const AUTH = "http://localhost:3001";
 
-type Backend = { name: string; open(): Promise<{ database: Database; drop(): Promise<void> }> };
+export type Backend = { name: string; open(): Promise<{ database: Database; drop(): Promise<void> }> };
 
 /** PGlite always; PostgreSQL too when DATABASE_URL is set (each test file gets its own database). */
 export function backends(): Backend[] {

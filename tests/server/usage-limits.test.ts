@@ -8,7 +8,7 @@ import { billingCycles, usageEvents } from "../../server/db/schema";
 import { installApiErrors } from "../../server/platform/errors";
 import { createHttpApp } from "../../server/platform/http";
 import { backends, startProduct, type TestProduct } from "./harness";
-import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";
+import { productWithWorkspaces } from "./workspaces-fixture";
 
 // Bounded usage reads: the series refuses a span of more than 1,000 buckets whatever the cycle
 // (an early event once made a cycle start at 0001-01-01: 740,000 daily buckets), text that a text
@@ -28,23 +28,16 @@ function eventRows(organizationUuid: string, n: number, at: Date) {
 }
 
 describe.each(backends())("usage read limits on $name", (backend) => {
-  let p: TestProduct;
-  let fx: Fixture;
-
-  beforeAll(async () => {
-    p = await startProduct(backend);
-    fx = await setUpWorkspaces(p);
-  });
-  afterAll(async () => p?.dispose());
+  const t = productWithWorkspaces(backend);
 
   it("answers a bounded 400 at once for a cycle that starts in year 1, in every grouping", async () => {
     // Globex has no cycle yet: its first (and current) one starts on 0001-01-01.
-    await p.database.db
+    await t.p.database.db
       .insert(billingCycles)
-      .values({ organizationUuid: fx.globexId, startDate: "0001-01-01", endDate: null });
+      .values({ organizationUuid: t.f.globexId, startDate: "0001-01-01", endDate: null });
     for (const grouping of ["daily", "weekly", "monthly"]) {
       const started = Date.now();
-      const res = await fx.call("other", "GET", `/v1/usage/series?grouping=${grouping}`);
+      const res = await t.f.call("other", "GET", `/v1/usage/series?grouping=${grouping}`);
       expect(Date.now() - started, grouping).toBeLessThan(2_000);
       expect(res.statusCode, res.body).toBe(400);
       expect(res.body.length).toBeLessThan(500);
@@ -54,22 +47,22 @@ describe.each(backends())("usage read limits on $name", (backend) => {
       );
     }
     // The other views of that cycle stay bounded too.
-    const records = await fx.call("other", "GET", "/v1/usage/records?page_size=500");
+    const records = await t.f.call("other", "GET", "/v1/usage/records?page_size=500");
     expect(records.statusCode).toBe(200);
-    expect((await fx.call("other", "GET", "/v1/usage/records?page_size=501")).statusCode).toBe(400);
-    expect((await fx.call("other", "GET", "/v1/usage/summary")).statusCode).toBe(200);
+    expect((await t.f.call("other", "GET", "/v1/usage/records?page_size=501")).statusCode).toBe(400);
+    expect((await t.f.call("other", "GET", "/v1/usage/summary")).statusCode).toBe(200);
   });
 
   it("keeps the console's periods well inside the bound: a year daily, weekly and monthly", async () => {
-    const [year] = await p.database.db
+    const [year] = await t.p.database.db
       .insert(billingCycles)
-      .values({ organizationUuid: fx.acmeId, startDate: "2024-01-01", endDate: "2025-01-01" })
+      .values({ organizationUuid: t.f.acmeId, startDate: "2024-01-01", endDate: "2025-01-01" })
       .returning();
     const url = (grouping: string) =>
       `/v1/usage/series?billing_cycle_uuid=${year?.billingCycleUuid}&grouping=${grouping}`;
     const sizes: Record<string, number> = {};
     for (const grouping of ["daily", "weekly", "monthly"]) {
-      const res = await fx.call("admin", "GET", url(grouping));
+      const res = await t.f.call("admin", "GET", url(grouping));
       expect(res.statusCode, res.body).toBe(200);
       sizes[grouping] = res.json().buckets.length;
     }
@@ -86,18 +79,18 @@ describe.each(backends())("usage read limits on $name", (backend) => {
       ["GET", "/v1/usage/export.csv?modality=%00&modality=text"],
       ["GET", "/v1/workspaces/?show_deleted=%00"],
       ["DELETE", "/v1/workspaces/00000000-0000-4000-8000-000000000000/members/a%00@acme.test"],
-      ["POST", "/v1/workspaces/", { name: "Lab\u0000", organization_uuid: fx.acmeId }],
-      ["POST", "/v1/workspaces/", { name: "Lab \uD800", organization_uuid: fx.acmeId }],
-      ["POST", "/v1/workspaces/", { name: "Lab \uDC00x", organization_uuid: fx.acmeId }],
+      ["POST", "/v1/workspaces/", { name: "Lab\u0000", organization_uuid: t.f.acmeId }],
+      ["POST", "/v1/workspaces/", { name: "Lab \uD800", organization_uuid: t.f.acmeId }],
+      ["POST", "/v1/workspaces/", { name: "Lab \uDC00x", organization_uuid: t.f.acmeId }],
       ["PUT", "/v1/workspaces/my-workspace", { workspace_uuid: "\u0000" }],
     ];
     for (const [method, url, body] of calls) {
-      const res = await fx.call("admin", method as "GET", url, body);
+      const res = await t.f.call("admin", method as "GET", url, body);
       expect(res.statusCode, `${method} ${url}: ${res.body}`).toBe(400);
       expect(typeof res.json().error.code, url).toBe("string");
       expect(typeof res.json().error.message, url).toBe("string");
     }
-    const names = (await fx.call("admin", "GET", "/v1/workspaces/")).json() as { name: string }[];
+    const names = (await t.f.call("admin", "GET", "/v1/workspaces/")).json() as { name: string }[];
     expect(names.some((w) => w.name.startsWith("Lab"))).toBe(false);
   });
 });

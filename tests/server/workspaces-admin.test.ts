@@ -1,38 +1,32 @@
 import { and, asc, eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { auditLog } from "../../server/db/schema";
 import { setOperator } from "../../server/identity/impersonation/operators";
 import { createHttpIdentityGateway } from "../../server/platform/identity-gateway-http";
-import { AUTH, backends, startProduct, type TestProduct } from "./harness";
-import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";
+import { AUTH, backends } from "./harness";
+import { productWithWorkspaces } from "./workspaces-fixture";
 
 describe.each(backends())("workspace validation, audit, restore and OpenAPI on $name", (backend) => {
-  let p: TestProduct;
-  let f: Fixture;
-  beforeAll(async () => {
-    p = await startProduct(backend);
-    f = await setUpWorkspaces(p);
-  });
-  afterAll(async () => p?.dispose());
+  const t = productWithWorkspaces(backend);
 
   async function rejects(
     status: number,
     run: () => Promise<{ statusCode: number; json(): unknown; headers: Record<string, unknown> }>,
   ) {
-    const before = await f.snapshot();
+    const before = await t.f.snapshot();
     const res = await run();
     expect(res.statusCode).toBe(status);
     expect(String(res.headers["content-type"])).toContain("application/json");
     const body = res.json() as { error: { code: string; message: string } };
     expect(body.error.code).toMatch(/^[a-z_]+$/);
     expect(body.error.message.length).toBeGreaterThan(5);
-    expect(await f.snapshot()).toBe(before);
+    expect(await t.f.snapshot()).toBe(before);
     return body.error;
   }
 
   it("answers bad bodies, parameters and queries with a clear 4xx and changes nothing", async () => {
-    const red = await f.idOf("Red Team");
-    const org = f.acmeId;
+    const red = await t.f.idOf("Red Team");
+    const org = t.f.acmeId;
     const badBodies: unknown[] = [
       {},
       { name: "", organization_uuid: org },
@@ -53,30 +47,30 @@ describe.each(backends())("workspace validation, audit, restore and OpenAPI on $
         ["PUT", `/v1/workspaces/${red}`],
       ] as const) {
         const err = await rejects(400, () =>
-          f.call("admin", method, url, JSON.stringify(body), { "content-type": "application/json" }),
+          t.f.call("admin", method, url, JSON.stringify(body), { "content-type": "application/json" }),
         );
         expect(err.code, `${method} ${JSON.stringify(body)}`).toMatch(/^invalid_(request|json)$/);
       }
     }
     expect(
-      (await rejects(400, () => f.call("admin", "POST", "/v1/workspaces/", { name: "Fine" }))).message,
+      (await rejects(400, () => t.f.call("admin", "POST", "/v1/workspaces/", { name: "Fine" }))).message,
     ).toBe("body organization_uuid: organization_uuid is required.");
     expect(
       (
         await rejects(400, () =>
-          f.call("admin", "POST", "/v1/workspaces/", { name: "F", organization_uuid: org, x: 1 }),
+          t.f.call("admin", "POST", "/v1/workspaces/", { name: "F", organization_uuid: org, x: 1 }),
         )
       ).message,
     ).toBe("Unknown body field(s): x.");
     await rejects(400, () =>
-      f.call("admin", "POST", "/v1/workspaces/", "{nope", { "content-type": "application/json" }),
+      t.f.call("admin", "POST", "/v1/workspaces/", "{nope", { "content-type": "application/json" }),
     );
-    await rejects(400, () => f.call("admin", "POST", "/v1/workspaces/"));
+    await rejects(400, () => t.f.call("admin", "POST", "/v1/workspaces/"));
     await rejects(400, () =>
-      f.call("admin", "POST", "/v1/workspaces/", "name=x", { "content-type": "text/plain" }),
+      t.f.call("admin", "POST", "/v1/workspaces/", "name=x", { "content-type": "text/plain" }),
     );
     await rejects(413, () =>
-      f.call("admin", "POST", "/v1/workspaces/", {
+      t.f.call("admin", "POST", "/v1/workspaces/", {
         name: "x".repeat(2 * 1024 * 1024),
         organization_uuid: org,
       }),
@@ -90,49 +84,56 @@ describe.each(backends())("workspace validation, audit, restore and OpenAPI on $
       "/v1/workspaces/?show_deleted=true&show_deleted=false",
       "/v1/workspaces/?page=2",
     ])
-      await rejects(400, () => f.call("member", "GET", url));
-    await rejects(400, () => f.call("admin", "DELETE", "/v1/workspaces/not-a-uuid"));
-    await rejects(400, () => f.call("admin", "DELETE", `/v1/workspaces/${red}`, { confirm: true }));
-    await rejects(400, () => f.call("admin", "DELETE", `/v1/workspaces/${red}/members/not-an-email`));
+      await rejects(400, () => t.f.call("member", "GET", url));
+    await rejects(400, () => t.f.call("admin", "DELETE", "/v1/workspaces/not-a-uuid"));
+    await rejects(400, () => t.f.call("admin", "DELETE", `/v1/workspaces/${red}`, { confirm: true }));
+    await rejects(400, () => t.f.call("admin", "DELETE", `/v1/workspaces/${red}/members/not-an-email`));
 
     const members = `/v1/workspaces/${red}/members`;
-    await rejects(400, () => f.call("admin", "POST", members));
-    await rejects(400, () => f.call("admin", "POST", `${members}?user_email=nope`));
-    await rejects(400, () => f.call("admin", "POST", members, { user_email: 3 }));
+    await rejects(400, () => t.f.call("admin", "POST", members));
+    await rejects(400, () => t.f.call("admin", "POST", `${members}?user_email=nope`));
+    await rejects(400, () => t.f.call("admin", "POST", members, { user_email: 3 }));
     await rejects(400, () =>
-      f.call("admin", "POST", members, { user_email: "member@acme.test", role: "Owner" }),
+      t.f.call("admin", "POST", members, { user_email: "member@acme.test", role: "Owner" }),
     );
     await rejects(400, () =>
-      f.call("admin", "POST", `${members}?user_email=member@acme.test`, { user_email: "newcomer@acme.test" }),
+      t.f.call("admin", "POST", `${members}?user_email=member@acme.test`, {
+        user_email: "newcomer@acme.test",
+      }),
     );
-    await rejects(400, () => f.call("admin", "POST", `${members}?user_email=member@acme.test&x=1`));
+    await rejects(400, () => t.f.call("admin", "POST", `${members}?user_email=member@acme.test&x=1`));
 
-    await rejects(400, () => f.call("member", "PUT", "/v1/workspaces/my-workspace", {}));
-    await rejects(400, () => f.call("member", "PUT", "/v1/workspaces/my-workspace", { workspace_uuid: "x" }));
+    await rejects(400, () => t.f.call("member", "PUT", "/v1/workspaces/my-workspace", {}));
+    await rejects(400, () =>
+      t.f.call("member", "PUT", "/v1/workspaces/my-workspace", { workspace_uuid: "x" }),
+    );
     // An empty JSON body on a body-less call is fine.
-    const empty = await f.call("member", "GET", "/v1/workspaces/", "", {
+    const empty = await t.f.call("member", "GET", "/v1/workspaces/", "", {
       "content-type": "application/json",
     });
     expect(empty.statusCode).toBe(200);
   });
 
   it("writes one audit row per change, with the actor, and none for refused calls", async () => {
-    const created = await f.call("admin", "POST", "/v1/workspaces/", {
+    const created = await t.f.call("admin", "POST", "/v1/workspaces/", {
       name: "Audited",
-      organization_uuid: f.acmeId,
+      organization_uuid: t.f.acmeId,
     });
     const id = created.json().workspace_uuid as string;
-    await f.call("adminKey", "PUT", `/v1/workspaces/${id}`, {
+    await t.f.call("adminKey", "PUT", `/v1/workspaces/${id}`, {
       name: "Audited 2",
-      organization_uuid: f.acmeId,
+      organization_uuid: t.f.acmeId,
     });
-    await f.call("admin", "PUT", `/v1/workspaces/${id}`, { name: "Audited 2", organization_uuid: f.acmeId });
-    await f.call("admin", "POST", `/v1/workspaces/${id}/members?user_email=member@acme.test`);
-    await f.call("member", "PUT", "/v1/workspaces/my-workspace", { workspace_uuid: id });
-    await f.call("admin", "DELETE", `/v1/workspaces/${id}/members/member@acme.test`);
-    await f.call("member", "DELETE", `/v1/workspaces/${id}`);
-    await f.call("admin", "DELETE", `/v1/workspaces/${id}`);
-    const rows = await p.database.db
+    await t.f.call("admin", "PUT", `/v1/workspaces/${id}`, {
+      name: "Audited 2",
+      organization_uuid: t.f.acmeId,
+    });
+    await t.f.call("admin", "POST", `/v1/workspaces/${id}/members?user_email=member@acme.test`);
+    await t.f.call("member", "PUT", "/v1/workspaces/my-workspace", { workspace_uuid: id });
+    await t.f.call("admin", "DELETE", `/v1/workspaces/${id}/members/member@acme.test`);
+    await t.f.call("member", "DELETE", `/v1/workspaces/${id}`);
+    await t.f.call("admin", "DELETE", `/v1/workspaces/${id}`);
+    const rows = await t.p.database.db
       .select()
       .from(auditLog)
       .where(eq(auditLog.targetId, id))
@@ -145,33 +146,33 @@ describe.each(backends())("workspace validation, audit, restore and OpenAPI on $
       ["workspace.member_remove", "admin@acme.test", "bearer"],
       ["workspace.delete", "admin@acme.test", "bearer"],
     ]);
-    expect(rows.every((r) => r.organizationUuid === f.acmeId)).toBe(true);
+    expect(rows.every((r) => r.organizationUuid === t.f.acmeId)).toBe(true);
     expect(rows[1]!.details).toEqual({ from: "Audited", to: "Audited 2" });
     expect(rows[2]!.details).toMatchObject({ email: "member@acme.test", role: "Member" });
   });
 
   it("restores a deleted workspace for provider operators only", async () => {
-    const created = await f.call("admin", "POST", "/v1/workspaces/", {
+    const created = await t.f.call("admin", "POST", "/v1/workspaces/", {
       name: "Comeback",
-      organization_uuid: f.acmeId,
+      organization_uuid: t.f.acmeId,
     });
     const id = created.json().workspace_uuid as string;
-    await f.call("admin", "POST", `/v1/workspaces/${id}/members?user_email=newcomer@acme.test`);
-    await f.call("admin", "DELETE", `/v1/workspaces/${id}`);
-    expect((await f.call("newcomer", "GET", "/v1/workspaces/my-workspace")).statusCode).toBe(404);
+    await t.f.call("admin", "POST", `/v1/workspaces/${id}/members?user_email=newcomer@acme.test`);
+    await t.f.call("admin", "DELETE", `/v1/workspaces/${id}`);
+    expect((await t.f.call("newcomer", "GET", "/v1/workspaces/my-workspace")).statusCode).toBe(404);
     const restore = `/v1/operator/workspaces/${id}/restore`;
 
-    await rejects(403, () => f.call("admin", "POST", restore));
-    await rejects(403, () => f.call("other", "POST", restore));
-    await rejects(401, () => f.call("adminKey", "POST", restore));
-    await rejects(401, () => f.call("none", "POST", restore));
+    await rejects(403, () => t.f.call("admin", "POST", restore));
+    await rejects(403, () => t.f.call("other", "POST", restore));
+    await rejects(401, () => t.f.call("adminKey", "POST", restore));
+    await rejects(401, () => t.f.call("none", "POST", restore));
 
-    await setOperator(p.database.db, "other@globex.test", true);
-    await rejects(400, () => f.call("other", "POST", "/v1/operator/workspaces/nope/restore"));
+    await setOperator(t.p.database.db, "other@globex.test", true);
+    await rejects(400, () => t.f.call("other", "POST", "/v1/operator/workspaces/nope/restore"));
     await rejects(404, () =>
-      f.call("other", "POST", `/v1/operator/workspaces/${crypto.randomUUID()}/restore`),
+      t.f.call("other", "POST", `/v1/operator/workspaces/${crypto.randomUUID()}/restore`),
     );
-    const ok = await f.call("other", "POST", restore);
+    const ok = await t.f.call("other", "POST", restore);
     expect(ok.statusCode).toBe(200);
     expect(ok.json()).toMatchObject({
       workspace_uuid: id,
@@ -179,40 +180,40 @@ describe.each(backends())("workspace validation, audit, restore and OpenAPI on $
       organization_name: "Acme AI",
       deleted_at: null,
     });
-    expect((await f.call("newcomer", "GET", "/v1/workspaces/my-workspace")).json().name).toBe("Comeback");
-    expect((await rejects(409, () => f.call("other", "POST", restore))).code).toBe("not_deleted");
-    const [row] = await p.database.db
+    expect((await t.f.call("newcomer", "GET", "/v1/workspaces/my-workspace")).json().name).toBe("Comeback");
+    expect((await rejects(409, () => t.f.call("other", "POST", restore))).code).toBe("not_deleted");
+    const [row] = await t.p.database.db
       .select()
       .from(auditLog)
       .where(and(eq(auditLog.targetId, id), eq(auditLog.action, "workspace.restore")));
     expect(row).toMatchObject({
       actorEmail: "other@globex.test",
       actorVia: "operator",
-      organizationUuid: f.acmeId,
+      organizationUuid: t.f.acmeId,
     });
 
     // A live workspace took the name meanwhile: restoring would duplicate it.
-    await f.call("admin", "DELETE", `/v1/workspaces/${id}`);
-    await f.call("admin", "POST", "/v1/workspaces/", { name: "COMEBACK", organization_uuid: f.acmeId });
-    expect((await rejects(409, () => f.call("other", "POST", restore))).code).toBe("conflict");
+    await t.f.call("admin", "DELETE", `/v1/workspaces/${id}`);
+    await t.f.call("admin", "POST", "/v1/workspaces/", { name: "COMEBACK", organization_uuid: t.f.acmeId });
+    expect((await rejects(409, () => t.f.call("other", "POST", restore))).code).toBe("conflict");
 
     // The HTTP gateway answers the same question through the identity backend API.
     // (The listening server is closed with the product.)
-    const address = await p.identity.app.listen({ port: 0, host: "127.0.0.1" });
+    const address = await t.p.identity.app.listen({ port: 0, host: "127.0.0.1" });
     const gateway = createHttpIdentityGateway({
       identityUrl: address,
-      backendApiKey: p.identity.ctx.backendApiKey,
+      backendApiKey: t.p.identity.ctx.backendApiKey,
       issuer: AUTH,
     });
-    const users = await gateway.listOrganizationUsers(f.globexId);
+    const users = await gateway.listOrganizationUsers(t.f.globexId);
     expect(await gateway.isOperator(users[0]!.user_id)).toBe(true);
-    const acme = await gateway.listOrganizationUsers(f.acmeId);
+    const acme = await gateway.listOrganizationUsers(t.f.acmeId);
     expect(await gateway.isOperator(acme[0]!.user_id)).toBe(false);
     expect(await gateway.isOperator("no-such-user")).toBe(false);
   });
 
   it("publishes an OpenAPI 3.1 document of every call and a docs page served from this server", async () => {
-    const res = await f.call("none", "GET", "/v1/openapi.json");
+    const res = await t.f.call("none", "GET", "/v1/openapi.json");
     expect(res.statusCode).toBe(200);
     const doc = res.json();
     expect(doc.openapi).toBe("3.1.0");
@@ -287,12 +288,12 @@ describe.each(backends())("workspace validation, audit, restore and OpenAPI on $
     // The one body that may be left out (the email may come as a query parameter instead).
     expect(doc.paths["/v1/workspaces/{workspace_uuid}/members"].post.requestBody.required).toBe(false);
 
-    const page = await f.call("none", "GET", "/v1/docs");
+    const page = await t.f.call("none", "GET", "/v1/docs");
     expect(page.statusCode).toBe(200);
     expect(page.headers["content-type"]).toContain("text/html");
     // The page loads its script from this server, and the script reads the same document.
     expect(page.body).toContain('src="/v1/docs/static/swagger-ui-bundle.js"');
     expect(page.body).not.toMatch(/(src|href)="https?:/);
-    expect((await f.call("none", "GET", "/v1/docs/json")).json()).toEqual(doc);
+    expect((await t.f.call("none", "GET", "/v1/docs/json")).json()).toEqual(doc);
   });
 });

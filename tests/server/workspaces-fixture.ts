@@ -1,11 +1,26 @@
 import { asc } from "drizzle-orm";
 import type { InjectOptions } from "fastify";
+import { afterAll, beforeAll } from "vitest";
 import { auditLog, currentWorkspace, workspaceMembers, workspaces } from "../../server/db/schema";
-import { accessToken, PASSWORD, signIn, type TestProduct } from "./harness";
+import { accessToken, type Backend, PASSWORD, signIn, startProduct, type TestProduct } from "./harness";
 
 export type Who = "admin" | "member" | "newcomer" | "other" | "adminKey" | "memberKey" | "none";
 
 export type Fixture = Awaited<ReturnType<typeof setUpWorkspaces>>;
+
+/**
+ * Called in a describe block: its product (the demo seeded, on `backend`) as `p` and the
+ * workspaces fixture as `f`, set up before its tests and disposed after them.
+ */
+export function productWithWorkspaces(backend: Backend) {
+  const suite = {} as { p: TestProduct; f: Fixture };
+  beforeAll(async () => {
+    suite.p = await startProduct(backend);
+    suite.f = await setUpWorkspaces(suite.p);
+  });
+  afterAll(async () => suite.p?.dispose());
+  return suite;
+}
 
 /**
  * The demo organization plus a second one ("Globex", other@globex.test its administrator), with

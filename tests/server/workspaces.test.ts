@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { backends, startProduct, type TestProduct } from "./harness";
-import { type Fixture, setUpWorkspaces, type Who } from "./workspaces-fixture";
+import { describe, expect, it } from "vitest";
+import { backends } from "./harness";
+import { productWithWorkspaces, type Who } from "./workspaces-fixture";
 
 const DEMO = ["Accuracy Benchmarks", "Red Team", "Safety Research"];
 const UUID = /^[0-9a-f-]{36}$/;
 
 describe.each(backends())("workspaces API on $name", (backend) => {
-  let p: TestProduct;
-  let f: Fixture;
-  beforeAll(async () => {
-    p = await startProduct(backend);
-    f = await setUpWorkspaces(p);
-  });
-  afterAll(async () => p?.dispose());
+  const t = productWithWorkspaces(backend);
 
   const names = (res: { json(): unknown }) => (res.json() as { name: string }[]).map((w) => w.name);
 
@@ -22,127 +16,127 @@ describe.each(backends())("workspaces API on $name", (backend) => {
     code: string,
     run: () => Promise<{ statusCode: number; json(): unknown }>,
   ) {
-    const before = await f.snapshot();
+    const before = await t.f.snapshot();
     const res = await run();
     expect(res.statusCode, JSON.stringify(res.json())).toBe(status);
     expect((res.json() as { error: { code: string } }).error.code).toBe(code);
-    expect(await f.snapshot()).toBe(before);
+    expect(await t.f.snapshot()).toBe(before);
   }
 
   it("lists the organization's live workspaces in name order to members, admins and API keys", async () => {
     for (const who of ["admin", "member", "newcomer", "adminKey", "memberKey"] as Who[]) {
       for (const url of ["/v1/workspaces/", "/v1/workspaces", "/v1/workspaces/?show_deleted=false"]) {
-        const res = await f.call(who, "GET", url);
+        const res = await t.f.call(who, "GET", url);
         expect(res.statusCode, `${who} ${url}`).toBe(200);
         expect(names(res)).toEqual(DEMO);
       }
     }
-    const [first] = (await f.call("member", "GET", "/v1/workspaces/")).json();
+    const [first] = (await t.f.call("member", "GET", "/v1/workspaces/")).json();
     expect(first).toEqual({
       workspace_uuid: expect.stringMatching(UUID),
       name: "Accuracy Benchmarks",
-      organization_uuid: f.acmeId,
+      organization_uuid: t.f.acmeId,
       organization_name: "Acme AI",
       member_count: 1,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
       deleted_at: null,
     });
-    expect((await f.call("other", "GET", "/v1/workspaces/")).json()).toEqual([]);
-    expect((await f.call("none", "GET", "/v1/workspaces/")).statusCode).toBe(401);
+    expect((await t.f.call("other", "GET", "/v1/workspaces/")).json()).toEqual([]);
+    expect((await t.f.call("none", "GET", "/v1/workspaces/")).statusCode).toBe(401);
   });
 
   it("lets administrators create workspaces; members, other tenants and anonymous callers change nothing", async () => {
-    const body = { name: "  Vision Evals  ", organization_uuid: f.acmeId };
-    await refused(403, "forbidden", () => f.call("member", "POST", "/v1/workspaces/", body));
-    await refused(403, "forbidden", () => f.call("memberKey", "POST", "/v1/workspaces/", body));
-    await refused(403, "forbidden", () => f.call("other", "POST", "/v1/workspaces/", body));
-    await refused(401, "unauthorized", () => f.call("none", "POST", "/v1/workspaces/", body));
+    const body = { name: "  Vision Evals  ", organization_uuid: t.f.acmeId };
+    await refused(403, "forbidden", () => t.f.call("member", "POST", "/v1/workspaces/", body));
+    await refused(403, "forbidden", () => t.f.call("memberKey", "POST", "/v1/workspaces/", body));
+    await refused(403, "forbidden", () => t.f.call("other", "POST", "/v1/workspaces/", body));
+    await refused(401, "unauthorized", () => t.f.call("none", "POST", "/v1/workspaces/", body));
 
-    const res = await f.call("admin", "POST", "/v1/workspaces/", body);
+    const res = await t.f.call("admin", "POST", "/v1/workspaces/", body);
     expect(res.statusCode).toBe(201);
     expect(res.json()).toMatchObject({
       name: "Vision Evals",
-      organization_uuid: f.acmeId,
+      organization_uuid: t.f.acmeId,
       organization_name: "Acme AI",
       member_count: 0,
       deleted_at: null,
     });
-    const byKey = await f.call("adminKey", "POST", "/v1/workspaces", {
+    const byKey = await t.f.call("adminKey", "POST", "/v1/workspaces", {
       name: "Key Made",
-      organization_uuid: f.acmeId,
+      organization_uuid: t.f.acmeId,
     });
     expect(byKey.statusCode).toBe(201);
 
     for (const name of ["vision evals", "VISION EVALS ", "Safety Research"]) {
       await refused(409, "conflict", () =>
-        f.call("admin", "POST", "/v1/workspaces/", { name, organization_uuid: f.acmeId }),
+        t.f.call("admin", "POST", "/v1/workspaces/", { name, organization_uuid: t.f.acmeId }),
       );
     }
-    const dup = await f.call("admin", "POST", "/v1/workspaces/", {
+    const dup = await t.f.call("admin", "POST", "/v1/workspaces/", {
       name: "Red Team",
-      organization_uuid: f.acmeId,
+      organization_uuid: t.f.acmeId,
     });
     expect(dup.json().error.message).toBe("A workspace named Red Team already exists.");
 
     // Concurrent creates of one name: exactly one wins.
     const race = await Promise.all(
       [1, 2, 3, 4].map(() =>
-        f.call("admin", "POST", "/v1/workspaces/", { name: "Race", organization_uuid: f.acmeId }),
+        t.f.call("admin", "POST", "/v1/workspaces/", { name: "Race", organization_uuid: t.f.acmeId }),
       ),
     );
     expect(race.map((r) => r.statusCode).sort()).toEqual([201, 409, 409, 409]);
 
     // Another tenant may use the same name in its own organization, and sees only its own.
-    const globex = await f.call("other", "POST", "/v1/workspaces/", {
+    const globex = await t.f.call("other", "POST", "/v1/workspaces/", {
       name: "Red Team",
-      organization_uuid: f.globexId,
+      organization_uuid: t.f.globexId,
     });
     expect(globex.statusCode).toBe(201);
-    expect(names(await f.call("other", "GET", "/v1/workspaces/"))).toEqual(["Red Team"]);
-    expect(names(await f.call("member", "GET", "/v1/workspaces/"))).toEqual(
+    expect(names(await t.f.call("other", "GET", "/v1/workspaces/"))).toEqual(["Red Team"]);
+    expect(names(await t.f.call("member", "GET", "/v1/workspaces/"))).toEqual(
       [...DEMO, "Key Made", "Race", "Vision Evals"].sort(),
     );
   });
 
   it("reads, renames and deletes one workspace with the same rules; other tenants get 404", async () => {
     const id = (
-      await f.call("admin", "POST", "/v1/workspaces/", { name: "Scratch", organization_uuid: f.acmeId })
+      await t.f.call("admin", "POST", "/v1/workspaces/", { name: "Scratch", organization_uuid: t.f.acmeId })
     ).json().workspace_uuid as string;
     const url = `/v1/workspaces/${id}`;
     for (const who of ["admin", "adminKey"] as Who[])
-      expect((await f.call(who, "GET", url)).json().name, who).toBe("Scratch");
+      expect((await t.f.call(who, "GET", url)).json().name, who).toBe("Scratch");
     // Members open only the workspaces they belong to.
-    await refused(404, "not_found", () => f.call("member", "GET", url));
-    await refused(404, "not_found", () => f.call("memberKey", "GET", url));
-    expect((await f.call("admin", "POST", `${url}/members?user_email=member@acme.test`)).statusCode).toBe(
+    await refused(404, "not_found", () => t.f.call("member", "GET", url));
+    await refused(404, "not_found", () => t.f.call("memberKey", "GET", url));
+    expect((await t.f.call("admin", "POST", `${url}/members?user_email=member@acme.test`)).statusCode).toBe(
       201,
     );
     for (const who of ["member", "memberKey"] as Who[])
-      expect((await f.call(who, "GET", url)).json().name, who).toBe("Scratch");
-    await refused(404, "not_found", () => f.call("other", "GET", url));
-    await refused(401, "unauthorized", () => f.call("none", "GET", url));
+      expect((await t.f.call(who, "GET", url)).json().name, who).toBe("Scratch");
+    await refused(404, "not_found", () => t.f.call("other", "GET", url));
+    await refused(401, "unauthorized", () => t.f.call("none", "GET", url));
 
-    const rename = { name: "Scratch Pad", organization_uuid: f.acmeId };
-    await refused(403, "forbidden", () => f.call("member", "PUT", url, rename));
-    await refused(403, "forbidden", () => f.call("memberKey", "PUT", url, rename));
+    const rename = { name: "Scratch Pad", organization_uuid: t.f.acmeId };
+    await refused(403, "forbidden", () => t.f.call("member", "PUT", url, rename));
+    await refused(403, "forbidden", () => t.f.call("memberKey", "PUT", url, rename));
     await refused(404, "not_found", () =>
-      f.call("other", "PUT", url, { ...rename, organization_uuid: f.globexId }),
+      t.f.call("other", "PUT", url, { ...rename, organization_uuid: t.f.globexId }),
     );
-    await refused(403, "forbidden", () => f.call("other", "PUT", url, rename));
-    await refused(401, "unauthorized", () => f.call("none", "PUT", url, rename));
-    await refused(409, "conflict", () => f.call("admin", "PUT", url, { ...rename, name: "red team" }));
-    const renamed = await f.call("admin", "PUT", url, rename);
+    await refused(403, "forbidden", () => t.f.call("other", "PUT", url, rename));
+    await refused(401, "unauthorized", () => t.f.call("none", "PUT", url, rename));
+    await refused(409, "conflict", () => t.f.call("admin", "PUT", url, { ...rename, name: "red team" }));
+    const renamed = await t.f.call("admin", "PUT", url, rename);
     expect(renamed.statusCode).toBe(200);
     expect(renamed.json()).toMatchObject({ workspace_uuid: id, name: "Scratch Pad" });
     // Re-casing its own name is not a clash.
-    expect((await f.call("adminKey", "PUT", url, { ...rename, name: "scratch pad" })).json().name).toBe(
+    expect((await t.f.call("adminKey", "PUT", url, { ...rename, name: "scratch pad" })).json().name).toBe(
       "scratch pad",
     );
 
-    await refused(403, "forbidden", () => f.call("member", "DELETE", url));
-    await refused(404, "not_found", () => f.call("other", "DELETE", url));
-    await refused(401, "unauthorized", () => f.call("none", "DELETE", url));
-    const del = await f.call("admin", "DELETE", url);
+    await refused(403, "forbidden", () => t.f.call("member", "DELETE", url));
+    await refused(404, "not_found", () => t.f.call("other", "DELETE", url));
+    await refused(401, "unauthorized", () => t.f.call("none", "DELETE", url));
+    const del = await t.f.call("admin", "DELETE", url);
     expect(del.statusCode).toBe(204);
     expect(del.body).toBe("");
     for (const [method, u, payload] of [
@@ -153,152 +147,154 @@ describe.each(backends())("workspaces API on $name", (backend) => {
       ["POST", `${url}/members?user_email=member@acme.test`],
       ["DELETE", `${url}/members/member@acme.test`],
     ] as const)
-      await refused(404, "not_found", () => f.call("admin", method, u, payload));
+      await refused(404, "not_found", () => t.f.call("admin", method, u, payload));
   });
 
   it("hides a deleted workspace at once: members lose it, lists drop it, show_deleted keeps it", async () => {
-    const safety = await f.idOf("Safety Research");
-    const mine = await f.call("memberKey", "GET", "/v1/workspaces/my-workspace");
+    const safety = await t.f.idOf("Safety Research");
+    const mine = await t.f.call("memberKey", "GET", "/v1/workspaces/my-workspace");
     expect(mine.json()).toMatchObject({ workspace_uuid: safety, name: "Safety Research", member_count: 2 });
 
-    expect((await f.call("adminKey", "DELETE", `/v1/workspaces/${safety}`)).statusCode).toBe(204);
+    expect((await t.f.call("adminKey", "DELETE", `/v1/workspaces/${safety}`)).statusCode).toBe(204);
     for (const who of ["member", "memberKey"] as Who[]) {
-      const gone = await f.call(who, "GET", "/v1/workspaces/my-workspace");
+      const gone = await t.f.call(who, "GET", "/v1/workspaces/my-workspace");
       expect(gone.statusCode).toBe(404);
       expect(gone.json().error.code).toBe("not_found");
-      expect(names(await f.call(who, "GET", "/v1/workspaces/"))).not.toContain("Safety Research");
-      expect((await f.call(who, "GET", `/v1/workspaces/${safety}`)).statusCode).toBe(404);
+      expect(names(await t.f.call(who, "GET", "/v1/workspaces/"))).not.toContain("Safety Research");
+      expect((await t.f.call(who, "GET", `/v1/workspaces/${safety}`)).statusCode).toBe(404);
     }
-    const me = await f.call("member", "GET", "/v1/accounts/me");
+    const me = await t.f.call("member", "GET", "/v1/accounts/me");
     expect(me.json().workspace).toBeNull();
     // Deleted workspaces are hidden from everyone but administrators (billing history): a
     // member's show_deleted is ignored.
     for (const who of ["member", "memberKey"] as Who[]) {
-      const listed = (await f.call(who, "GET", "/v1/workspaces/?show_deleted=true")).json() as {
+      const listed = (await t.f.call(who, "GET", "/v1/workspaces/?show_deleted=true")).json() as {
         name: string;
         deleted_at: string | null;
       }[];
       expect(listed.map((w) => w.name)).not.toContain("Safety Research");
       expect(listed.filter((w) => w.deleted_at !== null)).toEqual([]);
     }
-    const all = (await f.call("admin", "GET", "/v1/workspaces/?show_deleted=true")).json() as {
+    const all = (await t.f.call("admin", "GET", "/v1/workspaces/?show_deleted=true")).json() as {
       name: string;
       deleted_at: string | null;
     }[];
     expect(all.find((w) => w.name === "Safety Research")?.deleted_at).toMatch(/Z$/);
     expect(all.filter((w) => w.deleted_at === null).map((w) => w.name)).not.toContain("Safety Research");
     // The name is free again for a new workspace.
-    const again = await f.call("admin", "POST", "/v1/workspaces/", {
+    const again = await t.f.call("admin", "POST", "/v1/workspaces/", {
       name: "Safety Research",
-      organization_uuid: f.acmeId,
+      organization_uuid: t.f.acmeId,
     });
     expect(again.statusCode).toBe(201);
     expect(again.json().workspace_uuid).not.toBe(safety);
   });
 
   it("manages members: administrators add and remove; administrators and the workspace's members read", async () => {
-    const red = await f.idOf("Red Team");
+    const red = await t.f.idOf("Red Team");
     const members = `/v1/workspaces/${red}/members`;
     for (const who of ["admin", "adminKey"] as Who[])
-      expect((await f.call(who, "GET", members)).json(), who).toEqual([
+      expect((await t.f.call(who, "GET", members)).json(), who).toEqual([
         { email: "admin@acme.test", user_id: expect.any(String), role: "Member" },
       ]);
     // The member is not in Red Team: its details and members are not theirs to read.
-    await refused(404, "not_found", () => f.call("member", "GET", members));
-    await refused(404, "not_found", () => f.call("memberKey", "GET", members));
-    await refused(404, "not_found", () => f.call("member", "GET", `/v1/workspaces/${red}`));
-    await refused(404, "not_found", () => f.call("other", "GET", members));
-    await refused(401, "unauthorized", () => f.call("none", "GET", members));
+    await refused(404, "not_found", () => t.f.call("member", "GET", members));
+    await refused(404, "not_found", () => t.f.call("memberKey", "GET", members));
+    await refused(404, "not_found", () => t.f.call("member", "GET", `/v1/workspaces/${red}`));
+    await refused(404, "not_found", () => t.f.call("other", "GET", members));
+    await refused(401, "unauthorized", () => t.f.call("none", "GET", members));
 
     const add = `${members}?user_email=member@acme.test`;
-    await refused(403, "forbidden", () => f.call("member", "POST", add));
+    await refused(403, "forbidden", () => t.f.call("member", "POST", add));
     await refused(403, "forbidden", () =>
-      f.call("memberKey", "POST", members, { user_email: "member@acme.test" }),
+      t.f.call("memberKey", "POST", members, { user_email: "member@acme.test" }),
     );
-    await refused(404, "not_found", () => f.call("other", "POST", add));
-    await refused(401, "unauthorized", () => f.call("none", "POST", add));
+    await refused(404, "not_found", () => t.f.call("other", "POST", add));
+    await refused(401, "unauthorized", () => t.f.call("none", "POST", add));
     await refused(404, "user_not_in_organization", () =>
-      f.call("admin", "POST", `${members}?user_email=other@globex.test`),
+      t.f.call("admin", "POST", `${members}?user_email=other@globex.test`),
     );
     await refused(404, "user_not_in_organization", () =>
-      f.call("admin", "POST", `${members}?user_email=nobody@acme.test`),
+      t.f.call("admin", "POST", `${members}?user_email=nobody@acme.test`),
     );
 
-    const added = await f.call("admin", "POST", add);
+    const added = await t.f.call("admin", "POST", add);
     expect(added.statusCode).toBe(201);
     expect(added.json()).toEqual({ email: "member@acme.test", user_id: expect.any(String), role: "Member" });
-    const byBody = await f.call("adminKey", "POST", members, { user_email: "Newcomer@Acme.test" });
+    const byBody = await t.f.call("adminKey", "POST", members, { user_email: "Newcomer@Acme.test" });
     expect(byBody.statusCode).toBe(201);
     expect(byBody.json().email).toBe("newcomer@acme.test");
-    await refused(409, "conflict", () => f.call("admin", "POST", add));
+    await refused(409, "conflict", () => t.f.call("admin", "POST", add));
 
-    expect((await f.call("member", "GET", members)).json().map((m: { email: string }) => m.email)).toEqual([
+    expect((await t.f.call("member", "GET", members)).json().map((m: { email: string }) => m.email)).toEqual([
       "admin@acme.test",
       "member@acme.test",
       "newcomer@acme.test",
     ]);
     // A user may be in several workspaces.
-    const acc = await f.idOf("Accuracy Benchmarks");
+    const acc = await t.f.idOf("Accuracy Benchmarks");
     expect(
-      (await f.call("admin", "POST", `/v1/workspaces/${acc}/members?user_email=newcomer@acme.test`))
+      (await t.f.call("admin", "POST", `/v1/workspaces/${acc}/members?user_email=newcomer@acme.test`))
         .statusCode,
     ).toBe(201);
-    expect((await f.call("admin", "GET", `/v1/workspaces/${red}`)).json().member_count).toBe(3);
+    expect((await t.f.call("admin", "GET", `/v1/workspaces/${red}`)).json().member_count).toBe(3);
 
     const remove = `${members}/newcomer@acme.test`;
-    await refused(403, "forbidden", () => f.call("member", "DELETE", remove));
-    await refused(404, "not_found", () => f.call("other", "DELETE", remove));
-    await refused(401, "unauthorized", () => f.call("none", "DELETE", remove));
-    expect((await f.call("admin", "DELETE", `${members}/NEWCOMER@acme.test`)).statusCode).toBe(204);
-    await refused(404, "member_not_found", () => f.call("admin", "DELETE", remove));
-    expect((await f.call("member", "GET", members)).json()).toHaveLength(2);
+    await refused(403, "forbidden", () => t.f.call("member", "DELETE", remove));
+    await refused(404, "not_found", () => t.f.call("other", "DELETE", remove));
+    await refused(401, "unauthorized", () => t.f.call("none", "DELETE", remove));
+    expect((await t.f.call("admin", "DELETE", `${members}/NEWCOMER@acme.test`)).statusCode).toBe(204);
+    await refused(404, "member_not_found", () => t.f.call("admin", "DELETE", remove));
+    expect((await t.f.call("member", "GET", members)).json()).toHaveLength(2);
   });
 
   it("lets a user choose their current workspace among their own live ones", async () => {
-    const red = await f.idOf("Red Team");
-    const acc = await f.idOf("Accuracy Benchmarks");
+    const red = await t.f.idOf("Red Team");
+    const acc = await t.f.idOf("Accuracy Benchmarks");
     // newcomer is in Accuracy Benchmarks only (Red Team membership was removed above).
     await refused(404, "not_found", () =>
-      f.call("newcomer", "PUT", "/v1/workspaces/my-workspace", { workspace_uuid: red }),
+      t.f.call("newcomer", "PUT", "/v1/workspaces/my-workspace", { workspace_uuid: red }),
     );
     await refused(401, "unauthorized", () =>
-      f.call("none", "PUT", "/v1/workspaces/my-workspace", { workspace_uuid: acc }),
+      t.f.call("none", "PUT", "/v1/workspaces/my-workspace", { workspace_uuid: acc }),
     );
     // The admin's first live workspace is Red Team (Safety Research was deleted above).
-    expect((await f.call("admin", "GET", "/v1/workspaces/my-workspace")).json().name).toBe("Red Team");
-    const chosen = await f.call("admin", "PUT", "/v1/workspaces/my-workspace", { workspace_uuid: acc });
+    expect((await t.f.call("admin", "GET", "/v1/workspaces/my-workspace")).json().name).toBe("Red Team");
+    const chosen = await t.f.call("admin", "PUT", "/v1/workspaces/my-workspace", { workspace_uuid: acc });
     expect(chosen.statusCode).toBe(200);
     expect(chosen.json()).toMatchObject({
       workspace_uuid: acc,
       name: "Accuracy Benchmarks",
       organization_name: "Acme AI",
     });
-    expect((await f.call("adminKey", "GET", "/v1/workspaces/my-workspace")).json().workspace_uuid).toBe(acc);
-    expect((await f.call("admin", "GET", "/v1/accounts/me")).json().workspace).toEqual({
+    expect((await t.f.call("adminKey", "GET", "/v1/workspaces/my-workspace")).json().workspace_uuid).toBe(
+      acc,
+    );
+    expect((await t.f.call("admin", "GET", "/v1/accounts/me")).json().workspace).toEqual({
       workspace_uuid: acc,
       name: "Accuracy Benchmarks",
     });
     // Deleting the chosen workspace falls back to the first live one.
-    expect((await f.call("admin", "DELETE", `/v1/workspaces/${acc}`)).statusCode).toBe(204);
-    expect((await f.call("admin", "GET", "/v1/workspaces/my-workspace")).json().name).toBe("Red Team");
+    expect((await t.f.call("admin", "DELETE", `/v1/workspaces/${acc}`)).statusCode).toBe(204);
+    expect((await t.f.call("admin", "GET", "/v1/workspaces/my-workspace")).json().name).toBe("Red Team");
     await refused(404, "not_found", () =>
-      f.call("other", "PUT", "/v1/workspaces/my-workspace", { workspace_uuid: red }),
+      t.f.call("other", "PUT", "/v1/workspaces/my-workspace", { workspace_uuid: red }),
     );
   });
 
   it("lists organization users to bearer callers of that organization only", async () => {
     const url = "/v1/accounts/organization/users";
-    const acme = (await f.call("member", "GET", url)).json();
+    const acme = (await t.f.call("member", "GET", url)).json();
     expect(acme.map((u: { email: string }) => u.email)).toEqual([
       "admin@acme.test",
       "member@acme.test",
       "newcomer@acme.test",
     ]);
     expect(acme[0]).toEqual({ email: "admin@acme.test", user_id: expect.any(String), role: "Admin" });
-    expect((await f.call("other", "GET", url)).json().map((u: { email: string }) => u.email)).toEqual([
+    expect((await t.f.call("other", "GET", url)).json().map((u: { email: string }) => u.email)).toEqual([
       "other@globex.test",
     ]);
     for (const who of ["memberKey", "adminKey", "none"] as Who[])
-      expect((await f.call(who, "GET", url)).statusCode).toBe(401);
+      expect((await t.f.call(who, "GET", url)).statusCode).toBe(401);
   });
 });
