@@ -14,6 +14,18 @@ import { orgShape, validationResponse } from "./shapes";
 
 const validateBody = z.object({ api_key_token: z.string().min(1).max(512) }).strict();
 const idParam = z.string().min(1).max(100);
+
+/** What `find` returns for a path id; `missing` when it finds nothing or the id cannot be one. */
+async function findById<T>(
+  raw: string,
+  missing: "user_not_found" | "org_not_found",
+  find: (id: string) => Promise<T | null | undefined>,
+): Promise<T> {
+  const id = idParam.safeParse(raw);
+  const found = id.success ? await find(id.data) : null;
+  if (!found) throw new IdentityError(missing);
+  return found;
+}
 const sha = (s: string) => createHash("sha256").update(s).digest();
 
 /**
@@ -68,9 +80,7 @@ export function registerBackendApi(app: FastifyInstance, ctx: IdentityContext) {
     });
 
     scope.get<{ Params: { userId: string } }>("/api/backend/v1/user/:userId", async (req) => {
-      const id = idParam.safeParse(req.params.userId);
-      const found = id.success ? await ctx.directory.findUser(id.data) : null;
-      if (!found) throw new IdentityError("user_not_found");
+      const found = await findById(req.params.userId, "user_not_found", (id) => ctx.directory.findUser(id));
       const memberships = await ctx.directory.listMemberships(found.id);
       return {
         ...userInfo(found),
@@ -88,32 +98,30 @@ export function registerBackendApi(app: FastifyInstance, ctx: IdentityContext) {
     // The user's access-token version, for a product API on a separate host (tokens carry `tv`);
     // enabled is false for a disabled user, whose tokens count at no version.
     scope.get<{ Params: { userId: string } }>("/api/backend/v1/user/:userId/token_version", async (req) => {
-      const id = idParam.safeParse(req.params.userId);
-      const [u] = id.success
-        ? await ctx.db
-            .select({ version: user.tokenVersion, banned: user.banned })
-            .from(user)
-            .where(eq(user.id, id.data))
-        : [];
-      if (!u) throw new IdentityError("user_not_found");
-      return { user_id: id.data, token_version: u.version, enabled: !u.banned };
+      const u = await findById(req.params.userId, "user_not_found", async (id) => {
+        const [row] = await ctx.db
+          .select({ id: user.id, version: user.tokenVersion, banned: user.banned })
+          .from(user)
+          .where(eq(user.id, id));
+        return row;
+      });
+      return { user_id: u.id, token_version: u.version, enabled: !u.banned };
     });
 
     scope.get<{ Params: { orgId: string } }>("/api/backend/v1/org/:orgId", async (req) => {
-      const id = idParam.safeParse(req.params.orgId);
-      const [o] = id.success
-        ? await ctx.db.select().from(organization).where(eq(organization.id, id.data))
-        : [];
-      if (!o) throw new IdentityError("org_not_found");
+      const o = await findById(req.params.orgId, "org_not_found", async (id) => {
+        const [row] = await ctx.db.select().from(organization).where(eq(organization.id, id));
+        return row;
+      });
       return orgShape(o);
     });
 
     // All members in one page (organizations are capped at max_users); role_in_org is the
     // member's primary role in this organization.
     scope.get<{ Params: { orgId: string } }>("/api/backend/v1/user/org/:orgId", async (req) => {
-      const id = idParam.safeParse(req.params.orgId);
-      const org = id.success ? await ctx.directory.findOrganization(id.data) : null;
-      if (!org) throw new IdentityError("org_not_found");
+      const org = await findById(req.params.orgId, "org_not_found", (id) =>
+        ctx.directory.findOrganization(id),
+      );
       const users = await ctx.directory.listOrganizationUsers(org.org_id);
       return {
         users: users.map((u) => ({ user_id: u.user_id, email: u.email, role_in_org: u.role })),
