@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { E2E } from "../../playwright.config";
-import { mailedLink } from "./mailbox";
+import { acceptInvitationAsNewUser } from "./accept-invitation";
 
 test("an administrator invites a new member who signs up from the emailed link", async ({
   page,
@@ -34,30 +34,11 @@ test("an administrator invites a new member who signs up from the emailed link",
   await expect(page.getByRole("alert")).toContainText("already a member");
   await expect(page.getByLabel("Email to invite")).toHaveValue("member@acme.test");
 
-  await expect.poll(() => mailedLink(invitee, "/accept_invite"), { timeout: 15_000 }).not.toBeNull();
-  const link = mailedLink(invitee, "/accept_invite") as string;
-  expect(link.startsWith(`${E2E.auth}/accept_invite?id=`)).toBe(true);
-
-  // The invitee, in a browser of their own, opens the link, signs up and accepts.
-  const context = await browser.newContext();
-  const other = await context.newPage();
-  await other.goto(link);
-  await expect(other.getByRole("heading", { name: "Join Acme AI" })).toBeVisible();
-  await other.getByRole("link", { name: "Create an account" }).click();
-  await other.getByLabel("First name").fill("Nia");
-  await other.getByLabel("Last name").fill("Newbie");
-  await other.getByLabel("Email").fill(invitee);
-  await other.getByLabel("Password").fill("a-new-password-1");
-  await other.getByRole("button", { name: "Sign up" }).click();
-  // A new account confirms its email first.
-  await expect(other.getByRole("heading", { name: "Confirm your email" })).toBeVisible();
-  await expect.poll(() => mailedLink(invitee, "/confirm_email"), { timeout: 15_000 }).not.toBeNull();
-  // The confirmation link carries the invitation page as its return target: confirming lands
-  // the invitee back on the invitation, signed in.
-  await other.goto(mailedLink(invitee, "/confirm_email") as string);
-  await expect(other).toHaveURL(link);
-  await other.getByRole("button", { name: "Accept invitation" }).click();
-  await expect(other).toHaveURL(new RegExp(`^${E2E.console}/`));
+  // The invitee, in a browser of their own, signs up from the emailed link and accepts.
+  const { context, page: other } = await acceptInvitationAsNewUser(browser, invitee, {
+    first: "Nia",
+    last: "Newbie",
+  });
   await expect(other.getByText("Acme AI").first()).toBeVisible();
   const mine = await other.request.get(`${E2E.auth}/api/v1/refresh_token`);
   const info = Object.values((await mine.json()).org_id_to_org_member_info) as {

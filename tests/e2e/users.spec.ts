@@ -1,7 +1,6 @@
 import { expect, type Page, test } from "@playwright/test";
-import { E2E } from "../../playwright.config";
+import { acceptInvitationAsNewUser } from "./accept-invitation";
 import { actionButton, dialog, signIn, toast } from "./console";
-import { mailedLink } from "./mailbox";
 
 // The Users page on the identity service's organization calls: an administrator invites someone
 // who accepts from the emailed link, changes their role and removes them; a member only looks.
@@ -43,24 +42,7 @@ test("an administrator invites a user, who accepts from the email; then changes 
   await invite.getByRole("button", { name: "Cancel" }).click();
 
   // The invitee opens the emailed link in a browser of their own, signs up and accepts.
-  await expect.poll(() => mailedLink(invitee, "/accept_invite"), { timeout: 15_000 }).not.toBeNull();
-  const link = mailedLink(invitee, "/accept_invite") as string;
-  const context = await browser.newContext();
-  const other = await context.newPage();
-  await other.goto(link);
-  await expect(other.getByRole("heading", { name: "Join Acme AI" })).toBeVisible();
-  await other.getByRole("link", { name: "Create an account" }).click();
-  await other.getByLabel("First name").fill("Tess");
-  await other.getByLabel("Last name").fill("Teammate");
-  await other.getByLabel("Email").fill(invitee);
-  await other.getByLabel("Password").fill("a-new-password-1");
-  await other.getByRole("button", { name: "Sign up" }).click();
-  await expect(other.getByRole("heading", { name: "Confirm your email" })).toBeVisible();
-  await expect.poll(() => mailedLink(invitee, "/confirm_email"), { timeout: 15_000 }).not.toBeNull();
-  await other.goto(mailedLink(invitee, "/confirm_email") as string);
-  await expect(other).toHaveURL(link);
-  await other.getByRole("button", { name: "Accept invitation" }).click();
-  await expect(other).toHaveURL(new RegExp(`^${E2E.console}/`));
+  const { context } = await acceptInvitationAsNewUser(browser, invitee, { first: "Tess", last: "Teammate" });
   await context.close();
 
   // Back on the Users page the invitee is a member with their name, and no longer invited.
