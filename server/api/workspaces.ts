@@ -19,13 +19,25 @@ import {
   WorkspaceParamsSchema,
   WorkspaceSchema,
 } from "./schemas";
+import type { WorkspaceRow } from "./workspace-store";
 
 const readErrors = { 400: failure("Invalid request"), 401: failure("Not signed in") };
 const writeErrors = {
   ...readErrors,
   403: failure("Not an organization administrator, or another organization"),
 };
+/** What a change to one workspace can answer besides success. */
+const oneWorkspaceWriteErrors = {
+  ...writeErrors,
+  404: failure("No such live workspace in the organization"),
+};
 const tags = ["Workspaces"];
+
+/** The workspace the store found, as JSON; 404 when it found none (gone, or another organization's). */
+function foundWorkspace(row: WorkspaceRow | null | undefined, organizationName: string) {
+  if (!row) throw workspaceNotFound();
+  return workspaceJson(row, organizationName);
+}
 
 /**
  * /v1/workspaces: every organization member lists the organization's live workspaces and opens
@@ -117,8 +129,7 @@ export const workspaceRoutes: FastifyPluginAsyncZod<WorkspaceRouteDeps> = async 
         workspaces.get(org.org_id, uuid),
         organizationName(gateway, org),
       ]);
-      if (!row) throw workspaceNotFound();
-      return workspaceJson(row, name);
+      return foundWorkspace(row, name);
     },
   );
 
@@ -133,8 +144,7 @@ export const workspaceRoutes: FastifyPluginAsyncZod<WorkspaceRouteDeps> = async 
         body: WorkspaceBodySchema,
         response: {
           200: json("The updated workspace", WorkspaceSchema),
-          ...writeErrors,
-          404: failure("No such live workspace in the organization"),
+          ...oneWorkspaceWriteErrors,
           409: failure("Another live workspace has that name"),
         },
       },
@@ -149,8 +159,7 @@ export const workspaceRoutes: FastifyPluginAsyncZod<WorkspaceRouteDeps> = async 
         req.body.name,
         actorOf(req.principal),
       );
-      if (!row) throw workspaceNotFound();
-      return workspaceJson(row, name);
+      return foundWorkspace(row, name);
     },
   );
 
@@ -167,8 +176,7 @@ export const workspaceRoutes: FastifyPluginAsyncZod<WorkspaceRouteDeps> = async 
         params: WorkspaceParamsSchema,
         response: {
           204: noContent("Deleted"),
-          ...writeErrors,
-          404: failure("No such live workspace in the organization"),
+          ...oneWorkspaceWriteErrors,
         },
       },
     },
