@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { InjectOptions } from "fastify";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createIngestKey } from "../../server/metering/ingest-keys";
 import { consoleCsp } from "../../server/platform/security-headers";
 import { countEmails, emailToken } from "./fe-browser";
@@ -10,9 +10,9 @@ import {
   backends,
   CONSOLE,
   PASSWORD,
+  productPerSuite,
   signIn,
   startProduct,
-  type TestProduct,
 } from "./harness";
 
 // Hardening: security headers, exact CORS, the CSRF header on cookie calls, cookie flags, sign-in
@@ -21,14 +21,10 @@ import {
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 
 describe.each(backends())("hardening on $name", (backend) => {
-  let p: TestProduct;
-  beforeAll(async () => {
-    p = await startProduct(backend);
-  });
-  afterAll(async () => p?.dispose());
+  const t = productPerSuite(backend);
 
-  const api = (o: InjectOptions) => p.api.app.inject(o);
-  const id = (o: InjectOptions) => p.identity.app.inject(o);
+  const api = (o: InjectOptions) => t.p.api.app.inject(o);
+  const id = (o: InjectOptions) => t.p.identity.app.inject(o);
 
   function expectBaseHeaders(h: Record<string, unknown>) {
     expect(h["x-content-type-options"]).toBe("nosniff");
@@ -148,7 +144,7 @@ describe.each(backends())("hardening on $name", (backend) => {
   });
 
   it("needs the CSRF header on cookie calls and refuses hosted forms posted from another site", async () => {
-    const cookie = await signIn(p, "admin@acme.test");
+    const cookie = await signIn(t.p, "admin@acme.test");
     const without = await id({ method: "GET", url: "/api/fe/v3/personal_api_keys", headers: { cookie } });
     expect(without.statusCode).toBe(403);
     expect(without.json()).toMatchObject({ error_code: "action_forbidden" });
@@ -211,7 +207,7 @@ describe.each(backends())("hardening on $name", (backend) => {
     // A form-encoded post to a JSON call of the identity service is refused the same way.
     const logout = await post("/api/v1/logout", { origin: "https://evil.example" }, {});
     expect(logout.statusCode).toBe(403);
-    expect(await countEmails(p, "csrf@new.test", "confirm_email")).toBe(0);
+    expect(await countEmails(t.p, "csrf@new.test", "confirm_email")).toBe(0);
     // From the service's own page: by Origin, or by Referer when the browser sent no Origin.
     expect((await post("/login", { origin: AUTH }, creds)).statusCode).toBe(303);
     expect((await post("/login", { referer: `${AUTH}/login?rt=x` }, creds)).statusCode).toBe(303);
@@ -222,7 +218,7 @@ describe.each(backends())("hardening on $name", (backend) => {
   });
 
   it("refuses identity client calls from an origin that is not the console's, in PropelAuth's shape", async () => {
-    const cookie = await signIn(p, "admin@acme.test");
+    const cookie = await signIn(t.p, "admin@acme.test");
     const call = (origin?: string) =>
       id({
         method: "GET",
@@ -321,10 +317,10 @@ describe.each(backends())("hardening on $name", (backend) => {
     const locked = await feLogin(email, PASSWORD, "198.51.100.20");
     expect(locked.statusCode).toBe(403);
     expect(locked.json()).toMatchObject({ error_code: "account_locked" });
-    expect(await countEmails(p, email, "account_unlock")).toBe(1);
-    const token = await emailToken(p, email, "account_unlock");
+    expect(await countEmails(t.p, email, "account_unlock")).toBe(1);
+    const token = await emailToken(t.p, email, "account_unlock");
     // Only a hash of the token is stored.
-    const stored = await p.database.db.execute(sql`select identifier from identity.verification`);
+    const stored = await t.p.database.db.execute(sql`select identifier from identity.verification`);
     expect(JSON.stringify(stored)).not.toContain(token);
 
     const page = await id({ method: "GET", url: `/unlock_account?token=${encodeURIComponent(token)}` });
@@ -383,12 +379,12 @@ describe.each(backends())("hardening on $name", (backend) => {
       answers.push(res.statusCode);
     }
     expect(answers).toEqual([200, 200, 200, 429]);
-    expect(await countEmails(p, "member@acme.test", "reset_password")).toBe(3);
+    expect(await countEmails(t.p, "member@acme.test", "reset_password")).toBe(3);
   });
 
   it("refuses bodies over the limit with 413 JSON in each service's shape", async () => {
     const big = JSON.stringify({ name: "x".repeat(1024 * 1024 + 10), organization_uuid: "o" });
-    const bearer = `Bearer ${await accessToken(p, "admin@acme.test")}`;
+    const bearer = `Bearer ${await accessToken(t.p, "admin@acme.test")}`;
     const product = await api({
       method: "POST",
       url: "/v1/workspaces/",
@@ -400,7 +396,7 @@ describe.each(backends())("hardening on $name", (backend) => {
       error: { code: "payload_too_large", message: "The request body is too large." },
     });
     // Ingestion takes up to 16 MiB, from an ingestion key (anyone else is refused before the body).
-    const { token } = await createIngestKey(p.database.db, { name: "limits", organizationUuid: null });
+    const { token } = await createIngestKey(t.p.database.db, { name: "limits", organizationUuid: null });
     const usage = await api({
       method: "POST",
       url: "/v1/usage/events",
@@ -422,7 +418,7 @@ describe.each(backends())("hardening on $name", (backend) => {
   });
 
   it("refuses JSON bodies that carry prototype keys", async () => {
-    const bearer = `Bearer ${await accessToken(p, "admin@acme.test")}`;
+    const bearer = `Bearer ${await accessToken(t.p, "admin@acme.test")}`;
     for (const payload of ['{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"admin":true}}}']) {
       const res = await api({
         method: "PUT",

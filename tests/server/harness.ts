@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import pino from "pino";
+import { afterAll, beforeAll } from "vitest";
 import { buildProduct, type Product } from "../../server/app";
 import { loadConfig } from "../../server/platform/config";
 import { type Database, openDatabase } from "../../server/platform/database";
@@ -55,6 +56,19 @@ export async function createScratchDatabase(adminUrl: string, name: string) {
 }
 
 export type TestProduct = Product & { dispose(): Promise<void> };
+
+/**
+ * Called in a describe block: its product (the demo seeded, on `backend`) as `p`, built before
+ * its tests and disposed after them.
+ */
+export function productPerSuite(backend: Backend) {
+  const suite = {} as { p: TestProduct };
+  beforeAll(async () => {
+    suite.p = await startProduct(backend);
+  });
+  afterAll(async () => suite.p?.dispose());
+  return suite;
+}
 
 /** A product with the demo seeded, built on the given backend; nothing listens (use inject). */
 export async function startProduct(backend: Backend, env: Record<string, string> = {}): Promise<TestProduct> {

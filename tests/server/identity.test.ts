@@ -2,19 +2,10 @@ import type { createPublicKey } from "node:crypto";
 import { eq } from "drizzle-orm";
 import type { InjectOptions } from "fastify";
 import { jwtVerify } from "jose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { emailOutbox } from "../../server/db/schema";
 import { encodeReturnTarget } from "../../server/identity/return-target";
-import {
-  AUTH,
-  backends,
-  CONSOLE,
-  cookieHeader,
-  PASSWORD,
-  signIn,
-  startProduct,
-  type TestProduct,
-} from "./harness";
+import { AUTH, backends, CONSOLE, cookieHeader, PASSWORD, productPerSuite, signIn } from "./harness";
 
 // A hosted form as a browser posts it: from the identity service's own page.
 const form = (data: Record<string, string>) => ({
@@ -23,13 +14,9 @@ const form = (data: Record<string, string>) => ({
 });
 
 describe.each(backends())("identity service on $name", (backend) => {
-  let p: TestProduct;
-  beforeAll(async () => {
-    p = await startProduct(backend);
-  });
-  afterAll(async () => p?.dispose());
+  const t = productPerSuite(backend);
 
-  const inject = (opts: InjectOptions) => p.identity.app.inject(opts);
+  const inject = (opts: InjectOptions) => t.p.identity.app.inject(opts);
 
   it("serves the hosted login page as a real form", async () => {
     const res = await inject({ method: "GET", url: "/login" });
@@ -94,7 +81,7 @@ describe.each(backends())("identity service on $name", (backend) => {
 
   it("sends every auth response field of spec §3, null when unknown", async () => {
     // The demo's member has no username, picture or legacy id: those fields still come, as null.
-    const cookie = await signIn(p, "member@acme.test");
+    const cookie = await signIn(t.p, "member@acme.test");
     const res = await inject({ method: "GET", url: "/api/v1/refresh_token", headers: { cookie } });
     expect(res.statusCode).toBe(200);
     const body = res.json();
@@ -149,7 +136,7 @@ describe.each(backends())("identity service on $name", (backend) => {
   });
 
   it("returns the PropelAuth auth response with an RS256 token carrying iss and the org map", async () => {
-    const cookie = await signIn(p, "admin@acme.test");
+    const cookie = await signIn(t.p, "admin@acme.test");
     const res = await inject({ method: "GET", url: "/api/v1/refresh_token", headers: { cookie } });
     expect(res.statusCode).toBe(200);
     const body = res.json();
@@ -178,7 +165,7 @@ describe.each(backends())("identity service on $name", (backend) => {
     expect(orgs[0]!.user_permissions).toContain("propelauth::can_invite");
     expect(orgs[0]!.user_permissions).not.toContain("propelauth::can_delete_org");
 
-    const key = await p.identity.gateway.verificationKey();
+    const key = await t.p.identity.gateway.verificationKey();
     const { payload, protectedHeader } = await jwtVerify(body.access_token, key, { issuer: AUTH });
     expect(protectedHeader.alg).toBe("RS256");
     expect(payload).toMatchObject({ user_id: body.user.user_id, email: "admin@acme.test" });
@@ -186,7 +173,7 @@ describe.each(backends())("identity service on $name", (backend) => {
   });
 
   it("scopes the token to active_org_id and answers 401 for an org the user is not in", async () => {
-    const cookie = await signIn(p, "member@acme.test");
+    const cookie = await signIn(t.p, "member@acme.test");
     const full = (await inject({ method: "GET", url: "/api/v1/refresh_token", headers: { cookie } })).json();
     const orgId = Object.keys(full.org_id_to_org_member_info)[0]!;
     const scoped = await inject({
@@ -196,7 +183,7 @@ describe.each(backends())("identity service on $name", (backend) => {
     });
     const { payload } = await jwtVerify(
       scoped.json().access_token,
-      await p.identity.gateway.verificationKey(),
+      await t.p.identity.gateway.verificationKey(),
     );
     expect((payload.org_member_info as { user_role: string }).user_role).toBe("Member");
     const other = await inject({
@@ -208,7 +195,7 @@ describe.each(backends())("identity service on $name", (backend) => {
   });
 
   it("logs out: returns redirect_to the hosted login and ends the session", async () => {
-    const cookie = await signIn(p, "member@acme.test");
+    const cookie = await signIn(t.p, "member@acme.test");
     // Exactly what @propelauth/javascript sends: JSON content type, no body.
     const out = await inject({
       method: "POST",
@@ -259,7 +246,7 @@ describe.each(backends())("identity service on $name", (backend) => {
       headers: { cookie: pending },
     });
     expect(before.statusCode).toBe(401);
-    const [mail] = await p.database.db.select().from(emailOutbox).where(eq(emailOutbox.to, "sam@new.test"));
+    const [mail] = await t.p.database.db.select().from(emailOutbox).where(eq(emailOutbox.to, "sam@new.test"));
     const token = decodeURIComponent(mail?.text.match(/token=([^\s&]+)/)?.[1] ?? "");
     // The emailed link carries the page's return target, so confirming ends where sign-up began.
     expect(mail?.text).toContain(`rt=${rt}`);
@@ -296,7 +283,7 @@ describe.each(backends())("identity service on $name", (backend) => {
         .split("; ")
         .map((c) => c.split("=")[0]);
     expect(cookieNames(again)).toEqual(cookieNames(fresh));
-    const mails = await p.database.db.select().from(emailOutbox).where(eq(emailOutbox.to, "sam@new.test"));
+    const mails = await t.p.database.db.select().from(emailOutbox).where(eq(emailOutbox.to, "sam@new.test"));
     expect(mails.map((m) => m.kind).sort()).toEqual(["confirm_email", "signup_attempt"]);
     expect(mails.find((m) => m.kind === "signup_attempt")?.text).toMatch(
       /sign in[\s\S]*\/login[\s\S]*forgot_password/i,
@@ -323,7 +310,7 @@ describe.each(backends())("identity service on $name", (backend) => {
   it("keeps the token signing key across restarts of the same database", async () => {
     const res = await inject({ method: "GET", url: "/readyz" });
     expect(res.json()).toMatchObject({ status: "ready" });
-    const pem = (await p.identity.gateway.verificationKey()) as ReturnType<typeof createPublicKey>;
+    const pem = (await t.p.identity.gateway.verificationKey()) as ReturnType<typeof createPublicKey>;
     expect(pem.asymmetricKeyType).toBe("rsa");
   });
 });

@@ -1,8 +1,8 @@
 import { asc } from "drizzle-orm";
 import type { InjectOptions } from "fastify";
-import { afterAll, beforeAll } from "vitest";
+import { beforeAll } from "vitest";
 import { auditLog, currentWorkspace, workspaceMembers, workspaces } from "../../server/db/schema";
-import { accessToken, type Backend, PASSWORD, signIn, startProduct, type TestProduct } from "./harness";
+import { accessToken, type Backend, PASSWORD, productPerSuite, signIn, type TestProduct } from "./harness";
 
 export type Who = "admin" | "member" | "newcomer" | "other" | "adminKey" | "memberKey" | "none";
 
@@ -13,12 +13,10 @@ export type Fixture = Awaited<ReturnType<typeof setUpWorkspaces>>;
  * workspaces fixture as `f`, set up before its tests and disposed after them.
  */
 export function productWithWorkspaces(backend: Backend) {
-  const suite = {} as { p: TestProduct; f: Fixture };
+  const suite = productPerSuite(backend) as { p: TestProduct; f: Fixture };
   beforeAll(async () => {
-    suite.p = await startProduct(backend);
     suite.f = await setUpWorkspaces(suite.p);
   });
-  afterAll(async () => suite.p?.dispose());
   return suite;
 }
 
