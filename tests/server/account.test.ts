@@ -29,6 +29,18 @@ describe.each(backends())("account calls on $name", (backend) => {
     origin = await listen(p);
   });
   afterAll(async () => p?.dispose());
+  /** A new account that confirmed its email, signed in, and the MFA secret it is offered. */
+  const confirmedWithNewSecret = async (email: string, password: string) => {
+    const b = browser();
+    await b.api((c) => c.signup({ email, password }));
+    await b.fetch(
+      `${origin}/confirm_email?token=${encodeURIComponent(await emailToken(p, email, "confirm_email"))}`,
+    );
+    const { new_secret } = (await b.api((c) => c.fetchMfaStatusWithNewSecret())).data as {
+      new_secret: string;
+    };
+    return { b, new_secret };
+  };
   /** An identity client call the PropelAuth client has no function for (or sends no body with). */
   const fePost = (b: Browser, path: string, body: unknown) =>
     b.fetch(`${origin}/api/fe/v3${path}`, {
@@ -193,14 +205,7 @@ describe.each(backends())("account calls on $name", (backend) => {
   it("turns MFA off or makes new backup codes only with a fresh factor, and never lists the codes", async () => {
     const email = "steady@new.test";
     const pw = "steady-password-1";
-    const b = browser();
-    await b.api((c) => c.signup({ email, password: pw }));
-    await b.fetch(
-      `${origin}/confirm_email?token=${encodeURIComponent(await emailToken(p, email, "confirm_email"))}`,
-    );
-    const { new_secret } = (await b.api((c) => c.fetchMfaStatusWithNewSecret())).data as {
-      new_secret: string;
-    };
+    const { b, new_secret } = await confirmedWithNewSecret(email, pw);
     const enableCode = totp(new_secret);
     const enabled = await fePost(b, "/mfa_enable", { code: enableCode });
     expect(enabled.status).toBe(200);
@@ -261,14 +266,7 @@ describe.each(backends())("account calls on $name", (backend) => {
   it("asks for a code or the password before turning MFA off on the hosted account page", async () => {
     const email = "hosted-mfa@new.test";
     const pw = "hosted-password-1";
-    const b = browser();
-    await b.api((c) => c.signup({ email, password: pw }));
-    await b.fetch(
-      `${origin}/confirm_email?token=${encodeURIComponent(await emailToken(p, email, "confirm_email"))}`,
-    );
-    const { new_secret } = (await b.api((c) => c.fetchMfaStatusWithNewSecret())).data as {
-      new_secret: string;
-    };
+    const { b, new_secret } = await confirmedWithNewSecret(email, pw);
     expect(code(await b.api((c) => c.enableMfa({ code: totp(new_secret) })))).toBe("ok");
     const post = (path: string, fields: Record<string, string>) =>
       b.fetch(`${origin}${path}`, {
