@@ -16,25 +16,26 @@ export type IngestResult = { accepted: number; duplicates: number; rejected: Rej
 type EventRow = typeof usageEvents.$inferInsert;
 type DailyRow = typeof usageDaily.$inferInsert;
 
-// The same defaults as the stored row: two keys must never name one usage_daily_dims_key row,
-// or the single upsert below would update that row twice (an error in PostgreSQL).
-const dailyKey = (r: EventRow) =>
-  JSON.stringify([
-    utcDay(r.occurredAt),
-    r.workspaceUuid ?? null,
-    r.operation,
-    r.evalType,
-    r.modality ?? "",
-    r.isJailbreak ?? false,
-    r.hasGroundTruth ?? false,
-    r.ruleMetric ?? "eval",
-  ]);
+// An event's usage_daily dimensions, with the defaults its stored row gets too. Events are folded
+// by all of them: two keys must never name one usage_daily_dims_key row, or the single upsert
+// below would update that row twice (an error in PostgreSQL).
+const dailyDimensions = (r: EventRow) => ({
+  day: utcDay(r.occurredAt),
+  workspaceUuid: r.workspaceUuid ?? null,
+  operation: r.operation,
+  evalType: r.evalType,
+  modality: r.modality ?? "",
+  isJailbreak: r.isJailbreak ?? false,
+  hasGroundTruth: r.hasGroundTruth ?? false,
+  ruleMetric: r.ruleMetric ?? "eval",
+});
 
 /** Folds events into one usage_daily row per day and dimensions. */
 export function rollUp(organizationUuid: string, rows: EventRow[]): DailyRow[] {
   const byKey = new Map<string, DailyRow>();
   for (const r of rows) {
-    const key = dailyKey(r);
+    const dimensions = dailyDimensions(r);
+    const key = JSON.stringify(Object.values(dimensions));
     const d = byKey.get(key);
     if (d) {
       d.eventCount += 1;
@@ -43,14 +44,7 @@ export function rollUp(organizationUuid: string, rows: EventRow[]): DailyRow[] {
     } else
       byKey.set(key, {
         organizationUuid,
-        day: utcDay(r.occurredAt),
-        workspaceUuid: r.workspaceUuid ?? null,
-        operation: r.operation,
-        evalType: r.evalType,
-        modality: r.modality ?? "",
-        isJailbreak: r.isJailbreak ?? false,
-        hasGroundTruth: r.hasGroundTruth ?? false,
-        ruleMetric: r.ruleMetric ?? "eval",
+        ...dimensions,
         eventCount: 1,
         quantitySum: r.quantity ?? 1,
         costMicrosSum: r.costMicros,
@@ -100,27 +94,30 @@ function closedCycleAt(cycles: readonly Cycle[], at: Date): Cycle | undefined {
  */
 async function insertEvents(tx: Tx, organizationUuid: string, rows: EventRow[]): Promise<string[]> {
   const json = JSON.stringify(
-    rows.map((r) => ({
-      event_id: r.eventId,
-      occurred_at: r.occurredAt.toISOString(),
-      workspace_uuid: r.workspaceUuid ?? null,
-      eval_uuid: r.evalUuid ?? null,
-      eval_run_uuid: r.evalRunUuid ?? null,
-      name: r.name ?? null,
-      operation: r.operation,
-      eval_type: r.evalType,
-      modality: r.modality ?? "",
-      is_jailbreak: r.isJailbreak ?? false,
-      has_ground_truth: r.hasGroundTruth ?? false,
-      created_by: r.createdBy ?? null,
-      quantity: r.quantity ?? 1,
-      rule_metric: r.ruleMetric ?? "eval",
-      // Micro-dollars as strings: JSON numbers would lose precision beyond 2^53.
-      unit_price_micros: String(r.unitPriceMicros),
-      cost_micros: String(r.costMicros),
-      price_rule_uuid: r.priceRuleUuid ?? null,
-      notes: r.notes ?? null,
-    })),
+    rows.map((r) => {
+      const d = dailyDimensions(r);
+      return {
+        event_id: r.eventId,
+        occurred_at: r.occurredAt.toISOString(),
+        workspace_uuid: d.workspaceUuid,
+        eval_uuid: r.evalUuid ?? null,
+        eval_run_uuid: r.evalRunUuid ?? null,
+        name: r.name ?? null,
+        operation: d.operation,
+        eval_type: d.evalType,
+        modality: d.modality,
+        is_jailbreak: d.isJailbreak,
+        has_ground_truth: d.hasGroundTruth,
+        created_by: r.createdBy ?? null,
+        quantity: r.quantity ?? 1,
+        rule_metric: d.ruleMetric,
+        // Micro-dollars as strings: JSON numbers would lose precision beyond 2^53.
+        unit_price_micros: String(r.unitPriceMicros),
+        cost_micros: String(r.costMicros),
+        price_rule_uuid: r.priceRuleUuid ?? null,
+        notes: r.notes ?? null,
+      };
+    }),
   );
   const result = await tx.execute(sql`
     insert into usage_events (organization_uuid, event_id, occurred_at, workspace_uuid, eval_uuid,
