@@ -61,6 +61,19 @@ describe.each(backends())("social sign-in on $name", (backend) => {
     };
   }
 
+  /** A sign-in with GitHub that comes back from a simulated GitHub as octo, with a verified email. */
+  async function signInAsOcto() {
+    const { state, cookie } = await startGithub();
+    const gh = fakeGithub({ id: 4242, login: "octo", email: "octo@social.test", verified: true });
+    const res = await inject({
+      method: "GET",
+      url: `/api/auth/callback/github?code=the-code&state=${state}`,
+      headers: { cookie },
+    });
+    gh.restore();
+    return { res, gh, state, cookie };
+  }
+
   it.each(["/github/login", "//github/login"])("%s redirects to GitHub's authorize URL", async (path) => {
     const { res, to, state } = await startGithub(path);
     expect(`${to.origin}${to.pathname}`).toBe("https://github.com/login/oauth/authorize");
@@ -158,14 +171,7 @@ describe.each(backends())("social sign-in on $name", (backend) => {
   });
 
   it("completes a sign-in against a simulated GitHub: new user, verified email, session", async () => {
-    const { state, cookie } = await startGithub();
-    const gh = fakeGithub({ id: 4242, login: "octo", email: "octo@social.test", verified: true });
-    const res = await inject({
-      method: "GET",
-      url: `/api/auth/callback/github?code=the-code&state=${state}`,
-      headers: { cookie },
-    });
-    gh.restore();
+    const { res, gh, state, cookie } = await signInAsOcto();
     expect(res.statusCode).toBe(302);
     expect(res.headers.location).toBe(`${CONSOLE}/evals?x=1`);
     expect(new URLSearchParams(gh.seen.tokenBody).get("code")).toBe("the-code");
@@ -203,14 +209,7 @@ describe.each(backends())("social sign-in on $name", (backend) => {
       .update(user)
       .set({ twoFactorEnabled: true })
       .where(eq(user.email, "octo@social.test"));
-    const { state, cookie } = await startGithub();
-    const gh = fakeGithub({ id: 4242, login: "octo", email: "octo@social.test", verified: true });
-    const res = await inject({
-      method: "GET",
-      url: `/api/auth/callback/github?code=the-code&state=${state}`,
-      headers: { cookie },
-    });
-    gh.restore();
+    const { res } = await signInAsOcto();
     expect(res.statusCode).toBe(302);
     expect(String(res.headers.location)).toMatch(/^\/login\/mfa\?rt=/);
     const next = cookieHeader(res.headers["set-cookie"]);
