@@ -11,7 +11,7 @@ import {
 import { generateUsageEvents } from "../../server/metering/generate";
 import { setPriceRule } from "../../server/metering/prices";
 import { backends, startProduct, type TestProduct } from "./harness";
-import { allRecords, usageQuery, usdMicros } from "./usage-reads";
+import { allRecords, toFilterable, usageQuery, usdMicros } from "./usage-reads";
 import { addCycle, PAST, sendAsOperator } from "./usage-setup";
 import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";
 
@@ -87,15 +87,7 @@ describe.each(backends())("usage totals reconcile for random filters on $name", 
     // Every record of the cycle, unfiltered: the oracle for which records a filter keeps.
     const everything: (FilterableRecord & { id: string })[] = (
       await allRecords<UsageRecord>(get, cycle, NO_FILTERS)
-    ).map((r) => ({
-      id: r.usage_event_uuid,
-      workspaceUuid: r.workspace_uuid,
-      evalType: r.eval_type,
-      operation: r.operation,
-      modality: r.modality ?? "",
-      isJailbreak: r.is_jailbreak,
-      hasGroundTruth: r.has_ground_truth,
-    }));
+    ).map((r) => ({ id: r.usage_event_uuid, ...toFilterable(r) }));
     expect(everything).toHaveLength(EVENTS);
     await fc.assert(
       fc.asyncProperty(filters(), async (r) => {

@@ -5,7 +5,7 @@ import { ensureCycles } from "../../server/metering/cycles";
 import { keepsRecord, NO_FILTERS, type UsageFilters } from "../../server/metering/filters";
 import { newestEvents } from "../../server/metering/usage-records";
 import { backends, signIn, startProduct, type TestProduct } from "./harness";
-import { allRecords, usageQuery, usdMicros } from "./usage-reads";
+import { allRecords, toFilterable, usageQuery, usdMicros } from "./usage-reads";
 import { addCycle, sendAsOperator, setSamplePrices } from "./usage-setup";
 import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";
 
@@ -141,15 +141,6 @@ describe.each(backends())("usage queries on $name", (backend) => {
 
   const cycleRecords = (cycle = febCycle, f: UsageFilters = NO_FILTERS): Promise<Rec[]> =>
     allRecords(get, cycle, f);
-
-  const toFilterable = (r: Rec) => ({
-    workspaceUuid: r.workspace_uuid,
-    evalType: r.eval_type,
-    operation: r.operation,
-    modality: r.modality ?? "",
-    isJailbreak: r.is_jailbreak,
-    hasGroundTruth: r.has_ground_truth,
-  });
 
   it("reconciles records, summary and series for many filter combinations", async () => {
     const everything = await cycleRecords();

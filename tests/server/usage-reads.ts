@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import { parseUsd } from "../../contract/money";
-import type { UsageFilters } from "../../server/metering/filters";
+import type { FilterableRecord, UsageFilters } from "../../server/metering/filters";
 
 // What the usage suites read back from the API: filters as a query string, every record of a
 // cycle page by page, and money summed exactly.
@@ -43,3 +43,20 @@ export async function allRecords<R>(
     }
   }
 }
+
+/** A record as the API answers it, in the terms of the server's own filter rules (the oracle). */
+export const toFilterable = (r: {
+  workspace_uuid: string | null;
+  eval_type: string;
+  operation: string;
+  modality: string | null;
+  is_jailbreak: boolean;
+  has_ground_truth: boolean;
+}): FilterableRecord => ({
+  workspaceUuid: r.workspace_uuid,
+  evalType: r.eval_type,
+  operation: r.operation,
+  modality: r.modality ?? "",
+  isJailbreak: r.is_jailbreak,
+  hasGroundTruth: r.has_ground_truth,
+});
