@@ -1,12 +1,19 @@
 import { and, eq } from "drizzle-orm";
 import type { InjectOptions } from "fastify";
 import { importSPKI, jwtVerify } from "jose";
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiService } from "../../server/api/service";
 import { apiKey, member, user } from "../../server/db/schema";
 import { createHttpIdentityGateway } from "../../server/platform/identity-gateway-http";
-import { AUTH, accessToken, backends, PASSWORD, signIn, startProduct, type TestProduct } from "./harness";
+import {
+  AUTH,
+  accessToken,
+  apiOverHttpGateway,
+  backends,
+  PASSWORD,
+  signIn,
+  startProduct,
+  type TestProduct,
+} from "./harness";
 
 const VALIDATE = "/api/backend/v1/end_user_api_keys/validate";
 
@@ -224,13 +231,7 @@ describe.each(backends())("backend API and API keys in the product API on $name"
   });
 
   it("serves the product API through the HTTP gateway against a listening identity service", async () => {
-    const address = await p.identity.app.listen({ port: 0, host: "127.0.0.1" });
-    const gateway = createHttpIdentityGateway({
-      identityUrl: address,
-      backendApiKey: p.identity.ctx.backendApiKey,
-      issuer: AUTH,
-    });
-    const api = await createApiService(p.config, p.database, gateway, pino({ level: "silent" }));
+    const { address, gateway, api } = await apiOverHttpGateway(p);
     try {
       const me = await api.app.inject({
         method: "GET",

@@ -2,9 +2,11 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import pino from "pino";
 import { afterAll, beforeAll } from "vitest";
+import { createApiService } from "../../server/api/service";
 import { buildProduct, type Product } from "../../server/app";
 import { loadConfig } from "../../server/platform/config";
 import { type Database, openDatabase } from "../../server/platform/database";
+import { createHttpIdentityGateway } from "../../server/platform/identity-gateway-http";
 
 export const PASSWORD = "test-demo-password";
 export const CONSOLE = "http://localhost:3000";
@@ -115,4 +117,19 @@ export async function accessToken(p: Product, email: string): Promise<string> {
     headers: { cookie },
   });
   return res.json().access_token as string;
+}
+
+/**
+ * The identity service listening on a free port, and a second product API that reaches it through
+ * the HTTP identity gateway (as a separate deployment would); close `api.app` when done.
+ */
+export async function apiOverHttpGateway(p: TestProduct) {
+  const address = await p.identity.app.listen({ port: 0, host: "127.0.0.1" });
+  const gateway = createHttpIdentityGateway({
+    identityUrl: address,
+    backendApiKey: p.identity.ctx.backendApiKey,
+    issuer: AUTH,
+  });
+  const api = await createApiService(p.config, p.database, gateway, pino({ level: "silent" }));
+  return { address, gateway, api };
 }

@@ -2,16 +2,23 @@ import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiService } from "../../server/api/service";
 import { createTokenVersionCheck, TOKEN_VERSION_TTL_MS } from "../../server/api/token-versions";
 import { buildProduct, type Product } from "../../server/app";
 import { loadConfig } from "../../server/platform/config";
 import { openDatabase } from "../../server/platform/database";
 import type { IdentityGateway, TokenVersionWatcher } from "../../server/platform/identity-gateway";
-import { createHttpIdentityGateway } from "../../server/platform/identity-gateway-http";
 import { DEMO_ORG } from "../../server/seed";
 import { emailToken } from "./fe-browser";
-import { AUTH, backends, CONSOLE, PASSWORD, signIn, startProduct, type TestProduct } from "./harness";
+import {
+  AUTH,
+  apiOverHttpGateway,
+  backends,
+  CONSOLE,
+  PASSWORD,
+  signIn,
+  startProduct,
+  type TestProduct,
+} from "./harness";
 
 // Access tokens are checked offline, so before token versions a token outlived the rights it
 // carried by up to its 30 minutes. Every change that takes rights away now ends the user's
@@ -198,13 +205,7 @@ describe.each(backends())("access-token revocation on $name", (backend) => {
   });
 
   it("answers the token version over the backend API, and the HTTP gateway refuses too", async () => {
-    const address = await p.identity.app.listen({ port: 0, host: "127.0.0.1" });
-    const gateway = createHttpIdentityGateway({
-      identityUrl: address,
-      backendApiKey: p.identity.ctx.backendApiKey,
-      issuer: AUTH,
-    });
-    const api = await createApiService(p.config, p.database, gateway, pino({ level: "silent" }));
+    const { gateway, api } = await apiOverHttpGateway(p);
     try {
       const x = await newMember("Admin");
       expect(await gateway.tokenVersion(x.id)).toBe(0);
