@@ -74,6 +74,8 @@ for (const failure of failures) {
 test("narrow screens show the sign-in outage whole", async ({ page }) => {
   await page.setViewportSize({ width: 390, height: 844 });
   await signIn(page, "member@acme.test", PATH);
+  // The signed-in page's own refresh call must be done before the service breaks.
+  await expect(page.getByRole("heading", { name: "Account Settings" })).toBeVisible();
   const identity = await breakIdentity(page, failures[0] as Failure);
   await page.reload();
   await expect(page.getByText("500 Internal Server Error", { exact: true })).toBeVisible();
