@@ -21,7 +21,7 @@
 
 import { once } from "node:events";
 import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
@@ -348,6 +348,12 @@ async function main() {
   const scratch = url
     ? await (reuse ? existingDatabase(url, reuse) : scratchDatabase(url, "bench_dashboard"))
     : null;
+  // A kept database is reused by a later run, which must read the instance secrets the first run
+  // stored in it: both runs use one data directory per database (it holds the secrets key file).
+  if (scratch && (keep || reuse)) {
+    process.env.BENCH_DATA_DIR = join(homedir(), ".cache", "eval-console-bench", scratch.name);
+    console.log(`database ${scratch.name}, server data directory ${process.env.BENCH_DATA_DIR}`);
+  }
   const server = await startServer({ ...(scratch ? { databaseUrl: scratch.url } : {}) }).catch(async (e) => {
     await scratch?.drop();
     throw e;

@@ -42,8 +42,12 @@ const sampler = setInterval(() => {
 }, 20);
 sampler.unref();
 
+// A kept benchmark database (bench/dashboard.ts --keep / --reuse) keeps its data directory too: the
+// instance secrets stored in the database are encrypted with the key file in it.
+const keptDataDir = process.env.BENCH_DATA_DIR;
+
 async function main() {
-  const dir = mkdtempSync(join(tmpdir(), "eval-console-metering-"));
+  const dir = keptDataDir ?? mkdtempSync(join(tmpdir(), "eval-console-metering-"));
   const config = loadConfig({
     DATA_DIR: dir,
     PORT: "3600",
@@ -160,7 +164,7 @@ async function main() {
       case "stop":
         setImmediate(async () => {
           await product.close();
-          rmSync(dir, { recursive: true, force: true });
+          if (!keptDataDir) rmSync(dir, { recursive: true, force: true });
           process.exit(0);
         });
         return null;
