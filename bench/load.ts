@@ -4,11 +4,14 @@
 // request rates (p50/p99 when the server is not saturated).
 // The product and the bare route run in a child process of their own, so that the load generator
 // (autocannon) does not share their event loop.
-// Usage: npx tsx bench/load.ts [seconds per run, default 10] [connections, default 10]
+// Usage: npx tsx bench/load.ts [seconds per run, default 10] [connections, default 10] [--profile]
+// --profile takes a V8 CPU profile of the server process during each authenticated full-speed run
+// and prints where its time went, by part of the stack.
 // Embedded PGlite on a temporary directory, or a fresh database on DATABASE_URL (dropped after).
 import { type ChildProcess, fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
+import { Session } from "node:inspector";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -21,6 +24,7 @@ import { createIngestKey } from "../server/metering/ingest-keys";
 import { loadConfig } from "../server/platform/config";
 import { seedDemoUsage } from "../server/seed";
 import { demoAdmin } from "./demo-admin";
+import { type Category, DEFAULT_CATEGORIES, type Profile, summarizeProfile } from "./metering-profile";
 
 export const PASSWORD = "bench-password";
 
@@ -38,7 +42,7 @@ export type Ready = {
 };
 
 /** Messages the server process answers. */
-type Request = { id: number; op: "memory" } | { id: number; op: "stop" };
+type Request = { id: number; op: "memory" | "stop" | "profile-start" | "profile-stop" };
 
 /** The server process: the product with a small demo, plus a bare Fastify route. */
 async function serve() {
@@ -106,7 +110,26 @@ async function serve() {
   };
   process.send?.({ ready });
 
+  const session = new Session();
+  const post = (method: string, params?: object) =>
+    new Promise<unknown>((resolve, reject) =>
+      session.post(method, params, (err, result) => (err ? reject(err) : resolve(result))),
+    );
   process.on("message", async (m: Request) => {
+    if (m.op === "profile-start") {
+      session.connect();
+      await post("Profiler.enable");
+      await post("Profiler.setSamplingInterval", { interval: 500 });
+      await post("Profiler.start");
+      process.send?.({ id: m.id, result: null });
+      return;
+    }
+    if (m.op === "profile-stop") {
+      const { profile } = (await post("Profiler.stop")) as { profile: unknown };
+      session.disconnect();
+      process.send?.({ id: m.id, result: profile });
+      return;
+    }
     if (m.op === "memory") {
       (globalThis as { gc?: () => void }).gc?.();
       const u = process.memoryUsage();
@@ -131,6 +154,9 @@ export type ServerHandle = {
   ready: Ready;
   child: ChildProcess;
   memory(): Promise<{ rss: number; heapUsed: number; heapTotal: number }>;
+  /** A V8 CPU profile of the server process between the two calls. */
+  profileStart(): Promise<void>;
+  profileStop(): Promise<Profile>;
   stop(): Promise<void>;
 };
 
@@ -165,6 +191,8 @@ export async function startServerProcess(): Promise<ServerHandle> {
     ready,
     child,
     memory: () => call("memory") as Promise<{ rss: number; heapUsed: number; heapTotal: number }>,
+    profileStart: async () => void (await call("profile-start")),
+    profileStop: () => call("profile-stop") as Promise<Profile>,
     async stop() {
       const exited = new Promise((r) => child.once("exit", r));
       await call("stop");
@@ -199,9 +227,39 @@ async function cannon(t: Target, seconds: number, connections: number, rate?: nu
   };
 }
 
+const byUrl =
+  (re: RegExp): Category[1] =>
+  (n) =>
+    re.test(n.callFrame.url);
+
+/** The parts of the stack an authenticated call goes through, for --profile. */
+const AUTH_CATEGORIES: Category[] = [
+  ...DEFAULT_CATEGORIES.slice(0, 3), // idle, garbage collection, the PGlite engine
+  ["jose: JWT parsing and RS256 verification", byUrl(/node_modules\/jose\//)],
+  ["node:crypto (signature, hashing)", byUrl(/^node:(crypto|internal\/crypto)/)],
+  ["zod (query validation, response checks)", byUrl(/node_modules\/zod\//)],
+  ["drizzle-orm (SQL building, row mapping)", byUrl(/node_modules\/drizzle-orm\//)],
+  ["pg driver", byUrl(/node_modules\/(pg|pg-protocol|pg-types|pg-pool)\//)],
+  [
+    "fastify (routing, hooks, reply)",
+    byUrl(/node_modules\/(fastify|find-my-way|avvio|@fastify|light-my-request)/),
+  ],
+  [
+    "product API: auth (principal, token versions)",
+    byUrl(/server\/api\/(principal|token-versions|route-hooks)/),
+  ],
+  ["product API: other (workspaces, access, schemas)", byUrl(/server\/api\//)],
+  ["identity (API key validation, directory)", byUrl(/server\/identity\//)],
+  ["other product code (server/)", byUrl(/\/server\//)],
+  ["node internals (http, streams, timers)", (n) => n.callFrame.url.startsWith("node:")],
+  ["V8 builtins (JSON, regexps, …)", (n) => n.callFrame.url === ""],
+];
+
 async function main() {
-  const seconds = Number(process.argv[2] ?? 10);
-  const connections = Number(process.argv[3] ?? 10);
+  const args = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+  const profile = process.argv.includes("--profile");
+  const seconds = Number(args[0] ?? 10);
+  const connections = Number(args[1] ?? 10);
   const server = await startServerProcess();
   const { ready } = server;
   try {
@@ -246,8 +304,13 @@ async function main() {
       );
     header("target", "  vs baseline (req/s, p50, p99)");
     let base: Figures | null = null;
+    const profiles: string[] = [];
     for (const t of targets) {
+      const profiling = profile && base !== null;
+      if (profiling) await server.profileStart();
       const f = await cannon(t, seconds, connections);
+      if (profiling)
+        profiles.push(`${t.name}:\n${summarizeProfile(await server.profileStop(), 14, AUTH_CATEGORIES)}`);
       base ??= f;
       row(
         t.name,
@@ -255,6 +318,9 @@ async function main() {
         `  ${(f.rps / base.rps).toFixed(2)}x, ${(f.p50 / Math.max(base.p50, 0.5)).toFixed(1)}x, ${(f.p99 / Math.max(base.p99, 0.5)).toFixed(1)}x`,
       );
     }
+
+    for (const p of profiles) console.log(`\nserver CPU profile, ${p}`);
+    if (profile) return;
 
     console.log(`\nfixed rates (autocannon overallRate), ${connections} connections, ${seconds} s each`);
     header("target @ rate");

@@ -1,5 +1,5 @@
 // Reads a V8 .cpuprofile (node --cpu-prof) and says where the time went, by part of the stack.
-type Node = { id: number; callFrame: { functionName: string; url: string }; hitCount?: number };
+export type Node = { id: number; callFrame: { functionName: string; url: string }; hitCount?: number };
 export type Profile = {
   nodes: Node[];
   samples: number[];
@@ -8,7 +8,10 @@ export type Profile = {
   endTime: number;
 };
 
-const CATEGORIES: [string, (n: Node) => boolean][] = [
+/** A part of the stack: its name and which profile nodes belong to it (the first match wins). */
+export type Category = [string, (n: Node) => boolean];
+
+export const DEFAULT_CATEGORIES: Category[] = [
   ["idle (waiting for the database or the network)", (n) => n.callFrame.functionName === "(idle)"],
   ["garbage collection", (n) => n.callFrame.functionName === "(garbage collector)"],
   ["PGlite engine (WASM)", (n) => n.callFrame.url.startsWith("wasm:") || /pglite/.test(n.callFrame.url)],
@@ -27,7 +30,7 @@ const CATEGORIES: [string, (n: Node) => boolean][] = [
   ["V8 builtins (JSON.parse, regexps, …)", (n) => n.callFrame.url === ""],
 ];
 
-export function summarizeProfile(p: Profile, topN = 14): string {
+export function summarizeProfile(p: Profile, topN = 14, categories = DEFAULT_CATEGORIES): string {
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const self = new Map<number, number>();
   p.samples.forEach((id, i) => {
@@ -39,7 +42,7 @@ export function summarizeProfile(p: Profile, topN = 14): string {
   for (const [id, us] of self) {
     const n = byId.get(id);
     if (!n) continue;
-    const name = CATEGORIES.find(([, test]) => test(n))?.[0] ?? "other libraries";
+    const name = categories.find(([, test]) => test(n))?.[0] ?? "other libraries";
     cat.set(name, (cat.get(name) ?? 0) + us);
     const where = n.callFrame.url.replace(/^.*\/(node_modules\/[^/]+|server)\//, "$1/") || "builtin";
     const key = `${n.callFrame.functionName || "(anonymous)"} ${where}`;
