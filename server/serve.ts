@@ -14,7 +14,7 @@ function printSignIn(config: Config, password: string | null, note: string, demo
     "  Eval Console is running",
     `    Console + API   ${config.publicUrl}`,
     `    Identity        ${config.authPublicUrl}`,
-    `    Database        ${config.database.kind === "pglite" ? `PGlite in ${config.database.dataDir}` : "PostgreSQL (DATABASE_URL)"}`,
+    `    Database        ${config.database.kind === "pglite" ? `PGlite in ${config.database.dataDir}` : `PostgreSQL (DATABASE_URL${config.database.readUrl ? "; usage reads from DATABASE_READ_URL" : ""})`}`,
     "",
     `  Demo sign-in (${note}):`,
     ...DEMO_USERS.map(

@@ -21,17 +21,18 @@ const httpUrl = (name: string) =>
     .refine((v) => /^https?:$/.test(new URL(v).protocol), `${name} must use http or https`)
     .optional();
 
-const postgresUrl = z
-  .string()
-  .refine((v) => {
-    try {
-      const u = new URL(v);
-      return (u.protocol === "postgres:" || u.protocol === "postgresql:") && u.hostname !== "";
-    } catch {
-      return false;
-    }
-  }, "DATABASE_URL must look like postgres://user@host:5432/database")
-  .optional();
+const postgresUrl = (name: string) =>
+  z
+    .string()
+    .refine((v) => {
+      try {
+        const u = new URL(v);
+        return (u.protocol === "postgres:" || u.protocol === "postgresql:") && u.hostname !== "";
+      } catch {
+        return false;
+      }
+    }, `${name} must look like postgres://user@host:5432/database`)
+    .optional();
 
 /** Which proxies may tell the client address (X-Forwarded-For) and protocol: none, a hop count, or addresses. */
 type TrustProxy = false | number | string[];
@@ -126,7 +127,8 @@ const envSchema = z.object({
   API_PUBLIC_URL: httpUrl("API_PUBLIC_URL"),
   ALLOWED_RETURN_ORIGINS: z.string().default(""),
   DATA_DIR: z.string().min(1).default("./data"),
-  DATABASE_URL: postgresUrl,
+  DATABASE_URL: postgresUrl("DATABASE_URL"),
+  DATABASE_READ_URL: postgresUrl("DATABASE_READ_URL"),
   AUTH_SECRET: z.string().min(32, "AUTH_SECRET must be at least 32 characters").optional(),
   ACCESS_TOKEN_TTL_SECONDS: z.coerce
     .number()
@@ -179,7 +181,11 @@ export type Config = {
   apiPublicUrl: string;
   /** Origins allowed as `rt` return targets and for CORS with credentials. */
   allowedOrigins: string[];
-  database: { kind: "pglite"; dataDir: string } | { kind: "postgres"; url: string };
+  /**
+   * The primary database. `readUrl` (DATABASE_READ_URL): a streaming replica of it that serves the
+   * dashboard's usage reads, which may lag the primary by the replication delay.
+   */
+  database: { kind: "pglite"; dataDir: string } | { kind: "postgres"; url: string; readUrl?: string };
   authSecret: string | undefined;
   accessTokenTtlSeconds: number;
   demoPassword: string | undefined;
@@ -233,6 +239,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const e = parsed.data;
   const trustProxy = parseTrustProxy(cleaned.TRUST_PROXY);
   const secrets = parseSecretsKeys(cleaned.SECRETS_KEY, cleaned.SECRETS_KEY_PREVIOUS);
+  // A replica of the embedded database cannot exist: PGlite lives inside this one process.
+  if (e.DATABASE_READ_URL && !e.DATABASE_URL)
+    throw new ConfigError(
+      "Configuration error: DATABASE_READ_URL (a read replica) needs DATABASE_URL (its primary) to be set too",
+    );
   if (e.PORT === e.AUTH_PORT)
     throw new ConfigError(`Configuration error: PORT and AUTH_PORT are both ${e.PORT}`);
   const publicUrl = origin(e.PUBLIC_URL ?? `http://localhost:${e.PORT}`);
@@ -255,7 +266,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     apiPublicUrl,
     allowedOrigins: [...new Set([publicUrl, origin(apiPublicUrl), ...extra.map(origin)])],
     database: e.DATABASE_URL
-      ? { kind: "postgres", url: e.DATABASE_URL }
+      ? {
+          kind: "postgres",
+          url: e.DATABASE_URL,
+          ...(e.DATABASE_READ_URL ? { readUrl: e.DATABASE_READ_URL } : {}),
+        }
       : { kind: "pglite", dataDir: e.DATA_DIR },
     authSecret: e.AUTH_SECRET,
     accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,

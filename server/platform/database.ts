@@ -22,6 +22,12 @@ export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 export type Database = {
   kind: "pglite" | "postgres";
   db: Db;
+  /**
+   * Where the dashboard's usage reads go: a read replica's pool when DATABASE_READ_URL is set,
+   * otherwise `db` itself. It may lag `db` by the replication delay, so nothing that must see its
+   * own writes (or writes at all) uses it.
+   */
+  readDb: Db;
   /** A short description for logs, without credentials. */
   describe: string;
   migrate(): Promise<void>;
@@ -37,9 +43,14 @@ export type Database = {
 
 const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), "../db/migrations");
 
-type DatabaseTarget = { kind: "pglite"; dataDir: string | null } | { kind: "postgres"; url: string };
+type DatabaseTarget =
+  | { kind: "pglite"; dataDir: string | null }
+  | { kind: "postgres"; url: string; readUrl?: string };
 
-/** Opens PGlite (a directory, or memory when dataDir is null) or a PostgreSQL pool. */
+/**
+ * Opens PGlite (a directory, or memory when dataDir is null) or a PostgreSQL pool, plus a second
+ * pool for `readDb` when a read replica is given.
+ */
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   if (target.kind === "pglite") {
     const dir = target.dataDir === null ? null : resolve(target.dataDir, "pglite");
@@ -56,15 +67,41 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
     return {
       kind: "pglite",
       db,
+      readDb: db,
       describe: dir ? `PGlite at ${dir}` : "PGlite in memory",
       migrate: () => migratePglite(db as never, { migrationsFolder }),
       ping: async () => void (await client.query("select 1")),
       close: () => client.close(),
     };
   }
-  const url = new URL(target.url);
+  const primary = await openPool(target.url);
+  const replica = target.readUrl ? await openPool(target.readUrl).catch(endFirst(primary.pool)) : null;
+  const db = drizzleNodePg(primary.pool, { schema }) as unknown as Db;
+  return {
+    kind: "postgres",
+    db,
+    readDb: replica ? (drizzleNodePg(replica.pool, { schema }) as unknown as Db) : db,
+    describe: replica ? `${primary.describe} (reads: ${replica.describe})` : primary.describe,
+    migrate: () => migrateNodePg(db as never, { migrationsFolder }),
+    ping: async () => void (await primary.pool.query("select 1")),
+    close: async () => {
+      await Promise.all([primary.pool.end(), replica?.pool.end()]);
+    },
+    listen: (channel, handlers) => listenOnPostgres(target.url, channel, handlers),
+  };
+}
+
+/** Ends an already opened pool before passing on the error of opening the next one. */
+const endFirst = (pool: pg.Pool) => async (err: unknown) => {
+  await pool.end().catch(() => {});
+  throw err;
+};
+
+/** A PostgreSQL pool that has made one connection (so a wrong URL fails at start, not on a call). */
+async function openPool(connectionString: string): Promise<{ pool: pg.Pool; describe: string }> {
+  const url = new URL(connectionString);
   const describe = `PostgreSQL at ${url.hostname}:${url.port || 5432}${url.pathname}`;
-  const pool = new pg.Pool({ connectionString: target.url, max: 10, connectionTimeoutMillis: 5000 });
+  const pool = new pg.Pool({ connectionString, max: 10, connectionTimeoutMillis: 5000 });
   // An idle client's error must not crash the process; the next query reports it.
   pool.on("error", () => {});
   // Nor a checked-out client's: the pool listens only while a client is idle, so a connection
@@ -79,16 +116,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
     await pool.end().catch(() => {});
     throw new ConfigError(`Cannot connect to ${describe}: ${(err as Error).message}`);
   }
-  const db = drizzleNodePg(pool, { schema }) as unknown as Db;
-  return {
-    kind: "postgres",
-    db,
-    describe,
-    migrate: () => migrateNodePg(db as never, { migrationsFolder }),
-    ping: async () => void (await pool.query("select 1")),
-    close: () => pool.end(),
-    listen: (channel, handlers) => listenOnPostgres(target.url, channel, handlers),
-  };
+  return { pool, describe };
 }
 
 /** Node network errors that mean the database server cannot be reached right now. */

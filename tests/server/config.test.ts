@@ -39,6 +39,24 @@ describe("configuration", () => {
     expect(c.allowedOrigins).toEqual(["http://localhost:4000", "http://localhost:5173", "https://x.example"]);
   });
 
+  it("takes a read replica (DATABASE_READ_URL) only alongside its primary (DATABASE_URL)", () => {
+    const c = loadConfig({
+      DATABASE_URL: "postgres://u@db:5432/app",
+      DATABASE_READ_URL: "postgres://u@replica:5432/app",
+    });
+    expect(c.database).toEqual({
+      kind: "postgres",
+      url: "postgres://u@db:5432/app",
+      readUrl: "postgres://u@replica:5432/app",
+    });
+    expect(fails({ DATABASE_READ_URL: "postgres://u@replica:5432/app" })).toContain(
+      "DATABASE_READ_URL (a read replica) needs DATABASE_URL",
+    );
+    expect(fails({ DATABASE_URL: "postgres://u@db/app", DATABASE_READ_URL: "http://replica" })).toContain(
+      "DATABASE_READ_URL must look like postgres://",
+    );
+  });
+
   it("treats empty values as unset, as in a copied .env.example", () => {
     expect(loadConfig({ DATABASE_URL: "", PORT: "" }).database.kind).toBe("pglite");
   });
