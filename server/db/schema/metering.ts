@@ -162,6 +162,46 @@ export const usageDaily = pgTable(
   ],
 );
 
+/**
+ * usage_daily without the modality, jailbreak and ground-truth dimensions: the dashboard reads it
+ * whenever those three filters are unset (the default page), a fraction of usage_daily's rows.
+ * `modalities` keeps the modalities its usage had, for the filter options. Written in the same
+ * transaction as usage_daily (server/metering/rollups.ts), so both always hold the same sums.
+ */
+export const usageDailyCoarse = pgTable(
+  "usage_daily_coarse",
+  {
+    organizationUuid: text("organization_uuid").notNull(),
+    /** UTC day of occurred_at. */
+    day: date("day", { mode: "string" }).notNull(),
+    workspaceUuid: uuid("workspace_uuid"),
+    operation: text("operation").notNull(),
+    evalType: text("eval_type").notNull(),
+    ruleMetric: text("rule_metric").notNull(),
+    /** The distinct modalities of the usage counted here ("" when none), sorted. */
+    modalities: text("modalities").array().notNull(),
+    eventCount: bigint("event_count", { mode: "number" }).notNull(),
+    quantitySum: bigint("quantity_sum", { mode: "number" }).notNull(),
+    costMicrosSum: micros("cost_micros_sum").notNull(),
+  },
+  (t) => [
+    // Leads with (organization, day): the key also serves the dashboard's reads of a cycle.
+    unique("usage_daily_coarse_dims_key")
+      .on(t.organizationUuid, t.day, t.workspaceUuid, t.operation, t.evalType, t.ruleMetric)
+      .nullsNotDistinct(),
+  ],
+);
+
+/**
+ * A counter per organization, raised in every transaction that changes its usage rollups: the
+ * usage caches key their entries with it, so a committed ingestion is seen by the next read in
+ * every API process.
+ */
+export const usageVersions = pgTable("usage_versions", {
+  organizationUuid: text("organization_uuid").primaryKey(),
+  version: bigint("version", { mode: "number" }).notNull(),
+});
+
 /** A billing period [start_date, end_date); end_date null is the current cycle. */
 export const billingCycles = pgTable(
   "billing_cycles",
