@@ -1,10 +1,12 @@
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "vite";
+import { precompress } from "./scripts/precompress";
 
 // The console is plain static files; the server (or any static host) serves dist/.
 // In `vite` dev mode, /config.json and the API are proxied to a running `npm run serve`.
 export default defineConfig({
-  plugins: [react()],
+  // Brotli and gzip copies of every text file, which the server sends as they are.
+  plugins: [react(), precompress()],
   build: {
     outDir: "dist",
     chunkSizeWarningLimit: 1600,

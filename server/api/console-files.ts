@@ -1,13 +1,26 @@
 import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { relative, resolve, sep } from "node:path";
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance } from "fastify";
 import type { Config } from "../platform/config";
 import { errorBody } from "../platform/errors";
 
+/** Vite's output folder for files whose names carry a hash of their content. */
+const HASHED_DIR = `assets${sep}`;
+
+/**
+ * Cache-Control for a console file: a hashed file never changes under its name, so browsers and
+ * proxies keep it a year without asking again; any other (index.html, the icon) is revalidated on
+ * every use, by its ETag, so a new build shows at once.
+ */
+export function consoleCacheControl(root: string, file: string): string {
+  return relative(root, file).startsWith(HASHED_DIR) ? "public, max-age=31536000, immutable" : "no-cache";
+}
+
 /**
  * Serves the built console and its run-time configuration, so one build works at any address.
- * Unknown non-API GETs get index.html (client-side routes); API paths keep JSON 404s.
+ * Files go out as the build's brotli or gzip copies when the browser takes them. Unknown non-API
+ * GETs get index.html (client-side routes); API paths and missing hashed files keep JSON 404s.
  */
 export async function registerConsoleFiles(app: FastifyInstance, config: Config) {
   app.get("/config.json", async (_req, reply) => {
@@ -22,12 +35,11 @@ export async function registerConsoleFiles(app: FastifyInstance, config: Config)
       root,
       wildcard: false,
       index: false,
+      // x.br or x.gz (written by the build) by Accept-Encoding, else x; always with
+      // Vary: Accept-Encoding, and an ETag of the copy sent.
+      preCompressed: true,
       setHeaders: (res, path) => {
-        // Hashed assets never change; index.html must always be revalidated.
-        res.header(
-          "cache-control",
-          path.includes("/assets/") ? "public, max-age=31536000, immutable" : "no-cache",
-        );
+        res.header("cache-control", consoleCacheControl(root, path));
       },
     });
   }
