@@ -3,7 +3,8 @@
 //   insert), GET /api/v1/refresh_token (session
 //   lookup + memberships + RS256 signing), GET /v1/accounts/me (offline token check + queries).
 // Prints requests/s, p50 and p95 latency, and each figure's ratio to the baseline run side by side.
-// Usage: npm run bench [-- seconds concurrency]
+// Saves its figures as bench/results/signin.pglite.json (bench/results.ts).
+// Usage: npx tsx bench/run.ts [seconds concurrency]   (`npm run bench` runs every benchmark)
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +12,7 @@ import { performance } from "node:perf_hooks";
 import pino from "pino";
 import { buildProduct } from "../server/app";
 import { loadConfig } from "../server/platform/config";
+import { startResults } from "./results";
 
 const seconds = Number(process.argv[2] ?? 3);
 const concurrency = Number(process.argv[3] ?? 8);
@@ -44,6 +46,7 @@ async function measure(name: string, call: () => Promise<Response>): Promise<Res
 }
 
 async function main() {
+  const saved = startResults("signin", "pglite", { seconds, concurrency });
   const dir = mkdtempSync(join(tmpdir(), "eval-console-bench-"));
   const t0 = performance.now();
   const config = loadConfig({
@@ -128,6 +131,17 @@ async function main() {
         `  ${(r.rps / base.rps).toFixed(2)}x, ${(r.p50 / base.p50).toFixed(1)}x${r.errors ? `  (${r.errors} errors)` : ""}`,
       );
     }
+    const ids = ["healthz", "login", "refresh-token", "accounts-me"];
+    saved.save(
+      results.map((r, i) => ({
+        id: ids[i]!,
+        label: r.name.replace(" (baseline)", ""),
+        value: Math.round(r.rps),
+        unit: "req/s",
+        ...(i > 0 ? { ratio: r.rps / base.rps, baseline: "GET /healthz" } : {}),
+      })),
+      [`cold start to listening ${startup.toFixed(0)} ms`],
+    );
   } finally {
     await product.close();
     rmSync(dir, { recursive: true, force: true });
