@@ -33,15 +33,19 @@ export function inForce(rule: Pick<PriceRule, "validFrom" | "validTo">, at: Date
 
 const fits = (ruleValue: string | null, value: string) => ruleValue === null || ruleValue === value;
 
-export function ruleApplies(rule: PriceRule, e: Priceable): boolean {
+/** The rule's organization and dimensions fit the event (its validity in time aside). */
+function fitsDimensions(rule: PriceRule, e: Omit<Priceable, "occurredAt">): boolean {
   return (
     (rule.organizationUuid === null || rule.organizationUuid === e.organizationUuid) &&
     fits(rule.operation, e.operation) &&
     fits(rule.evalType, e.evalType) &&
     fits(rule.modality === null ? null : rule.modality.toLowerCase(), e.modality) &&
-    fits(rule.ruleMetric, e.ruleMetric) &&
-    inForce(rule, e.occurredAt)
+    fits(rule.ruleMetric, e.ruleMetric)
   );
+}
+
+export function ruleApplies(rule: PriceRule, e: Priceable): boolean {
+  return fitsDimensions(rule, e) && inForce(rule, e.occurredAt);
 }
 
 /** How many of the dimension fields (operation, eval_type, modality, rule_metric) a rule pins. */
@@ -69,6 +73,33 @@ export function matchPriceRule(rules: readonly PriceRule[], e: Priceable): Price
   let best: PriceRule | null = null;
   for (const rule of rules) if (ruleApplies(rule, e) && (!best || compareRules(rule, best) < 0)) best = rule;
   return best;
+}
+
+/**
+ * matchPriceRule for many events against one set of rules: the rules whose dimensions fit a
+ * combination of organization, operation, eval type, modality and metric are picked and sorted best
+ * first once per combination (ingestion batches repeat a few combinations thousands of times); an
+ * event then takes the first of them in force at its occurred_at. compareRules is a total order
+ * that does not depend on time, so the answer is matchPriceRule's. `maxCombinations` bounds the
+ * memory: past it, the memo starts over.
+ */
+export function createRuleMatcher(
+  rules: readonly PriceRule[],
+  maxCombinations = 10_000,
+): (e: Priceable) => PriceRule | null {
+  const memo = new Map<string, PriceRule[]>();
+  return (e) => {
+    // NUL cannot occur in stored text (events.ts refuses it), so the key is unambiguous.
+    const key = `${e.organizationUuid}\u0000${e.operation}\u0000${e.evalType}\u0000${e.modality}\u0000${e.ruleMetric}`;
+    let candidates = memo.get(key);
+    if (!candidates) {
+      candidates = rules.filter((r) => fitsDimensions(r, e)).sort(compareRules);
+      if (memo.size >= maxCombinations) memo.clear();
+      memo.set(key, candidates);
+    }
+    for (const rule of candidates) if (inForce(rule, e.occurredAt)) return rule;
+    return null;
+  };
 }
 
 export function noRuleReason(e: Priceable): string {

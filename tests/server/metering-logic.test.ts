@@ -1,8 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { parsePriceSetArgs } from "../../server/metering/cli";
-import { MAX_FUTURE_MS, utcDay, validateEvent } from "../../server/metering/events";
+import { MAX_FUTURE_MS, UsageEventInput, utcDay, validateEvent } from "../../server/metering/events";
 import { rollUp } from "../../server/metering/ingest";
-import { compareRules, matchPriceRule, type PriceRule, specificity } from "../../server/metering/pricing";
+import {
+  compareRules,
+  createRuleMatcher,
+  matchPriceRule,
+  type PriceRule,
+  specificity,
+} from "../../server/metering/pricing";
 
 const T0 = new Date("2026-01-01T00:00:00Z");
 let n = 0;
@@ -72,6 +78,50 @@ describe("price-rule matching", () => {
   });
 });
 
+describe("price-rule matching for a batch", () => {
+  it("answers what matchPriceRule answers, for every combination and time tried", () => {
+    const at = (d: string) => new Date(`${d}T00:00:00Z`);
+    const rules = [
+      rule({}),
+      rule({ operation: "generation", validTo: at("2026-03-01") }),
+      rule({ operation: "generation", validFrom: at("2026-03-01") }),
+      rule({
+        operation: "generation",
+        evalType: "safety",
+        validFrom: at("2026-02-01"),
+        validTo: at("2026-04-01"),
+      }),
+      rule({ modality: "IMAGE" }),
+      rule({ ruleMetric: "prompt", validFrom: at("2026-03-15") }),
+      rule({ organizationUuid: "org-a", operation: "scoring" }),
+      rule({ organizationUuid: "org-b" }),
+      rule({ operation: "judging", validFrom: at("2026-05-01") }),
+    ];
+    const match = createRuleMatcher(rules, 3);
+    let compared = 0;
+    for (const organizationUuid of ["org-a", "org-b", "org-c"])
+      for (const operation of ["generation", "scoring", "judging"])
+        for (const evalType of ["safety", "bias"])
+          for (const modality of ["", "image", "text"])
+            for (const ruleMetric of ["eval", "prompt"] as const)
+              for (const day of ["2025-12-31", "2026-02-15", "2026-03-01", "2026-03-20", "2026-06-01"]) {
+                const e = {
+                  organizationUuid,
+                  operation,
+                  evalType,
+                  modality,
+                  ruleMetric,
+                  occurredAt: at(day),
+                };
+                expect(match(e)).toBe(matchPriceRule(rules, e));
+                compared++;
+              }
+    expect(compared).toBe(540);
+    // A rule that fits the dimensions but not yet in force at that time is skipped, not chosen.
+    expect(match({ ...event, operation: "judging", occurredAt: at("2026-04-30") })?.operation).toBeNull();
+  });
+});
+
 describe("event validation", () => {
   const now = new Date("2026-03-01T12:00:00Z");
   const ok = {
@@ -128,6 +178,39 @@ describe("event validation", () => {
     expect(validateEvent({ ...ok, occurred_at: at(MAX_FUTURE_MS) }, now).ok).toBe(true);
     const late = validateEvent({ ...ok, occurred_at: at(MAX_FUTURE_MS + 1000) }, now);
     expect(late).toMatchObject({ ok: false, reason: expect.stringMatching(/5 minutes in the future/) });
+  });
+
+  it("gives the schema's own result for valid and invalid events alike (the compiled fast path)", () => {
+    const variants: unknown[] = [
+      ok,
+      { ...ok, name: "  spaced  ", modality: "", created_by: null, eval_uuid: undefined },
+      {
+        ...ok,
+        workspace_uuid: "0b7f3c4e-1a2b-4c3d-8e9f-0123456789ab",
+        quantity: 1_000_000,
+        rule_metric: "prompt",
+      },
+      { ...ok, is_jailbreak: true, has_ground_truth: false, notes: "n", cost: "-1.5" },
+      { ...ok, quantity: 1_000_001 },
+      { ...ok, quantity: 2 ** 53 },
+      { ...ok, occurred_at: "2026-02-30T00:00:00Z" },
+      { ...ok, occurred_at: "2026-03-01T24:00:00Z" },
+      { ...ok, occurred_at: "2026-03-01T11:00:00" },
+      { ...ok, event_id: "x".repeat(201) },
+      { ...ok, event_id: " \u0000 " },
+      { ...ok, name: "\ud800" },
+      { ...ok, is_jailbreak: "yes" },
+      { ...ok, workspace_uuid: "0B7F3C4E-1A2B-4C3D-8E9F-0123456789AB" },
+      { ...ok, extra: 1 },
+      Object.assign(Object.create({ inherited: 1 }), ok),
+      "event",
+    ];
+    for (const raw of variants) {
+      const schema = UsageEventInput.safeParse(raw);
+      const v = validateEvent(raw, now);
+      expect(v.ok, JSON.stringify(raw)).toBe(schema.success);
+      if (v.ok && schema.data) expect(v.event.eventId).toBe(schema.data.event_id);
+    }
   });
 
   it("reads adjustments with a negative cost", () => {
