@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { BillingCycleSchema, MAX_CYCLE_EVENTS } from "../../contract/billing-cycle-schema";
 import { formatUsdExact } from "../../contract/money";
-import { type Cycle, cycleOf, ensureCycles, groupTotals } from "../metering/cycles";
+import { type Cycle, cycleOf, cyclesOrCurrent, groupTotals } from "../metering/cycles";
 import { newestEvents } from "../metering/usage-records";
 import type { Db } from "../platform/database";
 import { ApiError } from "../platform/errors";
@@ -44,7 +44,8 @@ export const billingCycleRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app,
         description:
           "Without billing_cycle_uuid: every cycle, start date ascending, with cost per workspace group " +
           "(usage events left out). With it: that one cycle, with its newest usage events. An " +
-          "organization without a cycle gets its current monthly cycle on first read.",
+          "organization gets its first cycle with its first usage; before that, this lists its current " +
+          "monthly cycle (from the 1st of this month, empty) under the uuid that cycle will have.",
         querystring: QuerySchema,
         response: {
           200: json(
@@ -59,7 +60,7 @@ export const billingCycleRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app,
       },
     },
     async (req) => {
-      const cycles = await ensureCycles(db, adminOrg(req).org_id);
+      const cycles = await cyclesOrCurrent(db, adminOrg(req).org_id);
       const uuid = req.query.billing_cycle_uuid;
       if (!uuid) {
         const list = [];

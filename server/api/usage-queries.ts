@@ -4,7 +4,7 @@ import { z } from "zod";
 import { CSV_HEADERS, MAX_EXPORT_ROWS } from "../../contract/usage-csv";
 import { GROUND_TRUTH_VALUES, GROUPINGS, JAILBREAK_VALUES } from "../../contract/usage-query";
 import { UsageRecordsPageSchema, UsageSeriesSchema, UsageSummarySchema } from "../../contract/usage-schemas";
-import { type Cycle, currentCycle, cycleOf, ensureCycles } from "../metering/cycles";
+import { type Cycle, findCycle } from "../metering/cycles";
 import type { UsageFilters } from "../metering/filters";
 import { MAX_SERIES_BUCKETS, SeriesTooLong, usageSeries, usageSummary } from "../metering/usage-aggregates";
 import { csvLines, EXPORT_BYTES_PER_SECOND } from "../metering/usage-csv";
@@ -113,9 +113,9 @@ const WHO =
   " Organization administrators only (Admin or Owner), with a bearer token, an administrator's " +
   "personal API key or an organization API key; members and their keys get 403.";
 
+/** The cycle a call reads, looked up once (one query); a GET never creates one. */
 async function cycleFor(db: Db, organizationUuid: string, uuid: string | undefined): Promise<Cycle> {
-  const cycles = await ensureCycles(db, organizationUuid);
-  const cycle = uuid ? cycleOf(cycles, uuid) : currentCycle(cycles);
+  const cycle = await findCycle(db, organizationUuid, uuid);
   if (!cycle) throw new ApiError("not_found", "Billing cycle not found.");
   return cycle;
 }

@@ -1,4 +1,5 @@
-import { and, asc, eq, gte, lt, sql } from "drizzle-orm";
+import { createHash } from "node:crypto";
+import { and, asc, desc, eq, gte, lt, sql } from "drizzle-orm";
 import {
   billingCycles,
   payments,
@@ -35,25 +36,87 @@ export const listCycles = (db: Db | Tx, organizationUuid: string) =>
     .orderBy(asc(billingCycles.startDate), asc(billingCycles.createdAt));
 
 /**
- * The organization's billing cycles, start date ascending. An organization without any gets its
- * current monthly cycle on first read, starting on the 1st (UTC) of the month of its earliest usage,
- * or of `now` when it has none; concurrent first reads create it once.
+ * The uuid reads give an organization's current cycle while it has no stored cycle (noCycleYet):
+ * derived from the organization id (SHA-256 shaped as an RFC 9562 version 8 uuid), so every read and
+ * every API process names the same cycle, and a console can ask for it again by that uuid.
  */
-export async function ensureCycles(db: Db, organizationUuid: string, now = new Date()): Promise<Cycle[]> {
-  const existing = await listCycles(db, organizationUuid);
-  if (existing.length) return existing;
-  return db.transaction(async (tx: Tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`billing_cycles:${organizationUuid}`}))`);
-    const again = await listCycles(tx, organizationUuid);
-    if (again.length) return again;
-    const [first] = await tx
-      .select({ day: sql<string | null>`min(${usageDaily.day})::text` })
-      .from(usageDaily)
-      .where(eq(usageDaily.organizationUuid, organizationUuid));
-    const from = first?.day ? new Date(`${first.day}T00:00:00Z`) : now;
-    await tx.insert(billingCycles).values({ organizationUuid, startDate: monthStart(from), endDate: null });
-    return listCycles(tx, organizationUuid);
-  });
+export function firstCycleUuid(organizationUuid: string): string {
+  const h = createHash("sha256").update(`billing-cycle:${organizationUuid}`).digest();
+  h[6] = ((h[6] ?? 0) & 0x0f) | 0x80;
+  h[8] = ((h[8] ?? 0) & 0x3f) | 0x80;
+  const x = h.subarray(0, 16).toString("hex");
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+}
+
+/**
+ * What an organization without any stored cycle reads: its current monthly cycle from the 1st
+ * (UTC) of the month of its earliest usage (`firstDay`), or of `now` when it has none, under
+ * firstCycleUuid. Computed, never stored: cycles are created by the billing commands and the seed,
+ * never by a read.
+ */
+export const noCycleYet = (organizationUuid: string, firstDay: string | null, now = new Date()): Cycle => ({
+  billingCycleUuid: firstCycleUuid(organizationUuid),
+  organizationUuid,
+  startDate: monthStart(firstDay ? new Date(`${firstDay}T00:00:00Z`) : now),
+  endDate: null,
+});
+
+/** Whether the organization has a stored cycle, and its earliest usage day (one query). */
+async function cycleless(db: Db, organizationUuid: string) {
+  const [row] = await db
+    .select({
+      stored: sql<boolean>`exists (select 1 from ${billingCycles} where ${billingCycles.organizationUuid} = ${organizationUuid})`,
+      firstDay: sql<
+        string | null
+      >`(select min(${usageDaily.day})::text from ${usageDaily} where ${usageDaily.organizationUuid} = ${organizationUuid})`,
+    })
+    .from(sql`(select 1) as one`);
+  const stored = row?.stored === true || String(row?.stored) === "t" || String(row?.stored) === "true";
+  return { stored, firstDay: row?.firstDay ?? null };
+}
+
+/**
+ * The cycle a usage read is about, in one query: the one named (among the organization's), else
+ * the current one (the open cycle, else the one that starts last, as currentCycle picks).
+ * Undefined when the named cycle is not the organization's. Never writes: an organization without
+ * stored cycles reads noCycleYet (one more query, on that path only).
+ */
+export async function findCycle(
+  db: Db,
+  organizationUuid: string,
+  uuid: string | undefined,
+  now = new Date(),
+): Promise<Cycle | undefined> {
+  const c = billingCycles;
+  const rows = uuid
+    ? await db
+        .select(cycleColumns)
+        .from(c)
+        .where(and(eq(c.organizationUuid, organizationUuid), eq(c.billingCycleUuid, uuid)))
+    : await db
+        .select(cycleColumns)
+        .from(c)
+        .where(eq(c.organizationUuid, organizationUuid))
+        .orderBy(
+          // The open cycle first (the earliest, should there be several), then the latest start.
+          sql`(${c.endDate} is null) desc`,
+          sql`case when ${c.endDate} is null then ${c.startDate} end asc`,
+          sql`case when ${c.endDate} is null then ${c.createdAt} end asc`,
+          desc(c.startDate),
+          desc(c.createdAt),
+        )
+        .limit(1);
+  if (rows[0]) return rows[0];
+  if (uuid && uuid !== firstCycleUuid(organizationUuid)) return undefined;
+  const { stored, firstDay } = await cycleless(db, organizationUuid);
+  return stored ? undefined : noCycleYet(organizationUuid, firstDay, now);
+}
+
+/** The organization's cycles as stored, or noCycleYet's when it has none (never writes). */
+export async function cyclesOrCurrent(db: Db, organizationUuid: string, now = new Date()): Promise<Cycle[]> {
+  const cycles = await listCycles(db, organizationUuid);
+  if (cycles.length) return cycles;
+  return [noCycleYet(organizationUuid, (await cycleless(db, organizationUuid)).firstDay, now)];
 }
 
 /** The open cycle (end date null), else the one that starts last. */

@@ -9,6 +9,7 @@ import { MalformedEvent, utcDay, type ValidEvent, validateEvent } from "./events
 import { EARLIEST_OCCURRED_AT, MAX_EVENT_COST_MICROS, MAX_EVENT_COST_USD } from "./limits";
 import { loadPriceRules } from "./prices";
 import { matchPriceRule, noRuleReason } from "./pricing";
+import { addToRollups } from "./rollups";
 
 export type Rejection = { index: number; event_id: string | null; reason: string };
 export type IngestResult = { accepted: number; duplicates: number; rejected: Rejection[] };
@@ -134,43 +135,6 @@ async function insertEvents(tx: Tx, organizationUuid: string, rows: EventRow[]):
 }
 
 /**
- * Adds daily rows to usage_daily in one statement, the rows as a single JSON parameter (as for the
- * events): building the same upsert through drizzle's .values() list (12 bind parameters per row)
- * cost the server more CPU than the database spent on it. The conflict target is the NULLS NOT
- * DISTINCT dimensions key, so rows without a workspace add up too.
- */
-async function upsertDaily(tx: Tx, organizationUuid: string, rows: DailyRow[]): Promise<void> {
-  if (!rows.length) return;
-  const json = JSON.stringify(
-    rows.map((r) => ({
-      day: r.day,
-      workspace_uuid: r.workspaceUuid ?? null,
-      operation: r.operation,
-      eval_type: r.evalType,
-      modality: r.modality,
-      is_jailbreak: r.isJailbreak,
-      has_ground_truth: r.hasGroundTruth,
-      rule_metric: r.ruleMetric,
-      event_count: r.eventCount,
-      quantity_sum: r.quantitySum,
-      // A string: JSON numbers would lose precision beyond 2^53.
-      cost_micros_sum: String(r.costMicrosSum),
-    })),
-  );
-  await tx.execute(sql`
-    insert into usage_daily (organization_uuid, day, workspace_uuid, operation, eval_type, modality,
-      is_jailbreak, has_ground_truth, rule_metric, event_count, quantity_sum, cost_micros_sum)
-    select ${organizationUuid}, x.* from jsonb_to_recordset(${json}::jsonb) as x(day date,
-      workspace_uuid uuid, operation text, eval_type text, modality text, is_jailbreak boolean,
-      has_ground_truth boolean, rule_metric text, event_count bigint, quantity_sum bigint,
-      cost_micros_sum bigint)
-    on conflict on constraint usage_daily_dims_key do update
-       set event_count = usage_daily.event_count + excluded.event_count,
-           quantity_sum = usage_daily.quantity_sum + excluded.quantity_sum,
-           cost_micros_sum = usage_daily.cost_micros_sum + excluded.cost_micros_sum`);
-}
-
-/**
  * Validates, prices and stores a batch of usage events for one organization. Each event is judged
  * on its own; the valid ones are inserted with ON CONFLICT DO NOTHING on (organization, event_id)
  * and only the rows actually inserted are added to usage_daily, in the same transaction, so a
@@ -287,7 +251,8 @@ export async function ingestUsage(
         const row = rows.get(eventId);
         if (row) inserted.push(row);
       }
-      await upsertDaily(tx, organizationUuid, rollUp(organizationUuid, inserted));
+      // Both rollups and the usage version (the usage caches key on it), in this transaction.
+      await addToRollups(tx, organizationUuid, rollUp(organizationUuid, inserted));
       const by = typeof opts.adjustments === "object" ? opts.adjustments.by : null;
       if (by)
         for (const row of inserted)

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseUsd } from "../../contract/money";
 import { workspaceGroupMembers, workspaceGroups } from "../../server/db/schema";
-import { ensureCycles } from "../../server/metering/cycles";
+import { listCycles } from "../../server/metering/cycles";
 import { keepsRecord, NO_FILTERS, type UsageFilters } from "../../server/metering/filters";
 import { newestEvents } from "../../server/metering/usage-records";
 import { backends, signIn, startProduct, type TestProduct } from "./harness";
@@ -407,7 +407,7 @@ describe.each(backends())("usage queries on $name", (backend) => {
     );
     expect(detail.usage_breakdown.usage_events).toHaveLength(142);
     expect(detail.usage_breakdown.usage_events_truncated).toBe(false);
-    const cycle = (await ensureCycles(p.database.db, fx.acmeId)).find(
+    const cycle = (await listCycles(p.database.db, fx.acmeId)).find(
       (c) => c.billingCycleUuid === febCycle,
     )!;
     const newest = await newestEvents(p.database.db, cycle, 5);
@@ -422,7 +422,7 @@ describe.each(backends())("usage queries on $name", (backend) => {
     );
   });
 
-  it("creates the first cycle on first read and never shows another organization's data", async () => {
+  it("gives an organization its first cycle with its first usage and never shows another organization's data", async () => {
     const cycles = await get("/v1/accounts/organization/billingcycles", "other");
     expect(cycles).toHaveLength(1);
     expect(cycles[0]).toMatchObject({ billing_cycle_start_date: "2026-05-01", billing_cycle_end_date: null });
