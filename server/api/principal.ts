@@ -25,6 +25,8 @@ type Claims = {
   org_member_info?: OrgMemberClaim;
   org_id_to_org_member_info?: Record<string, OrgMemberClaim>;
   impersonator_user_id?: string;
+  /** Seconds since the epoch; required (jwtVerify checks it). */
+  exp?: number;
   /** The user's token version at mint time; tokens minted before versions existed have none (0). */
   tv?: unknown;
 };
@@ -36,25 +38,41 @@ const revoked = () =>
     "The access token was revoked (signed out, password or role changed, or access removed). Refresh it or sign in again.",
   );
 
+// Verified tokens kept (until their expiry) so a busy client's calls skip the RS256 check: the
+// map is keyed by the token itself, holds only tokens whose signature, issuer and claims checked
+// out, and is bounded (past the bound, expired tokens are swept, then the oldest dropped).
+const VERIFIED_TOKENS_MAX = 5000;
+
+type Verified = { principal: Principal; tv: number; expiresMs: number };
+
 /**
  * Verifies bearer tokens offline with the identity service's public key, then checks that the
  * token's version (`tv`) is still the user's current one (cached for a few seconds, see
  * token-versions.ts): a token minted before a logout, a password reset or a role change stops
- * working within seconds.
+ * working within seconds. A token verified once is not verified again until it expires; its
+ * version is checked on every call.
  */
 export function createBearerVerifier(gateway: IdentityGateway, versions: TokenVersionCheck) {
-  return async function verify(req: FastifyRequest): Promise<Principal> {
-    const header = req.headers.authorization;
-    if (!header && req.headers["x-api-key"] !== undefined)
-      throw unauthorized("Account calls need a bearer access token; API keys are not accepted here.");
-    if (!header) throw unauthorized("Missing bearer token.");
-    const match = /^Bearer\s+(\S+)$/i.exec(header);
-    if (!match?.[1]) throw unauthorized("The Authorization header must be 'Bearer <access token>'.");
+  const verified = new Map<string, Verified>();
+
+  function remember(token: string, v: Verified) {
+    if (verified.size >= VERIFIED_TOKENS_MAX) {
+      const now = Date.now();
+      for (const [k, e] of verified) if (e.expiresMs <= now) verified.delete(k);
+      for (const k of verified.keys()) {
+        if (verified.size < VERIFIED_TOKENS_MAX) break;
+        verified.delete(k);
+      }
+    }
+    verified.set(token, v);
+  }
+
+  async function verifyToken(token: string): Promise<Verified> {
     // Outside the try: identity being unreachable is its 503, not the caller's bad token.
     const key = await gateway.verificationKey();
     let claims: Claims;
     try {
-      const { payload } = await jwtVerify(match[1], key, {
+      const { payload } = await jwtVerify(token, key, {
         algorithms: ["RS256"],
         issuer: gateway.issuer,
         requiredClaims: ["exp", "iat"],
@@ -68,16 +86,40 @@ export function createBearerVerifier(gateway: IdentityGateway, versions: TokenVe
     const tv = claims.tv === undefined ? 0 : claims.tv;
     if (typeof tv !== "number" || !Number.isSafeInteger(tv))
       throw unauthorized("The access token is not valid.");
-    const current = versions.check(claims.user_id, tv);
-    if (current !== true && !(await current)) throw revoked();
     const org = claims.org_member_info ?? Object.values(claims.org_id_to_org_member_info ?? {})[0] ?? null;
-    return {
-      userId: claims.user_id,
-      email: claims.email,
-      org,
-      impersonatorUserId: claims.impersonator_user_id ?? null,
-      via: "bearer",
+    const v: Verified = {
+      principal: {
+        userId: claims.user_id,
+        email: claims.email,
+        org,
+        impersonatorUserId: claims.impersonator_user_id ?? null,
+        via: "bearer",
+      },
+      tv,
+      expiresMs: (claims.exp ?? 0) * 1000,
     };
+    remember(token, v);
+    return v;
+  }
+
+  return async function verify(req: FastifyRequest): Promise<Principal> {
+    const header = req.headers.authorization;
+    if (!header && req.headers["x-api-key"] !== undefined)
+      throw unauthorized("Account calls need a bearer access token; API keys are not accepted here.");
+    if (!header) throw unauthorized("Missing bearer token.");
+    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    if (!match?.[1]) throw unauthorized("The Authorization header must be 'Bearer <access token>'.");
+    const token = match[1];
+    let v = verified.get(token);
+    if (v && v.expiresMs <= Date.now()) {
+      verified.delete(token);
+      throw unauthorized("The access token has expired.");
+    }
+    v ??= await verifyToken(token);
+    const current = versions.check(v.principal.userId, v.tv);
+    if (current !== true && !(await current)) throw revoked();
+    // A copy: the cached principal is shared by every call with this token.
+    return { ...v.principal };
   };
 }
 
