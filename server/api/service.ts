@@ -8,6 +8,7 @@ import { acceptEmptyJsonBodies, allowOrigins, createHttpApp } from "../platform/
 import type { IdentityGateway } from "../platform/identity-gateway";
 import { consoleCsp } from "../platform/security-headers";
 import { refuseUnstorableText } from "../platform/text-input";
+import { createTokenVersionWatch } from "../platform/token-revocation";
 import { accountRoutes } from "./accounts";
 import { openApiDocumentRoute, registerApiDocs } from "./api-docs";
 import { billingCycleRoutes } from "./billing-cycles";
@@ -20,6 +21,7 @@ import { installApiRateLimits } from "./rate-limit";
 import { installApiRouteHooks } from "./route-hooks";
 import { usageIngestRoutes } from "./usage-ingest";
 import { usageQueryRoutes } from "./usage-queries";
+import { cacheWorkspaces } from "./workspace-cache";
 import { workspaceMemberRoutes } from "./workspace-members";
 import { createWorkspaceStore } from "./workspace-store";
 import { workspaceRoutes } from "./workspaces";
@@ -42,7 +44,15 @@ export async function createApiService(
   installApiErrors(app);
   acceptEmptyJsonBodies(app);
   registerHealth(app, database);
-  const workspaces = createWorkspaceStore(database.db);
+  // The organizations' workspaces and names in memory, dropped on every change: in this process
+  // at once, in the others through NOTIFY on the token-version channel.
+  const changes = createTokenVersionWatch(database.db, database.listen);
+  const caches = cacheWorkspaces(database.db, createWorkspaceStore(database.db), gateway, changes.watch);
+  app.addHook("onClose", async () => {
+    await caches.close();
+    await changes.close();
+  });
+  const workspaces = caches.workspaces;
   // Batch ingestion rejects an event with such text on its own and keeps the others.
   refuseUnstorableText(app, (_code, message) => errorBody("invalid_request", message), {
     ownBodyCheck: ["/v1/usage/events"],
@@ -53,7 +63,7 @@ export async function createApiService(
     config.apiRateLimits,
     createAuthenticator(gateway),
   );
-  const deps = { gateway, workspaces };
+  const deps = { gateway: caches.gateway, workspaces };
   const operatorKey = opts.operatorKey ?? config.backendApiKey;
   const ingest = {
     db: database.db,

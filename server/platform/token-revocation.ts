@@ -1,4 +1,5 @@
 import { EventEmitter } from "node:events";
+import { type SQL, sql } from "drizzle-orm";
 import pg from "pg";
 
 // Access-token revocation signals. Identity bumps a user's token version (identity.user
@@ -8,6 +9,13 @@ import pg from "pg";
 // (PGlite is single-process; on PostgreSQL the notification would arrive a few ms later).
 
 export const TOKEN_VERSION_CHANNEL = "token_version";
+
+// Other caches in front of the database share the channel, the LISTEN connection and the bus:
+// their notices are "<topic>:<id>" (user ids, the token-version payload, are UUIDs and never
+// start with a topic), e.g. "org:<organization id>" when an organization's workspaces, their
+// members or its name changed, "api_key:<token hash>" when an API key was deleted.
+export type ChangeTopic = "org" | "api_key";
+const TOPIC = /^(org|api_key):(.+)$/s;
 
 // One bus per database handle: two products built in one process (tests) on one PostgreSQL
 // database hear each other only through NOTIFY, as two processes would.
@@ -31,11 +39,47 @@ export function announceTokenRevocation(db: object, userIds: readonly string[]):
   if (bus) for (const id of userIds) bus.emit("revoked", id);
 }
 
-/** Subscribes to this process's revocations on this database handle; returns the unsubscribe. */
-function onTokenRevocation(db: object, listener: (userId: string) => void): () => void {
+/**
+ * Queues a notice to other processes' caches (`pg_notify` takes effect at the commit of the
+ * surrounding transaction); call `announceChange` after the commit for this process.
+ */
+export async function notifyChange(
+  q: { execute(query: SQL): Promise<unknown> },
+  topic: ChangeTopic,
+  id: string,
+): Promise<void> {
+  await q.execute(sql`select pg_notify(${TOKEN_VERSION_CHANNEL}, ${`${topic}:${id}`})`);
+}
+
+/** Tells this process's caches on this database handle that `id` of `topic` changed. */
+export function announceChange(db: object, topic: ChangeTopic, id: string): void {
+  buses.get(db)?.emit("notice", topic, id);
+}
+
+/** Subscribes to this process's revocations and notices on this database handle; returns the unsubscribe. */
+function onTokenRevocation(db: object, h: ChangeWatcher): () => void {
   const bus = busOf(db);
-  bus.on("revoked", listener);
-  return () => void bus.off("revoked", listener);
+  const revoked = (userId: string) => h.changed?.(userId);
+  const notice = (topic: ChangeTopic, id: string) => h.notice?.(topic, id);
+  bus.on("revoked", revoked);
+  bus.on("notice", notice);
+  return () => {
+    bus.off("revoked", revoked);
+    bus.off("notice", notice);
+  };
+}
+
+/** What a cache hears: a user's token version changed, a notice of another topic, or a possible gap. */
+export type ChangeWatcher = {
+  changed?(userId: string): void;
+  notice?(topic: ChangeTopic, id: string): void;
+  reset(): void;
+};
+
+function dispatch(h: ChangeWatcher, payload: string) {
+  const m = TOPIC.exec(payload);
+  if (m) h.notice?.(m[1] as ChangeTopic, m[2] as string);
+  else h.changed?.(payload);
 }
 
 export type ListenHandlers = {
@@ -110,18 +154,19 @@ export function listenOnPostgres(url: string, channel: string, h: ListenHandlers
 type Listen = (channel: string, handlers: ListenHandlers) => () => Promise<void>;
 
 /**
- * The identity gateway's watchTokenVersions: this process's bus, plus LISTEN when the database
- * offers it. `close` (the owning service's onClose) ends every watcher and refuses new LISTENs.
+ * The identity gateway's watchTokenVersions, and the watch of the other caches' notices: this
+ * process's bus, plus LISTEN when the database offers it. `close` (the owning service's onClose)
+ * ends every watcher and refuses new LISTENs.
  */
 export function createTokenVersionWatch(db: object, listen: Listen | undefined) {
   const active = new Set<() => Promise<void>>();
   let closed = false;
   return {
-    watch(h: { changed(userId: string): void; reset(): void }): () => Promise<void> {
-      const off = onTokenRevocation(db, h.changed);
+    watch(h: ChangeWatcher): () => Promise<void> {
+      const off = onTokenRevocation(db, h);
       const unlisten = closed
         ? undefined
-        : listen?.(TOKEN_VERSION_CHANNEL, { message: h.changed, reset: h.reset });
+        : listen?.(TOKEN_VERSION_CHANNEL, { message: (payload) => dispatch(h, payload), reset: h.reset });
       const stop = async () => {
         active.delete(stop);
         off();

@@ -1,0 +1,86 @@
+/** Options of an expiring cache. */
+export type ExpiringCacheOptions<K, V> = {
+  /** How long a loaded value is served without loading again. */
+  ttlMs: number;
+  /** At most this many keys; past it, expired entries are swept, then the oldest dropped. */
+  max: number;
+  load(key: K): Promise<V>;
+  /** Whether to keep a loaded value (e.g. not a "not found"); kept by default. */
+  keep?(value: V): boolean;
+  now?(): number;
+};
+
+type Entry<V> = { value: V | undefined; expires: number; pending: Promise<V> | null };
+
+/**
+ * A bounded map of values that expire, in front of the database. Concurrent loads of one key
+ * share one call. Dropping a key (or everything) while its load is in flight means that load's
+ * answer is not stored: an invalidation is never undone by a read that started before the change.
+ * `get` answers a plain value on a hit (no promise on the hot path), else a promise of it.
+ */
+export function createExpiringCache<K, V>(o: ExpiringCacheOptions<K, V>) {
+  const map = new Map<K, Entry<V>>();
+  const now = o.now ?? Date.now;
+
+  function makeRoom() {
+    if (map.size < o.max) return;
+    const t = now();
+    for (const [k, e] of map) if (!e.pending && e.expires <= t) map.delete(k);
+    // Still full: the oldest insertions go (a map iterates in insertion order).
+    for (const k of map.keys()) {
+      if (map.size < o.max) break;
+      map.delete(k);
+    }
+  }
+
+  return {
+    get(key: K): V | Promise<V> {
+      const e = map.get(key);
+      if (e) {
+        if (e.pending) return e.pending;
+        if (e.expires > now()) return e.value as V;
+        map.delete(key);
+      }
+      const entry: Entry<V> = { value: undefined, expires: 0, pending: null };
+      entry.pending = o.load(key).then(
+        (value) => {
+          if (map.get(key) === entry) {
+            if (o.keep && !o.keep(value)) map.delete(key);
+            else {
+              entry.value = value;
+              entry.expires = now() + o.ttlMs;
+              entry.pending = null;
+            }
+          }
+          return value;
+        },
+        (err) => {
+          if (map.get(key) === entry) map.delete(key);
+          throw err;
+        },
+      );
+      makeRoom();
+      map.set(key, entry);
+      return entry.pending;
+    },
+
+    delete(key: K): void {
+      map.delete(key);
+    },
+
+    /** Drops every entry whose loaded value matches (entries still loading are dropped too). */
+    deleteWhere(match: (value: V, key: K) => boolean): void {
+      for (const [k, e] of map) if (e.pending || match(e.value as V, k)) map.delete(k);
+    },
+
+    clear(): void {
+      map.clear();
+    },
+
+    get size(): number {
+      return map.size;
+    },
+  };
+}
+
+export type ExpiringCache<K, V> = ReturnType<typeof createExpiringCache<K, V>>;
