@@ -4,6 +4,7 @@
 import type { ResourceProps } from "@refinedev/core";
 import { accountSettings } from "./account-settings";
 import { apiKeys } from "./api-keys";
+import { auditLog } from "./audit-log";
 import { billing } from "./billing";
 import { billingCycles } from "./billing-cycles";
 import { organizationInvitations, organizationUsers } from "./organization-users";
@@ -18,6 +19,7 @@ export const resources: readonly ConsoleResource[] = [
   workspaces,
   organizationUsers,
   apiKeys,
+  auditLog,
   accountSettings,
   workspaceMembers,
   workspaceMemberCandidates,

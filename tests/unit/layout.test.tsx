@@ -26,7 +26,14 @@ describe("console layout", () => {
     expect(await screen.findByText("The page")).toBeInTheDocument();
     expect(screen.getByTestId("header-organization")).toHaveTextContent("Acme AI");
     expect(screen.getByRole("link", { name: "Eval Console" })).toHaveAttribute("href", "/");
-    for (const label of ["Billing & Usage", "Workspaces", "Users", "Personal API Keys", "Account Settings"]) {
+    for (const label of [
+      "Billing & Usage",
+      "Workspaces",
+      "Users",
+      "Personal API Keys",
+      "Audit Log",
+      "Account Settings",
+    ]) {
       expect(nav().getByText(label)).toBeInTheDocument();
     }
     expect(nav().getByText("Logout")).toBeInTheDocument();
@@ -38,6 +45,7 @@ describe("console layout", () => {
 
     expect(await screen.findByText("The page")).toBeInTheDocument();
     expect(nav().queryByText("Billing & Usage")).not.toBeInTheDocument();
+    expect(nav().queryByText("Audit Log")).not.toBeInTheDocument();
     expect(nav().getByText("Workspaces")).toBeInTheDocument();
     expect(screen.getByRole("link", { name: "Eval Console" })).toHaveAttribute(
       "href",

@@ -1,0 +1,70 @@
+/**
+ * The audit trail's vocabulary, shared by the server (which writes and serves it), the console
+ * (its filters and labels) and the CSV export. Plain values, no zod: the console imports them at
+ * run time. The list is closed: a write with any other action does not compile, and the API's
+ * action filter accepts only these.
+ */
+
+/** Every action the audit log records, with the sentence the documentation and console show. */
+export const AUDIT_ACTIONS = {
+  "workspace.created": "A workspace was created.",
+  "workspace.renamed": "A workspace was renamed.",
+  "workspace.deleted": "A workspace was deleted (kept for billing history).",
+  "workspace.restored": "A provider operator restored a deleted workspace.",
+  "workspace.current_selected": "A user chose their current workspace.",
+  "member.added": "A user was added to a workspace.",
+  "member.removed": "A user was removed from a workspace.",
+  "org_user.role_changed": "An organization user's role changed.",
+  "org_user.removed": "A user was removed from the organization, or left it.",
+  "organization.settings_changed": "The organization's name or settings changed.",
+  "invitation.created": "A user was invited to the organization.",
+  "invitation.revoked": "An open invitation was revoked.",
+  "invitation.accepted": "An invited user joined the organization.",
+  "api_key.created": "A personal or organization API key was created.",
+  "api_key.deleted": "A personal or organization API key was deleted.",
+  "ingest_key.created": "A provider operator created an ingestion key.",
+  "ingest_key.revoked": "A provider operator revoked an ingestion key.",
+  "sso.settings_changed": "The organization's SAML single sign-on settings changed.",
+  "usage.adjustment_recorded": "A price adjustment (credit or charge) was recorded.",
+  "impersonation.started": "A provider operator started impersonating a user.",
+  "impersonation.ended": "A provider operator stopped impersonating a user.",
+} as const;
+
+/**
+ * Reserved for spend controls, which do not exist yet: budget.created, budget.changed,
+ * budget.deleted. Listed so nothing else takes the names.
+ */
+export const RESERVED_AUDIT_ACTION_PREFIXES = ["budget."] as const;
+
+export type AuditAction = keyof typeof AUDIT_ACTIONS;
+export const AUDIT_ACTION_NAMES = Object.keys(AUDIT_ACTIONS) as AuditAction[];
+
+/**
+ * Where an action came from: console (a signed-in user: the console, the hosted identity pages or
+ * a bearer access token), api_key (a personal or organization API key), cli (the server's command
+ * line, or the backend API key it uses to reach a running server).
+ */
+export const AUDIT_SOURCES = ["console", "api_key", "cli"] as const;
+export type AuditSource = (typeof AUDIT_SOURCES)[number];
+
+/** What an action acted on. */
+export const AUDIT_TARGET_TYPES = [
+  "workspace",
+  "workspace_member",
+  "org_user",
+  "organization",
+  "invitation",
+  "api_key",
+  "ingest_key",
+  "sso_connection",
+  "usage_event",
+  "user",
+] as const;
+export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
+
+/** The most rows one page of GET /v1/audit-log answers. */
+export const AUDIT_MAX_PAGE_SIZE = 200;
+export const AUDIT_DEFAULT_PAGE_SIZE = 50;
+
+/** Default retention of audit rows in days (AUDIT_RETENTION_DAYS). */
+export const AUDIT_DEFAULT_RETENTION_DAYS = 400;

@@ -1,0 +1,27 @@
+// The organization's audit trail (GET /v1/audit-log): administrators read it, filter it and export
+// it as CSV; nobody changes it (the log is append-only), and members do not see it at all.
+import { AuditOutlined } from "@ant-design/icons";
+import { createElement } from "react";
+import { ADMINS, type ConsoleResource } from "./types";
+
+export const auditLog: ConsoleResource = {
+  name: "audit-log",
+  list: "/organization/audit-log",
+  meta: {
+    label: "Audit Log",
+    icon: createElement(AuditOutlined),
+    api: {
+      path: "/v1/audit-log",
+      idField: "audit_entry_id",
+      list: {
+        rows: "entries",
+        total: "total",
+        paging: { page: "page", pageSize: "page_size", firstPage: 1 },
+      },
+    },
+    access: { list: ADMINS },
+  },
+  pages: {
+    list: () => import("../pages/audit-log/audit-log-page").then((m) => m.AuditLogPage),
+  },
+};
