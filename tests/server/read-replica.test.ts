@@ -7,13 +7,16 @@ import { accessToken, type Backend, createScratchDatabase, startProduct, type Te
 import { sendAsOperator, setSamplePrices } from "./usage-setup";
 
 // Dashboard usage reads from a streaming read replica (DATABASE_READ_URL), writes on the primary
-// (DATABASE_URL). Runs when both are set and the replica streams from that primary, e.g. after
-// `scripts/replica.sh start`: DATABASE_READ_URL=postgres://root@127.0.0.1:5433/postgres. The
-// database name in DATABASE_READ_URL is replaced by this suite's scratch database, which the
-// replica receives from the primary like any other write.
+// (DATABASE_URL). Runs when DATABASE_URL and TEST_READ_REPLICA_URL, a replica streaming from that
+// server, are set, e.g. after `scripts/replica.sh start`:
+//   TEST_READ_REPLICA_URL=postgres://root@127.0.0.1:5433/postgres (.ci/run sets it up).
+// (Not DATABASE_READ_URL itself: servers the other suites start on PGlite inherit the environment,
+// and a replica without DATABASE_URL is a configuration error.) The database name in the URL is
+// replaced by this suite's scratch database, which the replica receives from the primary like any
+// other write.
 
 const primaryUrl = process.env.DATABASE_URL;
-const replicaUrl = process.env.DATABASE_READ_URL;
+const replicaUrl = process.env.TEST_READ_REPLICA_URL;
 
 const withDatabase = (url: string, name: string) => {
   const u = new URL(url);
