@@ -1,5 +1,6 @@
 import type { Config } from "../platform/config";
 import type { Db } from "../platform/database";
+import type { ApiKeyValidation } from "./api-keys/validation-cache";
 import type { Auth } from "./better-auth/auth";
 import type { Directory } from "./directory";
 import type { Mailer } from "./email/mailer";
@@ -16,6 +17,8 @@ export type IdentityContext = {
   tokens: TokenIssuer;
   mailer: Mailer;
   limiter: RateLimiter;
+  /** API key validation, cached per process (one instance: deletions and last-use batches meet here). */
+  apiKeys: ApiKeyValidation;
   /** Server-to-server secret of the backend API (/api/backend/v1, token_verification_metadata). */
   backendApiKey: string;
   /** Social sign-in providers whose client id and secret are both set (<PROVIDER>_CLIENT_ID/_SECRET). */

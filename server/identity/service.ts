@@ -12,6 +12,7 @@ import { registerAccountRoutes } from "./account/routes";
 import { createIdentityAdmin } from "./admin";
 import { registerApiKeyRoutes } from "./api-keys/routes";
 import { createApiKeyService } from "./api-keys/service";
+import { createApiKeyValidation } from "./api-keys/validation-cache";
 import { registerBackendApi } from "./backend-api/routes";
 import { keyIdentity } from "./backend-api/shapes";
 import { createAuth } from "./better-auth/auth";
@@ -71,11 +72,19 @@ export async function createIdentityService(config: Config, database: Database, 
     socialProviders: betterAuthSocialProviders(socialProviders),
     logger: log,
   });
+  const directory = createDirectory(db);
+  // Token-version changes and cache notices: this process's announcements, and other processes'
+  // NOTIFY on PostgreSQL.
+  const versionWatch = createTokenVersionWatch(db, database.listen);
+  const apiKeys = createApiKeyValidation(db, createApiKeyService(db, directory).validate, {
+    watch: versionWatch.watch,
+  });
   const ctx: IdentityContext = {
     config,
     db,
     auth,
-    directory: createDirectory(db),
+    directory,
+    apiKeys,
     tokens: createTokenIssuer(keys, config.authPublicUrl, config.accessTokenTtlSeconds),
     mailer,
     limiter: createRateLimiter(db),
@@ -133,9 +142,6 @@ export async function createIdentityService(config: Config, database: Database, 
   registerSocialLogin(app, ctx);
 
   const publicKey = createPublicKey(keys.publicPem);
-  const apiKeys = createApiKeyService(db, ctx.directory);
-  // Token-version changes: this process's announcements, and other processes' NOTIFY on PostgreSQL.
-  const versionWatch = createTokenVersionWatch(db, database.listen);
   const gateway: IdentityGateway = {
     issuer: config.authPublicUrl,
     verificationKey: async () => publicKey,
@@ -154,6 +160,8 @@ export async function createIdentityService(config: Config, database: Database, 
   };
 
   app.addHook("onClose", async () => mailer.close());
+  // The pending "last used" times are written before the database closes.
+  app.addHook("onClose", apiKeys.close);
   app.addHook("onClose", versionWatch.close);
   return { app, gateway, admin: createIdentityAdmin(db, auth), auth, ctx };
 }

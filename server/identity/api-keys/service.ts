@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, isNull, lt, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, isNull, or, type SQL, sql } from "drizzle-orm";
 import { apiKey, organization, user } from "../../db/schema";
 import type { Db } from "../../platform/database";
 import type { Directory } from "../directory";
@@ -13,6 +13,7 @@ import {
   newApiKeyId,
   newApiKeyToken,
 } from "./token";
+import { forgetApiKey } from "./validation-cache";
 
 const MANAGE_API_KEYS = "propelauth::can_manage_api_keys";
 
@@ -28,6 +29,7 @@ export type ListQuery = {
 /** A key that validated: its owner, and for org keys the organization and the owner's membership. */
 export type ValidatedApiKey = {
   apiKeyId: string;
+  expiresAt: Date | null;
   metadata: Record<string, unknown> | null;
   user: IdentityUser;
   /** Every organization of the user, oldest membership first (a personal key acts in the first). */
@@ -150,6 +152,7 @@ export function createApiKeyService(db: Db, directory: Directory) {
         if (!canManage(m)) throw new IdentityError("action_forbidden", "You may not delete this API key.");
       }
       await db.delete(apiKey).where(eq(apiKey.id, apiKeyId));
+      await forgetApiKey(db, key.tokenHash);
     },
 
     /**
@@ -176,18 +179,10 @@ export function createApiKeyService(db: Db, directory: Directory) {
       const membership = key.orgId ? (memberships.find((m) => m.orgId === key.orgId) ?? null) : null;
       const org = orgRows[0];
       if (key.orgId && (!membership || !org)) return null;
-      // At most one write per key per minute, however busy the key is.
-      await db
-        .update(apiKey)
-        .set({ lastUsedAt: sql`now()` })
-        .where(
-          and(
-            eq(apiKey.id, key.id),
-            or(isNull(apiKey.lastUsedAt), lt(apiKey.lastUsedAt, sql`now() - interval '1 minute'`)),
-          ),
-        );
+      // last_used_at is written in batches by the validation cache (validation-cache.ts).
       return {
         apiKeyId: key.id,
+        expiresAt: key.expiresAt,
         metadata: parseJsonObject(key.metadata),
         user: owner,
         memberships,

@@ -3,7 +3,6 @@ import { eq } from "drizzle-orm";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { z } from "zod";
 import { organization, user } from "../../db/schema/index";
-import { createApiKeyService } from "../api-keys/service";
 import { isWellFormedToken } from "../api-keys/token";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
@@ -44,7 +43,6 @@ function fieldErrors400(reply: FastifyReply, fields: Record<string, string>) {
  * needs (user with orgs, organization, organization users).
  */
 export function registerBackendApi(app: FastifyInstance, ctx: IdentityContext) {
-  const keys = createApiKeyService(ctx.db, ctx.directory);
   const expected = sha(ctx.backendApiKey);
   let publicPem: Promise<string> | null = null;
 
@@ -74,7 +72,7 @@ export function registerBackendApi(app: FastifyInstance, ctx: IdentityContext) {
       const token = parsed.data.api_key_token.replace(/^Bearer\s+/i, "");
       if (!isWellFormedToken(token))
         return fieldErrors400(reply, { api_key_token: "Invalid API key format." });
-      const found = await keys.validate(token);
+      const found = await ctx.apiKeys.validate(token);
       if (!found) throw new IdentityError("not_found", "API key not found.");
       return validationResponse(found);
     });
