@@ -33,7 +33,9 @@ async function cycleJson(db: Db, cycle: Cycle) {
 }
 
 /** GET /v1/accounts/organization/billingcycles: the organization's billing cycles (administrators). */
-export const billingCycleRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => {
+export const billingCycleRoutes: FastifyPluginAsyncZod<{ db: Db; readDb?: Db }> = async (app, deps) => {
+  // Reads only: a replica when one is configured.
+  const db = deps.readDb ?? deps.db;
   app.get(
     "/accounts/organization/billingcycles",
     {

@@ -86,8 +86,8 @@ export async function createApiService(
         await routes.register(operatorRoutes, deps);
         await routes.register(operatorIngestKeyRoutes, ingest);
         await routes.register(usageIngestRoutes, ingest);
-        await routes.register(usageQueryRoutes, { db: database.db });
-        await routes.register(billingCycleRoutes, { db: database.db });
+        await routes.register(usageQueryRoutes, { db: database.db, readDb: database.readDb });
+        await routes.register(billingCycleRoutes, { db: database.db, readDb: database.readDb });
         await routes.register(openApiDocumentRoute);
       });
     },

@@ -6,9 +6,16 @@ import { GROUND_TRUTH_VALUES, GROUPINGS, JAILBREAK_VALUES } from "../../contract
 import { UsageRecordsPageSchema, UsageSeriesSchema, UsageSummarySchema } from "../../contract/usage-schemas";
 import { type Cycle, findCycle } from "../metering/cycles";
 import type { UsageFilters } from "../metering/filters";
-import { MAX_SERIES_BUCKETS, SeriesTooLong, usageSeries, usageSummary } from "../metering/usage-aggregates";
+import {
+  MAX_SERIES_BUCKETS,
+  SeriesTooLong,
+  seriesLastDay,
+  seriesOf,
+  summaryOf,
+} from "../metering/usage-aggregates";
+import { PageDataCache, pageData, workspaceNames } from "../metering/usage-cache";
 import { csvLines, EXPORT_BYTES_PER_SECOND } from "../metering/usage-csv";
-import { recordsPage, SORT_KEYS, type SortKey } from "../metering/usage-records";
+import { recordsOnPage, SORT_KEYS, type SortKey } from "../metering/usage-records";
 import type { Db } from "../platform/database";
 import { ApiError } from "../platform/errors";
 import { adminOrg } from "./route-hooks";
@@ -130,9 +137,17 @@ const errors = {
 /** GET /v1/usage/ and /v1/usage/records, /summary, /series and /export.csv: the billing dashboard's usage views. */
 export const usageQueryRoutes: FastifyPluginAsyncZod<{
   db: Db;
+  /** Where the usage is read (a replica when configured); db otherwise. */
+  readDb?: Db;
   exportLimits?: { maxRows?: number; bytesPerSecond?: number };
+  /** The page data cache of this API process (default: one holding up to 200,000 rows). */
+  pageCache?: PageDataCache;
 }> = async (app, deps) => {
-  const { db } = deps;
+  // Every usage read, the cycle and the usage version included, goes to one handle: the version is
+  // read before the data through it, so a lagging replica can never cache old figures under a new
+  // version (usage-cache.ts).
+  const db = deps.readDb ?? deps.db;
+  const cache = deps.pageCache ?? new PageDataCache();
   /** Exports in progress per organization. */
   const exporting = new Map<string, number>();
 
@@ -158,12 +173,13 @@ export const usageQueryRoutes: FastifyPluginAsyncZod<{
         const cycle = await cycleFor(db, adminOrg(req).org_id, query.billing_cycle_uuid);
         const descending = query.sort.startsWith("-");
         const sort = (descending ? query.sort.slice(1) : query.sort) as SortKey;
-        const { records, total } = await recordsPage(db, cycle, filtersOf(query), {
-          sort,
-          descending,
-          page: query.page,
-          pageSize: query.page_size,
-        });
+        const f = filtersOf(query);
+        // The total is the page data's event count under the same filters (cached per usage version).
+        const [data, records] = await Promise.all([
+          pageData(db, cache, cycle, f, "daily"),
+          recordsOnPage(db, cycle, f, { sort, descending, page: query.page, pageSize: query.page_size }),
+        ]);
+        const total = data.totals.events;
         return { records, total, page: query.page, page_size: query.page_size };
       },
     );
@@ -192,7 +208,11 @@ export const usageQueryRoutes: FastifyPluginAsyncZod<{
     },
     async (req) => {
       const cycle = await cycleFor(db, adminOrg(req).org_id, req.query.billing_cycle_uuid);
-      return usageSummary(db, cycle, filtersOf(req.query));
+      const [data, names] = await Promise.all([
+        pageData(db, cache, cycle, filtersOf(req.query), "daily"),
+        workspaceNames(db, cycle.organizationUuid),
+      ]);
+      return summaryOf(cycle, data, data.options, names);
     },
   );
 
@@ -219,8 +239,11 @@ export const usageQueryRoutes: FastifyPluginAsyncZod<{
     },
     async (req) => {
       const cycle = await cycleFor(db, adminOrg(req).org_id, req.query.billing_cycle_uuid);
+      const { grouping } = req.query;
       try {
-        return await usageSeries(db, cycle, filtersOf(req.query), req.query.grouping);
+        // Refused before any usage is read when the cycle alone spans too many buckets.
+        seriesLastDay(cycle, grouping);
+        return seriesOf(cycle, await pageData(db, cache, cycle, filtersOf(req.query), grouping), grouping);
       } catch (err) {
         if (err instanceof SeriesTooLong) throw new ApiError("series_too_long", err.message);
         throw err;

@@ -4,6 +4,7 @@ import {
   billingCycles,
   payments,
   usageDaily,
+  usageDailyCoarse,
   usageEvents,
   workspaceGroupMembers,
   workspaceGroups,
@@ -155,7 +156,7 @@ export const DEFAULT_GROUP = "default";
 export type GroupTotal = { groupName: string; totalMicros: bigint; balanceMicros: bigint };
 
 /**
- * Cost per workspace group within the cycle, from usage_daily. Group "default" holds the
+ * Cost per workspace group within the cycle, from the daily rollup. Group "default" holds the
  * workspaces in no group (and a stored group of that name, if any); usage without a workspace is
  * returned apart as unattributed. balance = cost − the group's prepaid amount (what is still owed;
  * negative when prepaid credit is left).
@@ -183,14 +184,22 @@ export async function groupTotals(
     )
     .where(eq(workspaceGroups.organizationUuid, org))
     .orderBy(asc(workspaceGroups.groupName));
+  // The coarse rollup: the same sums per workspace, in a fraction of usage_daily's rows.
+  const coarse = usageDailyCoarse;
   const costs = await db
     .select({
-      ws: usageDaily.workspaceUuid,
-      cost: sql<string>`coalesce(sum(${usageDaily.costMicrosSum}), 0)::text`,
+      ws: coarse.workspaceUuid,
+      cost: sql<string>`coalesce(sum(${coarse.costMicrosSum}), 0)::text`,
     })
-    .from(usageDaily)
-    .where(dailyInCycle(cycle))
-    .groupBy(usageDaily.workspaceUuid);
+    .from(coarse)
+    .where(
+      and(
+        eq(coarse.organizationUuid, cycle.organizationUuid),
+        gte(coarse.day, cycle.startDate),
+        cycle.endDate ? lt(coarse.day, cycle.endDate) : undefined,
+      ),
+    )
+    .groupBy(coarse.workspaceUuid);
   const [paid] = await db
     .select({ sum: sql<string>`coalesce(sum(${payments.amountMicros}), 0)::text` })
     .from(payments)

@@ -1,11 +1,13 @@
-// Usage Summary and the time series, read from the daily rollups (raw events only for search).
-import { and, eq, type SQL, sql } from "drizzle-orm";
+// Usage Summary and the time series: what the Billing & Usage page shows, computed by the database
+// in one grouping-sets query over a daily rollup (raw events only for search) plus one over the
+// adjustments, then shaped into the API's answers by plain functions.
+import { and, type SQL, sql } from "drizzle-orm";
 import { evalTypeGroup } from "../../contract/eval-types";
 import { formatUsdExact } from "../../contract/money";
 import type { Grouping, UsageSeries, UsageSummary } from "../../contract/usage-schemas";
-import { usageDaily, usageEvents, workspaces } from "../db/schema";
+import { usageDaily, usageDailyCoarse, usageEvents } from "../db/schema";
 import type { Db } from "../platform/database";
-import { type Cycle, cycleBounds, dailyInCycle } from "./cycles";
+import { type Cycle, cycleBounds } from "./cycles";
 import {
   bucketStart,
   bucketStarts,
@@ -15,249 +17,349 @@ import {
   type UsageFilters,
 } from "./filters";
 import {
+  coarseFilter,
   dailyDims,
   dimensionFilter,
   eventWhere,
   NO_WORKSPACE,
   UNKNOWN_WORKSPACE,
-  workspaceJoin,
-  workspaceMatches,
+  usesCoarseRollup,
+  type WorkspaceMatches,
 } from "./usage-sql";
 
-type AggRow = {
-  day: string;
+export type Sums = { events: number; quantity: number; costMicros: bigint };
+
+/** Sums per bucket (first day, YYYY-MM-DD) and raw eval type. */
+export type BucketRow = { bucket: string; evalType: string; sums: Sums };
+export type OperationRow = { operation: string; ruleMetric: string; sums: Sums };
+export type WorkspaceRow = { workspaceUuid: string | null; sums: Sums };
+
+/** The values present in the cycle, whatever the filters (eval types raw, modalities as stored). */
+export type RawOptions = {
+  evalTypes: string[];
+  operations: string[];
+  modalities: string[];
+  workspaces: string[];
+};
+
+/**
+ * Everything the page shows for one cycle, filter set and series grouping, before names and
+ * formatting: what the usage cache keeps.
+ */
+export type PageData = {
+  totals: Sums;
+  /** The latest day with usage among the rows kept (null: none). */
+  lastDay: string | null;
+  series: BucketRow[];
+  byOperation: OperationRow[];
+  byWorkspace: WorkspaceRow[];
+  /** The part of the sums above that is price adjustments (events sent with an explicit cost). */
+  adjusted: {
+    series: BucketRow[];
+    byOperation: OperationRow[];
+    byWorkspace: WorkspaceRow[];
+    credits: Sums;
+    charges: Sums;
+  };
+  /** From the same scan when the rollup is read; null after a search (the caller fills them in). */
+  options: RawOptions | null;
+};
+
+const ZERO: Sums = { events: 0, quantity: 0, costMicros: 0n };
+
+/** The first day of a row's bucket, in SQL, from a date expression (no bind parameters, so the
+ * expression reads the same in GROUP BY and SELECT). Weeks start on Sunday: PostgreSQL's weeks
+ * start on Monday, so the day is moved one day on before truncating and the result one day back. */
+function bucketSql(day: string, grouping: Grouping): SQL {
+  if (grouping === "daily") return sql.raw(day);
+  if (grouping === "weekly") return sql.raw(`(date_trunc('week', (${day} + 1)::timestamp)::date - 1)`);
+  return sql.raw(`date_trunc('month', (${day})::timestamp)::date`);
+}
+
+const EVENT_DAY = `(("usage_events"."occurred_at" at time zone 'UTC')::date)`;
+
+type SetRow = {
+  g: number | string;
+  bucket: string | null;
+  evalType: string | null;
+  operation: string | null;
+  ruleMetric: string | null;
   workspaceUuid: string | null;
-  operation: string;
-  evalType: string;
-  modality: string;
-  ruleMetric: string;
-  events: number;
-  quantity: number;
-  costMicros: bigint;
-  /** Adjustments only: the rows are credits (negative costs). */
-  credit?: boolean;
-};
-
-/** The raw events' sums per UTC day and dimensions: the rollup's columns, computed from usage_events. */
-const eventSums = {
-  day: sql<string>`((${usageEvents.occurredAt} at time zone 'UTC')::date)::text`,
-  workspaceUuid: usageEvents.workspaceUuid,
-  operation: usageEvents.operation,
-  evalType: usageEvents.evalType,
-  modality: usageEvents.modality,
-  ruleMetric: usageEvents.ruleMetric,
-  events: sql<string>`count(*)::text`,
-  quantity: sql<string>`sum(${usageEvents.quantity})::text`,
-  cost: sql<string>`sum(${usageEvents.costMicros})::text`,
-};
-
-type SumsRow = Omit<AggRow, "events" | "quantity" | "costMicros" | "credit"> & {
+  mods: string[] | string | null;
+  credit: boolean | string | null;
+  n: number | string;
   events: string;
   quantity: string;
   cost: string;
+  lastDay: string | null;
 };
 
-/** A row of sums as the database answers it (counts and money as text), as numbers. */
-const aggRow = (r: SumsRow): AggRow => ({
-  day: r.day,
-  workspaceUuid: r.workspaceUuid,
-  operation: r.operation,
-  evalType: r.evalType,
-  modality: r.modality,
-  ruleMetric: r.ruleMetric,
+const sumsOf = (r: SetRow): Sums => ({
   events: Number(r.events),
   quantity: Number(r.quantity),
   costMicros: BigInt(r.cost),
 });
 
-/**
- * The raw events a call reads (cycle, filters and search). Built once per call: a search first
- * looks up the workspaces whose names it matches, and both readers below share that lookup.
- */
-const eventFilter = async (db: Db, cycle: Cycle, f: UsageFilters) =>
-  eventWhere(cycle, f, await workspaceMatches(db, cycle.organizationUuid, f.search));
+const truthy = (v: unknown) => v === true || v === "t" || v === "true";
 
-/**
- * Sums per day and dimensions of the cycle's usage after filtering: from usage_daily, or from the
- * raw events (`events`, see eventFilter) when a search text is given (the rollup has no text to
- * search).
- */
-async function aggregate(db: Db, cycle: Cycle, f: UsageFilters, events: SQL | undefined): Promise<AggRow[]> {
-  const rows = f.search
-    ? await db
-        .select(eventSums)
-        .from(usageEvents)
-        .leftJoin(workspaces, workspaceJoin)
-        .where(events)
-        .groupBy(sql`1`, sql`2`, sql`3`, sql`4`, sql`5`, sql`6`)
-    : await db
-        .select({
-          day: sql<string>`${usageDaily.day}::text`,
-          workspaceUuid: usageDaily.workspaceUuid,
-          operation: usageDaily.operation,
-          evalType: usageDaily.evalType,
-          modality: usageDaily.modality,
-          ruleMetric: usageDaily.ruleMetric,
-          events: sql<string>`sum(${usageDaily.eventCount})::text`,
-          quantity: sql<string>`sum(${usageDaily.quantitySum})::text`,
-          cost: sql<string>`sum(${usageDaily.costMicrosSum})::text`,
-        })
-        .from(usageDaily)
-        .where(and(dailyInCycle(cycle), dimensionFilter(dailyDims, f)))
-        .groupBy(sql`1`, sql`2`, sql`3`, sql`4`, sql`5`, sql`6`);
-  return rows.map(aggRow);
+/** PostgreSQL's text form of an array (node-postgres parses text[]; PGlite may hand the literal). */
+function textArray(v: string[] | string | null): string[] {
+  if (v === null) return [];
+  if (Array.isArray(v)) return v;
+  const inner = v.replace(/^\{|\}$/g, "");
+  if (!inner) return [];
+  return (inner.match(/("([^"\\]|\\.)*"|[^,]+)/g) ?? []).map((x) =>
+    x.startsWith('"') ? x.slice(1, -1).replace(/\\(.)/g, "$1") : x,
+  );
+}
+
+// grouping(eval_type, operation, workspace_uuid, <4th>): a bit is 1 when the column is not in the
+// row's grouping set (eval_type 8, operation 4, workspace_uuid 2, the fourth 1).
+const SERIES = 7;
+const OPERATION = 11;
+const WORKSPACE = 13;
+const FOURTH = 14;
+
+/** Splits a grouping-sets answer into its sets (rows of the fourth set go to `fourth`). */
+function splitSets(rows: SetRow[], keep: (r: SetRow) => boolean) {
+  const series: BucketRow[] = [];
+  const byOperation: OperationRow[] = [];
+  const byWorkspace: WorkspaceRow[] = [];
+  const fourth: SetRow[] = [];
+  let total: SetRow | undefined;
+  for (const r of rows) {
+    const g = Number(r.g);
+    if (g === FOURTH) fourth.push(r);
+    else if (g === 15) total = r;
+    else if (!keep(r)) continue;
+    else if (g === SERIES)
+      series.push({ bucket: String(r.bucket), evalType: r.evalType ?? "", sums: sumsOf(r) });
+    else if (g === OPERATION)
+      byOperation.push({ operation: r.operation ?? "", ruleMetric: r.ruleMetric ?? "", sums: sumsOf(r) });
+    else if (g === WORKSPACE) byWorkspace.push({ workspaceUuid: r.workspaceUuid, sums: sumsOf(r) });
+  }
+  return { series, byOperation, byWorkspace, fourth, total, all: rows };
 }
 
 /**
- * Price adjustments (credits negative, charges positive) among the same rows: events whose cost
- * is not quantity × unit price, i.e. sent with an explicit cost. Read from the raw events (the
- * rollup does not tell them apart); they are few, and only the cycle's events are scanned.
+ * The rollup's sums for the page, in one scan of the cycle's rows: per bucket and eval type, per
+ * operation and rule metric, per workspace, per modality (the filter options) and in total. The
+ * filters apply to the sums only (FILTER clauses), so groups without kept rows still name the
+ * values present in the cycle: the filter options come from the same scan. The coarse rollup when
+ * no modality, ground-truth or jailbreak filter is set, else usage_daily.
  */
-async function adjustments(db: Db, events: SQL | undefined): Promise<AggRow[]> {
-  const rows = await db
-    .select({ ...eventSums, credit: sql<boolean>`(${usageEvents.costMicros} < 0)` })
-    .from(usageEvents)
-    .leftJoin(workspaces, workspaceJoin)
+async function rollupSets(db: Db, cycle: Cycle, f: UsageFilters, grouping: Grouping) {
+  const coarse = usesCoarseRollup(f);
+  const t = coarse ? "usage_daily_coarse" : "usage_daily";
+  const table = coarse ? usageDailyCoarse : usageDaily;
+  const kept = coarse ? coarseFilter(f) : dimensionFilter(dailyDims, f);
+  const bucket = bucketSql(`"${t}"."day"`, grouping);
+  const mods = sql.raw(coarse ? `"${t}"."modalities"` : `"${t}"."modality"`);
+  const filtered = (agg: SQL) => (kept ? sql`${agg} filter (where ${kept})` : agg);
+  const rows = (await db
+    .select({
+      g: sql<number>`grouping(${table.evalType}, ${table.operation}, ${table.workspaceUuid}, ${mods})`,
+      bucket: sql<string | null>`${bucket}::text`,
+      evalType: table.evalType,
+      operation: table.operation,
+      ruleMetric: table.ruleMetric,
+      workspaceUuid: table.workspaceUuid,
+      mods: coarse ? sql<string[] | null>`${mods}` : sql<string[] | null>`array[${mods}]`,
+      credit: sql<null>`null`,
+      n: filtered(sql`count(*)`).mapWith(Number),
+      events: sql<string>`coalesce(${filtered(sql`sum(${table.eventCount})`)}, 0)::text`,
+      quantity: sql<string>`coalesce(${filtered(sql`sum(${table.quantitySum})`)}, 0)::text`,
+      cost: sql<string>`coalesce(${filtered(sql`sum(${table.costMicrosSum})`)}, 0)::text`,
+      lastDay: sql<string | null>`(${filtered(sql`max(${table.day})`)})::text`,
+    })
+    .from(table)
     .where(
       and(
-        events,
-        // Exactly the predicate of usage_events_adjustments_idx (a partial index), so it serves this.
-        sql`(${usageEvents.costMicros} <> ${usageEvents.unitPriceMicros} * ${usageEvents.quantity}) is true`,
+        sql`${table.organizationUuid} = ${cycle.organizationUuid}`,
+        sql`${table.day} >= ${cycle.startDate}`,
+        cycle.endDate ? sql`${table.day} < ${cycle.endDate}` : undefined,
       ),
     )
-    .groupBy(sql`1`, sql`2`, sql`3`, sql`4`, sql`5`, sql`6`, sql`10`);
-  return rows.map((r) => ({
-    ...aggRow(r),
-    credit: r.credit === true || String(r.credit) === "true" || String(r.credit) === "t",
-  }));
+    .groupBy(
+      sql`grouping sets ((${bucket}, ${table.evalType}), (${table.operation}, ${table.ruleMetric}), (${table.workspaceUuid}), (${mods}), ())`,
+    )) as unknown as SetRow[];
+  const sets = splitSets(rows, (r) => Number(r.n) > 0);
+  const uniq = (values: (string | null)[]) => [...new Set(values.filter((v): v is string => !!v))].sort();
+  const options: RawOptions = {
+    evalTypes: uniq(rows.filter((r) => Number(r.g) === SERIES).map((r) => r.evalType)),
+    operations: uniq(rows.filter((r) => Number(r.g) === OPERATION).map((r) => r.operation)),
+    modalities: uniq(sets.fourth.flatMap((r) => textArray(r.mods))),
+    workspaces: uniq(rows.filter((r) => Number(r.g) === WORKSPACE).map((r) => r.workspaceUuid)),
+  };
+  return { ...sets, options };
 }
 
-const NO_SUMS = { events: 0, count: 0, cost: formatUsdExact(0n) };
+/**
+ * Sums over raw events in the same sets (the fourth: credit or charge), under `where`: a search
+ * (the rollups have no text to search), or the price adjustments among the kept events.
+ */
+async function eventSets(db: Db, where: SQL | undefined, grouping: Grouping) {
+  const e = usageEvents;
+  const bucket = bucketSql(EVENT_DAY, grouping);
+  const credit = sql.raw(`("usage_events"."cost_micros" < 0)`);
+  const rows = (await db
+    .select({
+      g: sql<number>`grouping(${e.evalType}, ${e.operation}, ${e.workspaceUuid}, ${credit})`,
+      bucket: sql<string | null>`${bucket}::text`,
+      evalType: e.evalType,
+      operation: e.operation,
+      ruleMetric: e.ruleMetric,
+      workspaceUuid: e.workspaceUuid,
+      mods: sql<null>`null`,
+      credit: sql<boolean | null>`${credit}`,
+      n: sql`count(*)`.mapWith(Number),
+      events: sql<string>`count(*)::text`,
+      quantity: sql<string>`coalesce(sum(${e.quantity}), 0)::text`,
+      cost: sql<string>`coalesce(sum(${e.costMicros}), 0)::text`,
+      lastDay: sql<string | null>`max(${sql.raw(EVENT_DAY)})::text`,
+    })
+    .from(e)
+    .where(where)
+    .groupBy(
+      sql`grouping sets ((${bucket}, ${e.evalType}), (${e.operation}, ${e.ruleMetric}), (${e.workspaceUuid}), (${credit}), ())`,
+    )) as unknown as SetRow[];
+  return splitSets(rows, (r) => Number(r.n) > 0);
+}
 
-/** The adjustments' sums per key, as JSON sums (zero when the key has none). */
-function adjustmentSums(rows: AggRow[], keyOf: (r: AggRow) => string | null) {
-  const m = new Map(sumBy(rows, keyOf).map((c) => [c.key, c]));
-  return (key: string | null) => {
-    const c = m.get(key);
-    return c ? { events: c.events, count: c.quantity, cost: formatUsdExact(c.costMicros) } : NO_SUMS;
+/**
+ * Computes the page's data for one cycle, filter set and grouping: two queries (the rollup or, with
+ * a search, the raw events; and the adjustments, which the rollups do not tell apart: events whose
+ * cost is not quantity × unit price, few, read through their partial index).
+ */
+export async function computePageData(
+  db: Db,
+  cycle: Cycle,
+  f: UsageFilters,
+  grouping: Grouping,
+  matches: WorkspaceMatches | null,
+): Promise<PageData> {
+  const events = eventWhere(cycle, f, matches);
+  const adjustedWhere = and(
+    events,
+    // Exactly the predicate of usage_events_adjustments_idx (a partial index), so it serves this.
+    sql`(${usageEvents.costMicros} <> ${usageEvents.unitPriceMicros} * ${usageEvents.quantity}) is true`,
+  );
+  const [main, adjusted] = await Promise.all([
+    f.search ? eventSets(db, events, grouping) : rollupSets(db, cycle, f, grouping),
+    eventSets(db, adjustedWhere, grouping),
+  ]);
+  const creditSums = (want: boolean) =>
+    adjusted.fourth.filter((r) => truthy(r.credit) === want && Number(r.n) > 0).map(sumsOf)[0] ?? ZERO;
+  return {
+    totals: main.total ? sumsOf(main.total) : ZERO,
+    lastDay: main.total?.lastDay ?? null,
+    series: main.series,
+    byOperation: main.byOperation,
+    byWorkspace: main.byWorkspace,
+    adjusted: {
+      series: adjusted.series,
+      byOperation: adjusted.byOperation,
+      byWorkspace: adjusted.byWorkspace,
+      credits: creditSums(true),
+      charges: creditSums(false),
+    },
+    options: "options" in main ? (main.options as RawOptions) : null,
   };
 }
 
-function sumBy(rows: AggRow[], keyOf: (r: AggRow) => string | null): CostRow[] {
+const json = (s: Sums) => ({ events: s.events, count: s.quantity, cost: formatUsdExact(s.costMicros) });
+const add = (a: Sums, b: Sums): Sums => ({
+  events: a.events + b.events,
+  quantity: a.quantity + b.quantity,
+  costMicros: a.costMicros + b.costMicros,
+});
+
+/** Sums per key (keys in first-seen order). */
+function sumBy<T>(rows: readonly T[], keyOf: (r: T) => string | null, sums: (r: T) => Sums): CostRow[] {
   const m = new Map<string | null, CostRow>();
   for (const r of rows) {
     const key = keyOf(r);
+    const s = sums(r);
     const c = m.get(key) ?? { key, events: 0, quantity: 0, costMicros: 0n };
-    c.events += r.events;
-    c.quantity += r.quantity;
-    c.costMicros += r.costMicros;
+    c.events += s.events;
+    c.quantity += s.quantity;
+    c.costMicros += s.costMicros;
     m.set(key, c);
   }
   return [...m.values()];
 }
 
-const totalsOf = (rows: { events: number; quantity: number; costMicros: bigint }[]) => {
-  let events = 0;
-  let quantity = 0;
-  let cost = 0n;
-  for (const r of rows) {
-    events += r.events;
-    quantity += r.quantity;
-    cost += r.costMicros;
-  }
-  return { events, count: quantity, cost: formatUsdExact(cost) };
-};
+const costRowSums = (c: CostRow): Sums => ({
+  events: c.events,
+  quantity: c.quantity,
+  costMicros: c.costMicros,
+});
 
-async function workspaceNames(db: Db, organizationUuid: string): Promise<Map<string, string>> {
-  const rows = await db
-    .select({ id: workspaces.workspaceUuid, name: workspaces.name })
-    .from(workspaces)
-    .where(eq(workspaces.organizationUuid, organizationUuid));
-  return new Map(rows.map((r) => [r.id, r.name]));
+/** A lookup of adjustment sums per key, as JSON (zero when the key has none). */
+function adjustmentsBy<T>(rows: readonly T[], keyOf: (r: T) => string | null, sums: (r: T) => Sums) {
+  const m = new Map(sumBy(rows, keyOf, sums).map((c) => [c.key, costRowSums(c)]));
+  return (key: string | null) => json(m.get(key) ?? ZERO);
 }
 
-/** The Usage Summary card plus the filter options present in the cycle's data. */
-export async function usageSummary(
-  db: Db,
+const SEP = "\u0000";
+const operationKey = (r: OperationRow) => `${r.operation}${SEP}${r.ruleMetric}`;
+
+/** The Usage Summary card plus the filter options present in the cycle (workspace names given). */
+export function summaryOf(
   cycle: Cycle,
-  f: UsageFilters,
+  data: PageData,
+  options: RawOptions,
+  names: ReadonlyMap<string, string>,
   now = new Date(),
-): Promise<UsageSummary> {
-  const events = await eventFilter(db, cycle, f);
-  const [rows, adjusted, all, names] = [
-    await aggregate(db, cycle, f, events),
-    await adjustments(db, events),
-    await db
-      .selectDistinct({
-        workspaceUuid: usageDaily.workspaceUuid,
-        operation: usageDaily.operation,
-        evalType: usageDaily.evalType,
-        modality: usageDaily.modality,
-      })
-      .from(usageDaily)
-      .where(dailyInCycle(cycle)),
-    await workspaceNames(db, cycle.organizationUuid),
-  ];
-  const sep = "\u0000";
-  const operationKey = (r: AggRow) => `${r.operation}${sep}${r.ruleMetric}`;
-  const adjustedOperation = adjustmentSums(adjusted, operationKey);
+): UsageSummary {
+  const rowSums = (r: { sums: Sums }) => r.sums;
+  const groupOf = (r: BucketRow) => evalTypeGroup(r.evalType);
+  const adjustedOperation = adjustmentsBy(data.adjusted.byOperation, operationKey, rowSums);
   // Eval types are counted and ranked by group (accuracy and hallucination as one).
-  const evalTypeOf = (r: { evalType: string }) => evalTypeGroup(r.evalType);
-  const adjustedEvalType = adjustmentSums(adjusted, evalTypeOf);
-  const adjustedWorkspace = adjustmentSums(adjusted, (r) => r.workspaceUuid);
-  const byOperation = sumBy(rows, operationKey)
-    .sort((a, b) => String(a.key).localeCompare(String(b.key)))
-    .map((c) => {
-      const [operation = "", ruleMetric = ""] = String(c.key).split(sep);
-      return {
-        operation,
-        rule_metric: ruleMetric,
-        events: c.events,
-        count: c.quantity,
-        cost: formatUsdExact(c.costMicros),
-        adjustments: adjustedOperation(c.key),
-      };
-    });
+  const adjustedEvalType = adjustmentsBy(data.adjusted.series, groupOf, rowSums);
+  const adjustedWorkspace = adjustmentsBy(data.adjusted.byWorkspace, (r) => r.workspaceUuid, rowSums);
   const nameOf = (id: string | null) => (id === null ? NO_WORKSPACE : (names.get(id) ?? UNKNOWN_WORKSPACE));
-  const costJson = (c: CostRow) => ({
-    events: c.events,
-    count: c.quantity,
-    cost: formatUsdExact(c.costMicros),
-  });
-  const uniq = (values: string[]) => [...new Set(values.filter((v) => v !== ""))].sort();
+  const adjustedTotal = add(data.adjusted.credits, data.adjusted.charges);
   return {
     billing_cycle_uuid: cycle.billingCycleUuid,
     data_as_of: now.toISOString(),
-    totals: totalsOf(rows),
+    totals: json(data.totals),
     // Credits and other price adjustments included in the sums above (every row's `adjustments`
     // is the part of its sums that is adjustments): usage alone is the sum minus adjustments.
-    adjustments: totalsOf(adjusted),
+    adjustments: json(adjustedTotal),
     // The same adjustments split into credits (negative) and charges (positive).
-    credits: totalsOf(adjusted.filter((r) => r.credit)),
-    charges: totalsOf(adjusted.filter((r) => !r.credit)),
-    by_operation: byOperation,
+    credits: json(data.adjusted.credits),
+    charges: json(data.adjusted.charges),
+    by_operation: sumBy(data.byOperation, operationKey, rowSums)
+      .sort((a, b) => String(a.key).localeCompare(String(b.key)))
+      .map((c) => {
+        const [operation = "", ruleMetric = ""] = String(c.key).split(SEP);
+        return {
+          operation,
+          rule_metric: ruleMetric,
+          ...json(costRowSums(c)),
+          adjustments: adjustedOperation(c.key),
+        };
+      }),
     by_workspace: topWorkspaces(
-      sumBy(rows, (r) => r.workspaceUuid),
+      sumBy(data.byWorkspace, (r) => r.workspaceUuid, rowSums),
       6,
     ).map((c) => ({
       workspace_uuid: c.key,
       workspace_name: nameOf(c.key),
-      ...costJson(c),
+      ...json(costRowSums(c)),
       adjustments: adjustedWorkspace(c.key),
     })),
-    by_eval_type: topByCost(sumBy(rows, evalTypeOf), 5).map((c) => ({
+    by_eval_type: topByCost(sumBy(data.series, groupOf, rowSums), 5).map((c) => ({
       eval_type: String(c.key),
-      ...costJson(c),
+      ...json(costRowSums(c)),
       adjustments: adjustedEvalType(c.key),
     })),
     filter_options: {
-      eval_types: uniq(all.map(evalTypeOf)),
-      operations: uniq(all.map((r) => r.operation)),
-      modalities: uniq(all.map((r) => r.modality)),
-      workspaces: uniq(all.map((r) => r.workspaceUuid ?? "")).map((id) => ({
-        workspace_uuid: id,
-        workspace_name: nameOf(id),
-      })),
+      eval_types: [...new Set(options.evalTypes.map(evalTypeGroup).filter((v) => v !== ""))].sort(),
+      operations: options.operations,
+      modalities: options.modalities,
+      workspaces: options.workspaces.map((id) => ({ workspace_uuid: id, workspace_name: nameOf(id) })),
     },
   };
 }
@@ -296,99 +398,73 @@ export function bucketCount(first: string, last: string, grouping: Grouping): nu
 }
 
 /**
+ * The series' last day before any usage is read: the cycle's last day, or today for the current
+ * cycle. Throws SeriesTooLong when the span already has too many buckets.
+ */
+export function seriesLastDay(cycle: Cycle, grouping: Grouping, now = new Date()): string {
+  const { end } = cycleBounds(cycle);
+  const last = end
+    ? new Date(end.getTime() - DAY_MS).toISOString().slice(0, 10)
+    : now.toISOString().slice(0, 10);
+  const n = bucketCount(cycle.startDate, last, grouping);
+  if (n > MAX_SERIES_BUCKETS) throw new SeriesTooLong(n, grouping);
+  return last;
+}
+
+/**
  * Cost and usage over time: one bucket per day, week (from Sunday) or month (from the 1st), UTC,
  * from the cycle's first bucket through its last day (the current cycle: through today or its
  * latest usage), empty buckets included. At most MAX_SERIES_BUCKETS: a longer span throws
- * SeriesTooLong, checked before the usage is read and again with the latest usage day.
+ * SeriesTooLong (checked before the usage is read by seriesLastDay, and here with the latest
+ * usage day). `data` must be computed for the same grouping.
  */
-export async function usageSeries(
-  db: Db,
-  cycle: Cycle,
-  f: UsageFilters,
-  grouping: Grouping,
-  now = new Date(),
-): Promise<UsageSeries> {
-  const { end } = cycleBounds(cycle);
-  let last = end
-    ? new Date(end.getTime() - DAY_MS).toISOString().slice(0, 10)
-    : now.toISOString().slice(0, 10);
-  const bounded = (lastDay: string) => {
-    const n = bucketCount(cycle.startDate, lastDay, grouping);
-    if (n > MAX_SERIES_BUCKETS) throw new SeriesTooLong(n, grouping);
-  };
-  bounded(last);
-  const events = await eventFilter(db, cycle, f);
-  const rows = await aggregate(db, cycle, f, events);
-  const adjusted = await adjustments(db, events);
-  for (const r of rows) if (r.day > last) last = r.day;
-  bounded(last);
+export function seriesOf(cycle: Cycle, data: PageData, grouping: Grouping, now = new Date()): UsageSeries {
+  let last = seriesLastDay(cycle, grouping, now);
+  if (data.lastDay && data.lastDay > last) last = data.lastDay;
+  const n = bucketCount(cycle.startDate, last, grouping);
+  if (n > MAX_SERIES_BUCKETS) throw new SeriesTooLong(n, grouping);
   const first = [cycle.startDate, last].sort()[0] ?? last;
-  type Bucket = {
-    events: number;
-    quantity: number;
-    costMicros: bigint;
-    types: Map<string, CostRow>;
-    adjusted: Map<string, CostRow>;
-  };
+  type Bucket = { sums: Sums; types: Map<string, Sums>; adjusted: Map<string, Sums> };
   const buckets = new Map<string, Bucket>();
   for (const b of bucketStarts(first, last, grouping))
-    buckets.set(b, { events: 0, quantity: 0, costMicros: 0n, types: new Map(), adjusted: new Map() });
-  const firstBucket = bucketStart(first, grouping);
+    buckets.set(b, { sums: ZERO, types: new Map(), adjusted: new Map() });
   // Per eval type group, as the summary counts them.
-  const add = (into: Map<string, CostRow>, r: AggRow) => {
+  const into = (m: Map<string, Sums>, r: BucketRow) => {
     const group = evalTypeGroup(r.evalType);
-    const t = into.get(group) ?? { key: group, events: 0, quantity: 0, costMicros: 0n };
-    t.events += r.events;
-    t.quantity += r.quantity;
-    t.costMicros += r.costMicros;
-    into.set(group, t);
+    m.set(group, add(m.get(group) ?? ZERO, r.sums));
   };
-  // Days before the cycle cannot occur; they would count in the first bucket.
-  const bucketOf = (r: AggRow) => buckets.get(r.day < first ? firstBucket : bucketStart(r.day, grouping));
-  for (const r of rows) {
-    const b = bucketOf(r);
+  for (const r of data.series) {
+    const b = buckets.get(r.bucket);
     if (!b) continue;
-    b.events += r.events;
-    b.quantity += r.quantity;
-    b.costMicros += r.costMicros;
-    add(b.types, r);
+    b.sums = add(b.sums, r.sums);
+    into(b.types, r);
   }
-  for (const r of adjusted) {
-    const b = bucketOf(r);
-    if (b) add(b.adjusted, r);
+  for (const r of data.adjusted.series) {
+    const b = buckets.get(r.bucket);
+    if (b) into(b.adjusted, r);
   }
-  const sumsOf = (c: CostRow | undefined) =>
-    c
-      ? { events: c.events, count: c.quantity, price: formatUsdExact(c.costMicros) }
-      : { events: 0, count: 0, price: formatUsdExact(0n) };
+  const seriesJson = (s: Sums | undefined) => {
+    const v = s ?? ZERO;
+    return { events: v.events, count: v.quantity, price: formatUsdExact(v.costMicros) };
+  };
   return {
     billing_cycle_uuid: cycle.billingCycleUuid,
     grouping,
     buckets: [...buckets.entries()].map(([date, b]) => ({
       date,
-      events: b.events,
-      total_count: b.quantity,
-      total_price: formatUsdExact(b.costMicros),
+      events: b.sums.events,
+      total_count: b.sums.quantity,
+      total_price: formatUsdExact(b.sums.costMicros),
       // The part of the bucket's sums that is credits and other price adjustments.
-      adjustments: sumsOf(
-        [...b.adjusted.values()].reduce<CostRow>(
-          (sum, t) => ({
-            key: null,
-            events: sum.events + t.events,
-            quantity: sum.quantity + t.quantity,
-            costMicros: sum.costMicros + t.costMicros,
-          }),
-          { key: null, events: 0, quantity: 0, costMicros: 0n },
-        ),
-      ),
-      eval_types: [...b.types.values()]
-        .sort((x, y) => String(x.key).localeCompare(String(y.key)))
-        .map((t) => ({
-          eval_type: String(t.key),
-          events: t.events,
-          count: t.quantity,
-          price: formatUsdExact(t.costMicros),
-          adjustments: sumsOf(b.adjusted.get(String(t.key))),
+      adjustments: seriesJson([...b.adjusted.values()].reduce(add, ZERO)),
+      eval_types: [...b.types.entries()]
+        .sort(([x], [y]) => x.localeCompare(y))
+        .map(([evalType, s]) => ({
+          eval_type: evalType,
+          events: s.events,
+          count: s.quantity,
+          price: formatUsdExact(s.costMicros),
+          adjustments: seriesJson(b.adjusted.get(evalType)),
         })),
     })),
   };

@@ -1,21 +1,13 @@
 // The records table: paged, sorted, filtered usage events.
-import { and, asc, desc, type SQLWrapper, sql } from "drizzle-orm";
+import { asc, desc, type SQLWrapper } from "drizzle-orm";
 import { formatUsdExact } from "../../contract/money";
 import type { RecordSortField } from "../../contract/usage-query";
 import type { UsageRecord } from "../../contract/usage-schemas";
-import { usageDaily, usageEvents, workspaces } from "../db/schema";
+import { usageEvents, workspaces } from "../db/schema";
 import type { Db } from "../platform/database";
-import { type Cycle, dailyInCycle, eventsInCycle } from "./cycles";
+import { type Cycle, eventsInCycle } from "./cycles";
 import type { UsageFilters } from "./filters";
-import {
-  dailyDims,
-  dimensionFilter,
-  evalTypeGroupOf,
-  eventWhere,
-  workspaceJoin,
-  workspaceMatches,
-  workspaceName,
-} from "./usage-sql";
+import { evalTypeGroupOf, eventWhere, workspaceJoin, workspaceMatches, workspaceName } from "./usage-sql";
 
 export const SORT_KEYS = {
   date: usageEvents.occurredAt,
@@ -109,26 +101,17 @@ export const orderFor = (sort: SortKey, descending: boolean) => {
   ];
 };
 
-export async function recordsPage(
+/**
+ * One page of the cycle's filtered, sorted records (their total comes with the page's data: the
+ * summary's event count under the same filters, see usage-cache.ts).
+ */
+export async function recordsOnPage(
   db: Db,
   cycle: Cycle,
   f: UsageFilters,
   opts: { sort: SortKey; descending: boolean; page: number; pageSize: number },
-): Promise<{ records: UsageRecord[]; total: number }> {
+): Promise<UsageRecord[]> {
   const where = eventWhere(cycle, f, await workspaceMatches(db, cycle.organizationUuid, f.search));
-  const [count] = await (f.search
-    ? db
-        .select({ n: sql<string>`count(*)::text` })
-        .from(usageEvents)
-        .leftJoin(workspaces, workspaceJoin)
-        .where(where)
-    : // Without a search the total is the rollup's event count under the same dimension filter:
-      // exact, since usage_daily is written in the same transaction as the events it counts, and
-      // it does not grow with the number of events the way a count(*) over the cycle does.
-      db
-        .select({ n: sql<string>`coalesce(sum(${usageDaily.eventCount}), 0)::text` })
-        .from(usageDaily)
-        .where(and(dailyInCycle(cycle), dimensionFilter(dailyDims, f))));
   const rows = (await db
     .select(recordColumns)
     .from(usageEvents)
@@ -137,7 +120,7 @@ export async function recordsPage(
     .orderBy(...orderFor(opts.sort, opts.descending))
     .limit(opts.pageSize)
     .offset((opts.page - 1) * opts.pageSize)) as RecordRow[];
-  return { records: rows.map(recordJson), total: Number(count?.n ?? 0) };
+  return rows.map(recordJson);
 }
 
 /** The `limit` newest events of the cycle (no filters), and whether there were more. */

@@ -1,7 +1,14 @@
 // Shared SQL pieces of the usage queries: dimensions, the spec's filter semantics, search, joins.
 import { and, type Column, eq, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
 import { ASCII_LOWER, ASCII_UPPER, evalTypeGroup, NAMED_EVAL_TYPES } from "../../contract/eval-types";
-import { searchDocument, searchedCost, usageDaily, usageEvents, workspaces } from "../db/schema";
+import {
+  searchDocument,
+  searchedCost,
+  usageDaily,
+  usageDailyCoarse,
+  usageEvents,
+  workspaces,
+} from "../db/schema";
 import type { Db } from "../platform/database";
 import { type Cycle, eventsInCycle } from "./cycles";
 import type { UsageFilters } from "./filters";
@@ -45,6 +52,23 @@ export function dimensionFilter(d: Dims, f: UsageFilters): SQL | undefined {
     setFilter(d.modality, f.modalities, false),
     f.groundTruth ? eq(d.hasGroundTruth, f.groundTruth === "with") : undefined,
     f.jailbreak ? eq(d.isJailbreak, f.jailbreak === "only") : undefined,
+  );
+}
+
+/**
+ * Whether the coarse rollup (usage_daily_coarse: no modality, jailbreak or ground truth) can answer
+ * for a filter set: none of those three filters, and no search (which reads raw events).
+ */
+export const usesCoarseRollup = (f: UsageFilters) =>
+  !f.search && f.modalities.length === 0 && f.groundTruth === null && f.jailbreak === null;
+
+/** dimensionFilter over usage_daily_coarse, for the filter sets usesCoarseRollup accepts. */
+export function coarseFilter(f: UsageFilters): SQL | undefined {
+  const c = usageDailyCoarse;
+  return and(
+    setFilter(c.workspaceUuid, f.workspaceUuids, true),
+    setFilter(c.evalType, f.evalTypes.map(evalTypeGroup), false, evalTypeGroupOf(c.evalType)),
+    setFilter(c.operation, f.operations, false),
   );
 }
 

@@ -1,0 +1,149 @@
+// The Billing & Usage page's data, computed once per (organization, cycle, filters, grouping) and
+// kept until the organization's next usage write. Each entry's key holds the organization's usage
+// version (usage_versions, raised in every transaction that writes usage: rollups.ts), read with
+// one primary-key lookup per request through the same database handle as the data and BEFORE it:
+// data read after seeing version v is at least as new as v, so an entry never holds figures older
+// than its key, and a committed write changes the key every API process reads next.
+import { eq } from "drizzle-orm";
+import type { Grouping } from "../../contract/usage-schemas";
+import { usageVersions, workspaces } from "../db/schema";
+import type { Db } from "../platform/database";
+import type { Cycle } from "./cycles";
+import { NO_FILTERS, type UsageFilters } from "./filters";
+import { computePageData, type PageData, type RawOptions } from "./usage-aggregates";
+import { workspaceMatches } from "./usage-sql";
+
+/** The organization's usage version (0 before its first usage write). */
+export async function usageVersion(db: Db, organizationUuid: string): Promise<number> {
+  const [row] = await db
+    .select({ version: usageVersions.version })
+    .from(usageVersions)
+    .where(eq(usageVersions.organizationUuid, organizationUuid));
+  return Number(row?.version ?? 0);
+}
+
+/** Roughly how much an entry holds: its rows. */
+const weightOf = (d: PageData) =>
+  1 +
+  d.series.length +
+  d.byOperation.length +
+  d.byWorkspace.length +
+  d.adjusted.series.length +
+  d.adjusted.byOperation.length +
+  d.adjusted.byWorkspace.length +
+  (d.options
+    ? d.options.evalTypes.length +
+      d.options.operations.length +
+      d.options.modalities.length +
+      d.options.workspaces.length
+    : 0);
+
+/**
+ * A least-recently-used map of computations, bounded by the rows its entries hold. Concurrent
+ * requests for one key share one computation (the page's three calls arrive together); a failed
+ * computation is forgotten, so the next request tries again.
+ */
+export class PageDataCache {
+  private readonly entries = new Map<string, { value: Promise<PageData>; weight: number }>();
+  private weight = 0;
+  constructor(readonly maxRows = 200_000) {}
+
+  get size() {
+    return this.entries.size;
+  }
+
+  get(key: string, compute: () => Promise<PageData>): Promise<PageData> {
+    const hit = this.entries.get(key);
+    if (hit) {
+      // Most recently used last.
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+      return hit.value;
+    }
+    if (this.maxRows <= 0) return compute();
+    const entry = { value: compute(), weight: 1 };
+    this.entries.set(key, entry);
+    this.weight += entry.weight;
+    entry.value.then(
+      (data) => {
+        if (this.entries.get(key) !== entry) return;
+        this.weight += weightOf(data) - entry.weight;
+        entry.weight = weightOf(data);
+        this.evict();
+      },
+      () => {
+        if (this.entries.get(key) !== entry) return;
+        this.entries.delete(key);
+        this.weight -= entry.weight;
+      },
+    );
+    this.evict();
+    return entry.value;
+  }
+
+  private evict() {
+    for (const [key, e] of this.entries) {
+      if (this.weight <= this.maxRows || this.entries.size <= 1) break;
+      this.entries.delete(key);
+      this.weight -= e.weight;
+    }
+  }
+}
+
+const keyOf = (cycle: Cycle, version: number, f: UsageFilters, grouping: Grouping, extra: unknown) =>
+  JSON.stringify([
+    cycle.organizationUuid,
+    cycle.billingCycleUuid,
+    // A billing command can move a cycle's bounds without writing usage.
+    cycle.startDate,
+    cycle.endDate,
+    version,
+    grouping,
+    f,
+    extra,
+  ]);
+
+/**
+ * The page's data for a cycle, filter set and grouping: from the cache when the organization's
+ * usage has not changed since it was computed, else computed (and kept). Reads the version first.
+ */
+export async function pageData(
+  db: Db,
+  cache: PageDataCache,
+  cycle: Cycle,
+  f: UsageFilters,
+  grouping: Grouping,
+): Promise<PageData & { options: RawOptions }> {
+  const version = await usageVersion(db, cycle.organizationUuid);
+  return pageDataAt(db, cache, cycle, f, grouping, version);
+}
+
+async function pageDataAt(
+  db: Db,
+  cache: PageDataCache,
+  cycle: Cycle,
+  f: UsageFilters,
+  grouping: Grouping,
+  version: number,
+): Promise<PageData & { options: RawOptions }> {
+  // A search also matches workspace names, which change without a usage write: the workspaces it
+  // matches are part of its key (one query, as before).
+  const matches = f.search ? await workspaceMatches(db, cycle.organizationUuid, f.search) : null;
+  const data = await cache.get(keyOf(cycle, version, f, grouping, matches), () =>
+    computePageData(db, cycle, f, grouping, matches),
+  );
+  if (data.options) return data as PageData & { options: RawOptions };
+  // A search reads raw events; the filter options (values present in the cycle, whatever the
+  // filters) come from the unfiltered page, cached under the same version.
+  const all = await pageDataAt(db, cache, cycle, NO_FILTERS, "daily", version);
+  return { ...data, options: all.options };
+}
+
+/** The organization's workspace names (the summary's names are never cached: renames show at once). */
+export async function workspaceNames(db: Db, organizationUuid: string): Promise<Map<string, string>> {
+  const rows = await db
+    .select({ id: workspaces.workspaceUuid, name: workspaces.name })
+    .from(workspaces)
+    .where(eq(workspaces.organizationUuid, organizationUuid));
+  return new Map(rows.map((r) => [r.id, r.name]));
+}
