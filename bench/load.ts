@@ -4,17 +4,23 @@
 // request rates (p50/p99 when the server is not saturated).
 // The product and the bare route run in a child process of their own, so that the load generator
 // (autocannon) does not share their event loop.
-// Usage: npx tsx bench/load.ts [seconds per run, default 10] [connections, default 10] [--profile]
+// Usage: npx tsx bench/load.ts [seconds per run, default 10] [connections, default 10]
+//          [--rounds N] [--baseline <checkout>] [--profile] [--no-rates]
+// --rounds N measures every target N times, alternating the order, and reports the medians.
+// --baseline <checkout> also starts the server of another checkout (e.g. a git worktree of an
+// earlier commit) and measures its two authenticated calls in the same run (before / after).
 // --profile takes a V8 CPU profile of the server process during each authenticated full-speed run
-// and prints where its time went, by part of the stack.
+// (the last round) and prints where its time went, by part of the stack; no fixed-rate runs.
+// --no-rates skips the fixed-rate runs. The figures are saved through bench/results.ts.
 // Embedded PGlite on a temporary directory, or a fresh database on DATABASE_URL (dropped after).
 import { type ChildProcess, fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { Session } from "node:inspector";
-import { cpus, tmpdir, totalmem } from "node:os";
-import { join } from "node:path";
+import { cpus, loadavg, tmpdir, totalmem } from "node:os";
+import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import Fastify from "fastify";
 import pg from "pg";
@@ -25,6 +31,7 @@ import { loadConfig } from "../server/platform/config";
 import { seedDemoUsage } from "../server/seed";
 import { demoAdmin } from "./demo-admin";
 import { type Category, DEFAULT_CATEGORIES, type Profile, summarizeProfile } from "./metering-profile";
+import { backendLabel, type Figure, startResults } from "./results";
 
 export const PASSWORD = "bench-password";
 
@@ -160,10 +167,15 @@ export type ServerHandle = {
   stop(): Promise<void>;
 };
 
-/** Starts the server process (this file with --serve) and waits until it listens. */
-export async function startServerProcess(): Promise<ServerHandle> {
+/**
+ * Starts the server process (this file with --serve; or the same file of another checkout, e.g.
+ * an earlier commit to compare with) and waits until it listens.
+ */
+export async function startServerProcess(root?: string): Promise<ServerHandle> {
+  const file = root ? join(resolve(root), "bench/load.ts") : fileURLToPath(import.meta.url);
   // --expose-gc: memory is read after a full collection, so that heap figures compare over time.
-  const child = fork(fileURLToPath(import.meta.url), ["--serve"], {
+  const child = fork(file, ["--serve"], {
+    ...(root ? { cwd: resolve(root) } : {}),
     stdio: ["ignore", "inherit", "inherit", "ipc"],
     execArgv: [...process.execArgv, "--expose-gc"],
   });
@@ -255,38 +267,92 @@ const AUTH_CATEGORIES: Category[] = [
   ["V8 builtins (JSON, regexps, …)", (n) => n.callFrame.url === ""],
 ];
 
+type Options = {
+  seconds: number;
+  connections: number;
+  rounds: number;
+  profile: boolean;
+  rates: boolean;
+  /** A checkout of an earlier commit whose server is measured in the same run (before / after). */
+  baseline: string | null;
+};
+
+function options(argv: string[]): Options {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      profile: { type: "boolean" },
+      "no-rates": { type: "boolean" },
+      rounds: { type: "string" },
+      baseline: { type: "string" },
+    },
+  });
+  return {
+    seconds: Number(positionals[0] ?? 10),
+    connections: Number(positionals[1] ?? 10),
+    rounds: Number(values.rounds ?? 1),
+    profile: values.profile === true,
+    rates: values["no-rates"] !== true && values.profile !== true,
+    baseline: values.baseline ?? null,
+  };
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+};
+
 async function main() {
-  const args = process.argv.slice(2).filter((a) => !a.startsWith("--"));
-  const profile = process.argv.includes("--profile");
-  const seconds = Number(args[0] ?? 10);
-  const connections = Number(args[1] ?? 10);
+  const o = options(process.argv.slice(2));
+  const { seconds, connections } = o;
+  const results = startResults("load", backendLabel(), {
+    seconds,
+    connections,
+    rounds: o.rounds,
+    events: Number(process.env.DEMO_EVENTS ?? 2000),
+    ...(o.baseline ? { baseline: o.baseline } : {}),
+  });
   const server = await startServerProcess();
+  const before = o.baseline ? await startServerProcess(o.baseline) : null;
   const { ready } = server;
   try {
-    const targets: Target[] = [
-      { name: "bare Fastify route (baseline)", url: `${ready.bare}/v1/workspaces/`, headers: {} },
+    const api = (r: Ready, label: string): Target[] => [
       {
-        name: "GET /v1/workspaces/ bearer",
-        url: `${ready.api}/v1/workspaces/`,
-        headers: { authorization: `Bearer ${ready.bearer}` },
+        name: `GET /v1/workspaces/ bearer${label}`,
+        url: `${r.api}/v1/workspaces/`,
+        headers: { authorization: `Bearer ${r.bearer}` },
       },
       {
-        name: "GET /v1/workspaces/ x-api-key",
-        url: `${ready.api}/v1/workspaces/`,
-        headers: { "x-api-key": ready.apiKey },
+        name: `GET /v1/workspaces/ x-api-key${label}`,
+        url: `${r.api}/v1/workspaces/`,
+        headers: { "x-api-key": r.apiKey },
       },
     ];
+    const bare: Target = {
+      name: "bare Fastify route (baseline)",
+      url: `${ready.bare}/v1/workspaces/`,
+      headers: {},
+    };
+    const targets: Target[] = [bare, ...api(ready, ""), ...(before ? api(before.ready, " (before)") : [])];
     for (const t of targets) {
       const res = await fetch(t.url, { headers: t.headers });
       if (res.status !== 200) throw new Error(`${t.name}: ${res.status} ${await res.text()}`);
       await cannon(t, 2, connections); // warm-up
     }
 
-    console.log(`machine: ${machine()}; database: ${ready.database}`);
-    console.log(`full speed: ${connections} connections, ${seconds} s per target`);
+    console.log(
+      `machine: ${machine()}; database: ${ready.database}; load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")}`,
+    );
+    console.log(
+      `full speed: ${connections} connections, ${seconds} s per target, ${o.rounds} round(s) (median)`,
+    );
     const row = (name: string, f: Figures, extra = "") =>
       console.log(
-        name.padEnd(40),
+        name.padEnd(44),
         f.rps.toFixed(0).padStart(8),
         f.p50.toFixed(1).padStart(8),
         f.p99.toFixed(1).padStart(8),
@@ -295,32 +361,104 @@ async function main() {
       );
     const header = (first: string, extra = "") =>
       console.log(
-        first.padEnd(40),
+        first.padEnd(44),
         "req/s".padStart(8),
         "p50 ms".padStart(8),
         "p99 ms".padStart(8),
         "errors".padStart(7),
         extra,
       );
-    header("target", "  vs baseline (req/s, p50, p99)");
-    let base: Figures | null = null;
+
+    // Rounds alternate the order of the targets, so that a burst of load on the machine does not
+    // always land on the same one; each target's figures are the medians over the rounds.
+    const runs = new Map<string, Figures[]>();
     const profiles: string[] = [];
+    for (let round = 0; round < o.rounds; round++) {
+      const order = round % 2 ? [...targets].reverse() : targets;
+      for (const t of order) {
+        const profiling = o.profile && round === o.rounds - 1 && t !== bare;
+        const owner = t.name.endsWith("(before)") && before ? before : server;
+        if (profiling) await owner.profileStart();
+        const f = await cannon(t, seconds, connections);
+        if (profiling)
+          profiles.push(`${t.name}:\n${summarizeProfile(await owner.profileStop(), 14, AUTH_CATEGORIES)}`);
+        runs.set(t.name, [...(runs.get(t.name) ?? []), f]);
+      }
+    }
+    const fig = (t: Target): Figures => {
+      const fs = runs.get(t.name) ?? [];
+      return {
+        rps: median(fs.map((f) => f.rps)),
+        p50: median(fs.map((f) => f.p50)),
+        p99: median(fs.map((f) => f.p99)),
+        errors: fs.reduce((a, f) => a + f.errors, 0),
+        requests: fs.reduce((a, f) => a + f.requests, 0),
+      };
+    };
+    const base = fig(bare);
+    header("target", "  vs bare route (req/s, p50, p99)");
     for (const t of targets) {
-      const profiling = profile && base !== null;
-      if (profiling) await server.profileStart();
-      const f = await cannon(t, seconds, connections);
-      if (profiling)
-        profiles.push(`${t.name}:\n${summarizeProfile(await server.profileStop(), 14, AUTH_CATEGORIES)}`);
-      base ??= f;
+      const f = fig(t);
       row(
         t.name,
         f,
         `  ${(f.rps / base.rps).toFixed(2)}x, ${(f.p50 / Math.max(base.p50, 0.5)).toFixed(1)}x, ${(f.p99 / Math.max(base.p99, 0.5)).toFixed(1)}x`,
       );
     }
-
+    const [bearerT, keyT] = api(ready, "");
+    const bearer = fig(bearerT as Target);
+    const key = fig(keyT as Target);
+    console.log(
+      `\nbearer / bare ${(bearer.rps / base.rps).toFixed(3)}   x-api-key / bearer ${(key.rps / bearer.rps).toFixed(3)}`,
+    );
+    const figures: Figure[] = [
+      { id: "bare", label: "bare Fastify route", value: base.rps, unit: "req/s" },
+      {
+        id: "bearer-list",
+        label: "workspace list, bearer",
+        value: bearer.rps,
+        unit: "req/s",
+        ratio: bearer.rps / base.rps,
+        baseline: "bare Fastify route",
+        target: { on: "ratio", op: ">=", limit: 0.5 },
+      },
+      {
+        id: "api-key-list",
+        label: "workspace list, x-api-key",
+        value: key.rps,
+        unit: "req/s",
+        ratio: key.rps / bearer.rps,
+        baseline: "bearer",
+        target: { on: "ratio", op: ">=", limit: 0.9 },
+      },
+    ];
+    if (before) {
+      const [b, k] = api(before.ready, " (before)").map((t) => fig(t));
+      console.log(
+        `after / before: bearer ${(bearer.rps / (b as Figures).rps).toFixed(2)}x, x-api-key ${(key.rps / (k as Figures).rps).toFixed(2)}x`,
+      );
+      figures.push(
+        {
+          id: "bearer-list-before",
+          label: "workspace list, bearer (before)",
+          value: (b as Figures).rps,
+          unit: "req/s",
+          ratio: (b as Figures).rps / base.rps,
+          baseline: "bare Fastify route",
+        },
+        {
+          id: "api-key-list-before",
+          label: "workspace list, x-api-key (before)",
+          value: (k as Figures).rps,
+          unit: "req/s",
+          ratio: (k as Figures).rps / (b as Figures).rps,
+          baseline: "bearer (before)",
+        },
+      );
+    }
+    results.save(figures, before ? [`before: the server of ${o.baseline}, measured in the same run`] : []);
     for (const p of profiles) console.log(`\nserver CPU profile, ${p}`);
-    if (profile) return;
+    if (!o.rates) return;
 
     console.log(`\nfixed rates (autocannon overallRate), ${connections} connections, ${seconds} s each`);
     header("target @ rate");
@@ -331,7 +469,7 @@ async function main() {
       }
     console.log("(latencies are autocannon's, in whole milliseconds; 0 means under 1 ms)");
   } finally {
-    await server.stop();
+    await Promise.all([server.stop(), before?.stop()]);
   }
 }
 
