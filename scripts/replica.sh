@@ -3,12 +3,21 @@
 # backup of the primary (pg_basebackup -R, WAL streamed), started as a hot standby on its own
 # port. For trying the read-replica wiring and for its server test; not a production set-up.
 #
-#   scripts/replica.sh start [--allow-hba]   make (or reuse) the replica, print its URL
+#   scripts/replica.sh start [--allow-hba] [--max-size-mb N]
+#                                            make (or reuse) the replica, print its URL; with
+#                                            --max-size-mb, refuse when the primary's databases
+#                                            are larger (the base backup copies all of them)
 #   scripts/replica.sh stop                  stop it and delete its files
 #   scripts/replica.sh status
 #
 # Environment: PRIMARY_HOST (127.0.0.1), PRIMARY_PORT (5432), PRIMARY_USER (root; a superuser or a
-# role with REPLICATION), REPLICA_PORT (5433), REPLICA_DIR (${TMPDIR:-/tmp}/eval-console-replica).
+# role with REPLICATION), REPLICA_PORT (5433), REPLICA_DIR (${TMPDIR:-/tmp}/eval-console-replica),
+# REPLICA_SLOT (eval_console_replica).
+#
+# The replica streams through a physical replication slot, so the primary keeps the WAL it has not
+# replayed yet (without one, a burst of writes while the replica lags or is stopped recycles the
+# WAL it needs and it can never catch up). A slot keeps WAL for as long as it exists: `stop` drops
+# it, and `start` drops a leftover one of the same name. Do not delete REPLICA_DIR by hand.
 #
 # What the primary needs: wal_level replica or logical (the default), max_wal_senders > 0 (default
 # 10), and a pg_hba.conf line that lets PRIMARY_USER connect for replication from 127.0.0.1: the
@@ -27,6 +36,7 @@ PRIMARY_PORT="${PRIMARY_PORT:-5432}"
 PRIMARY_USER="${PRIMARY_USER:-root}"
 REPLICA_PORT="${REPLICA_PORT:-5433}"
 REPLICA_DIR="${REPLICA_DIR:-${TMPDIR:-/tmp}/eval-console-replica}"
+REPLICA_SLOT="${REPLICA_SLOT:-eval_console_replica}"
 DATA="$REPLICA_DIR/data"
 LOG="$REPLICA_DIR/replica.log"
 
@@ -67,7 +77,21 @@ running() {
 url() { echo "postgres://$PRIMARY_USER@127.0.0.1:$REPLICA_PORT/postgres"; }
 
 start() {
-  local allow_hba="${1:-}"
+  local allow_hba="" max_mb=""
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --allow-hba) allow_hba=1 ;;
+      --max-size-mb)
+        max_mb="$2"
+        shift
+        ;;
+      *)
+        echo "unknown option $1" >&2
+        exit 2
+        ;;
+    esac
+    shift
+  done
   if running; then
     echo "replica already running: $(url)"
     return
@@ -79,7 +103,7 @@ start() {
   if ! replication_allowed; then
     local hba
     hba="$(primary_sql "show hba_file")"
-    if [ "$allow_hba" != "--allow-hba" ]; then
+    if [ -z "$allow_hba" ]; then
       echo "the primary refuses replication connections from 127.0.0.1 for $PRIMARY_USER." >&2
       echo "add this line at the top of $hba and reload (select pg_reload_conf()), or rerun with --allow-hba:" >&2
       echo "  host replication all 127.0.0.1/32 trust" >&2
@@ -94,14 +118,26 @@ start() {
     }
   fi
 
+  if [ -n "$max_mb" ]; then
+    local mb
+    mb="$(primary_sql "select (sum(pg_database_size(datname)) / 1048576)::bigint from pg_database")"
+    if [ "$mb" -gt "$max_mb" ]; then
+      echo "the primary's databases hold $mb MB, more than --max-size-mb $max_mb: no replica made" >&2
+      exit 1
+    fi
+  fi
+  drop_slot
   rm -rf "$REPLICA_DIR"
   mkdir -p "$REPLICA_DIR"
   chmod 700 "$REPLICA_DIR"
   [ "$(id -u)" -eq 0 ] && chown postgres:postgres "$REPLICA_DIR"
-  # -R writes standby.signal and primary_conninfo; -X stream carries the WAL written meanwhile;
-  # -c fast asks for an immediate checkpoint instead of waiting for the next one.
+  # -R writes standby.signal, primary_conninfo and primary_slot_name; -X stream carries the WAL
+  # written meanwhile; -C -S creates the slot; -c fast asks for an immediate checkpoint.
   as_owner "$BIN/pg_basebackup" -h "$PRIMARY_HOST" -p "$PRIMARY_PORT" -U "$PRIMARY_USER" -D "$DATA" \
-    -R -X stream -c fast --no-sync
+    -R -X stream -C -S "$REPLICA_SLOT" -c fast --no-sync || {
+    drop_slot
+    exit 1
+  }
 
   # A hot standby must allow at least as many of these as its primary.
   local settings="" name
@@ -140,8 +176,19 @@ EOF
   exit 1
 }
 
+drop_slot() {
+  primary_sql "select pg_drop_replication_slot(slot_name) from pg_replication_slots where slot_name = '$REPLICA_SLOT' and not active" >/dev/null
+}
+
 stop() {
   if running; then as_owner "$BIN/pg_ctl" -D "$DATA" -m fast -w -t 60 stop >/dev/null; fi
+  # The walsender may need a moment to notice the standby is gone before the slot is inactive.
+  local i
+  for i in $(seq 1 50); do
+    drop_slot
+    [ -z "$(primary_sql "select 1 from pg_replication_slots where slot_name = '$REPLICA_SLOT'")" ] && break
+    sleep 0.1
+  done
   rm -rf "$REPLICA_DIR"
   echo "replica stopped"
 }
@@ -158,11 +205,14 @@ status() {
 }
 
 case "${1:-}" in
-  start) start "${2:-}" ;;
+  start)
+    shift
+    start "$@"
+    ;;
   stop) stop ;;
   status) status ;;
   *)
-    echo "usage: $0 start [--allow-hba] | stop | status" >&2
+    echo "usage: $0 start [--allow-hba] [--max-size-mb N] | stop | status" >&2
     exit 2
     ;;
 esac
