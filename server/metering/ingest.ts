@@ -1,15 +1,16 @@
-import { and, inArray, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import { formatUsdExact } from "../../contract/money";
-import { liveWorkspacesOf } from "../db/live-workspaces";
-import { type usageDaily, type usageEvents, workspaces } from "../db/schema";
+import type { usageDaily, usageEvents } from "../db/schema";
 import { type Actor, writeAudit } from "../platform/audit";
 import type { Db, Tx } from "../platform/database";
-import { type Cycle, listCycles } from "./cycles";
+import type { Cycle } from "./cycles";
 import { MalformedEvent, utcDay, type ValidEvent, validateEvent } from "./events";
+import { ingestConfigCache } from "./ingest-config";
 import { EARLIEST_OCCURRED_AT, MAX_EVENT_COST_MICROS, MAX_EVENT_COST_USD } from "./limits";
-import { loadPriceRules } from "./prices";
-import { matchPriceRule, noRuleReason } from "./pricing";
+import { ensureMonths, forgetMonths, isMissingPartition, monthOf } from "./partitions";
+import { noRuleReason } from "./pricing";
 import { addToRollups } from "./rollups";
+import { arrayLiteral } from "./sql-arrays";
 
 export type Rejection = { index: number; event_id: string | null; reason: string };
 export type IngestResult = { accepted: number; duplicates: number; rejected: Rejection[] };
@@ -19,7 +20,7 @@ type DailyRow = typeof usageDaily.$inferInsert;
 
 // An event's usage_daily dimensions, with the defaults its stored row gets too. Events are folded
 // by all of them: two keys must never name one usage_daily_dims_key row, or the single upsert
-// below would update that row twice (an error in PostgreSQL).
+// would update that row twice (an error in PostgreSQL).
 const dailyDimensions = (r: EventRow) => ({
   day: utcDay(r.occurredAt),
   workspaceUuid: r.workspaceUuid ?? null,
@@ -31,12 +32,19 @@ const dailyDimensions = (r: EventRow) => ({
   ruleMetric: r.ruleMetric ?? "eval",
 });
 
+/**
+ * The fold key of the dimensions: NUL separates the texts, which cannot contain it (events.ts
+ * refuses it), so two different sets of dimensions never share a key; a workspace uuid is never "".
+ */
+const dailyKey = (d: ReturnType<typeof dailyDimensions>) =>
+  `${d.day}\u0000${d.workspaceUuid ?? ""}\u0000${d.operation}\u0000${d.evalType}\u0000${d.modality}\u0000${d.isJailbreak ? 1 : 0}${d.hasGroundTruth ? 1 : 0}\u0000${d.ruleMetric}`;
+
 /** Folds events into one usage_daily row per day and dimensions. */
 export function rollUp(organizationUuid: string, rows: EventRow[]): DailyRow[] {
   const byKey = new Map<string, DailyRow>();
   for (const r of rows) {
     const dimensions = dailyDimensions(r);
-    const key = JSON.stringify(Object.values(dimensions));
+    const key = dailyKey(dimensions);
     const d = byKey.get(key);
     if (d) {
       d.eventCount += 1;
@@ -53,16 +61,6 @@ export function rollUp(organizationUuid: string, rows: EventRow[]): DailyRow[] {
   }
   // A fixed order keeps concurrent transactions from locking the same rows in opposite orders.
   return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
-}
-
-/** Workspace uuids among `ids` that are live workspaces of the organization. */
-async function ownWorkspaces(db: Db | Tx, organizationUuid: string, ids: string[]): Promise<Set<string>> {
-  if (!ids.length) return new Set();
-  const rows = await db
-    .select({ id: workspaces.workspaceUuid })
-    .from(workspaces)
-    .where(and(liveWorkspacesOf(organizationUuid), inArray(workspaces.workspaceUuid, ids)));
-  return new Set(rows.map((r) => r.id));
 }
 
 export type IngestOptions = {
@@ -82,64 +80,74 @@ export type IngestOptions = {
 export const ADJUSTMENT_REFUSED =
   "cost is for price adjustments, which only provider operators can make; send the usage without cost and it is priced by the price rules";
 
-/** The closed cycle holding `at`, if any (cycles sorted by start date). */
-function closedCycleAt(cycles: readonly Cycle[], at: Date): Cycle | undefined {
-  const day = utcDay(at);
+/** The closed cycle holding `day` ("YYYY-MM-DD"), if any (cycles sorted by start date). */
+function closedCycleAt(cycles: readonly Cycle[], day: string): Cycle | undefined {
   return cycles.find((c) => c.endDate !== null && c.startDate <= day && day < c.endDate);
 }
 
+/** One column of the rows as an array literal (see sql-arrays.ts). */
+const column = (rows: readonly EventRow[], value: (r: EventRow) => string | null) => {
+  const out = new Array<string | null>(rows.length);
+  for (let i = 0; i < rows.length; i++) out[i] = value(rows[i] as EventRow);
+  return arrayLiteral(out);
+};
+const bool = (v: boolean | undefined) => (v ? "t" : "f");
+
 /**
- * Inserts event rows in one statement: the rows travel as a single JSON parameter and are
- * unpacked by jsonb_to_recordset, which is several times faster than a multi-row VALUES list with
- * 19 bind parameters per row (on PGlite above all). Returns the event ids actually inserted.
+ * Stores event rows and their idempotency keys in one statement with a fixed text: each column
+ * travels as one array parameter, unpacked by unnest (a batch of any size is 19 parameters, and
+ * neither drizzle nor the driver builds or parses per-row SQL). The keys go first, into
+ * usage_event_keys — usage_events, partitioned by month, cannot hold a unique key without the month
+ * — and only the events whose key was new are stored. A batch racing with another that holds one
+ * of its keys waits for that one to commit, then skips the event. Returns the event ids stored.
  */
 async function insertEvents(tx: Tx, organizationUuid: string, rows: EventRow[]): Promise<string[]> {
-  const json = JSON.stringify(
-    rows.map((r) => {
-      const d = dailyDimensions(r);
-      return {
-        event_id: r.eventId,
-        occurred_at: r.occurredAt.toISOString(),
-        workspace_uuid: d.workspaceUuid,
-        eval_uuid: r.evalUuid ?? null,
-        eval_run_uuid: r.evalRunUuid ?? null,
-        name: r.name ?? null,
-        operation: d.operation,
-        eval_type: d.evalType,
-        modality: d.modality,
-        is_jailbreak: d.isJailbreak,
-        has_ground_truth: d.hasGroundTruth,
-        created_by: r.createdBy ?? null,
-        quantity: r.quantity ?? 1,
-        rule_metric: d.ruleMetric,
-        // Micro-dollars as strings: JSON numbers would lose precision beyond 2^53.
-        unit_price_micros: String(r.unitPriceMicros),
-        cost_micros: String(r.costMicros),
-        price_rule_uuid: r.priceRuleUuid ?? null,
-        notes: r.notes ?? null,
-      };
-    }),
-  );
   const result = await tx.execute(sql`
+    with x as (
+      select * from unnest(${column(rows, (r) => r.eventId)}::text[],
+        ${column(rows, (r) => r.occurredAt.toISOString())}::timestamptz[],
+        ${column(rows, (r) => r.workspaceUuid ?? null)}::uuid[],
+        ${column(rows, (r) => r.evalUuid ?? null)}::text[],
+        ${column(rows, (r) => r.evalRunUuid ?? null)}::text[],
+        ${column(rows, (r) => r.name ?? null)}::text[],
+        ${column(rows, (r) => r.operation)}::text[],
+        ${column(rows, (r) => r.evalType)}::text[],
+        ${column(rows, (r) => r.modality ?? "")}::text[],
+        ${column(rows, (r) => bool(r.isJailbreak))}::boolean[],
+        ${column(rows, (r) => bool(r.hasGroundTruth))}::boolean[],
+        ${column(rows, (r) => r.createdBy ?? null)}::text[],
+        ${column(rows, (r) => String(r.quantity ?? 1))}::bigint[],
+        ${column(rows, (r) => r.ruleMetric ?? "eval")}::text[],
+        ${column(rows, (r) => String(r.unitPriceMicros))}::bigint[],
+        ${column(rows, (r) => String(r.costMicros))}::bigint[],
+        ${column(rows, (r) => r.priceRuleUuid ?? null)}::uuid[],
+        ${column(rows, (r) => r.notes ?? null)}::text[])
+        as x(event_id, occurred_at, workspace_uuid, eval_uuid, eval_run_uuid, name, operation,
+             eval_type, modality, is_jailbreak, has_ground_truth, created_by, quantity, rule_metric,
+             unit_price_micros, cost_micros, price_rule_uuid, notes)
+    ),
+    k as (
+      insert into usage_event_keys (organization_uuid, event_id, occurred_at)
+      select ${organizationUuid}, event_id, occurred_at from x
+      on conflict (organization_uuid, event_id) do nothing
+      returning event_id
+    )
     insert into usage_events (organization_uuid, event_id, occurred_at, workspace_uuid, eval_uuid,
       eval_run_uuid, name, operation, eval_type, modality, is_jailbreak, has_ground_truth, created_by,
       quantity, rule_metric, unit_price_micros, cost_micros, price_rule_uuid, notes)
-    select ${organizationUuid}, x.* from jsonb_to_recordset(${json}::jsonb) as x(event_id text,
-      occurred_at timestamptz, workspace_uuid uuid, eval_uuid text, eval_run_uuid text, name text,
-      operation text, eval_type text, modality text, is_jailbreak boolean, has_ground_truth boolean,
-      created_by text, quantity bigint, rule_metric text, unit_price_micros bigint, cost_micros bigint,
-      price_rule_uuid uuid, notes text)
-    on conflict (organization_uuid, event_id) do nothing
+    select ${organizationUuid}, x.* from x join k using (event_id)
     returning event_id`);
   return (result as unknown as { rows: { event_id: string }[] }).rows.map((r) => r.event_id);
 }
 
 /**
  * Validates, prices and stores a batch of usage events for one organization. Each event is judged
- * on its own; the valid ones are inserted with ON CONFLICT DO NOTHING on (organization, event_id)
- * and only the rows actually inserted are added to usage_daily, in the same transaction, so a
- * batch sent twice (or by several clients at once) counts every event exactly once. Events in a
- * closed billing cycle are rejected unless `backfill` is set (an operator's decision).
+ * on its own; the valid ones are stored once per (organization, event_id) — their keys inserted
+ * with ON CONFLICT DO NOTHING — and only the events actually stored are added to the rollups, in
+ * the same transaction, so a batch sent twice (or by several clients at once) counts every event
+ * exactly once. Events in a closed billing cycle are rejected unless `backfill` is set (an
+ * operator's decision). The organization's price rules, cycles and workspaces come from the
+ * per-process cache of ingest-config.ts, checked against their version first.
  */
 export async function ingestUsage(
   db: Db,
@@ -159,16 +167,20 @@ export async function ingestUsage(
     if (v.ok) valid.push({ index, event: v.event });
     else rejected.push({ index, event_id: v.eventId, reason: v.reason });
   });
+  if (!valid.length) return { accepted: 0, duplicates: 0, rejected };
 
-  const rules = valid.length ? await loadPriceRules(db, organizationUuid) : [];
-  const cycles = valid.length ? await listCycles(db, organizationUuid) : [];
+  const configs = ingestConfigCache(db);
+  const config = await configs.get(organizationUuid);
+  const { cycles, price } = config;
   // Usage before the organization's first billing cycle belongs to no bill (backfill or not).
   const first = cycles[0];
   const floor = first ? new Date(`${first.startDate}T00:00:00Z`) : EARLIEST_OCCURRED_AT;
-  const wsIds = [...new Set(valid.map((v) => v.event.workspaceUuid).filter((w): w is string => !!w))];
-  const known = await ownWorkspaces(db, organizationUuid, wsIds);
+  const wsIds = new Set<string>();
+  for (const v of valid) if (v.event.workspaceUuid) wsIds.add(v.event.workspaceUuid);
+  const known = wsIds.size ? await configs.liveWorkspaces(config, organizationUuid, [...wsIds]) : wsIds;
 
   const rows = new Map<string, EventRow>();
+  const indexOf = new Map<string, number>();
   const isAdjustment = new Set<string>();
   let duplicates = 0;
   for (const { index, event: e } of valid) {
@@ -189,15 +201,22 @@ export async function ingestUsage(
       reject(`workspace_uuid ${e.workspaceUuid} is not a workspace of this organization`);
       continue;
     }
-    const closed = cycles.length && !opts.backfill ? closedCycleAt(cycles, e.occurredAt) : undefined;
+    const closed = cycles.length && !opts.backfill ? closedCycleAt(cycles, utcDay(e.occurredAt)) : undefined;
     if (closed) {
       reject(
         `occurred_at ${e.occurredAt.toISOString()} falls in the closed billing cycle ${closed.startDate} to ${closed.endDate}; closed cycles take new usage only through an operator backfill`,
       );
       continue;
     }
-    const priceable = { ...e, organizationUuid };
-    const rule = matchPriceRule(rules, priceable);
+    const priceable = {
+      organizationUuid,
+      operation: e.operation,
+      evalType: e.evalType,
+      modality: e.modality,
+      ruleMetric: e.ruleMetric,
+      occurredAt: e.occurredAt,
+    };
+    const rule = price(priceable);
     if (!rule && e.costMicros === null) {
       reject(noRuleReason(priceable));
       continue;
@@ -235,17 +254,33 @@ export async function ingestUsage(
       priceRuleUuid: rule?.priceRuleUuid ?? null,
       notes: e.notes,
     });
+    indexOf.set(e.eventId, index);
     if (e.costMicros !== null) isAdjustment.add(e.eventId);
   }
-  rejected.sort((a, b) => a.index - b.index);
+
+  // Every month of the batch has its partition before the insert (created here if new). A month
+  // an operator archived takes no events: they would be split from the rest of their month.
+  const monthsOfRows = () => [...new Set([...rows.values()].map((r) => monthOf(r.occurredAt)))];
+  const rejectArchived = (archived: Set<string>) => {
+    for (const [eventId, r] of rows) {
+      const month = monthOf(r.occurredAt);
+      if (!archived.has(month)) continue;
+      rows.delete(eventId);
+      rejected.push({
+        index: indexOf.get(eventId) ?? -1,
+        event_id: eventId,
+        reason: `occurred_at ${r.occurredAt.toISOString()} falls in ${month}, whose events are archived; restore that month (metering CLI "events restore-month") to add to it`,
+      });
+    }
+  };
+  if (rows.size) rejectArchived(await ensureMonths(db, monthsOfRows()));
 
   // Sorted by event_id so concurrent batches wait on each other instead of deadlocking.
-  const pending = [...rows.values()].sort((a, b) =>
-    a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0,
-  );
-  let accepted = 0;
-  if (pending.length) {
-    accepted = await db.transaction(async (tx: Tx) => {
+  const pendingRows = () =>
+    [...rows.values()].sort((a, b) => (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0));
+  let pending = pendingRows();
+  const store = () =>
+    db.transaction(async (tx: Tx) => {
       const inserted: EventRow[] = [];
       for (const eventId of await insertEvents(tx, organizationUuid, pending)) {
         const row = rows.get(eventId);
@@ -271,7 +306,20 @@ export async function ingestUsage(
             });
       return inserted.length;
     });
+  let accepted = 0;
+  if (pending.length) {
+    try {
+      accepted = await store();
+    } catch (err) {
+      // A month this process had seen was archived since: look the months up again, once.
+      if (!isMissingPartition(err)) throw err;
+      forgetMonths(db);
+      rejectArchived(await ensureMonths(db, monthsOfRows()));
+      pending = pendingRows();
+      if (pending.length) accepted = await store();
+    }
   }
+  rejected.sort((a, b) => a.index - b.index);
   duplicates += pending.length - accepted;
   return { accepted, duplicates, rejected };
 }

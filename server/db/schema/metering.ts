@@ -68,11 +68,17 @@ export const searchedCost = (costMicros: AnyPgColumn) =>
 export const searchDocument = (t: SearchedColumns) =>
   sql`coalesce(${t.name}, '') || chr(10) || ${t.operation} || chr(10) || ${t.evalType} || chr(10) || ${t.modality} || chr(10) || coalesce(${t.createdBy}, '') || chr(10) || coalesce(${t.evalUuid}, '') || chr(10) || coalesce(${t.evalRunUuid}, '') || chr(10) || coalesce(${t.notes}, '') || chr(10) || ${t.ruleMetric} || chr(10) || ${t.quantity}::text || chr(10) || ${searchedCost(t.costMicros)}`;
 
-/** One priced usage record, stored once per (organization, client event id). */
+/**
+ * One priced usage record, stored once per (organization, client event id): usage_event_keys holds
+ * that idempotency key. Partitioned by month of occurred_at (migration 0011; drizzle's schema cannot
+ * declare it): one table per UTC calendar month, created on write by usage_events_ensure_month, so
+ * a closed month can be detached and archived without touching the others. A partitioned table's
+ * primary key must include the partition key, hence (usage_event_uuid, occurred_at).
+ */
 export const usageEvents = pgTable(
   "usage_events",
   {
-    usageEventUuid: uuid("usage_event_uuid").primaryKey().default(sql`gen_random_uuid()`),
+    usageEventUuid: uuid("usage_event_uuid").notNull().default(sql`gen_random_uuid()`),
     organizationUuid: text("organization_uuid").notNull(),
     /** The client's idempotency key. */
     eventId: text("event_id").notNull(),
@@ -98,7 +104,7 @@ export const usageEvents = pgTable(
     ingestedAt: timestamp("ingested_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    unique("usage_events_org_event_id_key").on(t.organizationUuid, t.eventId),
+    primaryKey({ name: "usage_events_pkey", columns: [t.usageEventUuid, t.occurredAt] }),
     // The records page's default order (newest first, ties by uuid) and the CSV export's keyset:
     // the first page is a short index scan instead of a sort of the whole cycle. NULLS FIRST is
     // what ORDER BY … DESC means; with drizzle's default (NULLS LAST) the planner would not use
@@ -124,6 +130,35 @@ export const usageEvents = pgTable(
       .where(sql`(${t.costMicros} <> ${t.unitPriceMicros} * ${t.quantity}) is true`),
   ],
 );
+
+/**
+ * The idempotency key of every stored usage event, written in the same statement as the event. It
+ * lives apart from usage_events because a partitioned table can only enforce keys that include the
+ * partition key: there, the same event id at two different months would be two rows. Kept when a
+ * month of events is archived, so a resent old event is still a duplicate.
+ */
+export const usageEventKeys = pgTable(
+  "usage_event_keys",
+  {
+    organizationUuid: text("organization_uuid").notNull(),
+    eventId: text("event_id").notNull(),
+    /** The stored event's occurred_at: which month's partition holds it. */
+    occurredAt: timestamp("occurred_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ name: "usage_event_keys_pkey", columns: [t.organizationUuid, t.eventId] })],
+);
+
+/**
+ * A counter per organization ("" for the global price list), raised by triggers (migration 0011)
+ * in every transaction that changes its price rules, workspaces (added, deleted, restored) or
+ * billing cycles. Ingestion caches those per organization and compares this counter before each
+ * batch, so no API process prices an event with a rule, or accepts a workspace, that a committed
+ * change has since replaced.
+ */
+export const meteringConfigVersions = pgTable("metering_config_versions", {
+  scope: text("scope").primaryKey(),
+  version: bigint("version", { mode: "number" }).notNull(),
+});
 
 /** Per-day sums of usage_events, written in the same transaction as the events they count. */
 export const usageDaily = pgTable(
