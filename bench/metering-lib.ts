@@ -203,10 +203,22 @@ export type Server = {
   stop(): Promise<void>;
 };
 
-/** Starts bench/metering-server.ts in a child process (PGlite, or PostgreSQL at `databaseUrl`). */
-export async function startServer(opts: { databaseUrl?: string; port?: number }): Promise<Server> {
+/**
+ * Starts bench/metering-server.ts in a child process (PGlite, or PostgreSQL at `databaseUrl`).
+ * `root`: another checkout of this repository (e.g. a git worktree of an earlier commit) whose
+ * server to run instead, for before/after comparisons in one run.
+ */
+export async function startServer(opts: {
+  databaseUrl?: string;
+  port?: number;
+  root?: string;
+}): Promise<Server> {
   const port = opts.port ?? 0;
-  const child: ChildProcess = fork(join(here, "metering-server.ts"), [], {
+  const script = opts.root
+    ? join(opts.root, "bench", "metering-server.ts")
+    : join(here, "metering-server.ts");
+  const child: ChildProcess = fork(script, [], {
+    ...(opts.root ? { cwd: opts.root } : {}),
     execArgv: ["--import", "tsx", "--max-old-space-size=4096"],
     env: {
       ...process.env,
@@ -337,6 +349,36 @@ export const rollupInsertSelect = (orgId: string, from?: string, to?: string) =>
      set event_count = usage_daily.event_count + excluded.event_count,
          quantity_sum = usage_daily.quantity_sum + excluded.quantity_sum,
          cost_micros_sum = usage_daily.cost_micros_sum + excluded.cost_micros_sum`;
+
+/**
+ * What a bulk load into usage_events needs on this server's schema: the tables ingestion writes
+ * (to empty them between phases), and, where usage_events is partitioned by month (migration
+ * 0011), the months' partitions, which ingestion creates on write and a COPY must find in place.
+ * Works on schemas before and after that migration, so a baseline checkout can be measured too.
+ */
+export async function prepareBulkLoad(
+  sql: Server["sql"],
+  from: Date,
+  to: Date,
+): Promise<{ tables: string[]; ensurePartitions(): Promise<void> }> {
+  const candidates = ["usage_events", "usage_event_keys", "usage_daily", "usage_daily_coarse"];
+  const present = await sql<{ name: string }>(
+    `select relname as name from pg_class where relkind in ('r', 'p') and relname in (${candidates.map((t) => `'${t}'`).join(", ")})`,
+  );
+  const tables = candidates.filter((t) => present.some((p) => p.name === t));
+  const [fn] = await sql<{ partitioned: boolean }>(
+    "select to_regproc('usage_events_ensure_month') is not null as partitioned",
+  );
+  return {
+    tables,
+    async ensurePartitions() {
+      if (!fn?.partitioned) return;
+      await sql(
+        `select usage_events_ensure_month(m::date) from generate_series(date_trunc('month', '${from.toISOString()}'::timestamptz at time zone 'UTC'), '${to.toISOString()}'::timestamptz at time zone 'UTC', interval '1 month') as m`,
+      );
+    },
+  };
+}
 
 /** PostgreSQL's version string via psql-less query, for the machine line. */
 export function gitShort(): string {
