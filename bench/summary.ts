@@ -34,7 +34,11 @@ type Bench = {
 
 const BENCHES: Bench[] = [
   { name: "signin", target: "sign-in path", args: ["bench/run.ts", "2", "8"] },
-  { name: "load", target: "3 authenticated calls", args: ["bench/load.ts", "5", "10"] },
+  {
+    name: "load",
+    target: "3 authenticated calls",
+    args: ["bench/load.ts", "5", "10", "--rounds", "2", "--no-rates"],
+  },
   { name: "ingest", target: "4 ingestion", args: ["bench/ingest.ts", "5k", "--rounds", "1"] },
   {
     name: "dashboard",
