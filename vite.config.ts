@@ -1,16 +1,74 @@
+import { fileURLToPath } from "node:url";
 import react from "@vitejs/plugin-react";
-import { defineConfig } from "vite";
+import { defineConfig, type Plugin } from "vite";
 import { precompress } from "./scripts/precompress";
+
+const PLOTS_MODULE = /[\\/]@ant-design[\\/]plots[\\/]es[\\/]/;
+const PLOTS_RUNTIME_MODULE = /[\\/]@ant-design[\\/]plots[\\/]es[\\/]core[\\/]base[\\/]index\.js$/;
+const local = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+/**
+ * @ant-design/plots on G2's core library only, G2's documented way to bundle what plain charts use
+ * (`extend(Runtime, corelib())`). The package draws every plot with one runtime, made in its
+ * core/base/chart module from G2's whole standard library and its plot extension (geographic,
+ * graph and hierarchy marks with their d3 modules), and imports from G2's index, which builds
+ * another such runtime at import time. In the build, the first resolves to the console's runtime
+ * and the second to G2's API without that index; the chart chunk keeps what a column chart draws
+ * with.
+ */
+function plotsOnG2Core(): Plugin {
+  const runtime = local("./src/pages/billing/chart-runtime.ts");
+  const g2 = local("./src/pages/billing/g2-core.ts");
+  let replaced = false;
+  return {
+    name: "eval-console:plots-on-g2-core",
+    apply: "build",
+    enforce: "pre",
+    resolveId(source, importer) {
+      if (!importer || !PLOTS_MODULE.test(importer)) return null;
+      if (source === "@antv/g2") return g2;
+      if (source !== "./chart" || !PLOTS_RUNTIME_MODULE.test(importer)) return null;
+      replaced = true;
+      return runtime;
+    },
+    buildEnd() {
+      // A new @ant-design/plots that builds its runtime elsewhere would silently bring it all back.
+      if (!replaced)
+        this.warn("@ant-design/plots' runtime module was not found: the chart chunk is full size");
+    },
+  };
+}
+
+/**
+ * html2canvas (about 45 kB gzip) is imported by @antv/g's image exporter, which draws a chart's HTML
+ * overlays into an exported picture; the console exports no pictures, so the exporter is left out
+ * of the bundle, but html2canvas declares no `sideEffects` in its package, so the bundler keeps all
+ * of it for what its import alone might do. It does nothing on import (it only defines functions),
+ * which this says to the bundler.
+ */
+function html2canvasWithoutSideEffects(): Plugin {
+  return {
+    name: "eval-console:html2canvas-without-side-effects",
+    apply: "build",
+    enforce: "pre",
+    async resolveId(source, importer, options) {
+      if (source !== "html2canvas") return null;
+      const resolved = await this.resolve(source, importer, { ...options, skipSelf: true });
+      return resolved && { ...resolved, moduleSideEffects: false };
+    },
+  };
+}
 
 // The console is plain static files; the server (or any static host) serves dist/.
 // In `vite` dev mode, /config.json and the API are proxied to a running `npm run serve`.
 export default defineConfig({
-  // Brotli and gzip copies of every text file, which the server sends as they are.
-  plugins: [react(), precompress()],
+  // The chart chunk on G2's core parts only, then brotli and gzip copies of every text file, which
+  // the server sends as they are.
+  plugins: [react(), plotsOnG2Core(), html2canvasWithoutSideEffects(), precompress()],
   build: {
     outDir: "dist",
     chunkSizeWarningLimit: 1600,
-    // Charts (~450 KB gzip) are imported only by the billing page's lazily loaded chart module, so
+    // Charts (~350 kB gzip) are imported only by the billing page's lazily loaded chart module, so
     // Rollup gives them their own chunk, fetched when the chart is first shown. (A manualChunks
     // "charts" entry would also capture React and other modules the entry shares, and make the
     // entry import, and preload, the whole chart chunk.)
