@@ -32,6 +32,7 @@ import {
   serverBackend,
 } from "./metering/ingest-key-cli";
 import { describeRule, setPriceRule } from "./metering/prices";
+import { purgeAuditLog } from "./platform/audit";
 import { type Config, ConfigError, loadConfig } from "./platform/config";
 import { createLogger } from "./platform/logger";
 import { DEMO_ORG, DEMO_USERS } from "./seed";
@@ -47,6 +48,9 @@ Commands:
             make a user a provider operator (may impersonate users), or stop that
   workspace restore <workspace uuid>
             bring back a deleted workspace (its members regain access)
+  audit purge
+            delete audit log entries older than AUDIT_RETENTION_DAYS (default 400); a serving
+            process also does this once a day
   price set --operation <op> --eval-type <type> --unit-price <usd> [--modality <m>]
             [--rule-metric eval|prompt] [--org <organization uuid>] [--valid-from <ISO>]
             set a price rule (global unless --org); it replaces the open rule for the same dimensions
@@ -186,6 +190,7 @@ async function run(command: string | undefined) {
       "workspace",
       "price",
       "ingest-key",
+      "audit",
       ...METERING_COMMANDS,
     ].includes(command)
   ) {
@@ -195,6 +200,8 @@ async function run(command: string | undefined) {
   const [action, email] = args;
   if (command === "operator" && (!email || (action !== "grant" && action !== "revoke")))
     return refuseArgs(`Usage: tsx server/main.ts operator grant|revoke <email>`);
+  if (command === "audit" && (action !== "purge" || args.length !== 1))
+    return refuseArgs("Usage: tsx server/main.ts audit purge");
   if (command === "workspace" && (action !== "restore" || !email || !z.uuid().safeParse(email).success))
     return refuseArgs(`Usage: tsx server/main.ts workspace restore <workspace uuid>`);
   const priceArgs = command === "price" ? parsePriceSetArgs(args) : null;
@@ -238,7 +245,6 @@ async function run(command: string | undefined) {
       const r = await product.api.workspaces.restoreWorkspace(email, {
         userId: null,
         email: null,
-        via: "operator",
         source: "cli",
       });
       if (r.status === "restored") console.log(`Workspace "${r.workspace.name}" (${email}) is restored.`);
@@ -246,6 +252,11 @@ async function run(command: string | undefined) {
         console.error(restoreError(r).message);
         process.exitCode = 1;
       }
+    } else if (command === "audit") {
+      const purged = await purgeAuditLog(product.database.db, config.auditRetentionDays);
+      console.log(
+        `Purged ${purged} audit log ${purged === 1 ? "entry" : "entries"} older than ${config.auditRetentionDays} days.`,
+      );
     } else if (priceArgs?.ok) {
       console.log(describeRule(await setPriceRule(product.database.db, priceArgs.value)));
     } else if (command === "operator" && email) {

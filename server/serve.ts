@@ -4,6 +4,7 @@ import { createServer } from "node:net";
 import { buildProduct } from "./app";
 import { createDemoIngestKey, demoEvents, seedUsage } from "./demo-cli";
 import { recordRunningServer } from "./metering/ingest-key-cli";
+import { scheduleAuditPurge } from "./platform/audit-retention";
 import type { Config } from "./platform/config";
 import { createLogger } from "./platform/logger";
 import { DEMO_ORG, DEMO_USERS } from "./seed";
@@ -106,5 +107,6 @@ export async function serve(config: Config) {
     });
     process.on("exit", () => forgetServer());
   }
+  scheduleAuditPurge(product.database.db, config.auditRetentionDays, logger);
   printSignIn(config, password, note, demoKey);
 }

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyRequest } from "fastify";
-import type { Actor } from "../platform/audit";
+import { type Actor, CLI_ACTOR } from "../platform/audit";
 import { ApiError } from "../platform/errors";
 import type { IdentityGateway, OrgMemberInfo } from "../platform/identity-gateway";
 import type { Authenticate, Principal } from "./principal";
@@ -32,7 +32,7 @@ export function createBearerCallerAuth(
     if (token && expected && timingSafeEqual(sha(token), expected))
       return {
         kind: "operator",
-        actor: { userId: null, email: null, via: "operator", source: "backend_api_key" },
+        actor: CLI_ACTOR,
         org: null,
       };
     const p = await authenticate(req, { apiKey: false });
@@ -40,7 +40,7 @@ export function createBearerCallerAuth(
       return { kind: "customer", principal: p };
     return {
       kind: "operator",
-      actor: { userId: p.userId, email: p.email, via: "operator", source: "api" },
+      actor: { userId: p.userId, email: p.email, source: "console" },
       org: p.org,
     };
   };

@@ -1,8 +1,10 @@
+import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { BillingError, resolveOrganization } from "../metering/billing";
 import { isStorableText } from "../metering/events";
 import { createIngestKey, ingestKeyJson, listIngestKeys, revokeIngestKey } from "../metering/ingest-keys";
+import type { Actor } from "../platform/audit";
 import { ApiError } from "../platform/errors";
 import { createBearerCallerAuth, notOperator } from "./operator-auth";
 import type { IngestRouteDeps } from "./route-deps";
@@ -60,8 +62,12 @@ const config = { auth: "bearer", authenticatesItself: true } as const;
  */
 export const operatorIngestKeyRoutes: FastifyPluginAsyncZod<IngestRouteDeps> = async (app, deps) => {
   const identify = createBearerCallerAuth(deps.gateway, deps.authenticate, deps.operatorKey);
+  /** The operator behind each call, for the audit rows of its changes. */
+  const operators = new WeakMap<FastifyRequest, Actor>();
   app.addHook("onRequest", async (req) => {
-    if ((await identify(req)).kind !== "operator") throw notOperator("manage ingestion keys");
+    const caller = await identify(req);
+    if (caller.kind !== "operator") throw notOperator("manage ingestion keys");
+    operators.set(req, caller.actor);
   });
 
   app.get(
@@ -109,6 +115,7 @@ export const operatorIngestKeyRoutes: FastifyPluginAsyncZod<IngestRouteDeps> = a
       const { key, token } = await createIngestKey(deps.db, {
         name: req.body.name ?? DEFAULT_INGEST_KEY_NAME,
         organizationUuid,
+        by: operators.get(req),
       });
       return { ...ingestKeyJson(key), token };
     },
@@ -134,7 +141,7 @@ export const operatorIngestKeyRoutes: FastifyPluginAsyncZod<IngestRouteDeps> = a
       },
     },
     async (req) => {
-      const r = await revokeIngestKey(deps.db, req.params.ingest_key_uuid);
+      const r = await revokeIngestKey(deps.db, req.params.ingest_key_uuid, operators.get(req));
       deps.ingestKeys.forget();
       if (r.status === "not_found") throw new ApiError("not_found", "Ingestion key not found.");
       if (r.status === "already_revoked") throw new ApiError("already_revoked");

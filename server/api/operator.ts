@@ -50,8 +50,7 @@ export const operatorRoutes: FastifyPluginAsyncZod<WorkspaceRouteDeps> = async (
       const r = await deps.workspaces.restoreWorkspace(req.params.workspace_uuid, {
         userId: p.userId,
         email: p.email,
-        via: "operator",
-        source: "api",
+        source: "console",
       });
       if (r.status !== "restored") throw restoreError(r);
       const org = await deps.gateway.findOrganization(r.workspace.organizationUuid);

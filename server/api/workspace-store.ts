@@ -1,7 +1,7 @@
 import { and, asc, eq, isNull, ne, sql } from "drizzle-orm";
 import { liveWorkspacesOf } from "../db/live-workspaces";
 import { currentWorkspace, workspaceMembers, workspaces } from "../db/schema";
-import { type Actor, type AuditAction, writeAudit } from "../platform/audit";
+import { type Actor, type AuditAction, type Snapshot, writeAudit } from "../platform/audit";
 import type { Db, Tx } from "../platform/database";
 import { ApiError } from "../platform/errors";
 
@@ -64,10 +64,10 @@ async function assertNameFree(tx: Tx, orgId: string, name: string, except?: stri
 /** Changes one workspace's row and writes its audit row, in the transaction of the change. */
 async function changeWorkspace(
   tx: Tx,
-  target: { orgId: string; uuid: string; actor: Actor },
+  target: { orgId: string; uuid: string; actor: Actor; label: string },
   set: { name?: string; deletedAt?: Date | null },
   action: AuditAction,
-  details: Record<string, unknown>,
+  change: { before?: Snapshot; after?: Snapshot },
 ) {
   await tx
     .update(workspaces)
@@ -77,9 +77,8 @@ async function changeWorkspace(
     organizationUuid: target.orgId,
     actor: target.actor,
     action,
-    targetType: "workspace",
-    targetId: target.uuid,
-    details,
+    target: { type: "workspace", id: target.uuid, label: target.label },
+    ...change,
   });
 }
 
@@ -150,10 +149,9 @@ export function createWorkspaceStore(db: Db) {
         await writeAudit(tx, {
           organizationUuid: orgId,
           actor,
-          action: "workspace.create",
-          targetType: "workspace",
-          targetId: row.uuid,
-          details: { name },
+          action: "workspace.created",
+          target: { type: "workspace", id: row.uuid, label: name },
+          after: { name },
         });
         return (await liveWorkspace(tx, orgId, row.uuid)) as WorkspaceRow;
       });
@@ -167,9 +165,9 @@ export function createWorkspaceStore(db: Db) {
         if (!current) return null;
         if (current.name === name) return current;
         await assertNameFree(tx, orgId, name, uuid);
-        await changeWorkspace(tx, { orgId, uuid, actor }, { name }, "workspace.rename", {
-          from: current.name,
-          to: name,
+        await changeWorkspace(tx, { orgId, uuid, actor, label: name }, { name }, "workspace.renamed", {
+          before: { name: current.name },
+          after: { name },
         });
         return { ...current, name };
       });
@@ -181,9 +179,13 @@ export function createWorkspaceStore(db: Db) {
         await lockOrganization(tx, orgId);
         const current = await liveWorkspace(tx, orgId, uuid);
         if (!current) return false;
-        await changeWorkspace(tx, { orgId, uuid, actor }, { deletedAt: new Date() }, "workspace.delete", {
-          name: current.name,
-        });
+        await changeWorkspace(
+          tx,
+          { orgId, uuid, actor, label: current.name },
+          { deletedAt: new Date() },
+          "workspace.deleted",
+          { before: { name: current.name, deleted_at: null } },
+        );
         return true;
       });
     },
@@ -207,10 +209,13 @@ export function createWorkspaceStore(db: Db) {
         }
         await changeWorkspace(
           tx,
-          { orgId: row.organizationUuid, uuid, actor },
+          { orgId: row.organizationUuid, uuid, actor, label: row.name },
           { deletedAt: null },
-          "workspace.restore",
-          { name: row.name, deleted_at: row.deletedAt.toISOString() },
+          "workspace.restored",
+          {
+            before: { name: row.name, deleted_at: row.deletedAt.toISOString() },
+            after: { name: row.name, deleted_at: null },
+          },
         );
         return { status: "restored", workspace: { ...row, deletedAt: null } };
       });
@@ -270,10 +275,9 @@ export function createWorkspaceStore(db: Db) {
         await writeAudit(tx, {
           organizationUuid: orgId,
           actor,
-          action: "workspace.member_add",
-          targetType: "workspace_member",
-          targetId: uuid,
-          details: { user_id: user.id, email: user.email, role: row.role },
+          action: "member.added",
+          target: { type: "workspace_member", id: user.id, label: user.email },
+          after: { workspace_uuid: uuid, role: row.role },
         });
         return row;
       });
@@ -302,10 +306,9 @@ export function createWorkspaceStore(db: Db) {
           await writeAudit(tx, {
             organizationUuid: orgId,
             actor,
-            action: "workspace.member_remove",
-            targetType: "workspace_member",
-            targetId: uuid,
-            details: { user_id: m.userId, email: m.email },
+            action: "member.removed",
+            target: { type: "workspace_member", id: m.userId, label: m.email },
+            before: { workspace_uuid: uuid },
           });
         }
         return "removed";
@@ -333,10 +336,9 @@ export function createWorkspaceStore(db: Db) {
         await writeAudit(tx, {
           organizationUuid: orgId,
           actor,
-          action: "workspace.current_set",
-          targetType: "workspace",
-          targetId: uuid,
-          details: { user_id: userId },
+          action: "workspace.current_selected",
+          target: { type: "workspace", id: uuid, label: ws.name },
+          after: { user_id: userId },
         });
         return ws;
       });

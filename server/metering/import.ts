@@ -170,7 +170,7 @@ export async function importUsageFile(
     // The operator's command line: adjustments in the file are accepted, each one audited.
     const r = await ingestUsage(db, organizationUuid, batch, {
       backfill: opts.backfill ?? false,
-      adjustments: { by: { userId: null, email: null, via: "operator", source: "cli" } },
+      adjustments: { by: { userId: null, email: null, source: "cli" } },
     });
     progress.events += batch.length;
     progress.accepted += r.accepted;

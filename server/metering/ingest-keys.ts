@@ -7,7 +7,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import { and, asc, eq, isNull } from "drizzle-orm";
 import { ingestKeys } from "../db/schema";
-import type { Db } from "../platform/database";
+import { type Actor, CLI_ACTOR, writeAudit } from "../platform/audit";
+import type { Db, Tx } from "../platform/database";
 
 /** Every ingestion key starts with this; customer API keys never do. */
 export const INGEST_KEY_PREFIX = "eci_";
@@ -57,17 +58,36 @@ const columns = {
   lastUsedAt: ingestKeys.lastUsedAt,
 };
 
-/** Creates a key; the token is returned here once and stored only as its hash. */
+/** A key's audit row: its organization's, or a platform row for a key of every organization. */
+const keyAudit = (tx: Tx, action: "ingest_key.created" | "ingest_key.revoked", key: IngestKey, by: Actor) =>
+  writeAudit(tx, {
+    organizationUuid: key.organizationUuid,
+    actor: by,
+    action,
+    target: { type: "ingest_key", id: key.ingestKeyUuid, label: key.name },
+    ...(action === "ingest_key.created"
+      ? { after: { name: key.name, organization_uuid: key.organizationUuid } }
+      : { before: { revoked_at: null }, after: { revoked_at: key.revokedAt } }),
+  });
+
+/**
+ * Creates a key; the token is returned here once and stored only as its hash. `by` is who asked
+ * (the command line unless said otherwise), for the audit row written with it.
+ */
 export async function createIngestKey(
   db: Db,
-  input: { name: string; organizationUuid: string | null },
+  input: { name: string; organizationUuid: string | null; by?: Actor },
 ): Promise<{ key: IngestKey; token: string }> {
   const token = `${INGEST_KEY_PREFIX}${randomBytes(32).toString("base64url")}`;
-  const [key] = await db
-    .insert(ingestKeys)
-    .values({ name: input.name, organizationUuid: input.organizationUuid, tokenHash: hashIngestKey(token) })
-    .returning(columns);
-  if (!key) throw new Error("unreachable: insert returned no row");
+  const key = await db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(ingestKeys)
+      .values({ name: input.name, organizationUuid: input.organizationUuid, tokenHash: hashIngestKey(token) })
+      .returning(columns);
+    if (!row) throw new Error("unreachable: insert returned no row");
+    await keyAudit(tx, "ingest_key.created", row, input.by ?? CLI_ACTOR);
+    return row;
+  });
   return { key, token };
 }
 
@@ -82,12 +102,17 @@ export const listIngestKeys = (db: Db): Promise<IngestKey[]> =>
 export async function revokeIngestKey(
   db: Db,
   ingestKeyUuid: string,
+  by: Actor = CLI_ACTOR,
 ): Promise<{ status: "revoked" | "already_revoked"; key: IngestKey } | { status: "not_found" }> {
-  const [revoked] = await db
-    .update(ingestKeys)
-    .set({ revokedAt: new Date() })
-    .where(and(eq(ingestKeys.ingestKeyUuid, ingestKeyUuid), isNull(ingestKeys.revokedAt)))
-    .returning(columns);
+  const revoked = await db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(ingestKeys)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(ingestKeys.ingestKeyUuid, ingestKeyUuid), isNull(ingestKeys.revokedAt)))
+      .returning(columns);
+    if (row) await keyAudit(tx, "ingest_key.revoked", row, by);
+    return row;
+  });
   if (revoked) return { status: "revoked", key: revoked };
   const [existing] = await db
     .select(columns)

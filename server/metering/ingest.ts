@@ -261,19 +261,32 @@ export async function ingestUsage(
   // Every month of the batch has its partition before the insert (created here if new). A month
   // an operator archived takes no events: they would be split from the rest of their month.
   const monthsOfRows = () => [...new Set([...rows.values()].map((r) => monthOf(r.occurredAt)))];
-  const rejectArchived = (archived: Set<string>) => {
-    for (const [eventId, r] of rows) {
+  // (An event of such a month whose id is already stored, in the archive, is a duplicate as usual.)
+  const rejectArchived = async (archived: Set<string>) => {
+    if (!archived.size) return;
+    const inArchived = [...rows.values()].filter((r) => archived.has(monthOf(r.occurredAt)));
+    const stored = (await db.execute(sql`
+      select event_id from usage_event_keys where organization_uuid = ${organizationUuid}
+         and event_id = any(${arrayLiteral(inArchived.map((r) => r.eventId))}::text[])`)) as unknown as {
+      rows: { event_id: string }[];
+    };
+    const taken = new Set(stored.rows.map((r) => r.event_id));
+    for (const r of inArchived) {
+      const eventId = r.eventId;
       const month = monthOf(r.occurredAt);
-      if (!archived.has(month)) continue;
       rows.delete(eventId);
+      if (taken.has(eventId)) {
+        duplicates += 1;
+        continue;
+      }
       rejected.push({
         index: indexOf.get(eventId) ?? -1,
         event_id: eventId,
-        reason: `occurred_at ${r.occurredAt.toISOString()} falls in ${month}, whose events are archived; restore that month (metering CLI "events restore-month") to add to it`,
+        reason: `occurred_at ${r.occurredAt.toISOString()} falls in ${month}, whose events are archived; an operator must restore that month before it takes more`,
       });
     }
   };
-  if (rows.size) rejectArchived(await ensureMonths(db, monthsOfRows()));
+  if (rows.size) await rejectArchived(await ensureMonths(db, monthsOfRows()));
 
   // Sorted by event_id so concurrent batches wait on each other instead of deadlocking.
   const pendingRows = () =>
@@ -295,10 +308,9 @@ export async function ingestUsage(
             await writeAudit(tx, {
               organizationUuid,
               actor: by,
-              action: "usage.adjustment",
-              targetType: "usage_event",
-              targetId: row.eventId,
-              details: {
+              action: "usage.adjustment_recorded",
+              target: { type: "usage_event", id: row.eventId, label: row.notes },
+              after: {
                 cost: formatUsdExact(row.costMicros),
                 notes: row.notes,
                 occurred_at: row.occurredAt.toISOString(),
@@ -314,7 +326,7 @@ export async function ingestUsage(
       // A month this process had seen was archived since: look the months up again, once.
       if (!isMissingPartition(err)) throw err;
       forgetMonths(db);
-      rejectArchived(await ensureMonths(db, monthsOfRows()));
+      await rejectArchived(await ensureMonths(db, monthsOfRows()));
       pending = pendingRows();
       if (pending.length) accepted = await store();
     }

@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import { z } from "zod";
+import { AUDIT_DEFAULT_RETENTION_DAYS } from "../../contract/audit-log";
 
 /** Thrown for configuration the server cannot start with; its message is one printable line. */
 export class ConfigError extends Error {
@@ -166,6 +167,12 @@ const envSchema = z.object({
     .int("API_RATE_LIMIT_PER_ORG must be a whole number")
     .min(0, "API_RATE_LIMIT_PER_ORG must be 0 (off) or more")
     .default(30_000),
+  AUDIT_RETENTION_DAYS: z.coerce
+    .number({ message: "AUDIT_RETENTION_DAYS must be a number of days" })
+    .int("AUDIT_RETENTION_DAYS must be a whole number of days")
+    .min(1, "AUDIT_RETENTION_DAYS must be at least 1")
+    .max(36_500, "AUDIT_RETENTION_DAYS must be at most 36500 (100 years)")
+    .default(AUDIT_DEFAULT_RETENTION_DAYS),
 });
 
 export type Config = {
@@ -201,6 +208,8 @@ export type Config = {
   logLevel: string;
   /** /v1 requests per minute per credential and per organization (0: off), shared by every API process. */
   apiRateLimits: { perCredential: number; perOrg: number };
+  /** Audit log entries older than this many days are purged (daily, and by `audit purge`). */
+  auditRetentionDays: number;
   /**
    * Which proxies in front of the servers may set the client address and protocol
    * (X-Forwarded-For / -Proto); false trusts none, so per-IP limits count the socket's peer.
@@ -283,6 +292,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     consoleDir: e.CONSOLE_DIR,
     logLevel: e.LOG_LEVEL,
     apiRateLimits: { perCredential: e.API_RATE_LIMIT_PER_CREDENTIAL, perOrg: e.API_RATE_LIMIT_PER_ORG },
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     trustProxy,
     environment: cleaned,
     dataDir: e.DATA_DIR,

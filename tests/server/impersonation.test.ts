@@ -221,7 +221,7 @@ describe.each(backends())("operator impersonation on $name", (backend) => {
     const [audited] = await p.database.db
       .select()
       .from(auditLog)
-      .where(eq(auditLog.action, "workspace.current_set"));
+      .where(eq(auditLog.action, "workspace.current_selected"));
     expect(audited).toMatchObject({ actorUserId: memberId, impersonatorUserId: adminId, targetId: ws!.id });
 
     expect((await fe("/stop_impersonating", cookie)).statusCode).toBe(200);

@@ -224,18 +224,13 @@ describe.each(backends())("billing operations, NDJSON and backfill on $name", (b
     expect(await cost(org, "im-")).toEqual({ n: "3", c: String(20_000n + 10_000n - 5_000_000n) });
     // The operator's import may carry adjustments; each one is audited.
     const audit = await db.execute(
-      sql`select actor_via, target_id, details from audit_log where action = 'usage.adjustment' and organization_uuid = ${org}`,
+      sql`select source, target_id, after from audit_log where action = 'usage.adjustment_recorded' and organization_uuid = ${org}`,
     );
     expect((audit as unknown as { rows: unknown[] }).rows).toEqual([
       {
-        actor_via: "operator",
+        source: "cli",
         target_id: "im-4",
-        details: {
-          cost: "-5.00",
-          notes: "Credit for an outage",
-          occurred_at: "2026-04-02T13:00:00.000Z",
-          source: "cli",
-        },
+        after: { cost: "-5.00", notes: "Credit for an outage", occurred_at: "2026-04-02T13:00:00.000Z" },
       },
     ]);
     const again = await importUsageFile(db, org, csv);

@@ -211,19 +211,19 @@ describe.each(backends())("usage ingestion on $name", (backend) => {
     const audit = await p.database.db
       .select()
       .from(auditLog)
-      .where(sql`action = 'usage.adjustment' and organization_uuid = ${f.acmeId}`);
-    expect(audit.map((a) => [a.targetId, a.actorEmail, a.actorVia, a.details])).toEqual([
+      .where(sql`action = 'usage.adjustment_recorded' and organization_uuid = ${f.acmeId}`);
+    expect(audit.map((a) => [a.targetId, a.actorEmail, a.source, a.after])).toEqual([
       [
         "adj-credit",
         "newcomer@acme.test",
-        "operator",
-        { cost: "-0.50", notes: "credit: failed run", occurred_at: `${day}T02:00:00.000Z`, source: "api" },
+        "console",
+        { cost: "-0.50", notes: "credit: failed run", occurred_at: `${day}T02:00:00.000Z` },
       ],
       [
         "adj-norule",
         "newcomer@acme.test",
-        "operator",
-        { cost: "-0.25", notes: "goodwill", occurred_at: `${day}T03:00:00.000Z`, source: "api" },
+        "console",
+        { cost: "-0.25", notes: "goodwill", occurred_at: `${day}T03:00:00.000Z` },
       ],
     ]);
     await expectRollupMatchesRaw();

@@ -54,8 +54,8 @@ describe("workspace restore on the command line", () => {
         .from(workspaces)
         .where(eq(workspaces.workspaceUuid, ws!.workspaceUuid));
       expect(row!.deletedAt).toBeNull();
-      const [audit] = await db.db.select().from(auditLog).where(eq(auditLog.action, "workspace.restore"));
-      expect(audit).toMatchObject({ actorVia: "operator", actorUserId: null, details: { source: "cli" } });
+      const [audit] = await db.db.select().from(auditLog).where(eq(auditLog.action, "workspace.restored"));
+      expect(audit).toMatchObject({ source: "cli", actorUserId: null, after: { deleted_at: null } });
     } finally {
       await db.close();
     }

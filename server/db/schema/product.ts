@@ -49,23 +49,36 @@ export const currentWorkspace = pgTable(
   (t) => [primaryKey({ columns: [t.userId, t.organizationUuid] })],
 );
 
-/** Every change made through the product API: who did what to which object, when. */
+/**
+ * The audit trail: every administrative and security action, append-only (a trigger refuses
+ * UPDATE, DELETE and TRUNCATE except the retention purge; see docs/audit-log.md).
+ */
 export const auditLog = pgTable(
   "audit_log",
   {
     id: bigserial("id", { mode: "number" }).primaryKey(),
     at: timestamp("at", { withTimezone: true }).notNull().defaultNow(),
-    organizationUuid: text("organization_uuid").notNull(),
+    /** null for a platform-wide target (an ingestion key for every organization). */
+    organizationUuid: text("organization_uuid"),
     actorUserId: text("actor_user_id"),
+    /** The actor's email when they acted. */
     actorEmail: text("actor_email"),
-    /** "bearer", "api_key" or "operator". */
-    actorVia: text("actor_via").notNull(),
-    /** The operator acting as `actor_user_id` through impersonation, if any. */
+    /** The provider operator acting as `actor_user_id` through impersonation, if any. */
     impersonatorUserId: text("impersonator_user_id"),
+    /** "console", "api_key" or "cli". */
+    source: text("source").notNull(),
+    /** One of contract/audit-log.ts's AUDIT_ACTIONS. */
     action: text("action").notNull(),
     targetType: text("target_type").notNull(),
     targetId: text("target_id").notNull(),
-    details: jsonb("details").notNull().default({}),
+    targetLabel: text("target_label"),
+    before: jsonb("before"),
+    after: jsonb("after"),
   },
-  (t) => [index("audit_log_org_at_idx").on(t.organizationUuid, t.at)],
+  (t) => [
+    index("audit_log_org_at_idx").on(t.organizationUuid, t.at),
+    index("audit_log_org_id_idx").on(t.organizationUuid, t.id),
+    index("audit_log_org_target_idx").on(t.organizationUuid, t.targetType, t.targetId),
+    index("audit_log_at_idx").on(t.at),
+  ],
 );

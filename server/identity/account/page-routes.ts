@@ -10,7 +10,7 @@ import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
 import type { SessionUser } from "../fe/plumbing";
 import { asPageError, asStrings, fieldErrors, pageKit, type RtQuery, withRt } from "../hosted-pages/kit";
-import { refuseKeyCreationWhileImpersonating } from "../impersonation/writes";
+import { keyActorOf, refuseKeyCreationWhileImpersonating } from "../impersonation/writes";
 import { messagePage } from "../login/pages";
 import { type FreshFactor, freshFactorBody } from "../mfa/factor";
 import { backupCodes, currentPendingSecret } from "../mfa/setup";
@@ -169,14 +169,14 @@ export function registerAccountPage(app: FastifyInstance, ctx: IdentityContext) 
         expiration_option: "Choose one of the listed expiry options.",
       });
     const expiration = raw;
-    const created = await keys.create(session.user.id, { expiration });
+    const created = await keys.create(keyActorOf(session), { expiration });
     return {
       notice: "API key created. Copy it now: it is not shown again.",
       newApiKey: created.api_key_token,
     };
   });
   action("/account/api_keys/delete", "api-keys", async (_req, _reply, v, session) => {
-    await keys.delete(session.user.id, v.api_key_id ?? "");
+    await keys.delete(keyActorOf(session), v.api_key_id ?? "");
     return { notice: "API key deleted." };
   });
   action("/account/delete", "delete", async (req, reply, v) => {

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
 import { feRoutes, paging, parseInput, requireSession } from "../fe/plumbing";
-import { refuseKeyCreationWhileImpersonating } from "../impersonation/writes";
+import { keyActorOf, refuseKeyCreationWhileImpersonating } from "../impersonation/writes";
 import { createApiKeyService } from "./service";
 import { EXPIRATION_OPTIONS, isExpirationOption } from "./token";
 
@@ -40,6 +40,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: IdentityContext)
       const session = await requireSession(ctx, req);
       refuseKeyCreationWhileImpersonating(session);
       const { user } = session;
+      const actor = keyActorOf(session);
       const body = parseInput(createBody, req.body);
       const option = body.expiration_option ?? "OneYear";
       if (!isExpirationOption(option))
@@ -49,12 +50,12 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: IdentityContext)
           { expiration_option: "Invalid expiration option." },
         );
       if (!user.emailVerified) throw new IdentityError("email_not_confirmed");
-      return keys.create(user.id, { orgId: body.org_id, expiration: option });
+      return keys.create(actor, { orgId: body.org_id, expiration: option });
     });
 
     scope.delete<{ Params: { id: string } }>("/api_keys/:id", async (req, reply) => {
-      const { user } = await requireSession(ctx, req);
-      await keys.delete(user.id, req.params.id);
+      const session = await requireSession(ctx, req);
+      await keys.delete(keyActorOf(session), req.params.id);
       return reply.status(200).send({});
     });
 

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, gt, isNull, or, type SQL, sql } from "drizzle-orm";
 import { apiKey, organization, user } from "../../db/schema";
+import { type AuditEntryInput, writeAudits } from "../../platform/audit";
 import type { Db } from "../../platform/database";
 import type { Directory } from "../directory";
 import { IdentityError } from "../errors";
@@ -38,6 +39,9 @@ export type ValidatedApiKey = {
   membership: OrgMembership | null;
 };
 
+/** The signed-in user acting on keys, as the audit log records them. */
+export type KeyActor = { id: string; email: string; impersonatorId?: string | null };
+
 const epoch = (d: Date) => Math.floor(d.getTime() / 1000);
 const notExpired = () => or(isNull(apiKey.expiresAt), gt(apiKey.expiresAt, sql`now()`));
 
@@ -69,6 +73,41 @@ export function createApiKeyService(db: Db, directory: Directory) {
     return (await directory.listMemberships(userId)).find((m) => m.orgId === orgId) ?? null;
   }
   const canManage = (m: OrgMembership) => orgMemberInfo(m).user_permissions.includes(MANAGE_API_KEYS);
+
+  /**
+   * The audit rows of a key change: an organization key's organization, or for a personal key
+   * every organization its owner belongs to (it acts in them, so each one's administrators see it).
+   */
+  async function keyAudits(
+    actor: KeyActor,
+    action: "api_key.created" | "api_key.deleted",
+    key: { id: string; orgId: string | null; ownerId: string; expiresAt: Date | null },
+  ): Promise<AuditEntryInput[]> {
+    const orgIds = key.orgId
+      ? [key.orgId]
+      : (await directory.listMemberships(key.ownerId)).map((m) => m.orgId);
+    const snapshot = {
+      kind: key.orgId ? "organization" : "personal",
+      owner_user_id: key.ownerId,
+      expires_at: key.expiresAt,
+    };
+    return orgIds.map((organizationUuid) => ({
+      organizationUuid,
+      actor: {
+        userId: actor.id,
+        email: actor.email,
+        source: "console",
+        impersonatorUserId: actor.impersonatorId ?? null,
+      },
+      action,
+      target: {
+        type: "api_key",
+        id: key.id,
+        label: key.orgId ? "Organization API key" : `Personal API key of ${actor.email}`,
+      },
+      ...(action === "api_key.created" ? { after: snapshot } : { before: snapshot }),
+    }));
+  }
 
   async function page(where: SQL | undefined, q: ListQuery) {
     const filter = q.search ? and(where, sql`strpos(${apiKey.id}, ${q.search.toLowerCase()}) > 0`) : where;
@@ -116,7 +155,8 @@ export function createApiKeyService(db: Db, directory: Directory) {
       return page(and(eq(apiKey.orgId, orgId), notExpired()), q);
     },
 
-    async create(userId: string, input: { orgId?: string; expiration: ExpirationOption }) {
+    async create(actor: KeyActor, input: { orgId?: string; expiration: ExpirationOption }) {
+      const userId = actor.id;
       if (input.orgId !== undefined) {
         const m = await membershipOf(userId, input.orgId);
         // The client has no org_not_found case for create: a foreign org is simply forbidden.
@@ -125,12 +165,12 @@ export function createApiKeyService(db: Db, directory: Directory) {
       }
       const id = newApiKeyId();
       const token = newApiKeyToken();
-      await db.insert(apiKey).values({
-        id,
-        tokenHash: hashApiKeyToken(token),
-        userId,
-        orgId: input.orgId ?? null,
-        expiresAt: expiryFor(input.expiration),
+      const expiresAt = expiryFor(input.expiration);
+      const orgId = input.orgId ?? null;
+      const audits = await keyAudits(actor, "api_key.created", { id, orgId, ownerId: userId, expiresAt });
+      await db.transaction(async (tx) => {
+        await tx.insert(apiKey).values({ id, tokenHash: hashApiKeyToken(token), userId, orgId, expiresAt });
+        await writeAudits(tx, audits);
       });
       return { api_key_id: id, api_key_token: token };
     },
@@ -139,7 +179,8 @@ export function createApiKeyService(db: Db, directory: Directory) {
      * Own personal keys, or org keys by members who manage keys. Keys the caller cannot see
      * (someone's personal key, another organization's key) are not_found, revealing nothing.
      */
-    async delete(userId: string, apiKeyId: string) {
+    async delete(actor: KeyActor, apiKeyId: string) {
+      const userId = actor.id;
       const notFound = new IdentityError("not_found", "API key not found.");
       if (!API_KEY_ID_PATTERN.test(apiKeyId)) throw notFound;
       const [key] = await db.select().from(apiKey).where(eq(apiKey.id, apiKeyId));
@@ -151,7 +192,16 @@ export function createApiKeyService(db: Db, directory: Directory) {
         if (!m) throw notFound;
         if (!canManage(m)) throw new IdentityError("action_forbidden", "You may not delete this API key.");
       }
-      await db.delete(apiKey).where(eq(apiKey.id, apiKeyId));
+      const audits = await keyAudits(actor, "api_key.deleted", {
+        id: key.id,
+        orgId: key.orgId,
+        ownerId: key.userId,
+        expiresAt: key.expiresAt,
+      });
+      await db.transaction(async (tx) => {
+        await tx.delete(apiKey).where(eq(apiKey.id, apiKeyId));
+        await writeAudits(tx, audits);
+      });
       await forgetApiKey(db, key.tokenHash);
     },
 

@@ -56,7 +56,7 @@ export function registerImpersonationRoutes(app: FastifyInstance, ctx: IdentityC
         })
         .catch(mapAuthError);
       // Recorded before the cookie leaves: if the audit write fails, the client never gets the session.
-      await audit.started(found.user.id, target.id);
+      await audit.started({ id: found.user.id, email: found.user.email }, target);
       forwardCookies(headers, reply);
       return { impersonated_user: { user_id: target.id, email: target.email } };
     });
@@ -70,7 +70,14 @@ export function registerImpersonationRoutes(app: FastifyInstance, ctx: IdentityC
       const { headers } = await ctx.auth.api
         .stopImpersonating({ headers: fromNodeHeaders(req.headers), returnHeaders: true })
         .catch(mapAuthError);
-      await audit.stopped(operatorId, found.user.id);
+      const [operator] = await ctx.db
+        .select({ id: user.id, email: user.email })
+        .from(user)
+        .where(eq(user.id, operatorId));
+      await audit.stopped(operator ?? { id: operatorId, email: "" }, {
+        id: found.user.id,
+        email: found.user.email,
+      });
       // Access tokens minted during the impersonation stop acting as the user (the user's own
       // console refreshes its token once).
       await revokeAccessTokens(ctx.db, [found.user.id]);

@@ -14,6 +14,13 @@ function impersonatorOf(s: WithSession): string | null {
   return (s.session as { impersonatedBy?: string | null } | null)?.impersonatedBy ?? null;
 }
 
+/** The session's user as the actor of an API key change, with the operator behind an impersonation. */
+export const keyActorOf = (s: WithSession & { user: { id: string; email: string } }) => ({
+  id: s.user.id,
+  email: s.user.email,
+  impersonatorId: impersonatorOf(s),
+});
+
 /**
  * API keys outlive the impersonation session (up to a year), so an operator acting as a user
  * may not mint one in the user's name.

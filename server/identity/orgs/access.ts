@@ -1,5 +1,6 @@
 import { and, count, eq, gt } from "drizzle-orm";
 import { invitation, member, organization } from "../../db/schema";
+import type { Actor as AuditActor } from "../../platform/audit";
 import type { Db, Tx } from "../../platform/database";
 import { IdentityError } from "../errors";
 import type { SessionUser } from "../fe/plumbing";
@@ -23,14 +24,36 @@ export type OrgAccess = {
   email: string;
   roles: MemberRoles;
   permissions: Set<string>;
+  /** The provider operator behind the session, when it is an impersonation (for the audit log). */
+  impersonatorId: string | null;
 };
 
-export type Actor = { id: string; email: string; emailVerified: boolean };
+export type Actor = {
+  id: string;
+  email: string;
+  emailVerified: boolean;
+  /** The provider operator behind an impersonation session, for the audit log. */
+  impersonatorId?: string | null;
+};
 
 export const actorOf = (s: SessionUser): Actor => ({
   id: s.user.id,
   email: s.user.email.toLowerCase(),
   emailVerified: s.user.emailVerified,
+  impersonatorId: (s.session as { impersonatedBy?: string | null }).impersonatedBy ?? null,
+});
+
+/** The signed-in user as the audit log's actor: identity is reached from the console's pages and calls. */
+export const auditActor = (a: {
+  id?: string;
+  userId?: string;
+  email: string;
+  impersonatorId?: string | null;
+}): AuditActor => ({
+  userId: a.id ?? a.userId ?? null,
+  email: a.email,
+  source: "console",
+  impersonatorUserId: a.impersonatorId ?? null,
 });
 
 /**
@@ -54,6 +77,7 @@ export async function orgAccess(db: Queryable, actor: Actor, orgId: string): Pro
     email: actor.email,
     roles,
     permissions: new Set(permissionsOfRoles(structure, roles)),
+    impersonatorId: actor.impersonatorId ?? null,
   };
 }
 

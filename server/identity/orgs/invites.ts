@@ -1,12 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { invitation, member, organization, user } from "../../db/schema";
+import { writeAudit } from "../../platform/audit";
 import { hashToken } from "../better-auth/hashed-tokens";
 import type { IdentityContext } from "../context";
 import { invitationEmail } from "../email/templates";
 import { IdentityError } from "../errors";
 import {
   type Actor,
+  auditActor,
   maxUsersOf,
   type OrgAccess,
   requireConfirmedEmail,
@@ -64,6 +66,9 @@ export async function inviteUser(
   // nobody a working invitation link.
   const linkId = randomUUID();
   const id = hashToken(linkId);
+  const expiresAt = new Date(Date.now() + INVITATION_TTL_SECONDS * 1000);
+  // The invitation's id is a digest of its link: the audit row names the invited email instead.
+  const target = { type: "invitation", id: email, label: email } as const;
   await ctx.db.transaction(async (tx) => {
     await tx
       .update(invitation)
@@ -81,15 +86,33 @@ export async function inviteUser(
       email,
       role: storeRoles(roles),
       status: "pending",
-      expiresAt: new Date(Date.now() + INVITATION_TTL_SECONDS * 1000),
+      expiresAt,
       inviterId: actor.id,
+    });
+    await writeAudit(tx, {
+      organizationUuid: org.id,
+      actor: auditActor(actor),
+      action: "invitation.created",
+      target,
+      after: { email, role: roles.role, additional_roles: roles.additional, expires_at: expiresAt },
     });
   });
   try {
     await ctx.mailer.send(invitationEmail(ctx.config.authPublicUrl, email, linkId, org.name, actor.email));
   } catch (err) {
-    // An invitation nobody was told about must not hold a seat or show as pending.
-    await ctx.db.update(invitation).set({ status: "canceled" }).where(eq(invitation.id, id));
+    // An invitation nobody was told about must not hold a seat or show as pending; the log,
+    // which already has it created, says it was withdrawn and why.
+    await ctx.db.transaction(async (tx) => {
+      await tx.update(invitation).set({ status: "canceled" }).where(eq(invitation.id, id));
+      await writeAudit(tx, {
+        organizationUuid: org.id,
+        actor: auditActor(actor),
+        action: "invitation.revoked",
+        target,
+        before: { email, role: roles.role },
+        after: { reason: "the invitation email could not be sent" },
+      });
+    });
     throw err;
   }
 }
@@ -109,7 +132,16 @@ export async function revokeInvite(ctx: IdentityContext, access: OrgAccess, emai
     });
   if (rows.some((r) => !mayHandle(access.roles, readRoles(r.role ?? "member"))))
     throw new IdentityError("action_forbidden", "You can't revoke an invitation to a role above your own.");
-  await ctx.db.update(invitation).set({ status: "canceled" }).where(open);
+  await ctx.db.transaction(async (tx) => {
+    await tx.update(invitation).set({ status: "canceled" }).where(open);
+    await writeAudit(tx, {
+      organizationUuid: access.org.id,
+      actor: auditActor(access),
+      action: "invitation.revoked",
+      target: { type: "invitation", id: email, label: email },
+      before: { email, role: readRoles(rows[0]?.role ?? "member").role },
+    });
+  });
 }
 
 export type InvitationView = {
@@ -179,6 +211,14 @@ export async function acceptInvite(ctx: IdentityContext, actor: Actor, id: strin
       await tx
         .insert(member)
         .values({ id: randomUUID(), organizationId: org.id, userId: actor.id, role: inv.role ?? "member" });
+      const roles = readRoles(inv.role ?? "member");
+      await writeAudit(tx, {
+        organizationUuid: org.id,
+        actor: auditActor(actor),
+        action: "invitation.accepted",
+        target: { type: "org_user", id: actor.id, label: actor.email },
+        after: { role: roles.role, additional_roles: roles.additional },
+      });
     }
     await tx.update(invitation).set({ status: "accepted" }).where(eq(invitation.id, inv.id));
     await tx.update(user).set({ emailVerified: true, updatedAt: new Date() }).where(eq(user.id, actor.id));

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { and, eq, like, notInArray } from "drizzle-orm";
 import { member, organization } from "../../db/schema";
+import { writeAudit } from "../../platform/audit";
 import type { Db } from "../../platform/database";
 import { announceTokenRevocation } from "../../platform/token-revocation";
 import { IdentityError } from "../errors";
@@ -8,6 +9,7 @@ import { canSetupSaml } from "../saml/policy";
 import { bumpTokenVersions } from "../session/token-version";
 import {
   type Actor,
+  auditActor,
   maxUsersOf,
   membershipCount,
   type OrgAccess,
@@ -132,7 +134,19 @@ export async function updateOrg(
   if ((set.autojoinByDomain || set.restrictToDomain) && !access.org.domain)
     set.domain = orgDomainFor(actor, true);
   if (Object.keys(set).length === 0) return;
-  await db.update(organization).set(set).where(eq(organization.id, access.org.id));
+  const was = access.org as Record<string, unknown>;
+  const changed = Object.keys(set).filter((k) => k !== "slug");
+  await db.transaction(async (tx) => {
+    await tx.update(organization).set(set).where(eq(organization.id, access.org.id));
+    await writeAudit(tx, {
+      organizationUuid: access.org.id,
+      actor: auditActor(access),
+      action: "organization.settings_changed",
+      target: { type: "organization", id: access.org.id, label: set.name ?? access.org.name },
+      before: Object.fromEntries(changed.map((k) => [k, was[k] ?? null])),
+      after: Object.fromEntries(changed.map((k) => [k, (set as Record<string, unknown>)[k] ?? null])),
+    });
+  });
 }
 
 /** Organizations the user may join by their confirmed email's domain. */

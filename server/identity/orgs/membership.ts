@@ -1,10 +1,11 @@
 import { and, eq } from "drizzle-orm";
-import { member } from "../../db/schema";
+import { member, user } from "../../db/schema";
+import { writeAudit } from "../../platform/audit";
 import type { Db } from "../../platform/database";
 import { announceTokenRevocation } from "../../platform/token-revocation";
 import { IdentityError } from "../errors";
 import { bumpTokenVersions } from "../session/token-version";
-import { type OrgAccess, type Queryable, requirePermission } from "./access";
+import { auditActor, type OrgAccess, type Queryable, requirePermission } from "./access";
 import { holdsRole, type MemberRoles, mayHandle, readRoles, storeRoles } from "./roles";
 
 // Changing a member's role and removing a member. Both run in one transaction with the checks,
@@ -12,13 +13,17 @@ import { holdsRole, type MemberRoles, mayHandle, readRoles, storeRoles } from ".
 
 async function targetMember(tx: Queryable, orgId: string, userId: string) {
   const [row] = await tx
-    .select({ id: member.id, role: member.role })
+    .select({ id: member.id, role: member.role, email: user.email })
     .from(member)
+    .innerJoin(user, eq(member.userId, user.id))
     .where(and(eq(member.organizationId, orgId), eq(member.userId, userId)))
     .limit(1);
   if (!row) throw new IdentityError("user_not_found", "This user is not a member of the organization.");
-  return { id: row.id, roles: readRoles(row.role) };
+  return { id: row.id, email: row.email, roles: readRoles(row.role) };
 }
+
+/** A member's roles as the audit log shows them. */
+const rolesSnapshot = (r: MemberRoles) => ({ role: r.role, additional_roles: r.additional });
 
 async function ownerCount(tx: Queryable, orgId: string) {
   const rows = await tx.select({ role: member.role }).from(member).where(eq(member.organizationId, orgId));
@@ -47,6 +52,14 @@ export async function changeRole(db: Db, access: OrgAccess, userId: string, want
       .update(member)
       .set({ role: storeRoles(wanted) })
       .where(eq(member.id, target.id));
+    await writeAudit(tx, {
+      organizationUuid: access.org.id,
+      actor: auditActor(access),
+      action: "org_user.role_changed",
+      target: { type: "org_user", id: userId, label: target.email },
+      before: rolesSnapshot(target.roles),
+      after: rolesSnapshot(wanted),
+    });
     // Tokens carry the role: the ones minted before the change stop counting.
     await bumpTokenVersions(tx, [userId]);
   });
@@ -63,6 +76,14 @@ export async function removeUser(db: Db, access: OrgAccess, userId: string) {
       throw new IdentityError("action_forbidden", "You can't remove someone above you.");
     if (holdsRole(target.roles, "Owner") && (await ownerCount(tx, access.org.id)) <= 1) throw lastOwner();
     await tx.delete(member).where(eq(member.id, target.id));
+    await writeAudit(tx, {
+      organizationUuid: access.org.id,
+      actor: auditActor(access),
+      action: "org_user.removed",
+      target: { type: "org_user", id: userId, label: target.email },
+      before: rolesSnapshot(target.roles),
+      after: leaving ? { left: true } : null,
+    });
     await bumpTokenVersions(tx, [userId]);
   });
   announceTokenRevocation(db, [userId]);

@@ -6,7 +6,7 @@ import { IdentityError } from "../errors";
 import { withRt } from "../hosted-pages/kit";
 import { clientIp, enforce, LIMITS } from "../login/limits";
 import { passwordLogin } from "../login/password-login";
-import { type Actor, type OrgAccess, orgAccess } from "../orgs/access";
+import { type Actor, auditActor, type OrgAccess, orgAccess } from "../orgs/access";
 import { type Form, formOf, pageKit } from "../orgs/page-kit";
 import { decodeReturnTarget, encodeReturnTarget } from "../return-target";
 import { ownershipOf, recordName, recordValue, verifyDomain } from "./domain-ownership";
@@ -194,12 +194,17 @@ export function registerSamlRoutes(app: FastifyInstance, ctx: IdentityContext) {
     const domain = samlDomainOf(access);
     if (domain && !access.org.domain)
       await db.update(organization).set({ domain }).where(eq(organization.id, access.org.id));
-    await saveConnection(db, access.org.id, {
-      idpEntityId: input.idp_entity_id,
-      idpSsoUrl: input.idp_sso_url,
-      idpCertificate: input.pem,
-      enabled: input.enabled,
-    });
+    await saveConnection(
+      db,
+      access.org.id,
+      {
+        idpEntityId: input.idp_entity_id,
+        idpSsoUrl: input.idp_sso_url,
+        idpCertificate: input.pem,
+        enabled: input.enabled,
+      },
+      auditActor(access),
+    );
     return backToSetup(reply, access, f.rt, "saved");
   });
 

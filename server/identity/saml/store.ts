@@ -2,6 +2,7 @@ import { randomUUID, X509Certificate } from "node:crypto";
 import type { CacheProvider } from "@node-saml/node-saml";
 import { and, eq, gt, isNotNull, like, lt, type SQL } from "drizzle-orm";
 import { organization, samlConnection, verification } from "../../db/schema";
+import { type Actor, writeAudit } from "../../platform/audit";
 import type { Db } from "../../platform/database";
 
 // Per-organization SAML settings (table saml_connection) and the ids of the sign-in requests we
@@ -49,12 +50,43 @@ export type ConnectionInput = {
   enabled: boolean;
 };
 
-export async function saveConnection(db: Db, orgId: string, input: ConnectionInput) {
+/** The settings as the audit log shows them: the certificate by its SHA-256 fingerprint only. */
+function settingsSnapshot(c: ConnectionInput) {
+  let fingerprint: string | null = null;
+  try {
+    fingerprint = new X509Certificate(c.idpCertificate).fingerprint256;
+  } catch {
+    fingerprint = null;
+  }
+  return {
+    idp_entity_id: c.idpEntityId,
+    idp_sso_url: c.idpSsoUrl,
+    enabled: c.enabled,
+    idp_signing_fingerprint: fingerprint,
+  };
+}
+
+/** Saves an organization's SAML settings and their audit row (an unchanged save writes none). */
+export async function saveConnection(db: Db, orgId: string, input: ConnectionInput, actor: Actor) {
   const now = new Date();
-  await db
-    .insert(samlConnection)
-    .values({ orgId, ...input, createdAt: now, updatedAt: now })
-    .onConflictDoUpdate({ target: samlConnection.orgId, set: { ...input, updatedAt: now } });
+  await db.transaction(async (tx) => {
+    const [was] = await tx.select().from(samlConnection).where(eq(samlConnection.orgId, orgId)).for("update");
+    await tx
+      .insert(samlConnection)
+      .values({ orgId, ...input, createdAt: now, updatedAt: now })
+      .onConflictDoUpdate({ target: samlConnection.orgId, set: { ...input, updatedAt: now } });
+    const before = was ? settingsSnapshot(was) : null;
+    const after = settingsSnapshot(input);
+    if (JSON.stringify(before) === JSON.stringify(after)) return;
+    await writeAudit(tx, {
+      organizationUuid: orgId,
+      actor,
+      action: "sso.settings_changed",
+      target: { type: "sso_connection", id: orgId, label: "SAML single sign-on" },
+      before,
+      after,
+    });
+  });
 }
 
 /**
