@@ -15,7 +15,7 @@
 // Embedded PGlite on a temporary directory, or a fresh database on DATABASE_URL (dropped after).
 import { type ChildProcess, fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { Session } from "node:inspector";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
@@ -220,9 +220,41 @@ export function machine(): string {
 }
 
 type Target = { name: string; url: string; headers: Record<string, string> };
-type Figures = { rps: number; p50: number; p99: number; errors: number; requests: number };
+type Figures = {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  requests: number;
+  /** CPU time of the server process per request, in µs (user + system). */
+  cpuUs: number;
+};
 
-async function cannon(t: Target, seconds: number, connections: number, rate?: number): Promise<Figures> {
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux; 0 elsewhere). */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(f[11]) + Number(f[12])) / 100; // clock ticks of 10 ms (getconf CLK_TCK)
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * One autocannon run. With the server's pid, its CPU time per request too: on a machine shared
+ * with other work, requests/s follow the machine's load, but the CPU a request costs the server
+ * hardly does, so the ratio of CPU per request is the steadier comparison.
+ */
+async function cannon(
+  t: Target,
+  seconds: number,
+  connections: number,
+  rate?: number,
+  pid?: number,
+): Promise<Figures> {
+  const cpu0 = cpuSeconds(pid);
   const r = await autocannon({
     url: t.url,
     headers: t.headers,
@@ -236,6 +268,7 @@ async function cannon(t: Target, seconds: number, connections: number, rate?: nu
     p99: r.latency.p99,
     errors: r.errors + r.timeouts + r.non2xx,
     requests: r.requests.total,
+    cpuUs: r.requests.total ? ((cpuSeconds(pid) - cpu0) * 1e6) / r.requests.total : 0,
   };
 }
 
@@ -357,6 +390,7 @@ async function main() {
         f.p50.toFixed(1).padStart(8),
         f.p99.toFixed(1).padStart(8),
         String(f.errors).padStart(7),
+        f.cpuUs ? f.cpuUs.toFixed(0).padStart(8) : "".padStart(8),
         extra,
       );
     const header = (first: string, extra = "") =>
@@ -366,6 +400,7 @@ async function main() {
         "p50 ms".padStart(8),
         "p99 ms".padStart(8),
         "errors".padStart(7),
+        "CPU µs".padStart(8),
         extra,
       );
 
@@ -379,7 +414,7 @@ async function main() {
         const profiling = o.profile && round === o.rounds - 1 && t !== bare;
         const owner = t.name.endsWith("(before)") && before ? before : server;
         if (profiling) await owner.profileStart();
-        const f = await cannon(t, seconds, connections);
+        const f = await cannon(t, seconds, connections, undefined, owner.child.pid);
         if (profiling)
           profiles.push(`${t.name}:\n${summarizeProfile(await owner.profileStop(), 14, AUTH_CATEGORIES)}`);
         runs.set(t.name, [...(runs.get(t.name) ?? []), f]);
@@ -393,16 +428,17 @@ async function main() {
         p99: median(fs.map((f) => f.p99)),
         errors: fs.reduce((a, f) => a + f.errors, 0),
         requests: fs.reduce((a, f) => a + f.requests, 0),
+        cpuUs: median(fs.map((f) => f.cpuUs)),
       };
     };
     const base = fig(bare);
-    header("target", "  vs bare route (req/s, p50, p99)");
+    header("target", "  vs bare route (req/s, p50, p99; bare CPU/request ÷ this one's)");
     for (const t of targets) {
       const f = fig(t);
       row(
         t.name,
         f,
-        `  ${(f.rps / base.rps).toFixed(2)}x, ${(f.p50 / Math.max(base.p50, 0.5)).toFixed(1)}x, ${(f.p99 / Math.max(base.p99, 0.5)).toFixed(1)}x`,
+        `  ${(f.rps / base.rps).toFixed(2)}x, ${(f.p50 / Math.max(base.p50, 0.5)).toFixed(1)}x, ${(f.p99 / Math.max(base.p99, 0.5)).toFixed(1)}x; ${(base.cpuUs / f.cpuUs).toFixed(2)}x`,
       );
     }
     const [bearerT, keyT] = api(ready, "");
@@ -432,10 +468,32 @@ async function main() {
         target: { on: "ratio", op: ">=", limit: 0.9 },
       },
     ];
+    // The same ratios from the server's CPU time per request (steadier on a loaded machine).
+    figures.push(
+      {
+        id: "bearer-list-cpu",
+        label: "workspace list, bearer: server CPU per request",
+        value: bearer.cpuUs,
+        unit: "µs/req",
+        ratio: base.cpuUs / bearer.cpuUs,
+        baseline: "bare route's CPU per request (bare / this)",
+        target: { on: "ratio", op: ">=", limit: 0.5 },
+      },
+      {
+        id: "api-key-list-cpu",
+        label: "workspace list, x-api-key: server CPU per request",
+        value: key.cpuUs,
+        unit: "µs/req",
+        ratio: bearer.cpuUs / key.cpuUs,
+        baseline: "bearer's CPU per request (bearer / this)",
+        target: { on: "ratio", op: ">=", limit: 0.9 },
+      },
+    );
     if (before) {
       const [b, k] = api(before.ready, " (before)").map((t) => fig(t));
       console.log(
-        `after / before: bearer ${(bearer.rps / (b as Figures).rps).toFixed(2)}x, x-api-key ${(key.rps / (k as Figures).rps).toFixed(2)}x`,
+        `after / before: bearer ${(bearer.rps / (b as Figures).rps).toFixed(2)}x, x-api-key ${(key.rps / (k as Figures).rps).toFixed(2)}x (req/s); ` +
+          `bearer ${((b as Figures).cpuUs / bearer.cpuUs).toFixed(2)}x, x-api-key ${((k as Figures).cpuUs / key.cpuUs).toFixed(2)}x (CPU per request)`,
       );
       figures.push(
         {
