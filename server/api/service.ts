@@ -11,6 +11,7 @@ import { refuseUnstorableText } from "../platform/text-input";
 import { createTokenVersionWatch } from "../platform/token-revocation";
 import { accountRoutes } from "./accounts";
 import { openApiDocumentRoute, registerApiDocs } from "./api-docs";
+import { auditLogRoutes } from "./audit-log";
 import { billingCycleRoutes } from "./billing-cycles";
 import { registerConsoleFiles } from "./console-files";
 import { operatorRoutes } from "./operator";
@@ -88,6 +89,8 @@ export async function createApiService(
         await routes.register(usageIngestRoutes, ingest);
         await routes.register(usageQueryRoutes, { db: database.db, readDb: database.readDb });
         await routes.register(billingCycleRoutes, { db: database.db, readDb: database.readDb });
+        // The primary: an administrator reads the entries of the changes they just made.
+        await routes.register(auditLogRoutes, { db: database.db });
         await routes.register(openApiDocumentRoute);
       });
     },

@@ -245,6 +245,22 @@ const API_ROWS: Record<string, ApiRow> = {
     req: () => get("/v1/accounts/organization/billingcycles"),
     expect: statuses(200, 401, 403),
   },
+  // The audit log is administrators' only; Globex's administrator reads Globex's own log and
+  // never an entry about Acme's workspaces or people.
+  "GET /v1/audit-log": {
+    req: (t) => get(`/v1/audit-log?target_id=${t.ws.safety}&page_size=200`),
+    expect: statuses(200, 200, 403),
+    check: (res) => {
+      if (res.statusCode === 200) expect(res.json()).toMatchObject({ entries: [], total: 0 });
+    },
+  },
+  "GET /v1/audit-log#csv": {
+    req: () => get("/v1/audit-log?format=csv"),
+    expect: statuses(200, 200, 403),
+    check: (res) => {
+      if (res.statusCode === 200) expect(res.body).not.toMatch(/acme/i);
+    },
+  },
   "GET /v1/openapi.json": {
     req: () => get("/v1/openapi.json"),
     expect: statuses(200, 200, 200),

@@ -133,22 +133,27 @@ describe.each(backends())("workspace validation, audit, restore and OpenAPI on $
     await t.f.call("admin", "DELETE", `/v1/workspaces/${id}/members/member@acme.test`);
     await t.f.call("member", "DELETE", `/v1/workspaces/${id}`);
     await t.f.call("admin", "DELETE", `/v1/workspaces/${id}`);
-    const rows = await t.p.database.db
-      .select()
-      .from(auditLog)
-      .where(eq(auditLog.targetId, id))
-      .orderBy(asc(auditLog.id));
-    expect(rows.map((r) => [r.action, r.actorEmail, r.actorVia])).toEqual([
-      ["workspace.create", "admin@acme.test", "bearer"],
-      ["workspace.rename", "admin@acme.test", "api_key"],
-      ["workspace.member_add", "admin@acme.test", "bearer"],
-      ["workspace.current_set", "member@acme.test", "bearer"],
-      ["workspace.member_remove", "admin@acme.test", "bearer"],
-      ["workspace.delete", "admin@acme.test", "bearer"],
+    // The workspace's own entries, and its members' (whose target is the member, with the workspace in the change).
+    const rows = (await t.p.database.db.select().from(auditLog).orderBy(asc(auditLog.id))).filter(
+      (r) =>
+        r.targetId === id ||
+        (r.before as { workspace_uuid?: string } | null)?.workspace_uuid === id ||
+        (r.after as { workspace_uuid?: string } | null)?.workspace_uuid === id,
+    );
+    expect(rows.map((r) => [r.action, r.actorEmail, r.source])).toEqual([
+      ["workspace.created", "admin@acme.test", "console"],
+      ["workspace.renamed", "admin@acme.test", "api_key"],
+      ["member.added", "admin@acme.test", "console"],
+      ["workspace.current_selected", "member@acme.test", "console"],
+      ["member.removed", "admin@acme.test", "console"],
+      ["workspace.deleted", "admin@acme.test", "console"],
     ]);
     expect(rows.every((r) => r.organizationUuid === t.f.acmeId)).toBe(true);
-    expect(rows[1]!.details).toEqual({ from: "Audited", to: "Audited 2" });
-    expect(rows[2]!.details).toMatchObject({ email: "member@acme.test", role: "Member" });
+    expect([rows[1]!.before, rows[1]!.after]).toEqual([{ name: "Audited" }, { name: "Audited 2" }]);
+    expect(rows[2]).toMatchObject({
+      targetLabel: "member@acme.test",
+      after: { workspace_uuid: id, role: "Member" },
+    });
   });
 
   it("restores a deleted workspace for provider operators only", async () => {
@@ -185,10 +190,10 @@ describe.each(backends())("workspace validation, audit, restore and OpenAPI on $
     const [row] = await t.p.database.db
       .select()
       .from(auditLog)
-      .where(and(eq(auditLog.targetId, id), eq(auditLog.action, "workspace.restore")));
+      .where(and(eq(auditLog.targetId, id), eq(auditLog.action, "workspace.restored")));
     expect(row).toMatchObject({
       actorEmail: "other@globex.test",
-      actorVia: "operator",
+      source: "console",
       organizationUuid: t.f.acmeId,
     });
 
@@ -245,6 +250,7 @@ describe.each(backends())("workspace validation, audit, restore and OpenAPI on $
         "GET /v1/usage/summary",
         "GET /v1/usage/series",
         "GET /v1/usage/export.csv",
+        "GET /v1/audit-log",
         "GET /v1/openapi.json",
         "GET /v1/docs",
       ].sort(),
