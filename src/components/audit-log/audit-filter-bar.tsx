@@ -39,6 +39,7 @@ export function AuditFilterBar({ onApply }: Props) {
             allowClear
             placeholder="Any action"
             options={ACTION_OPTIONS}
+            optionFilterProp="label"
             maxTagCount={2}
           />
         </Form.Item>
