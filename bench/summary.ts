@@ -12,6 +12,7 @@ import { spawn } from "node:child_process";
 import { createWriteStream, mkdirSync, readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import {
   backendLabel,
   readResults,
@@ -104,7 +105,7 @@ export function summaryTable(runs: SavedRun[], since: number | null): string {
   const sorted = [...runs].sort(
     (a, b) => (order.get(a.bench) ?? 99) - (order.get(b.bench) ?? 99) || a.backend.localeCompare(b.backend),
   );
-  const widths = [34, 16, 8, 9, 6];
+  const widths = [36, 16, 8, 14, 6];
   const lines = [row(["figure", "value", "ratio", "target", ""], widths)];
   let met = 0;
   let missed = 0;
@@ -183,7 +184,9 @@ async function main() {
   );
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+// Run as a script (npm run bench), not when a test imports the table.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href)
+  main().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
