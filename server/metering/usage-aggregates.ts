@@ -148,29 +148,23 @@ function splitSets(rows: SetRow[], keep: (r: SetRow) => boolean) {
  * values present in the cycle: the filter options come from the same scan. The coarse rollup when
  * no modality, ground-truth or jailbreak filter is set, else usage_daily.
  */
-async function rollupSets(db: Db, cycle: Cycle, f: UsageFilters, grouping: Grouping) {
+export function rollupSetsQuery(db: Db, cycle: Cycle, f: UsageFilters, grouping: Grouping) {
   const coarse = usesCoarseRollup(f);
-  const t = coarse ? "usage_daily_coarse" : "usage_daily";
   const table = coarse ? usageDailyCoarse : usageDaily;
   const kept = coarse ? coarseFilter(f) : dimensionFilter(dailyDims, f);
-  const bucket = bucketSql(`"${t}"."day"`, grouping);
-  const mods = sql.raw(coarse ? `"${t}"."modalities"` : `"${t}"."modality"`);
-  const filtered = (agg: SQL) => (kept ? sql`${agg} filter (where ${kept})` : agg);
-  const rows = (await db
+  // The cycle's rows, each with its filter verdict computed once (k), not once per aggregate.
+  const rows = db
     .select({
-      g: sql<number>`grouping(${table.evalType}, ${table.operation}, ${table.workspaceUuid}, ${mods})`,
-      bucket: sql<string | null>`${bucket}::text`,
-      evalType: table.evalType,
-      operation: table.operation,
-      ruleMetric: table.ruleMetric,
+      day: table.day,
       workspaceUuid: table.workspaceUuid,
-      mods: coarse ? sql<string[] | null>`${mods}` : sql<string[] | null>`array[${mods}]`,
-      credit: sql<null>`null`,
-      n: filtered(sql`count(*)`).mapWith(Number),
-      events: sql<string>`coalesce(${filtered(sql`sum(${table.eventCount})`)}, 0)::text`,
-      quantity: sql<string>`coalesce(${filtered(sql`sum(${table.quantitySum})`)}, 0)::text`,
-      cost: sql<string>`coalesce(${filtered(sql`sum(${table.costMicrosSum})`)}, 0)::text`,
-      lastDay: sql<string | null>`(${filtered(sql`max(${table.day})`)})::text`,
+      operation: table.operation,
+      evalType: table.evalType,
+      ruleMetric: table.ruleMetric,
+      mods: (coarse ? sql`${usageDailyCoarse.modalities}` : sql`array[${usageDaily.modality}]`).as("mods"),
+      eventCount: table.eventCount,
+      quantitySum: table.quantitySum,
+      costMicrosSum: table.costMicrosSum,
+      k: sql<boolean>`coalesce(${kept ?? sql`true`}, false)`.as("k"),
     })
     .from(table)
     .where(
@@ -180,9 +174,37 @@ async function rollupSets(db: Db, cycle: Cycle, f: UsageFilters, grouping: Group
         cycle.endDate ? sql`${table.day} < ${cycle.endDate}` : undefined,
       ),
     )
+    .as("r");
+  const col = (name: string) => sql.raw(`"r"."${name}"`);
+  const [evalType, operation, workspaceUuid, mods] = ["eval_type", "operation", "workspace_uuid", "mods"].map(
+    col,
+  );
+  const bucket = bucketSql(`"r"."day"`, grouping);
+  const filtered = (agg: SQL) => (kept ? sql`${agg} filter (where "r"."k")` : agg);
+  return db
+    .select({
+      g: sql<number>`grouping(${evalType}, ${operation}, ${workspaceUuid}, ${mods})`,
+      bucket: sql<string | null>`${bucket}::text`,
+      evalType: sql<string | null>`${evalType}`,
+      operation: sql<string | null>`${operation}`,
+      ruleMetric: sql<string | null>`${col("rule_metric")}`,
+      workspaceUuid: sql<string | null>`${workspaceUuid}::text`,
+      mods: sql<string[] | null>`${mods}`,
+      credit: sql<null>`null`,
+      n: filtered(sql`count(*)`).mapWith(Number),
+      events: sql<string>`coalesce(${filtered(sql`sum(${col("event_count")})`)}, 0)::text`,
+      quantity: sql<string>`coalesce(${filtered(sql`sum(${col("quantity_sum")})`)}, 0)::text`,
+      cost: sql<string>`coalesce(${filtered(sql`sum(${col("cost_micros_sum")})`)}, 0)::text`,
+      lastDay: sql<string | null>`(${filtered(sql`max(${col("day")})`)})::text`,
+    })
+    .from(rows)
     .groupBy(
-      sql`grouping sets ((${bucket}, ${table.evalType}), (${table.operation}, ${table.ruleMetric}), (${table.workspaceUuid}), (${mods}), ())`,
-    )) as unknown as SetRow[];
+      sql`grouping sets ((${bucket}, ${evalType}), (${operation}, ${col("rule_metric")}), (${workspaceUuid}), (${mods}), ())`,
+    );
+}
+
+async function rollupSets(db: Db, cycle: Cycle, f: UsageFilters, grouping: Grouping) {
+  const rows = (await rollupSetsQuery(db, cycle, f, grouping)) as unknown as SetRow[];
   const sets = splitSets(rows, (r) => Number(r.n) > 0);
   const uniq = (values: (string | null)[]) => [...new Set(values.filter((v): v is string => !!v))].sort();
   const options: RawOptions = {
