@@ -4,7 +4,7 @@ import * as OTPAuth from "otpauth";
 import * as samlify from "samlify";
 import { generate } from "selfsigned";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { emailOutbox, member, organization, ssoLink, user, verification } from "../../server/db/schema";
+import { auditLog, emailOutbox, member, organization, ssoLink, user, verification } from "../../server/db/schema";
 import { encodeReturnTarget } from "../../server/identity/return-target";
 import { type DnsStub, startDnsStub } from "./dns-stub";
 import {
@@ -287,6 +287,19 @@ describe.each(backends())("SAML sign-in on $name", (backend) => {
     // SAML is bound to the organization's domain, taken from the Owner's address.
     const [org] = await db().select().from(organization).where(eq(organization.id, acme));
     expect(org?.domain).toBe("acme.test");
+    // The change is in the organization's audit log: settings, and the certificate by fingerprint only.
+    const [audited] = await db().select().from(auditLog).where(eq(auditLog.action, "sso.settings_changed"));
+    expect(audited).toMatchObject({
+      organizationUuid: acme,
+      source: "console",
+      targetType: "sso_connection",
+      before: null,
+      after: { idp_entity_id: IDP_ENTITY, idp_sso_url: IDP_SSO, enabled: true },
+    });
+    expect((audited?.after as { idp_signing_fingerprint: string }).idp_signing_fingerprint).toMatch(
+      /^([0-9A-F]{2}:){31}[0-9A-F]{2}$/,
+    );
+    expect(JSON.stringify(audited)).not.toContain(bare.slice(0, 40));
 
     const metadata = await inject("GET", `/saml/${acme}/metadata`);
     expect(metadata.statusCode).toBe(200);
