@@ -23,6 +23,7 @@ import {
   parsePriceSetArgs,
   parseSeedArgs,
 } from "./metering/cli";
+import { EVENTS_USAGE, parseEventsArgs, runEventsCommand } from "./metering/events-cli";
 import { ImportError, importUsageFile } from "./metering/import";
 import {
   databaseBackend,
@@ -55,6 +56,7 @@ Commands:
             [--rule-metric eval|prompt] [--org <organization uuid>] [--valid-from <ISO>]
             set a price rule (global unless --org); it replaces the open rule for the same dimensions
 ${METERING_USAGE}
+${EVENTS_USAGE}
 ${INGEST_KEY_USAGE}
 
 Configuration comes from the environment; see .env.example.`;
@@ -191,6 +193,7 @@ async function run(command: string | undefined) {
       "price",
       "ingest-key",
       "audit",
+      "events",
       ...METERING_COMMANDS,
     ].includes(command)
   ) {
@@ -208,8 +211,9 @@ async function run(command: string | undefined) {
   const seedArgs = command === "seed" ? parseSeedArgs(args) : null;
   const metering = METERING_COMMANDS.includes(command) ? parseMeteringArgs(command, args) : null;
   const ingestKeyArgs = command === "ingest-key" ? parseIngestKeyArgs(args) : null;
+  const eventsArgs = command === "events" ? parseEventsArgs(args) : null;
   // At most one of them is parsed: the one of this command.
-  for (const parsed of [priceArgs, seedArgs, metering, ingestKeyArgs])
+  for (const parsed of [priceArgs, seedArgs, metering, ingestKeyArgs, eventsArgs])
     if (parsed && !parsed.ok) return refuseArgs(parsed.error);
   const config = loadConfig();
   if (command === "serve") return serve(config);
@@ -257,6 +261,10 @@ async function run(command: string | undefined) {
       console.log(
         `Purged ${purged} audit log ${purged === 1 ? "entry" : "entries"} older than ${config.auditRetentionDays} days.`,
       );
+    } else if (eventsArgs?.ok) {
+      const r = await runEventsCommand(product.database.db, eventsArgs.value);
+      for (const line of r.lines) (r.ok ? console.log : console.error)(line);
+      if (!r.ok) process.exitCode = 1;
     } else if (priceArgs?.ok) {
       console.log(describeRule(await setPriceRule(product.database.db, priceArgs.value)));
     } else if (command === "operator" && email) {

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import { eq, sql } from "drizzle-orm";
 import { drizzle as drizzleNodePg } from "drizzle-orm/node-postgres";
@@ -6,10 +9,12 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import * as schema from "../../server/db/schema";
 import { billingCycles, workspaces } from "../../server/db/schema";
+import { parseEventsArgs, runEventsCommand } from "../../server/metering/events-cli";
 import { ingestUsage } from "../../server/metering/ingest";
 import { archiveMonth, listMonths, restoreMonth } from "../../server/metering/partitions";
 import { setPriceRule } from "../../server/metering/prices";
 import type { Db } from "../../server/platform/database";
+import { runCli } from "./cli-process";
 import { backends, productPerSuite } from "./harness";
 import { PAST } from "./usage-setup";
 
@@ -156,6 +161,10 @@ describe.each(backends())("usage events by month on $name", (backend) => {
       ]);
     }
 
+    const listed = await runEventsCommand(db(), { action: "months" });
+    expect(listed.lines).toContainEqual(
+      expect.stringMatching(/^2012-02 {2}archived {2}usage_events_archive_y2012m02 /),
+    );
     expect(await restoreMonth(db(), "2012-02")).toEqual({ status: "restored" });
     expect(await eventsOf(org)).toEqual({ n: "30", c: "60000" });
     expect(await ingestUsage(other, org, [late], { backfill: true })).toMatchObject({ accepted: 1 });
@@ -210,5 +219,44 @@ describe.each(backends())("usage events by month on $name", (backend) => {
       .set({ deletedAt: null })
       .where(eq(workspaces.workspaceUuid, workspaceUuid));
     expect(await priced("cfg-5")).toBe("300000");
+  });
+});
+
+describe("the events command line", () => {
+  it("reads its arguments, refusing anything but a month as YYYY-MM", () => {
+    expect(parseEventsArgs(["months"])).toEqual({ ok: true, value: { action: "months" } });
+    expect(parseEventsArgs(["archive", "--month", "2026-01"])).toEqual({
+      ok: true,
+      value: { action: "archive", month: "2026-01" },
+    });
+    expect(parseEventsArgs(["restore", "--month=2025-12"])).toEqual({
+      ok: true,
+      value: { action: "restore", month: "2025-12" },
+    });
+    expect(parseEventsArgs(["archive", "--month", "2026-13"])).toEqual({
+      ok: false,
+      error: '--month must be a month as YYYY-MM, not "2026-13".',
+    });
+    expect(parseEventsArgs(["archive"])).toMatchObject({
+      ok: false,
+      error: "Usage: events archive --month YYYY-MM",
+    });
+    expect(parseEventsArgs(["archive", "--month", "2026-01", "extra"])).toMatchObject({ ok: false });
+    expect(parseEventsArgs(["drop"])).toMatchObject({ ok: false });
+  });
+
+  // One process start (tsx, a new embedded database, its migrations): slow on a busy machine.
+  it("lists the months as a process on the embedded database", { timeout: 180_000 }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "eval-console-events-"));
+    try {
+      const list = runCli({ DATA_DIR: dataDir }, ["events", "months"]);
+      expect(await list.exited, list.err()).toBe(0);
+      const month = new Date().toISOString().slice(0, 7);
+      expect(list.out()).toMatch(
+        new RegExp(`^${month} {2}attached {2}usage_events_y${month.replace("-", "m")} `, "m"),
+      );
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
