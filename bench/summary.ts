@@ -67,13 +67,26 @@ function run(b: Bench, logFile: string): Promise<{ code: number | null; seconds:
   const started = Date.now();
   return new Promise((resolve) => {
     const log = createWriteStream(logFile);
+    // A process group of its own: on timeout the benchmark's server processes go too (they hold
+    // its output pipes open, and their scratch databases would otherwise stay).
     const child = spawn(process.execPath, ["--import", "tsx", ...b.args], {
       stdio: ["ignore", "pipe", "pipe"],
       env: process.env,
+      detached: true,
     });
     child.stdout.pipe(log);
     child.stderr.pipe(log);
-    const timer = setTimeout(() => child.kill("SIGTERM"), (b.timeoutMinutes ?? 10) * 60_000);
+    const timer = setTimeout(
+      () => {
+        log.write(`\n[summary] stopped after ${b.timeoutMinutes ?? 10} minutes\n`);
+        try {
+          if (child.pid) process.kill(-child.pid, "SIGTERM");
+        } catch {
+          child.kill("SIGTERM");
+        }
+      },
+      (b.timeoutMinutes ?? 10) * 60_000,
+    );
     child.on("close", (code) => {
       clearTimeout(timer);
       log.end();

@@ -50,16 +50,21 @@ const replicated: Backend = {
   async open() {
     const name = `ec_test_replica_${randomBytes(5).toString("hex")}`;
     const scratch = await createScratchDatabase(primaryUrl ?? "", name);
-    await until("the scratch database on the replica", async () => {
-      const rows = await onReplica(`select 1 from pg_database where datname = '${name}'`);
-      return rows.length === 1;
-    });
-    const database = await openDatabase({
-      kind: "postgres",
-      url: scratch.url,
-      readUrl: withDatabase(replicaUrl ?? "", name),
-    });
-    return { database, drop: scratch.drop };
+    try {
+      await until("the scratch database on the replica", async () => {
+        const rows = await onReplica(`select 1 from pg_database where datname = '${name}'`);
+        return rows.length === 1;
+      });
+      const database = await openDatabase({
+        kind: "postgres",
+        url: scratch.url,
+        readUrl: withDatabase(replicaUrl ?? "", name),
+      });
+      return { database, drop: scratch.drop };
+    } catch (err) {
+      await scratch.drop();
+      throw err;
+    }
   },
 };
 
