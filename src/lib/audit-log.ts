@@ -6,9 +6,21 @@ import type { AuditEntry } from "../../contract/audit-log-schema";
 
 export type { AuditEntry };
 
-/** "org_user.role_changed" → "Org user role changed". */
+/** How a target's code reads at the start of an action's label. */
+const SUBJECTS: Record<string, string> = {
+  api_key: "API key",
+  ingest_key: "Ingestion key",
+  org_user: "Organization user",
+  sso: "SSO",
+};
+
+/** "org_user.role_changed" → "Organization user role changed". */
 export function actionLabel(action: string): string {
-  const words = action.replace(/[._]/g, " ").trim();
+  const dot = action.indexOf(".");
+  const subject = dot < 0 ? action : action.slice(0, dot);
+  const rest = dot < 0 ? "" : action.slice(dot + 1).replace(/_/g, " ");
+  const head = SUBJECTS[subject] ?? subject.replace(/_/g, " ");
+  const words = `${head} ${rest}`.trim();
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 

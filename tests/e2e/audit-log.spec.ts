@@ -77,7 +77,7 @@ test("an administrator's changes show in the Audit Log, filter by action and exp
 
   // Filter by action, with the keyboard: only role changes are left.
   await page.getByLabel("Action").click();
-  await page.keyboard.type("Org user role");
+  await page.keyboard.type("Organization user role");
   await page.keyboard.press("Enter");
   await page.keyboard.press("Escape");
   await page.getByRole("button", { name: "Apply" }).click();

@@ -3,7 +3,7 @@ import userEvent from "@testing-library/user-event";
 import { delay, HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import type { AuditEntry } from "../../contract/audit-log-schema";
-import { auditQuery, changeSummary, nextDay } from "../../src/lib/audit-log";
+import { actionLabel, auditQuery, changeSummary, nextDay } from "../../src/lib/audit-log";
 import { AuditLogPage } from "../../src/pages/audit-log/audit-log-page";
 import { auditLog as resource } from "../../src/resources/audit-log";
 import { api, renderPage, server } from "./support/render-page";
@@ -74,7 +74,7 @@ describe("Audit Log page", () => {
     renderPage(<AuditLogPage />, { route, handlers: [listAnswer] });
     expect(await screen.findByRole("heading", { name: "Audit Log" })).toBeInTheDocument();
     const first = (await screen.findByText("member@acme.test")).closest("tr") as HTMLElement;
-    expect(within(first).getByText("Org user role changed")).toBeInTheDocument();
+    expect(within(first).getByText("Organization user role changed")).toBeInTheDocument();
     expect(within(first).getByText("org_user.role_changed")).toBeInTheDocument();
     expect(within(first).getByText("admin@acme.test")).toBeInTheDocument();
     expect(within(first).getByText("Impersonated by u-operator")).toBeInTheDocument();
@@ -143,6 +143,8 @@ describe("audit log helpers", () => {
     );
     expect(changeSummary({ before: { x: 1 }, after: { x: 1 } })).toBe("");
     expect(nextDay("2026-12-31")).toBe("2027-01-01");
+    expect(actionLabel("api_key.created")).toBe("API key created");
+    expect(actionLabel("workspace.current_selected")).toBe("Workspace current selected");
     expect(auditQuery({ actor: " a@b.test ", action: [], from: "2026-11-01", to: "2026-11-30" })).toEqual({
       actor: "a@b.test",
       starting_at: "2026-11-01",
