@@ -1,3 +1,5 @@
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { eq, sql } from "drizzle-orm";
 import Papa from "papaparse";
 import { describe, expect, it } from "vitest";
@@ -368,5 +370,18 @@ describe.each(backends())("audit log on $name", (backend) => {
     );
     expect((left as unknown as { rows: unknown[] }).rows).toEqual([{ target_id: "kept" }]);
     expect(await refusal(() => purgeAuditLog(db, 0))).toMatch(/at least 1/);
+  });
+});
+
+describe("audit log code paths", () => {
+  it("has no update or delete of audit rows anywhere in the server, only the purge function", async () => {
+    const files = (await readdir("server", { recursive: true })).filter((f) => f.endsWith(".ts"));
+    const offenders: string[] = [];
+    for (const f of files) {
+      const text = await readFile(join("server", f), "utf8");
+      if (/\.(update|delete)\(\s*auditLog\b|\b(update|delete\s+from|truncate)\s+"?audit_log\b/i.test(text))
+        offenders.push(f);
+    }
+    expect(offenders).toEqual([]);
   });
 });
