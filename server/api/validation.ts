@@ -72,9 +72,19 @@ export const validatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema, ht
  * (a billing cycle with its 10,000 events).
  */
 export const serializerCompiler: FastifySerializerCompiler<z.ZodType> = ({ schema, method, url }) => {
+  // A frozen answer (a route's cached response, see workspaces.ts) cannot change: it is checked
+  // and serialized once per route, then its JSON is reused.
+  const done = new WeakMap<object, string>();
   return (data) => {
+    const frozen = typeof data === "object" && data !== null && Object.isFrozen(data);
+    if (frozen) {
+      const json = done.get(data);
+      if (json !== undefined) return json;
+    }
     const r = schema.safeParse(data);
     if (!r.success) throw new ResponseSerializationError(method, url, { cause: r.error });
-    return JSON.stringify(r.data);
+    const json = JSON.stringify(r.data);
+    if (frozen) done.set(data as object, json);
+    return json;
   };
 };

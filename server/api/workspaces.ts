@@ -33,6 +33,21 @@ const oneWorkspaceWriteErrors = {
 };
 const tags = ["Workspaces"];
 
+// The list's JSON per list read from the store (the cached lists are the same array on every
+// call until a change): mapped once per organization name, frozen so that the serializer checks
+// and encodes it once too.
+type WorkspaceJson = ReturnType<typeof workspaceJson>;
+const listJsons = new WeakMap<readonly WorkspaceRow[], { name: string; json: WorkspaceJson[] }>();
+
+function listJson(rows: readonly WorkspaceRow[], name: string): WorkspaceJson[] {
+  const hit = listJsons.get(rows);
+  if (hit?.name === name) return hit.json;
+  // Frozen (the array; its objects are never handed out otherwise).
+  const json = Object.freeze(rows.map((r) => workspaceJson(r, name))) as WorkspaceJson[];
+  listJsons.set(rows, { name, json });
+  return json;
+}
+
 /** The workspace the store found, as JSON; 404 when it found none (gone, or another organization's). */
 function foundWorkspace(row: WorkspaceRow | null | undefined, organizationName: string) {
   if (!row) throw workspaceNotFound();
@@ -75,7 +90,7 @@ export const workspaceRoutes: FastifyPluginAsyncZod<WorkspaceRouteDeps> = async 
           workspaces.list(p.org.org_id, { includeDeleted: req.query.show_deleted && isOrgAdmin(p) }),
           organizationName(gateway, p.org),
         ]);
-        return rows.map((r) => workspaceJson(r, name));
+        return listJson(rows, name);
       },
     );
 

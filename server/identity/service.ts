@@ -4,14 +4,14 @@ import type { Config } from "../platform/config";
 import type { Database } from "../platform/database";
 import { registerHealth } from "../platform/health";
 import { acceptEmptyJsonBodies, acceptForms, allowOrigins, createHttpApp } from "../platform/http";
-import type { IdentityGateway } from "../platform/identity-gateway";
+import type { ApiKeyIdentity, IdentityGateway } from "../platform/identity-gateway";
 import { resolveKeyring } from "../platform/secrets";
 import { createTokenVersionWatch } from "../platform/token-revocation";
 import { registerAccountPage } from "./account/page-routes";
 import { registerAccountRoutes } from "./account/routes";
 import { createIdentityAdmin } from "./admin";
 import { registerApiKeyRoutes } from "./api-keys/routes";
-import { createApiKeyService } from "./api-keys/service";
+import { createApiKeyService, type ValidatedApiKey } from "./api-keys/service";
 import { createApiKeyValidation } from "./api-keys/validation-cache";
 import { registerBackendApi } from "./backend-api/routes";
 import { keyIdentity } from "./backend-api/shapes";
@@ -79,6 +79,7 @@ export async function createIdentityService(config: Config, database: Database, 
   const apiKeys = createApiKeyValidation(db, createApiKeyService(db, directory).validate, {
     watch: versionWatch.watch,
   });
+  const identities = new WeakMap<ValidatedApiKey, ApiKeyIdentity>();
   const ctx: IdentityContext = {
     config,
     db,
@@ -152,7 +153,11 @@ export async function createIdentityService(config: Config, database: Database, 
     },
     validateApiKey: async (token) => {
       const found = await apiKeys.validate(token);
-      return found ? keyIdentity(found) : null;
+      if (!found) return null;
+      // A cached key is the same object on every call: its identity is computed once.
+      let identity = identities.get(found);
+      if (!identity) identities.set(found, (identity = keyIdentity(found)));
+      return identity;
     },
     isOperator: (userId) => isProviderOperator(db, userId),
     tokenVersion: (userId) => currentTokenVersion(db, userId),
