@@ -1,0 +1,125 @@
+import { describe, expect, it } from "vitest";
+import { createExpiringCache } from "../../server/platform/expiring-cache";
+
+/** A cache over a fake clock and a loader that counts its calls and can be held open. */
+function setUp(o: { ttlMs?: number; max?: number; keep?: (v: string | null) => boolean } = {}) {
+  let now = 1000;
+  const calls: string[] = [];
+  let gate: Promise<void> | null = null;
+  let answer = (k: string): string | null => `${k}@${calls.length}`;
+  const cache = createExpiringCache<string, string | null>({
+    ttlMs: o.ttlMs ?? 100,
+    max: o.max ?? 10,
+    now: () => now,
+    ...(o.keep ? { keep: o.keep } : {}),
+    load: async (k) => {
+      calls.push(k);
+      const v = answer(k);
+      if (gate) await gate;
+      return v;
+    },
+  });
+  return {
+    cache,
+    calls,
+    tick: (ms: number) => {
+      now += ms;
+    },
+    hold() {
+      let open = () => {};
+      gate = new Promise((r) => {
+        open = r;
+      });
+      return () => {
+        gate = null;
+        open();
+      };
+    },
+    answer: (f: (k: string) => string | null) => {
+      answer = f;
+    },
+  };
+}
+
+describe("expiring cache", () => {
+  it("loads once per key within its lifetime, as a plain value on a hit, and again after it", async () => {
+    const t = setUp({ ttlMs: 100 });
+    expect(await t.cache.get("a")).toBe("a@1");
+    expect(t.cache.get("a")).toBe("a@1");
+    t.tick(99);
+    expect(t.cache.get("a")).toBe("a@1");
+    t.tick(1);
+    expect(await t.cache.get("a")).toBe("a@2");
+    expect(t.calls).toEqual(["a", "a"]);
+  });
+
+  it("shares one load between concurrent callers of a key", async () => {
+    const t = setUp();
+    const open = t.hold();
+    const both = Promise.all([t.cache.get("a"), t.cache.get("a")]);
+    open();
+    expect(await both).toEqual(["a@1", "a@1"]);
+    expect(t.calls).toEqual(["a"]);
+  });
+
+  it("does not store a load that was in flight when its key was dropped", async () => {
+    const t = setUp();
+    const open = t.hold();
+    const stale = t.cache.get("a");
+    t.cache.delete("a");
+    open();
+    expect(await stale).toBe("a@1");
+    expect(await t.cache.get("a")).toBe("a@2");
+  });
+
+  it("does not store a load that was in flight when everything was dropped", async () => {
+    const t = setUp();
+    const open = t.hold();
+    const stale = t.cache.get("a");
+    t.cache.clear();
+    open();
+    await stale;
+    expect(await t.cache.get("a")).toBe("a@2");
+  });
+
+  it("drops the entries whose values match", async () => {
+    const t = setUp();
+    await t.cache.get("a");
+    await t.cache.get("b");
+    t.cache.deleteWhere((v) => v === "a@1");
+    expect(t.cache.get("b")).toBe("b@2");
+    expect(await t.cache.get("a")).toBe("a@3");
+  });
+
+  it("does not keep values the keep rule refuses (e.g. not found)", async () => {
+    const t = setUp({ keep: (v) => v !== null });
+    t.answer(() => null);
+    expect(await t.cache.get("x")).toBeNull();
+    expect(await t.cache.get("x")).toBeNull();
+    expect(t.calls).toEqual(["x", "x"]);
+  });
+
+  it("forgets a failed load, so the next call tries again", async () => {
+    const t = setUp();
+    t.answer(() => {
+      throw new Error("database away");
+    });
+    await expect(t.cache.get("a")).rejects.toThrow("database away");
+    t.answer((k) => `${k}!`);
+    expect(await t.cache.get("a")).toBe("a!");
+  });
+
+  it("stays within its bound: expired entries go first, then the oldest", async () => {
+    const t = setUp({ max: 2, ttlMs: 100 });
+    await t.cache.get("a");
+    t.tick(100);
+    await t.cache.get("b");
+    await t.cache.get("c"); // "a" has expired: it goes
+    expect(t.cache.size).toBe(2);
+    expect(t.cache.get("b")).toBe("b@2");
+    await t.cache.get("d"); // nothing expired: the oldest ("b") goes
+    expect(t.cache.size).toBe(2);
+    expect(t.cache.get("c")).toBe("c@3");
+    expect(await t.cache.get("b")).toBe("b@5");
+  });
+});
