@@ -118,7 +118,7 @@ export function summaryTable(runs: SavedRun[], since: number | null): string {
   const sorted = [...runs].sort(
     (a, b) => (order.get(a.bench) ?? 99) - (order.get(b.bench) ?? 99) || a.backend.localeCompare(b.backend),
   );
-  const widths = [36, 16, 8, 14, 6];
+  const widths = [42, 16, 7, 14, 6];
   const lines = [row(["figure", "value", "ratio", "target", ""], widths)];
   let met = 0;
   let missed = 0;
