@@ -24,7 +24,8 @@ type Watch = (h: ChangeWatcher) => () => Promise<void>;
  * process drops the organization's entries and tells the others (notice "org:<id>").
  */
 export function cacheWorkspaces(db: Db, store: WorkspaceStore, gateway: IdentityGateway, watch?: Watch) {
-  const opts = { ttlMs: WORKSPACE_CACHE_TTL_MS, max: MAX_ORGANIZATIONS };
+  // Reloaded in the background after 2 s of use, so a busy organization never waits on a reload.
+  const opts = { ttlMs: WORKSPACE_CACHE_TTL_MS, refreshAfterMs: 2000, max: MAX_ORGANIZATIONS };
   const live = createExpiringCache({
     ...opts,
     load: (org: string) => store.list(org, { includeDeleted: false }),

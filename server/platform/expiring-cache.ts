@@ -5,12 +5,23 @@ export type ExpiringCacheOptions<K, V> = {
   /** At most this many keys; past it, expired entries are swept, then the oldest dropped. */
   max: number;
   load(key: K): Promise<V>;
+  /**
+   * Past this age a hit still answers the cached value but starts a reload in the background,
+   * so that a busy key does not stall all its callers on a load when it expires (the value is
+   * never served past ttlMs either way).
+   */
+  refreshAfterMs?: number;
   /** Whether to keep a loaded value (e.g. not a "not found"); kept by default. */
   keep?(value: V): boolean;
   now?(): number;
 };
 
-type Entry<V> = { value: V | undefined; expires: number; pending: Promise<V> | null };
+type Entry<V> = {
+  value: V | undefined;
+  expires: number;
+  pending: Promise<V> | null;
+  refreshing: boolean;
+};
 
 /**
  * A bounded map of values that expire, in front of the database. Concurrent loads of one key
@@ -33,15 +44,36 @@ export function createExpiringCache<K, V>(o: ExpiringCacheOptions<K, V>) {
     }
   }
 
+  /** Reloads a live entry in the background; its answer replaces the entry unless it was dropped. */
+  function refresh(key: K, e: Entry<V>) {
+    e.refreshing = true;
+    o.load(key).then(
+      (value) => {
+        if (map.get(key) !== e) return;
+        if (o.keep && !o.keep(value)) map.delete(key);
+        else map.set(key, { value, expires: now() + o.ttlMs, pending: null, refreshing: false });
+      },
+      () => {
+        // The entry expires as it would have; the next call after that loads in the foreground.
+        e.refreshing = false;
+      },
+    );
+  }
+
   return {
     get(key: K): V | Promise<V> {
       const e = map.get(key);
       if (e) {
         if (e.pending) return e.pending;
-        if (e.expires > now()) return e.value as V;
+        const t = now();
+        if (e.expires > t) {
+          if (o.refreshAfterMs !== undefined && !e.refreshing && t >= e.expires - o.ttlMs + o.refreshAfterMs)
+            refresh(key, e);
+          return e.value as V;
+        }
         map.delete(key);
       }
-      const entry: Entry<V> = { value: undefined, expires: 0, pending: null };
+      const entry: Entry<V> = { value: undefined, expires: 0, pending: null, refreshing: false };
       entry.pending = o.load(key).then(
         (value) => {
           if (map.get(key) === entry) {

@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { createExpiringCache } from "../../server/platform/expiring-cache";
 
 /** A cache over a fake clock and a loader that counts its calls and can be held open. */
-function setUp(o: { ttlMs?: number; max?: number; keep?: (v: string | null) => boolean } = {}) {
+function setUp(
+  o: { ttlMs?: number; max?: number; refreshAfterMs?: number; keep?: (v: string | null) => boolean } = {},
+) {
   let now = 1000;
   const calls: string[] = [];
   let gate: Promise<void> | null = null;
@@ -12,6 +14,7 @@ function setUp(o: { ttlMs?: number; max?: number; keep?: (v: string | null) => b
     max: o.max ?? 10,
     now: () => now,
     ...(o.keep ? { keep: o.keep } : {}),
+    ...(o.refreshAfterMs !== undefined ? { refreshAfterMs: o.refreshAfterMs } : {}),
     load: async (k) => {
       calls.push(k);
       const v = answer(k);
@@ -121,5 +124,31 @@ describe("expiring cache", () => {
     expect(t.cache.size).toBe(2);
     expect(t.cache.get("c")).toBe("c@3");
     expect(await t.cache.get("b")).toBe("b@5");
+  });
+
+  it("reloads a busy key in the background after refreshAfterMs, answering the cached value meanwhile", async () => {
+    const t = setUp({ ttlMs: 100, refreshAfterMs: 60 });
+    expect(await t.cache.get("a")).toBe("a@1");
+    t.tick(59);
+    expect(t.cache.get("a")).toBe("a@1");
+    expect(t.calls).toEqual(["a"]);
+    t.tick(1);
+    expect(t.cache.get("a")).toBe("a@1"); // starts the reload
+    expect(t.cache.get("a")).toBe("a@1"); // one reload at a time
+    await new Promise((r) => setTimeout(r, 0));
+    expect(t.calls).toEqual(["a", "a"]);
+    expect(t.cache.get("a")).toBe("a@2");
+  });
+
+  it("drops a background reload's answer when the key was dropped meanwhile", async () => {
+    const t = setUp({ ttlMs: 100, refreshAfterMs: 60 });
+    await t.cache.get("a");
+    t.tick(60);
+    const open = t.hold();
+    t.cache.get("a"); // reload in flight
+    t.cache.delete("a");
+    open();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(await t.cache.get("a")).toBe("a@3");
   });
 });

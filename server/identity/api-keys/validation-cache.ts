@@ -34,6 +34,9 @@ export function createApiKeyValidation(
   const tokens = new Map<string, string>();
   const cache = createExpiringCache<string, ValidatedApiKey | null>({
     ttlMs: opts.ttlMs ?? API_KEY_CACHE_TTL_MS,
+    // A busy key is read again in the background after two thirds of its lifetime, so its calls
+    // never all wait on the reload when it expires.
+    refreshAfterMs: ((opts.ttlMs ?? API_KEY_CACHE_TTL_MS) * 2) / 3,
     max: MAX_KEYS,
     load: (hash) => lookup(tokens.get(hash) ?? ""),
     // Unknown keys are not remembered: a flood of made-up keys must not push real ones out.
