@@ -186,6 +186,26 @@ describe.each(backends())("authentication and workspace caches on $name", (backe
     expect((await get(p, `/v1/workspaces/${ws}`, bearer(m.token))).statusCode).toBe(404);
   });
 
+  it("shows an organization's new name at once, after the list was read", async () => {
+    const orgName = async () =>
+      ((await get(p, "/v1/workspaces/", bearer(admin))).json() as { organization_name: string }[])[0]
+        ?.organization_name;
+    const was = await orgName();
+    const rename = (name: string) =>
+      p.identity.app.inject({
+        method: "POST",
+        url: "/api/fe/v3/update_org_metadata",
+        headers: { cookie: adminCookie, "x-csrf-token": "-.-" },
+        payload: { org_id: orgId, name },
+      });
+    expect((await rename("Acme Renamed")).statusCode).toBe(200);
+    try {
+      expect(await orgName()).toBe("Acme Renamed");
+    } finally {
+      await rename(was ?? "Acme AI");
+    }
+  });
+
   it.runIf(backend.name === "postgres")(
     "tells another API process on the same database: deleted keys, workspaces and removed members go within 5 s",
     async () => {

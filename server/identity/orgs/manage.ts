@@ -3,7 +3,7 @@ import { and, eq, like, notInArray } from "drizzle-orm";
 import { member, organization } from "../../db/schema";
 import { writeAudit } from "../../platform/audit";
 import type { Db } from "../../platform/database";
-import { announceTokenRevocation } from "../../platform/token-revocation";
+import { announceChange, announceTokenRevocation, notifyChange } from "../../platform/token-revocation";
 import { IdentityError } from "../errors";
 import { canSetupSaml } from "../saml/policy";
 import { bumpTokenVersions } from "../session/token-version";
@@ -146,7 +146,11 @@ export async function updateOrg(
       before: Object.fromEntries(changed.map((k) => [k, was[k] ?? null])),
       after: Object.fromEntries(changed.map((k) => [k, (set as Record<string, unknown>)[k] ?? null])),
     });
+    // The product API caches organization names (with their workspaces): other processes hear of
+    // a rename through NOTIFY at the commit, this one right after it.
+    if (set.name !== undefined) await notifyChange(tx, "org", access.org.id);
   });
+  if (set.name !== undefined) announceChange(db, "org", access.org.id);
 }
 
 /** Organizations the user may join by their confirmed email's domain. */
