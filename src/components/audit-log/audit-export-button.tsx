@@ -5,20 +5,8 @@ import { App, Button } from "antd";
 import { useState } from "react";
 import type { AuditFilterValues } from "../../lib/audit-log";
 import { auditQuery } from "../../lib/audit-log";
+import { saveDownload } from "../../lib/save-download";
 import { useServices } from "../../providers/services";
-
-function saveFile(blob: Blob, name: string) {
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement("a");
-  link.href = url;
-  link.download = name;
-  link.style.display = "none";
-  document.body.append(link);
-  link.click();
-  link.remove();
-  // Give the browser time to start the download before the URL is released.
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
 
 export function AuditExportButton({ filters }: { filters: AuditFilterValues }) {
   const { apiFetch } = useServices();
@@ -32,7 +20,7 @@ export function AuditExportButton({ filters }: { filters: AuditFilterValues }) {
         headers: { Accept: "text/csv" },
         read: (response) => response.blob(),
       });
-      saveFile(blob, `audit_log_${new Date().toISOString().slice(0, 10)}.csv`);
+      saveDownload(blob, `audit_log_${new Date().toISOString().slice(0, 10)}.csv`);
     } catch (err) {
       message.error(`The export failed: ${(err as Error).message}`);
     } finally {

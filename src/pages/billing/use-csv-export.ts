@@ -12,22 +12,10 @@ import {
 } from "../../lib/billing/csv";
 import { exportFileName } from "../../lib/billing/dates";
 import type { UsageQuery } from "../../lib/billing/filters";
+import { saveDownload } from "../../lib/save-download";
 import { useServices } from "../../providers/services";
 
 export type ExportProgress = { rows: number; expected: number; percent: number };
-
-function saveFile(blob: Blob, name: string) {
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement("a");
-  link.href = url;
-  link.download = name;
-  link.style.display = "none";
-  document.body.append(link);
-  link.click();
-  link.remove();
-  // Give the browser time to start the download before the URL is released.
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
 
 export function useCsvExport() {
   const { apiFetch } = useServices();
@@ -73,7 +61,7 @@ export function useCsvExport() {
             return new Blob(parts as Uint8Array<ArrayBuffer>[], { type: "text/csv;charset=utf-8" });
           },
         });
-        saveFile(blob, exportFileName());
+        saveDownload(blob, exportFileName());
         message.success(`Exported ${expected.toLocaleString("en-US")} records`);
       } catch (error) {
         if (!(error instanceof ExportCancelled)) {
