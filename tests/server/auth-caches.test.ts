@@ -1,15 +1,20 @@
 import { randomBytes } from "node:crypto";
-import { eq, sql } from "drizzle-orm";
-import pino from "pino";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { buildProduct, type Product } from "../../server/app";
+import type { Product } from "../../server/app";
 import { apiKey } from "../../server/db/schema";
 import { createApiKeyService } from "../../server/identity/api-keys/service";
 import { createApiKeyValidation } from "../../server/identity/api-keys/validation-cache";
-import { loadConfig } from "../../server/platform/config";
-import { openDatabase } from "../../server/platform/database";
 import { DEMO_ORG } from "../../server/seed";
-import { accessToken, backends, PASSWORD, signIn, startProduct, type TestProduct } from "./harness";
+import {
+  accessToken,
+  backends,
+  PASSWORD,
+  secondProcess,
+  signIn,
+  startProduct,
+  type TestProduct,
+} from "./harness";
 
 // The product API keeps verified tokens, validated API keys and each organization's workspaces
 // in memory. What a change takes away must still go at once in the process that made it, and
@@ -26,24 +31,6 @@ async function eventually(call: () => Promise<{ statusCode: number }>, status: n
     last = (await call()).statusCode;
   }
   return last;
-}
-
-/** A second product (identity + API) on p's PostgreSQL database, as a second server process. */
-async function secondProcess(p: Product): Promise<Product> {
-  const rows = await p.database.db.execute<{ name: string }>(sql`select current_database() as name`);
-  const name = (rows as unknown as { rows: { name: string }[] }).rows[0]?.name ?? "";
-  const url = new URL(process.env.DATABASE_URL ?? "");
-  url.pathname = `/${name}`;
-  const config = loadConfig({
-    DEMO_PASSWORD: PASSWORD,
-    CONSOLE_DIR: "./tests/server/fixtures/console",
-    DATABASE_URL: url.toString(),
-  });
-  return buildProduct(
-    config,
-    pino({ level: "silent" }),
-    await openDatabase({ kind: "postgres", url: url.toString() }),
-  );
 }
 
 describe.each(backends())("authentication and workspace caches on $name", (backend) => {

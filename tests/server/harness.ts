@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { sql } from "drizzle-orm";
 import pg from "pg";
 import pino from "pino";
 import { afterAll, beforeAll } from "vitest";
@@ -89,6 +90,28 @@ export async function startProduct(backend: Backend, env: Record<string, string>
       await drop();
     },
   };
+}
+
+/**
+ * A second product (identity + API, its own pool and in-memory caches) on p's PostgreSQL database,
+ * as a second server process behind a load balancer would be. Not seeded: it shares p's data.
+ */
+export async function secondProcess(p: Product, env: Record<string, string> = {}): Promise<Product> {
+  const rows = await p.database.db.execute<{ name: string }>(sql`select current_database() as name`);
+  const name = (rows as unknown as { rows?: { name: string }[] }).rows?.[0]?.name ?? "";
+  const url = new URL(process.env.DATABASE_URL ?? "");
+  url.pathname = `/${name}`;
+  const config = loadConfig({
+    DEMO_PASSWORD: PASSWORD,
+    CONSOLE_DIR: "./tests/server/fixtures/console",
+    DATABASE_URL: url.toString(),
+    ...env,
+  });
+  return buildProduct(
+    config,
+    pino({ level: "silent" }),
+    await openDatabase({ kind: "postgres", url: url.toString() }),
+  );
 }
 
 export function cookieHeader(setCookie: string | string[] | undefined): string {

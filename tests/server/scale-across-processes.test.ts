@@ -1,11 +1,7 @@
-import { sql } from "drizzle-orm";
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildProduct, type Product } from "../../server/app";
-import { loadConfig } from "../../server/platform/config";
-import { openDatabase } from "../../server/platform/database";
+import type { Product } from "../../server/app";
 import { DEMO_ORG } from "../../server/seed";
-import { accessToken, backends, PASSWORD, signIn, startProduct, type TestProduct } from "./harness";
+import { accessToken, backends, secondProcess, signIn, startProduct, type TestProduct } from "./harness";
 import { setSamplePrices, USAGE_EVENTS_URL } from "./usage-setup";
 
 // The API is stateless, so it scales by adding processes behind a load balancer. Two products
@@ -38,21 +34,7 @@ describe.runIf(process.env.DATABASE_URL)("two API processes on one PostgreSQL da
   beforeAll(async () => {
     if (!postgres) throw new Error("no PostgreSQL backend");
     a = await startProduct(postgres, LIMITS);
-    const rows = await a.database.db.execute<{ name: string }>(sql`select current_database() as name`);
-    const name = (rows as unknown as { rows: { name: string }[] }).rows[0]?.name ?? "";
-    const url = new URL(process.env.DATABASE_URL ?? "");
-    url.pathname = `/${name}`;
-    const config = loadConfig({
-      DEMO_PASSWORD: PASSWORD,
-      CONSOLE_DIR: "./tests/server/fixtures/console",
-      DATABASE_URL: url.toString(),
-      ...LIMITS,
-    });
-    b = await buildProduct(
-      config,
-      pino({ level: "silent" }),
-      await openDatabase({ kind: "postgres", url: url.toString() }),
-    );
+    b = await secondProcess(a, LIMITS);
     orgId = (await a.identity.admin.findOrganizationBySlug(DEMO_ORG.slug))?.id ?? "";
     adminCookie = await signIn(a, "admin@acme.test");
     bearer = await accessToken(a, "admin@acme.test");

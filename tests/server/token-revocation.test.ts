@@ -1,11 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { sql } from "drizzle-orm";
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTokenVersionCheck, TOKEN_VERSION_TTL_MS } from "../../server/api/token-versions";
-import { buildProduct, type Product } from "../../server/app";
-import { loadConfig } from "../../server/platform/config";
-import { openDatabase } from "../../server/platform/database";
+import type { Product } from "../../server/app";
 import type { IdentityGateway, TokenVersionWatcher } from "../../server/platform/identity-gateway";
 import { DEMO_ORG } from "../../server/seed";
 import { emailToken } from "./fe-browser";
@@ -15,6 +11,7 @@ import {
   backends,
   CONSOLE,
   PASSWORD,
+  secondProcess,
   signIn,
   startProduct,
   type TestProduct,
@@ -239,20 +236,7 @@ describe.each(backends())("access-token revocation on $name", (backend) => {
     async () => {
       // A second product (identity + API) on the same database, as a second server process
       // behind a load balancer would be.
-      const rows = await p.database.db.execute<{ name: string }>(sql`select current_database() as name`);
-      const name = (rows as unknown as { rows?: { name: string }[] }).rows?.[0]?.name ?? "";
-      const url = new URL(process.env.DATABASE_URL ?? "");
-      url.pathname = `/${name}`;
-      const config = loadConfig({
-        DEMO_PASSWORD: PASSWORD,
-        CONSOLE_DIR: "./tests/server/fixtures/console",
-        DATABASE_URL: url.toString(),
-      });
-      const other = await buildProduct(
-        config,
-        pino({ level: "silent" }),
-        await openDatabase({ kind: "postgres", url: url.toString() }),
-      );
+      const other = await secondProcess(p);
       try {
         for (const [what, revoke] of [
           [
