@@ -27,8 +27,8 @@ import pg from "pg";
 import pino from "pino";
 import { buildProduct } from "../server/app";
 import { createIngestKey } from "../server/metering/ingest-keys";
-import { loadConfig } from "../server/platform/config";
 import { seedDemoUsage } from "../server/seed";
+import { loadBenchConfig } from "./bench-config";
 import { demoAdmin } from "./demo-admin";
 import { type Category, DEFAULT_CATEGORIES, type Profile, summarizeProfile } from "./metering-profile";
 import { backendLabel, type Figure, startResults } from "./results";
@@ -66,17 +66,7 @@ async function serve() {
     u.pathname = `/${dbName}`;
     databaseUrl = u.toString();
   }
-  const config = loadConfig({
-    DATA_DIR: dir,
-    DEMO_PASSWORD: PASSWORD,
-    HOST: "127.0.0.1",
-    LOG_LEVEL: "silent",
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    // Benchmarks measure throughput: the /v1 rate limits are off unless the environment sets them
-    // (e.g. API_RATE_LIMIT_PER_CREDENTIAL=1000000000 to measure what counting costs).
-    API_RATE_LIMIT_PER_CREDENTIAL: process.env.API_RATE_LIMIT_PER_CREDENTIAL ?? "0",
-    API_RATE_LIMIT_PER_ORG: process.env.API_RATE_LIMIT_PER_ORG ?? "0",
-  });
+  const config = loadBenchConfig({ dataDir: dir, password: PASSWORD, databaseUrl });
   const product = await buildProduct(config, pino({ level: "silent" }));
   await product.seed(false);
   // Billing cycles, the demo price list and a few usage events, so that reads have something to

@@ -17,7 +17,7 @@ import pino from "pino";
 import { buildProduct } from "../server/app";
 import { createIngestKey } from "../server/metering/ingest-keys";
 import { loadPriceRules, setPriceRule } from "../server/metering/prices";
-import { loadConfig } from "../server/platform/config";
+import { loadBenchConfig } from "./bench-config";
 import { demoAdmin } from "./demo-admin";
 
 type Request =
@@ -48,18 +48,11 @@ const keptDataDir = process.env.BENCH_DATA_DIR;
 
 async function main() {
   const dir = keptDataDir ?? mkdtempSync(join(tmpdir(), "eval-console-metering-"));
-  const config = loadConfig({
-    DATA_DIR: dir,
-    PORT: "3600",
-    AUTH_PORT: "3601",
-    DEMO_PASSWORD: PASSWORD,
-    HOST: "127.0.0.1",
-    LOG_LEVEL: "silent",
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    // Benchmarks measure throughput: the /v1 rate limits are off unless the environment sets them
-    // (e.g. API_RATE_LIMIT_PER_CREDENTIAL=1000000000 to measure what counting costs).
-    API_RATE_LIMIT_PER_CREDENTIAL: process.env.API_RATE_LIMIT_PER_CREDENTIAL ?? "0",
-    API_RATE_LIMIT_PER_ORG: process.env.API_RATE_LIMIT_PER_ORG ?? "0",
+  const config = loadBenchConfig({
+    dataDir: dir,
+    password: PASSWORD,
+    databaseUrl,
+    env: { PORT: "3600", AUTH_PORT: "3601" },
   });
   const product = await buildProduct(config, pino({ level: "silent" }));
   await product.seed(false);
