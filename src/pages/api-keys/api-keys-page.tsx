@@ -1,14 +1,15 @@
 // "/account/api-keys": the signed-in user's personal API keys, kept by the identity service. The
 // api-keys resource names the identity data provider and its calls; this page passes no URLs.
 import { KeyOutlined, ReloadOutlined } from "@ant-design/icons";
-import { CreateButton, List, useModalForm, useTable } from "@refinedev/antd";
+import { CreateButton, useModalForm, useTable } from "@refinedev/antd";
 import { CanAccess, type HttpError, useDelete } from "@refinedev/core";
-import { Alert, Button, Card, Flex, Typography } from "antd";
+import { Alert, Button, Card, Flex } from "antd";
 import { useState } from "react";
 import { ApiKeysTable } from "../../components/api-keys/api-keys-table";
 import { CreateApiKeyDialog, type CreateApiKeyValues } from "../../components/api-keys/create-api-key-dialog";
 import { DeleteApiKeyDialog } from "../../components/api-keys/delete-api-key-dialog";
 import { NewApiKeyDialog } from "../../components/api-keys/new-api-key-dialog";
+import { PageList } from "../../components/layout/page-list";
 import { SearchBox } from "../../components/search-box";
 import {
   API_KEY_PAGE_SIZE,
@@ -71,14 +72,9 @@ export function ApiKeysPage() {
   };
 
   return (
-    <List
+    <PageList
       resource={resource.name}
-      breadcrumb={false}
-      title={
-        <Typography.Title level={2} style={{ margin: 0 }}>
-          Personal API Keys
-        </Typography.Title>
-      }
+      title="Personal API Keys"
       headerButtons={
         <Flex gap={8} wrap>
           <Button
@@ -139,6 +135,6 @@ export function ApiKeysPage() {
         onConfirm={confirmDelete}
         onCancel={() => setDeleting(null)}
       />
-    </List>
+    </PageList>
   );
 }

@@ -1,12 +1,13 @@
 // "/organization/audit-log": the organization's audit trail for administrators, newest first,
 // paged by the server, with filters and a CSV export of everything they match. Members never get
 // here: the resource's access declaration guards the route and hides the sider entry.
-import { List, useTable } from "@refinedev/antd";
+import { useTable } from "@refinedev/antd";
 import type { HttpError } from "@refinedev/core";
 import { Alert, Card, Empty, Flex, Table, Tag, Tooltip, Typography } from "antd";
 import { useState } from "react";
 import { AuditExportButton } from "../../components/audit-log/audit-export-button";
 import { AuditFilterBar } from "../../components/audit-log/audit-filter-bar";
+import { PageList } from "../../components/layout/page-list";
 import {
   type AuditEntry,
   type AuditFilterValues,
@@ -40,14 +41,9 @@ export function AuditLogPage() {
   };
 
   return (
-    <List
+    <PageList
       resource={resource.name}
-      breadcrumb={false}
-      title={
-        <Typography.Title level={2} style={{ margin: 0 }}>
-          Audit Log
-        </Typography.Title>
-      }
+      title="Audit Log"
       headerButtons={<AuditExportButton filters={applied} />}
     >
       <Flex vertical gap={16}>
@@ -139,6 +135,6 @@ export function AuditLogPage() {
           />
         )}
       </Flex>
-    </List>
+    </PageList>
   );
 }

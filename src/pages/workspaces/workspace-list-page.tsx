@@ -2,10 +2,11 @@
 // rename and delete them; members only see them. Who may do what comes from the access-control
 // provider (the workspaces resource's declaration): the buttons hide themselves.
 import { PlusOutlined } from "@ant-design/icons";
-import { CreateButton, List, useModalForm } from "@refinedev/antd";
+import { CreateButton, useModalForm } from "@refinedev/antd";
 import { CanAccess, type HttpError, useDelete, useList } from "@refinedev/core";
-import { Alert, Col, Empty, Row, Spin, Typography } from "antd";
+import { Alert, Col, Empty, Row, Spin } from "antd";
 import { useState } from "react";
+import { PageList } from "../../components/layout/page-list";
 import { DeleteWorkspaceDialog } from "../../components/workspaces/delete-workspace-dialog";
 import { failureToast } from "../../components/workspaces/notifications";
 import { WorkspaceCard } from "../../components/workspaces/workspace-card";
@@ -112,14 +113,9 @@ export function WorkspaceListPage() {
   }
 
   return (
-    <List
+    <PageList
       resource={resource.name}
-      breadcrumb={false}
-      title={
-        <Typography.Title level={2} style={{ margin: 0 }}>
-          Manage Workspaces
-        </Typography.Title>
-      }
+      title="Manage Workspaces"
       headerButtons={workspaces.length > 0 ? createButton("Create Workspace") : null}
       headerProps={{ style: { padding: 0, marginBottom: 8 } }}
     >
@@ -147,6 +143,6 @@ export function WorkspaceListPage() {
           onCancel={() => setDeleting(null)}
         />
       </CanAccess>
-    </List>
+    </PageList>
   );
 }
