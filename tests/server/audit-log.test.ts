@@ -10,7 +10,7 @@ import { user } from "../../server/db/schema";
 import { setOperator } from "../../server/identity/impersonation/operators";
 import { purgeAuditLog, scrubSnapshot } from "../../server/platform/audit";
 import { backends, signIn } from "./harness";
-import { productWithWorkspaces } from "./workspaces-fixture";
+import { createRenamedWorkspace, productWithWorkspaces } from "./workspaces-fixture";
 
 // The audit trail as an administrator reads it (GET /v1/audit-log): one entry per administrative
 // or security action with its actor, source, target and change, none for a refused or rolled-back
@@ -46,20 +46,8 @@ describe.each(backends())("audit log on $name", (backend) => {
   const latest = async (action: string) => (await read(`?action=${action}&page_size=1`)).entries[0];
 
   it("records workspace and member changes with actor, source, target and change", async () => {
-    const created = await t.f.call("admin", "POST", "/v1/workspaces/", {
-      name: "Audited",
-      organization_uuid: t.f.acmeId,
-    });
-    const id = created.json().workspace_uuid as string;
-    await t.f.call("adminKey", "PUT", `/v1/workspaces/${id}`, {
-      name: "Audited 2",
-      organization_uuid: t.f.acmeId,
-    });
-    // Unchanged, refused and failed calls write nothing.
-    await t.f.call("admin", "PUT", `/v1/workspaces/${id}`, {
-      name: "Audited 2",
-      organization_uuid: t.f.acmeId,
-    });
+    // Unchanged (the second rename), refused and failed calls write nothing.
+    const id = await createRenamedWorkspace(t.f);
     await t.f.call("member", "DELETE", `/v1/workspaces/${id}`);
     const clash = await t.f.call("admin", "POST", "/v1/workspaces/", {
       name: "audited 2",

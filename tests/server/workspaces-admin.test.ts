@@ -4,7 +4,7 @@ import { auditLog } from "../../server/db/schema";
 import { setOperator } from "../../server/identity/impersonation/operators";
 import { createHttpIdentityGateway } from "../../server/platform/identity-gateway-http";
 import { AUTH, backends } from "./harness";
-import { productWithWorkspaces } from "./workspaces-fixture";
+import { createRenamedWorkspace, productWithWorkspaces } from "./workspaces-fixture";
 
 describe.each(backends())("workspace validation, audit, restore and OpenAPI on $name", (backend) => {
   const t = productWithWorkspaces(backend);
@@ -115,19 +115,7 @@ describe.each(backends())("workspace validation, audit, restore and OpenAPI on $
   });
 
   it("writes one audit row per change, with the actor, and none for refused calls", async () => {
-    const created = await t.f.call("admin", "POST", "/v1/workspaces/", {
-      name: "Audited",
-      organization_uuid: t.f.acmeId,
-    });
-    const id = created.json().workspace_uuid as string;
-    await t.f.call("adminKey", "PUT", `/v1/workspaces/${id}`, {
-      name: "Audited 2",
-      organization_uuid: t.f.acmeId,
-    });
-    await t.f.call("admin", "PUT", `/v1/workspaces/${id}`, {
-      name: "Audited 2",
-      organization_uuid: t.f.acmeId,
-    });
+    const id = await createRenamedWorkspace(t.f);
     await t.f.call("admin", "POST", `/v1/workspaces/${id}/members?user_email=member@acme.test`);
     await t.f.call("member", "PUT", "/v1/workspaces/my-workspace", { workspace_uuid: id });
     await t.f.call("admin", "DELETE", `/v1/workspaces/${id}/members/member@acme.test`);

@@ -111,3 +111,24 @@ export async function setUpWorkspaces(p: TestProduct) {
 
   return { call, headers, snapshot, idOf, acmeId, globexId: globex.id, tokens, keys };
 }
+
+/**
+ * Creates workspace "Audited" as the admin, renames it "Audited 2" with the admin's API key, then
+ * sends the same name again (a change that changes nothing); the workspace's id.
+ */
+export async function createRenamedWorkspace(f: Fixture): Promise<string> {
+  const created = await f.call("admin", "POST", "/v1/workspaces/", {
+    name: "Audited",
+    organization_uuid: f.acmeId,
+  });
+  const id = created.json().workspace_uuid as string;
+  await f.call("adminKey", "PUT", `/v1/workspaces/${id}`, {
+    name: "Audited 2",
+    organization_uuid: f.acmeId,
+  });
+  await f.call("admin", "PUT", `/v1/workspaces/${id}`, {
+    name: "Audited 2",
+    organization_uuid: f.acmeId,
+  });
+  return id;
+}
