@@ -9,6 +9,7 @@ import { DEMO_ORG } from "../../server/seed";
 import {
   accessToken,
   backends,
+  createOrgApiKey,
   PASSWORD,
   secondProcess,
   signIn,
@@ -43,16 +44,7 @@ describe.each(backends())("authentication and workspace caches on $name", (backe
     q.api.app.inject({ method: "GET", url, headers });
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-  async function newKey(): Promise<{ id: string; token: string }> {
-    const res = await p.identity.app.inject({
-      method: "POST",
-      url: "/api/fe/v3/api_keys",
-      headers: { cookie: adminCookie, "x-csrf-token": "-.-" },
-      payload: { org_id: orgId, expiration_option: "OneMonth" },
-    });
-    expect(res.statusCode, res.body).toBe(200);
-    return { id: res.json().api_key_id, token: res.json().api_key_token };
-  }
+  const newKey = () => createOrgApiKey(p, adminCookie, orgId);
 
   async function deleteKey(id: string) {
     const res = await p.identity.app.inject({

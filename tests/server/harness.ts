@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import pg from "pg";
 import pino from "pino";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { createApiService } from "../../server/api/service";
 import { buildProduct, type Product } from "../../server/app";
 import { loadConfig } from "../../server/platform/config";
@@ -140,6 +140,22 @@ export async function accessToken(p: Product, email: string): Promise<string> {
     headers: { cookie },
   });
   return res.json().access_token as string;
+}
+
+/** A new organization API key made by the signed-in administrator (`cookie`): its id and token. */
+export async function createOrgApiKey(
+  p: Product,
+  cookie: string,
+  orgId: string,
+): Promise<{ id: string; token: string }> {
+  const res = await p.identity.app.inject({
+    method: "POST",
+    url: "/api/fe/v3/api_keys",
+    headers: { cookie, "x-csrf-token": "-.-" },
+    payload: { org_id: orgId, expiration_option: "OneMonth" },
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  return { id: res.json().api_key_id, token: res.json().api_key_token };
 }
 
 /**

@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Product } from "../../server/app";
 import { DEMO_ORG } from "../../server/seed";
-import { accessToken, backends, secondProcess, signIn, startProduct, type TestProduct } from "./harness";
+import {
+  accessToken,
+  backends,
+  createOrgApiKey,
+  secondProcess,
+  signIn,
+  startProduct,
+  type TestProduct,
+} from "./harness";
 import { setSamplePrices, USAGE_EVENTS_URL } from "./usage-setup";
 
 // The API is stateless, so it scales by adding processes behind a load balancer. Two products
@@ -73,16 +81,7 @@ describe.runIf(process.env.DATABASE_URL)("two API processes on one PostgreSQL da
   };
 
   /** A new organization API key of the demo administrator: its id and token. */
-  async function orgApiKey() {
-    const res = await a.identity.app.inject({
-      method: "POST",
-      url: "/api/fe/v3/api_keys",
-      headers: { cookie: adminCookie, "x-csrf-token": "-.-" },
-      payload: { org_id: orgId, expiration_option: "OneMonth" },
-    });
-    expect(res.statusCode, res.body).toBe(200);
-    return res.json() as { api_key_id: string; api_key_token: string };
-  }
+  const orgApiKey = () => createOrgApiKey(a, adminCookie, orgId);
 
   const listWith = (p: Product, apiKey: string) =>
     p.api.app.inject({ method: "GET", url: "/v1/workspaces/", headers: { "x-api-key": apiKey } });
@@ -118,26 +117,26 @@ describe.runIf(process.env.DATABASE_URL)("two API processes on one PostgreSQL da
     if (left < 10_000) await new Promise((r) => setTimeout(r, left + 50));
     // Half of the limit through each process, in turn.
     for (let i = 1; i <= LIMIT; i++) {
-      const res = await listWith(i % 2 ? a : b, key.api_key_token);
+      const res = await listWith(i % 2 ? a : b, key.token);
       expect(res.statusCode, `call ${i}: ${res.body}`).toBe(200);
       expect(res.headers["ratelimit-remaining"]).toBe(String(LIMIT - i));
     }
-    expect((await listWith(a, key.api_key_token)).statusCode).toBe(429);
-    expect((await listWith(b, key.api_key_token)).statusCode).toBe(429);
+    expect((await listWith(a, key.token)).statusCode).toBe(429);
+    expect((await listWith(b, key.token)).statusCode).toBe(429);
   });
 
   it("refuses a deleted organization API key in both processes within 5 s", async () => {
     const key = await orgApiKey();
     // Both have validated (and may have cached) the key.
-    expect((await listWith(a, key.api_key_token)).statusCode).toBe(200);
-    expect((await listWith(b, key.api_key_token)).statusCode).toBe(200);
+    expect((await listWith(a, key.token)).statusCode).toBe(200);
+    expect((await listWith(b, key.token)).statusCode).toBe(200);
     const deleted = await a.identity.app.inject({
       method: "DELETE",
-      url: `/api/fe/v3/api_keys/${key.api_key_id}`,
+      url: `/api/fe/v3/api_keys/${key.id}`,
       headers: { cookie: adminCookie, "x-csrf-token": "-.-" },
     });
     expect(deleted.statusCode, deleted.body).toBe(200);
-    const refused = async (p: Product) => (await listWith(p, key.api_key_token)).statusCode === 401;
+    const refused = async (p: Product) => (await listWith(p, key.token)).statusCode === 401;
     // The process that deleted it refuses at once; the other within the 5 s bound.
     expect(await refused(a)).toBe(true);
     expect(await within(5_000, () => refused(b))).not.toBeNull();
