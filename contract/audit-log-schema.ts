@@ -5,13 +5,10 @@
 import { z } from "zod";
 import { AUDIT_ACTION_NAMES, AUDIT_SOURCES, AUDIT_TARGET_TYPES } from "./audit-log";
 
-const snapshot = z
-  .record(z.string(), z.unknown())
-  .nullable()
-  .meta({
-    description:
-      "The target's relevant fields before or after the action; never key material, hashes, passwords or tokens.",
-  });
+const snapshot = z.record(z.string(), z.unknown()).nullable().meta({
+  description:
+    "The target's relevant fields before or after the action; never key material, hashes, passwords or tokens.",
+});
 
 export const AuditEntrySchema = z
   .object({
@@ -20,12 +17,9 @@ export const AuditEntrySchema = z
     action: z.enum(AUDIT_ACTION_NAMES),
     actor_user_id: z.string().nullable().meta({ description: "null for the command line." }),
     actor_email: z.string().nullable().meta({ description: "The actor's email when they acted." }),
-    impersonator_user_id: z
-      .string()
-      .nullable()
-      .meta({
-        description: "The provider operator acting as the actor, when the session was an impersonation.",
-      }),
+    impersonator_user_id: z.string().nullable().meta({
+      description: "The provider operator acting as the actor, when the session was an impersonation.",
+    }),
     source: z.enum(AUDIT_SOURCES),
     target_type: z.enum(AUDIT_TARGET_TYPES),
     target_id: z.string(),

@@ -156,7 +156,10 @@ export async function createIdentityService(config: Config, database: Database, 
       if (!found) return null;
       // A cached key is the same object on every call: its identity is computed once.
       let identity = identities.get(found);
-      if (!identity) identities.set(found, (identity = keyIdentity(found)));
+      if (!identity) {
+        identity = keyIdentity(found);
+        identities.set(found, identity);
+      }
       return identity;
     },
     isOperator: (userId) => isProviderOperator(db, userId),

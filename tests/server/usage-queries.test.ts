@@ -407,9 +407,7 @@ describe.each(backends())("usage queries on $name", (backend) => {
     );
     expect(detail.usage_breakdown.usage_events).toHaveLength(142);
     expect(detail.usage_breakdown.usage_events_truncated).toBe(false);
-    const cycle = (await listCycles(p.database.db, fx.acmeId)).find(
-      (c) => c.billingCycleUuid === febCycle,
-    )!;
+    const cycle = (await listCycles(p.database.db, fx.acmeId)).find((c) => c.billingCycleUuid === febCycle)!;
     const newest = await newestEvents(p.database.db, cycle, 5);
     expect(newest.truncated).toBe(true);
     expect(newest.events.map((e) => e.usage_event_uuid)).toEqual(
