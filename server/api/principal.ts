@@ -1,6 +1,7 @@
 import type { FastifyRequest } from "fastify";
 import { errors as joseErrors, jwtVerify } from "jose";
 import { ApiError } from "../platform/errors";
+import { makeRoomIn } from "../platform/expiring-cache";
 import type { IdentityGateway, OrgMemberInfo } from "../platform/identity-gateway";
 import { createTokenVersionCheck, type TokenVersionCheck } from "./token-versions";
 
@@ -56,14 +57,8 @@ export function createBearerVerifier(gateway: IdentityGateway, versions: TokenVe
   const verified = new Map<string, Verified>();
 
   function remember(token: string, v: Verified) {
-    if (verified.size >= VERIFIED_TOKENS_MAX) {
-      const now = Date.now();
-      for (const [k, e] of verified) if (e.expiresMs <= now) verified.delete(k);
-      for (const k of verified.keys()) {
-        if (verified.size < VERIFIED_TOKENS_MAX) break;
-        verified.delete(k);
-      }
-    }
+    const now = Date.now();
+    makeRoomIn(verified, VERIFIED_TOKENS_MAX, (e) => e.expiresMs <= now);
     verified.set(token, v);
   }
 

@@ -24,6 +24,19 @@ type Entry<V> = {
 };
 
 /**
+ * Makes room for one more entry in a map bounded to `max` entries: when full, expired entries are
+ * swept, then the oldest insertions go (a map iterates in insertion order).
+ */
+export function makeRoomIn<K, E>(map: Map<K, E>, max: number, expired: (e: E) => boolean) {
+  if (map.size < max) return;
+  for (const [k, e] of map) if (expired(e)) map.delete(k);
+  for (const k of map.keys()) {
+    if (map.size < max) break;
+    map.delete(k);
+  }
+}
+
+/**
  * A bounded map of values that expire, in front of the database. Concurrent loads of one key
  * share one call. Dropping a key (or everything) while its load is in flight means that load's
  * answer is not stored: an invalidation is never undone by a read that started before the change.
@@ -34,14 +47,8 @@ export function createExpiringCache<K, V>(o: ExpiringCacheOptions<K, V>) {
   const now = o.now ?? Date.now;
 
   function makeRoom() {
-    if (map.size < o.max) return;
     const t = now();
-    for (const [k, e] of map) if (!e.pending && e.expires <= t) map.delete(k);
-    // Still full: the oldest insertions go (a map iterates in insertion order).
-    for (const k of map.keys()) {
-      if (map.size < o.max) break;
-      map.delete(k);
-    }
+    makeRoomIn(map, o.max, (e) => !e.pending && e.expires <= t);
   }
 
   /** Reloads a live entry in the background; its answer replaces the entry unless it was dropped. */
