@@ -12,7 +12,7 @@ import {
   seriesLastDay,
   seriesOf,
   summaryOf,
-} from "../metering/usage-aggregates";
+} from "../metering/usage-answers";
 import { PageDataCache, pageData, workspaceNames } from "../metering/usage-cache";
 import { csvLines, EXPORT_BYTES_PER_SECOND } from "../metering/usage-csv";
 import { recordsOnPage, SORT_KEYS, type SortKey } from "../metering/usage-records";
