@@ -28,13 +28,21 @@ export const AUDIT_ACTIONS = {
   "usage.adjustment_recorded": "A price adjustment (credit or charge) was recorded.",
   "impersonation.started": "A provider operator started impersonating a user.",
   "impersonation.ended": "A provider operator stopped impersonating a user.",
+  "budget.created": "A monthly budget was set for the organization or a workspace.",
+  "budget.changed": "A budget's amount, alert thresholds or hard limit changed.",
+  "budget.deleted": "A budget was removed.",
+  "webhook_endpoint.created": "A webhook endpoint was added.",
+  "webhook_endpoint.changed": "A webhook endpoint's URL, events or state changed.",
+  "webhook_endpoint.secret_rotated": "A webhook endpoint's signing secret was replaced.",
+  "webhook_endpoint.deleted": "A webhook endpoint was removed.",
+  "org_user.joined_by_domain": "A user joined the organization through its verified email domain.",
+  "organization.deleted": "The organization was deleted.",
+  "user.password_changed": "A user changed or reset their password.",
+  "user.mfa_enabled": "A user turned on two-factor authentication.",
+  "user.mfa_disabled": "A user turned off two-factor authentication.",
+  "user.backup_codes_regenerated": "A user made new two-factor backup codes.",
+  "user.sessions_revoked": "A user signed out their other sessions.",
 } as const;
-
-/**
- * Reserved for spend controls, which do not exist yet: budget.created, budget.changed,
- * budget.deleted. Listed so nothing else takes the names.
- */
-export const RESERVED_AUDIT_ACTION_PREFIXES = ["budget."] as const;
 
 export type AuditAction = keyof typeof AUDIT_ACTIONS;
 export const AUDIT_ACTION_NAMES = Object.keys(AUDIT_ACTIONS) as AuditAction[];
@@ -59,6 +67,8 @@ export const AUDIT_TARGET_TYPES = [
   "sso_connection",
   "usage_event",
   "user",
+  "budget",
+  "webhook_endpoint",
 ] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 

@@ -12,6 +12,7 @@ const SUBJECTS: Record<string, string> = {
   ingest_key: "Ingestion key",
   org_user: "Organization user",
   sso: "SSO",
+  webhook_endpoint: "Webhook endpoint",
 };
 
 /** "org_user.role_changed" → "Organization user role changed". */
@@ -44,6 +45,8 @@ const TARGET_LABELS: Record<AuditTargetType, string> = {
   sso_connection: "Single sign-on",
   usage_event: "Usage event",
   user: "User",
+  budget: "Budget",
+  webhook_endpoint: "Webhook endpoint",
 };
 
 export const targetTypeLabel = (t: string): string => TARGET_LABELS[t as AuditTargetType] ?? t;

@@ -1,0 +1,110 @@
+/**
+ * Spend controls shared by the server (which validates and documents its answers with these
+ * schemas), the console (types only, `import type`, so zod stays out of its bundle) and webhook
+ * receivers: budgets, their alerts, the allowance answer and the webhook events they send.
+ */
+import { z } from "zod";
+import { MoneySchema } from "./usage-schemas";
+
+/** Alert thresholds a new budget gets when none are given, in percent of its amount. */
+export const DEFAULT_BUDGET_THRESHOLDS = [50, 80, 100] as const;
+/** At most this many thresholds per budget, each a whole percent in 1..1000. */
+export const MAX_BUDGET_THRESHOLDS = 10;
+export const MAX_BUDGET_THRESHOLD_PERCENT = 1000;
+
+export const BUDGET_SCOPES = ["organization", "workspace"] as const;
+export type BudgetScope = (typeof BUDGET_SCOPES)[number];
+
+/** The error code (HTTP 402) of work-starting calls in a workspace past a hard limit. */
+export const SPEND_LIMIT_ERROR_CODE = "spend_limit_exceeded";
+
+export const ALLOWANCE_REASONS = ["workspace_hard_limit", "organization_hard_limit"] as const;
+export type AllowanceReason = (typeof ALLOWANCE_REASONS)[number];
+
+export const WEBHOOK_EVENT_TYPES = ["budget.alert.triggered", "budget.alert.resolved"] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** Request header carrying `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`. */
+export const WEBHOOK_SIGNATURE_HEADER = "eval-console-signature";
+export const WEBHOOK_EVENT_ID_HEADER = "eval-console-event-id";
+
+const percent = z.int().min(1).max(MAX_BUDGET_THRESHOLD_PERCENT);
+
+export const BudgetSchema = z
+  .object({
+    budget_uuid: z.uuid(),
+    scope: z.enum(BUDGET_SCOPES),
+    workspace_uuid: z.uuid().nullable().meta({ description: "null for the organization's budget." }),
+    workspace_name: z.string().nullable(),
+    amount: MoneySchema.meta({ description: "Monthly budget: spend allowed per billing cycle." }),
+    thresholds: z.array(percent).meta({ description: "Alert thresholds in percent of amount, ascending." }),
+    hard_limit: z.boolean().meta({
+      description:
+        "When true, work-starting calls are refused (402 spend_limit_exceeded) once spend reaches the amount.",
+    }),
+    spent: MoneySchema.meta({
+      description: "Spend in the current billing cycle, credits and charges included.",
+    }),
+    percent_used: z.number().meta({ description: "spent ÷ amount × 100, two decimals." }),
+    triggered_thresholds: z
+      .array(percent)
+      .meta({ description: "Thresholds crossed and not resolved this cycle." }),
+    cycle_start: z.iso.datetime(),
+    cycle_end: z.iso.datetime(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({ id: "Budget" });
+export type Budget = z.infer<typeof BudgetSchema>;
+
+export const BudgetListSchema = z.object({ budgets: z.array(BudgetSchema) }).meta({ id: "BudgetList" });
+export type BudgetList = z.infer<typeof BudgetListSchema>;
+
+export const BudgetAlertSchema = z
+  .object({
+    budget_uuid: z.uuid(),
+    scope: z.enum(BUDGET_SCOPES),
+    workspace_uuid: z.uuid().nullable(),
+    workspace_name: z.string().nullable(),
+    threshold: percent,
+    state: z.enum(["triggered", "resolved"]),
+    amount: MoneySchema,
+    spent: MoneySchema.meta({ description: "Spend when the alert changed state." }),
+    cycle_start: z.iso.datetime(),
+    triggered_at: z.iso.datetime(),
+    resolved_at: z.iso.datetime().nullable(),
+  })
+  .meta({ id: "BudgetAlert" });
+export type BudgetAlert = z.infer<typeof BudgetAlertSchema>;
+
+export const BudgetAlertListSchema = z
+  .object({
+    alerts: z
+      .array(BudgetAlertSchema)
+      .meta({ description: "Triggered, unresolved alerts of the current cycle." }),
+  })
+  .meta({ id: "BudgetAlertList" });
+
+export const AllowanceSchema = z
+  .object({
+    workspace_uuid: z.uuid(),
+    allowed: z.boolean(),
+    remaining: MoneySchema.nullable().meta({
+      description: "Spend left before the tightest hard limit; null when no hard limit applies.",
+    }),
+    reason: z.enum(ALLOWANCE_REASONS).nullable(),
+  })
+  .meta({ id: "Allowance" });
+export type Allowance = z.infer<typeof AllowanceSchema>;
+
+/** The JSON body of every webhook delivery. */
+export const WebhookEventSchema = z
+  .object({
+    id: z.uuid().meta({ description: "The event's id; retries of one event carry the same id." }),
+    type: z.enum(WEBHOOK_EVENT_TYPES),
+    created_at: z.iso.datetime(),
+    organization_id: z.string(),
+    data: BudgetAlertSchema,
+  })
+  .meta({ id: "WebhookEvent" });
+export type WebhookEvent = z.infer<typeof WebhookEventSchema>;
