@@ -108,3 +108,58 @@ export const WebhookEventSchema = z
   })
   .meta({ id: "WebhookEvent" });
 export type WebhookEvent = z.infer<typeof WebhookEventSchema>;
+
+/** The largest budget amount accepted, in USD (a bound far above any real bill). */
+export const MAX_BUDGET_AMOUNT_USD = 1_000_000_000;
+
+const AMOUNT = /^\d+(\.\d{1,6})?$/;
+
+const amountInput = z
+  .string({ error: 'amount must be a USD decimal string such as "100.00".' })
+  .trim()
+  .regex(AMOUNT, { error: 'amount must be a USD decimal string such as "100.00" (at most 6 decimals).' })
+  .refine((v) => Number(v) > 0, { error: "amount must be greater than 0." })
+  .refine((v) => Number(v) <= MAX_BUDGET_AMOUNT_USD, {
+    error: `amount must be at most ${MAX_BUDGET_AMOUNT_USD.toLocaleString("en-US")} USD.`,
+  })
+  .meta({ description: 'Monthly budget in USD as a decimal string, e.g. "100.00"; greater than 0.' });
+
+const thresholdsInput = z
+  .array(
+    z
+      .int({ error: "thresholds must be whole percents." })
+      .min(1, { error: "Each threshold must be between 1 and 1000 (percent)." })
+      .max(MAX_BUDGET_THRESHOLD_PERCENT, { error: "Each threshold must be between 1 and 1000 (percent)." }),
+    { error: "thresholds must be an array of whole percents." },
+  )
+  .min(1, { error: "Give at least one threshold." })
+  .max(MAX_BUDGET_THRESHOLDS, { error: `At most ${MAX_BUDGET_THRESHOLDS} thresholds per budget.` })
+  .refine((t) => new Set(t).size === t.length, { error: "thresholds must not repeat a value." })
+  .meta({
+    description: `Alert thresholds in percent of amount (1..${MAX_BUDGET_THRESHOLD_PERCENT}, at most ${MAX_BUDGET_THRESHOLDS}, no repeats); stored ascending.`,
+  });
+
+/** POST /v1/budgets. */
+export const BudgetCreateSchema = z
+  .strictObject({
+    scope: z.enum(BUDGET_SCOPES, { error: 'scope must be "organization" or "workspace".' }),
+    workspace_uuid: z
+      .uuid({ error: "workspace_uuid must be a workspace uuid." })
+      .nullish()
+      .meta({ description: 'Required with scope "workspace"; omitted or null with scope "organization".' }),
+    amount: amountInput,
+    thresholds: thresholdsInput.optional().meta({ description: "Default [50, 80, 100]." }),
+    hard_limit: z.boolean({ error: "hard_limit must be true or false." }).optional(),
+  })
+  .meta({ id: "BudgetCreate" });
+export type BudgetCreate = z.infer<typeof BudgetCreateSchema>;
+
+/** PATCH /v1/budgets/{budget_uuid}: any of the fields; the scope cannot change. */
+export const BudgetUpdateSchema = z
+  .strictObject({
+    amount: amountInput.optional(),
+    thresholds: thresholdsInput.optional(),
+    hard_limit: z.boolean({ error: "hard_limit must be true or false." }).optional(),
+  })
+  .meta({ id: "BudgetUpdate" });
+export type BudgetUpdate = z.infer<typeof BudgetUpdateSchema>;
