@@ -1,3 +1,4 @@
 export * from "./identity";
 export * from "./metering";
 export * from "./product";
+export * from "./webhooks";
