@@ -2,3 +2,4 @@ export * from "./identity";
 export * from "./metering";
 export * from "./product";
 export * from "./webhooks";
+export * from "./budgets";
