@@ -19,6 +19,10 @@ export const API_ERRORS = {
   conflict: [409, "The change conflicts with the current state."],
   not_deleted: [409, "The workspace is not deleted."],
   already_revoked: [409, "The ingestion key is already revoked."],
+  spend_limit_exceeded: [
+    402,
+    "The workspace has reached its spend limit for this billing cycle; an administrator can raise the budget.",
+  ],
   payload_too_large: [413, "The request body is too large."],
   uri_too_long: [414, "A path parameter is too long."],
   unsupported_media_type: [415, "The request body must be JSON."],
