@@ -3,3 +3,4 @@ export * from "./metering";
 export * from "./product";
 export * from "./webhooks";
 export * from "./budgets";
+export * from "./eval-runs";

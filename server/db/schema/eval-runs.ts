@@ -1,0 +1,23 @@
+import { sql } from "drizzle-orm";
+import { index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+
+/**
+ * The eval runs an eval service started through POST /v1/eval-runs: so a run shows (with its name,
+ * workspace and who started it) before its first usage event arrives. A run's cost is never stored
+ * here: it is read from the usage events carrying its id (usage_events.eval_run_uuid, which is
+ * text: events may name runs that were never started here).
+ */
+export const evalRuns = pgTable(
+  "eval_runs",
+  {
+    evalRunUuid: text("eval_run_uuid").primaryKey().default(sql`gen_random_uuid()::text`),
+    organizationUuid: text("organization_uuid").notNull(),
+    workspaceUuid: uuid("workspace_uuid").notNull(),
+    name: text("name"),
+    evalType: text("eval_type"),
+    startedByUserId: text("started_by_user_id"),
+    startedByEmail: text("started_by_email"),
+    startedAt: timestamp("started_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("eval_runs_org_started_idx").on(t.organizationUuid, t.startedAt)],
+);
