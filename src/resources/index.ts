@@ -7,6 +7,7 @@ import { apiKeys } from "./api-keys";
 import { auditLog } from "./audit-log";
 import { billing } from "./billing";
 import { billingCycles } from "./billing-cycles";
+import { budgetAlerts, budgets } from "./budgets";
 import { organizationInvitations, organizationUsers } from "./organization-users";
 import type { ConsoleResource } from "./types";
 import { usageRecords } from "./usage-records";
@@ -26,6 +27,8 @@ export const resources: readonly ConsoleResource[] = [
   billingCycles,
   usageRecords,
   organizationInvitations,
+  budgets,
+  budgetAlerts,
 ];
 
 export function resourceByName(name: string | undefined): ConsoleResource | undefined {
