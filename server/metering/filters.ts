@@ -10,6 +10,8 @@ import type { Grouping } from "../../contract/usage-schemas";
 export type UsageFilters = UsageFilterSet & {
   /** Case-insensitive substring over the text and number columns; forces raw events. */
   search: string | null;
+  /** One eval run's events only (exact eval_run_uuid); forces raw events, as the rollups have no run. */
+  evalRun?: string | null;
 };
 
 export const NO_FILTERS: UsageFilters = { ...NO_USAGE_FILTERS, search: null };
@@ -54,9 +56,13 @@ export function hasFilters(f: UsageFilters): boolean {
     f.modalities.length > 0 ||
     f.groundTruth !== null ||
     f.jailbreak !== null ||
-    !!f.search
+    !!f.search ||
+    !!f.evalRun
   );
 }
+
+/** Whether the filters need the raw events (a search, or one run): the rollups cannot answer them. */
+export const readsRawEvents = (f: UsageFilters) => !!f.search || !!f.evalRun;
 
 const DAY_MS = 86_400_000;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;

@@ -1,0 +1,249 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { SPEND_LIMIT_ERROR_CODE } from "../../contract/budgets";
+import {
+  EVAL_RUN_PAGE_SIZE,
+  EVAL_RUN_SORT_FIELDS,
+  EvalRunDetailSchema,
+  EvalRunListSchema,
+  MAX_EVAL_RUN_ID_LENGTH,
+  MAX_EVAL_RUN_PAGE_SIZE,
+  StartedEvalRunSchema,
+} from "../../contract/eval-runs";
+import { type Cycle, findCycle } from "../metering/cycles";
+import { cycleOfRun, evalRunDetail, listEvalRuns, startEvalRun } from "../metering/eval-runs";
+import { isStorableText } from "../metering/events";
+import type { Db } from "../platform/database";
+import { ApiError } from "../platform/errors";
+import { requireWorkspaceReader } from "./access";
+import { adminOrg } from "./route-hooks";
+import { failure, json } from "./schemas";
+import { requireSpendAllowance, spendLimitResponse } from "./spend-limit";
+import type { WorkspaceStore } from "./workspace-store";
+
+const cycleParam = z
+  .uuid({ error: "billing_cycle_uuid must be a UUID." })
+  .optional()
+  .meta({ description: "Default: the current billing cycle (for one run: the cycle it started in)." });
+
+const uuid = z.uuid({ error: "workspace_uuid must be a UUID." });
+
+const sortValues = EVAL_RUN_SORT_FIELDS.flatMap((k) => [k, `-${k}`]);
+
+const whole = (name: string, max: number, tooLarge: string) =>
+  z.coerce
+    .number({ error: `${name} must be a whole number.` })
+    .int({ error: `${name} must be a whole number.` })
+    .min(1, { error: `${name} must be at least 1.` })
+    .max(max, { error: tooLarge });
+
+const ListQuerySchema = z.strictObject({
+  billing_cycle_uuid: cycleParam,
+  workspace_uuid: z
+    .union([uuid, z.array(uuid)], { error: "workspace_uuid must be a UUID." })
+    .optional()
+    .transform((v) =>
+      v === undefined ? [] : [...new Set((Array.isArray(v) ? v : [v]).map((u) => u.toLowerCase()))],
+    )
+    .meta({ description: "Repeatable: the runs of these workspaces only." }),
+  search: z
+    .string({ error: "search must be a string." })
+    .trim()
+    .max(200, { error: "search must be at most 200 characters." })
+    .optional()
+    .meta({ description: "Case-insensitive substring of the run id or the eval name." }),
+  sort: z
+    .string({ error: "sort must be a string." })
+    .refine((v) => sortValues.includes(v), { error: `sort must be one of ${sortValues.join(", ")}.` })
+    .default("-started_at")
+    .meta({ description: "started_at, cost or events; descending with a leading '-'. Default -started_at." }),
+  page: whole("page", 1_000_000, "page is too large.").default(1),
+  page_size: whole(
+    "page_size",
+    MAX_EVAL_RUN_PAGE_SIZE,
+    `page_size must be at most ${MAX_EVAL_RUN_PAGE_SIZE}.`,
+  ).default(EVAL_RUN_PAGE_SIZE),
+});
+
+const RunParamsSchema = z.strictObject({
+  eval_run_uuid: z
+    .string()
+    .min(1, { error: "eval_run_uuid must not be empty." })
+    .max(MAX_EVAL_RUN_ID_LENGTH, {
+      error: `eval_run_uuid must be at most ${MAX_EVAL_RUN_ID_LENGTH} characters.`,
+    })
+    .refine(isStorableText, {
+      error: "eval_run_uuid must not contain NUL characters or unpaired surrogates.",
+    }),
+});
+
+const DetailQuerySchema = z.strictObject({ billing_cycle_uuid: cycleParam });
+
+const label = (field: string, max: number) =>
+  z
+    .string({ error: `${field} must be a string.` })
+    .refine(isStorableText, { error: `${field} must not contain NUL characters or unpaired surrogates.` })
+    .trim()
+    .max(max, { error: `${field} must be at most ${max} characters.` })
+    .nullish()
+    .transform((v) => (v ? v : null));
+
+const StartBodySchema = z
+  .strictObject({
+    workspace_uuid: z.uuid({ error: "workspace_uuid must be a UUID." }),
+    name: label("name", 500).meta({ description: "The eval's name, as its usage events will carry it." }),
+    eval_type: label("eval_type", 100),
+  })
+  .meta({ id: "StartEvalRunBody" });
+
+const tags = ["Eval runs"];
+const readConfig = { auth: "bearer_or_api_key", admin: "read the organization's eval runs" } as const;
+const READERS =
+  " Organization administrators only (Admin or Owner), like the usage records they are read from; " +
+  "members and their keys get 403.";
+
+const readErrors = {
+  400: failure("A parameter is not valid"),
+  401: failure("Not signed in"),
+  403: failure("Not an organization administrator (members and members' keys)"),
+};
+
+async function cycleFor(db: Db, organizationUuid: string, uuid: string | undefined): Promise<Cycle> {
+  const cycle = await findCycle(db, organizationUuid, uuid);
+  if (!cycle) throw new ApiError("not_found", "Billing cycle not found.");
+  return cycle;
+}
+
+/** GET /v1/eval-runs, GET /v1/eval-runs/{eval_run_uuid} and POST /v1/eval-runs. */
+export const evalRunRoutes: FastifyPluginAsyncZod<{
+  db: Db;
+  /** Where the usage is read (a replica when configured); db otherwise. */
+  readDb?: Db;
+  workspaces: WorkspaceStore;
+}> = async (app, deps) => {
+  const readDb = deps.readDb ?? deps.db;
+
+  app.get(
+    "/eval-runs",
+    {
+      config: readConfig,
+      schema: {
+        tags,
+        summary: "List the eval runs of a billing cycle with their cost",
+        description:
+          "One row per eval run: the runs the cycle's usage events name (eval_run_uuid), with their events, " +
+          "quantity and exact cost in the cycle, and the runs started through POST /v1/eval-runs in the cycle " +
+          "that have no event yet. A run whose events span two cycles shows in each with that cycle's part. " +
+          `Searched, filtered, sorted and paged by the server (page_size at most ${MAX_EVAL_RUN_PAGE_SIZE}).${READERS}`,
+        querystring: ListQuerySchema,
+        response: {
+          200: json("One page of eval runs", EvalRunListSchema),
+          ...readErrors,
+          404: failure("No such billing cycle in the organization"),
+        },
+      },
+    },
+    async (req) => {
+      const q = req.query;
+      const cycle = await cycleFor(readDb, adminOrg(req).org_id, q.billing_cycle_uuid);
+      const descending = q.sort.startsWith("-");
+      const { runs, total } = await listEvalRuns(readDb, cycle, {
+        workspaceUuids: q.workspace_uuid,
+        search: q.search ? q.search : null,
+        sort: (descending ? q.sort.slice(1) : q.sort) as (typeof EVAL_RUN_SORT_FIELDS)[number],
+        descending,
+        page: q.page,
+        pageSize: q.page_size,
+      });
+      return {
+        eval_runs: runs,
+        total,
+        page: q.page,
+        page_size: q.page_size,
+        billing_cycle_uuid: cycle.billingCycleUuid,
+      };
+    },
+  );
+
+  app.get(
+    "/eval-runs/:eval_run_uuid",
+    {
+      config: readConfig,
+      schema: {
+        tags,
+        summary: "One eval run: its figures and cost per operation",
+        description:
+          "The run's events, quantity and exact cost in a billing cycle (by default the one it started in) and " +
+          "the same per operation. Its events are listed by GET /v1/usage/records with eval_run_uuid and the " +
+          `billing_cycle_uuid this answer names; their costs add up to this cost.${READERS}`,
+        params: RunParamsSchema,
+        querystring: DetailQuerySchema,
+        response: {
+          200: json("The run", EvalRunDetailSchema),
+          ...readErrors,
+          404: failure("No such run (or billing cycle) in the organization"),
+        },
+      },
+    },
+    async (req) => {
+      const org = adminOrg(req).org_id;
+      const run = req.params.eval_run_uuid;
+      const cycle = req.query.billing_cycle_uuid
+        ? await cycleFor(readDb, org, req.query.billing_cycle_uuid)
+        : await cycleOfRun(readDb, org, run);
+      const detail = cycle ? await evalRunDetail(readDb, cycle, run) : null;
+      if (!cycle || !detail) throw new ApiError("not_found", "Eval run not found in this billing cycle.");
+      return { ...detail, billing_cycle_uuid: cycle.billingCycleUuid };
+    },
+  );
+
+  app.post(
+    "/eval-runs",
+    {
+      config: { auth: "bearer_or_api_key" },
+      schema: {
+        tags,
+        summary: "Start an eval run",
+        description:
+          "What an eval service calls before it starts a run: checks the workspace's spend allowance (as " +
+          "GET /v1/usage/allowance answers it) and records the run, whose eval_run_uuid the service then sends " +
+          `with the run's usage events. A workspace past a hard spend limit answers 402 ${SPEND_LIMIT_ERROR_CODE} ` +
+          "and nothing is recorded; usage sent anyway is still recorded. Organization administrators and the " +
+          "workspace's members, with a bearer token or an API key.",
+        body: StartBodySchema,
+        response: {
+          201: json("The started run", StartedEvalRunSchema),
+          400: failure("The body is not valid"),
+          401: failure("Not signed in"),
+          402: spendLimitResponse("The workspace is past a hard spend limit: the run was not started"),
+          404: failure("No such live workspace, or the caller is not its member"),
+        },
+      },
+    },
+    async (req, reply) => {
+      const p = req.principal;
+      const body = req.body;
+      const org = await requireWorkspaceReader(p, body.workspace_uuid, deps.workspaces.isMember);
+      const workspace = await deps.workspaces.get(org.org_id, body.workspace_uuid);
+      if (!workspace) throw new ApiError("not_found", "Workspace not found.");
+      // Checked on the primary: a budget just lowered must stop the next run.
+      await requireSpendAllowance(deps.db, org.org_id, workspace.workspaceUuid);
+      const row = await startEvalRun(deps.db, {
+        organizationUuid: org.org_id,
+        workspaceUuid: workspace.workspaceUuid,
+        name: body.name,
+        evalType: body.eval_type,
+        startedBy: { userId: p.userId, email: p.email },
+      });
+      reply.status(201);
+      return {
+        eval_run_uuid: row.evalRunUuid,
+        workspace_uuid: row.workspaceUuid,
+        eval_name: row.name,
+        eval_type: row.evalType,
+        started_by: row.startedByEmail,
+        started_at: row.startedAt.toISOString(),
+      };
+    },
+  );
+};
