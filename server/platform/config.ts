@@ -173,6 +173,14 @@ const envSchema = z.object({
     .min(1, "AUDIT_RETENTION_DAYS must be at least 1")
     .max(36_500, "AUDIT_RETENTION_DAYS must be at most 36500 (100 years)")
     .default(AUDIT_DEFAULT_RETENTION_DAYS),
+  WEBHOOK_ALLOW_PRIVATE_URLS: z
+    .enum(["true", "false"], { message: "WEBHOOK_ALLOW_PRIVATE_URLS must be true or false" })
+    .default("false"),
+  WEBHOOK_RETRY_BASE_SECONDS: z.coerce
+    .number({ message: "WEBHOOK_RETRY_BASE_SECONDS must be a number of seconds" })
+    .min(0.01, "WEBHOOK_RETRY_BASE_SECONDS must be at least 0.01")
+    .max(3600, "WEBHOOK_RETRY_BASE_SECONDS must be at most 3600")
+    .default(30),
 });
 
 export type Config = {
@@ -210,6 +218,12 @@ export type Config = {
   apiRateLimits: { perCredential: number; perOrg: number };
   /** Audit log entries older than this many days are purged (daily, and by `audit purge`). */
   auditRetentionDays: number;
+  /**
+   * Webhook deliveries (docs/webhooks.md): whether endpoint URLs may resolve to loopback, private
+   * or link-local addresses (off by default: a URL must not reach into the servers' own network),
+   * and the first retry's delay, which later retries multiply (30 s, 2 min, 10 min, 1 h, 6 h…).
+   */
+  webhooks: { allowPrivateUrls: boolean; retryBaseSeconds: number };
   /**
    * Which proxies in front of the servers may set the client address and protocol
    * (X-Forwarded-For / -Proto); false trusts none, so per-IP limits count the socket's peer.
@@ -293,6 +307,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     apiRateLimits: { perCredential: e.API_RATE_LIMIT_PER_CREDENTIAL, perOrg: e.API_RATE_LIMIT_PER_ORG },
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
+    webhooks: {
+      allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS === "true",
+      retryBaseSeconds: e.WEBHOOK_RETRY_BASE_SECONDS,
+    },
     trustProxy,
     environment: cleaned,
     dataDir: e.DATA_DIR,

@@ -17,7 +17,7 @@ bus.setMaxListeners(0);
 
 /** Queues the cross-process wake-up in `tx` and signals this process's workers. */
 export async function wakeWorkers(tx: Tx | Db): Promise<void> {
-  await tx.execute(sql`select pg_notify(${WEBHOOK_WAKE_CHANNEL}, '')`);
+  await tx.execute(sql`select pg_notify(${WEBHOOK_WAKE_CHANNEL}, 'due')`);
   queueMicrotask(() => bus.emit("wake"));
 }
 
