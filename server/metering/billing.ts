@@ -15,6 +15,8 @@ import {
   workspaces,
 } from "../db/schema";
 import type { Db, Tx } from "../platform/database";
+import { evaluateAllBudgets } from "./budgets-eval";
+import { noticeBudgetAlerts } from "./budgets-notify";
 import { type Cycle, listCycles } from "./cycles";
 import { monthStart } from "./filters";
 
@@ -58,7 +60,8 @@ const lockCycles = (tx: Tx, organizationUuid: string) =>
  */
 export async function openCycle(db: Db, organizationUuid: string, startDate?: string, now = new Date()) {
   const start = startDate ?? monthStart(now);
-  return db.transaction(async (tx: Tx) => {
+  let alertsChanged = false;
+  const cycle = await db.transaction(async (tx: Tx) => {
     await lockCycles(tx, organizationUuid);
     const cycles = await listCycles(tx, organizationUuid);
     const open = cycles.find((c) => c.endDate === null);
@@ -74,6 +77,8 @@ export async function openCycle(db: Db, organizationUuid: string, startDate?: st
       .values({ organizationUuid, startDate: start, endDate: null })
       .returning({ billingCycleUuid: billingCycles.billingCycleUuid });
     if (!row) throw new Error("cycle not inserted");
+    // A new cycle resolves the open budget alerts of the last one.
+    alertsChanged = (await evaluateAllBudgets(tx, organizationUuid, now)).length > 0;
     return {
       billingCycleUuid: row.billingCycleUuid,
       organizationUuid,
@@ -81,6 +86,8 @@ export async function openCycle(db: Db, organizationUuid: string, startDate?: st
       endDate: null,
     } as Cycle;
   });
+  if (alertsChanged) noticeBudgetAlerts(db, organizationUuid);
+  return cycle;
 }
 
 /**
@@ -93,7 +100,8 @@ export async function closeCycle(
   opts: { endDate?: string; openNext?: boolean; now?: Date } = {},
 ): Promise<{ closed: Cycle; opened: Cycle | null }> {
   const end = opts.endDate ?? monthStart(opts.now ?? new Date());
-  return db.transaction(async (tx: Tx) => {
+  let alertsChanged = false;
+  const result = await db.transaction(async (tx: Tx) => {
     await lockCycles(tx, organizationUuid);
     const open = (await listCycles(tx, organizationUuid)).find((c) => c.endDate === null);
     if (!open) throw new BillingError("The organization has no open cycle to close.");
@@ -114,8 +122,12 @@ export async function closeCycle(
       if (row)
         opened = { billingCycleUuid: row.billingCycleUuid, organizationUuid, startDate: end, endDate: null };
     }
+    // The next cycle resolves the open budget alerts of the closed one.
+    alertsChanged = (await evaluateAllBudgets(tx, organizationUuid, opts.now)).length > 0;
     return { closed: { ...open, endDate: end }, opened };
   });
+  if (alertsChanged) noticeBudgetAlerts(db, organizationUuid);
+  return result;
 }
 
 /** Records a payment on a cycle of the organization (default: the open one). */

@@ -3,6 +3,9 @@ import { formatUsdExact } from "../../contract/money";
 import type { usageDaily, usageEvents } from "../db/schema";
 import { type Actor, writeAudit } from "../platform/audit";
 import type { Db, Tx } from "../platform/database";
+import { cachedBudgets } from "./budgets-cache";
+import { evaluateIngestedBudgets } from "./budgets-eval";
+import { noticeBudgetAlerts } from "./budgets-notify";
 import type { Cycle } from "./cycles";
 import { MalformedEvent, utcDay, type ValidEvent, validateEvent } from "./events";
 import { ingestConfigCache } from "./ingest-config";
@@ -172,6 +175,8 @@ export async function ingestUsage(
   const configs = ingestConfigCache(db);
   const config = await configs.get(organizationUuid);
   const { cycles, price } = config;
+  // No query for an organization without budgets: cached with the configuration.
+  const budgets = await cachedBudgets(db, config, organizationUuid);
   // Usage before the organization's first billing cycle belongs to no bill (backfill or not).
   const first = cycles[0];
   const floor = first ? new Date(`${first.startDate}T00:00:00Z`) : EARLIEST_OCCURRED_AT;
@@ -292,6 +297,7 @@ export async function ingestUsage(
   const pendingRows = () =>
     [...rows.values()].sort((a, b) => (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0));
   let pending = pendingRows();
+  let alertsChanged = false;
   const store = () =>
     db.transaction(async (tx: Tx) => {
       const inserted: EventRow[] = [];
@@ -316,6 +322,10 @@ export async function ingestUsage(
                 occurred_at: row.occurredAt.toISOString(),
               },
             });
+      // Budget alerts of the spend this batch changed, in its transaction (never refuses usage).
+      if (budgets.length && inserted.length)
+        alertsChanged =
+          (await evaluateIngestedBudgets(tx, organizationUuid, budgets, cycles, inserted, now)).length > 0;
       return inserted.length;
     });
   let accepted = 0;
@@ -331,6 +341,7 @@ export async function ingestUsage(
       if (pending.length) accepted = await store();
     }
   }
+  if (alertsChanged) noticeBudgetAlerts(db, organizationUuid);
   rejected.sort((a, b) => a.index - b.index);
   duplicates += pending.length - accepted;
   return { accepted, duplicates, rejected };

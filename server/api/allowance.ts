@@ -1,0 +1,56 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { AllowanceSchema, SPEND_LIMIT_ERROR_CODE } from "../../contract/budgets";
+import { allowanceFor } from "../metering/allowance";
+import type { Db } from "../platform/database";
+import { requireWorkspaceReader, workspaceNotFound } from "./access";
+import { failure, json } from "./schemas";
+import type { WorkspaceStore } from "./workspace-store";
+
+const QuerySchema = z.strictObject({
+  workspace_uuid: z
+    .uuid({ error: "workspace_uuid must be a UUID." })
+    .meta({ description: "The workspace the work would run in." }),
+});
+
+/**
+ * GET /v1/usage/allowance: what an eval service asks before it starts a run — may work start in
+ * this workspace now, and how much spend is left before the tightest hard limit. Members ask about
+ * their workspaces, administrators about any live workspace of the organization; any other
+ * workspace (another organization's, deleted, unknown) is a 404.
+ */
+export const allowanceRoutes: FastifyPluginAsyncZod<{ db: Db; workspaces: WorkspaceStore }> = async (
+  app,
+  { db, workspaces },
+) => {
+  app.get(
+    "/usage/allowance",
+    {
+      config: { auth: "bearer_or_api_key" },
+      schema: {
+        tags: ["Usage"],
+        summary: "May work start in a workspace?",
+        description:
+          "allowed is false once the current billing cycle's spend has reached the amount of a budget with " +
+          "a hard limit: the workspace's own (reason workspace_hard_limit) or the organization's " +
+          "(organization_hard_limit). remaining is the spend left before the tightest hard limit (0 when " +
+          "reached), null when no hard limit applies. Calls that start work in such a workspace answer " +
+          `HTTP 402 with the error code ${SPEND_LIMIT_ERROR_CODE} (schema SpendLimitError). Usage that ` +
+          "already happened is always recorded, so spend may pass the limit by what runs in flight cost.",
+        querystring: QuerySchema,
+        response: {
+          200: json("The allowance", AllowanceSchema),
+          400: failure("workspace_uuid is missing or not a UUID"),
+          401: failure("Not signed in, or the API key is not valid"),
+          404: failure("No such live workspace in the organization, or (members) not one of theirs"),
+        },
+      },
+    },
+    async (req) => {
+      const uuid = req.query.workspace_uuid;
+      const org = await requireWorkspaceReader(req.principal, uuid, workspaces.isMember);
+      if (!(await workspaces.get(org.org_id, uuid))) throw workspaceNotFound();
+      return allowanceFor(db, org.org_id, uuid);
+    },
+  );
+};
