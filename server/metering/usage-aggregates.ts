@@ -6,7 +6,7 @@ import type { Grouping } from "../../contract/usage-schemas";
 import { usageDaily, usageDailyCoarse, usageEvents } from "../db/schema";
 import type { Db } from "../platform/database";
 import type { Cycle } from "./cycles";
-import type { UsageFilters } from "./filters";
+import { readsRawEvents, type UsageFilters } from "./filters";
 import {
   coarseFilter,
   dailyDims,
@@ -256,7 +256,7 @@ export async function computePageData(
     sql`(${usageEvents.costMicros} <> ${usageEvents.unitPriceMicros} * ${usageEvents.quantity}) is true`,
   );
   const [main, adjusted] = await Promise.all([
-    f.search ? eventSets(db, events, grouping) : rollupSets(db, cycle, f, grouping),
+    readsRawEvents(f) ? eventSets(db, events, grouping) : rollupSets(db, cycle, f, grouping),
     eventSets(db, adjustedWhere, grouping),
   ]);
   const creditSums = (want: boolean) =>

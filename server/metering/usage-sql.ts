@@ -1,5 +1,5 @@
 // Shared SQL pieces of the usage queries: dimensions, the spec's filter semantics, search, joins.
-import { and, type Column, eq, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
+import { and, type Column, eq, inArray, isNull, notInArray, or, type SQL, sql } from "drizzle-orm";
 import { ASCII_LOWER, ASCII_UPPER, evalTypeGroup, NAMED_EVAL_TYPES } from "../../contract/eval-types";
 import {
   searchDocument,
@@ -11,7 +11,7 @@ import {
 } from "../db/schema";
 import type { Db } from "../platform/database";
 import { type Cycle, eventsInCycle } from "./cycles";
-import type { UsageFilters } from "./filters";
+import { readsRawEvents, type UsageFilters } from "./filters";
 
 export const UNKNOWN_WORKSPACE = "Unknown Workspace";
 export const NO_WORKSPACE = "No Workspace";
@@ -28,13 +28,10 @@ export type Dims = {
 export const dailyDims: Dims = usageDaily;
 export const eventDims: Dims = usageEvents;
 
-/**
- * A set filter in SQL: no choice, or the row has no value, or its value (`value`, the column itself
- * unless given) is chosen (see keepsRecord).
- */
-export function setFilter(col: Column, chosen: string[], emptyIsNull: boolean, value?: SQL): SQL | undefined {
+/** A set filter in SQL: no choice, or the row has no value, or its value is chosen (see keepsRecord). */
+export function setFilter(col: Column, chosen: string[], emptyIsNull: boolean): SQL | undefined {
   if (!chosen.length) return undefined;
-  return or(emptyIsNull ? isNull(col) : eq(col, ""), value ? inArray(value, chosen) : inArray(col, chosen));
+  return or(emptyIsNull ? isNull(col) : eq(col, ""), inArray(col, chosen));
 }
 
 /** An eval type column's group, as evalTypeGroup computes it (ASCII case folded, named types mapped). */
@@ -43,11 +40,39 @@ export function evalTypeGroupOf(col: Column): SQL {
   return sql`(case translate(${col}, ${ASCII_UPPER}, ${ASCII_LOWER}) ${sql.join(named, sql` `)} else ${col} end)`;
 }
 
+/** The raw values (lower-case) of the named eval types. */
+const NAMED_RAW = [...NAMED_EVAL_TYPES.keys()];
+
+/**
+ * The eval type filter: the row has no eval type, or its group is chosen (as evalTypeGroupOf(col) in
+ * the chosen groups), written so that no row computes its group. A chosen group is its raw values:
+ * a named group its lower-case raw values (accuracy: accuracy, hallucination), any other group
+ * the value itself (its lower-case form is no named value, so nothing else maps to it). Those are
+ * a plain `in (…)`; only rows whose eval type is neither one of them nor a lower-case named value
+ * (other spellings like "Hallucination", and unnamed types) fold their case to be compared with
+ * the chosen named values.
+ */
+export function evalTypeFilter(col: Column, chosen: string[]): SQL | undefined {
+  if (!chosen.length) return undefined;
+  const groups = new Set(chosen.map(evalTypeGroup));
+  const named = NAMED_RAW.filter((raw) => groups.has(NAMED_EVAL_TYPES.get(raw) as string));
+  const namedGroups = new Set(NAMED_EVAL_TYPES.values());
+  const plain = [...new Set(["", ...named, ...[...groups].filter((g) => !namedGroups.has(g))])];
+  if (!named.length) return inArray(col, plain);
+  return or(
+    inArray(col, plain),
+    and(
+      notInArray(col, [...new Set([...plain, ...NAMED_RAW])]),
+      inArray(sql`translate(${col}, ${ASCII_UPPER}, ${ASCII_LOWER})`, named),
+    ),
+  );
+}
+
 /** The dimension filters (search aside) as a WHERE condition; mirrors keepsRecord. */
 export function dimensionFilter(d: Dims, f: UsageFilters): SQL | undefined {
   return and(
     setFilter(d.workspaceUuid, f.workspaceUuids, true),
-    setFilter(d.evalType, f.evalTypes.map(evalTypeGroup), false, evalTypeGroupOf(d.evalType)),
+    evalTypeFilter(d.evalType, f.evalTypes),
     setFilter(d.operation, f.operations, false),
     setFilter(d.modality, f.modalities, false),
     f.groundTruth ? eq(d.hasGroundTruth, f.groundTruth === "with") : undefined,
@@ -60,14 +85,14 @@ export function dimensionFilter(d: Dims, f: UsageFilters): SQL | undefined {
  * for a filter set: none of those three filters, and no search (which reads raw events).
  */
 export const usesCoarseRollup = (f: UsageFilters) =>
-  !f.search && f.modalities.length === 0 && f.groundTruth === null && f.jailbreak === null;
+  !readsRawEvents(f) && f.modalities.length === 0 && f.groundTruth === null && f.jailbreak === null;
 
 /** dimensionFilter over usage_daily_coarse, for the filter sets usesCoarseRollup accepts. */
 export function coarseFilter(f: UsageFilters): SQL | undefined {
   const c = usageDailyCoarse;
   return and(
     setFilter(c.workspaceUuid, f.workspaceUuids, true),
-    setFilter(c.evalType, f.evalTypes.map(evalTypeGroup), false, evalTypeGroupOf(c.evalType)),
+    evalTypeFilter(c.evalType, f.evalTypes),
     setFilter(c.operation, f.operations, false),
   );
 }
@@ -147,7 +172,12 @@ export function searchFilter(search: string | null, matches: WorkspaceMatches | 
 
 /** The events of the cycle kept by the filters and the search (matches: see workspaceMatches). */
 export const eventWhere = (cycle: Cycle, f: UsageFilters, matches: WorkspaceMatches | null) =>
-  and(eventsInCycle(cycle), dimensionFilter(eventDims, f), searchFilter(f.search, matches));
+  and(
+    eventsInCycle(cycle),
+    f.evalRun ? eq(usageEvents.evalRunUuid, f.evalRun) : undefined,
+    dimensionFilter(eventDims, f),
+    searchFilter(f.search, matches),
+  );
 
 export const workspaceJoin = and(
   eq(workspaces.workspaceUuid, usageEvents.workspaceUuid),
