@@ -22,6 +22,7 @@ import { installApiRateLimits } from "./rate-limit";
 import { installApiRouteHooks } from "./route-hooks";
 import { usageIngestRoutes } from "./usage-ingest";
 import { usageQueryRoutes } from "./usage-queries";
+import { usageReportRoutes } from "./usage-report";
 import { cacheWorkspaces } from "./workspace-cache";
 import { workspaceMemberRoutes } from "./workspace-members";
 import { createWorkspaceStore } from "./workspace-store";
@@ -88,6 +89,7 @@ export async function createApiService(
         await routes.register(operatorIngestKeyRoutes, ingest);
         await routes.register(usageIngestRoutes, ingest);
         await routes.register(usageQueryRoutes, { db: database.db, readDb: database.readDb });
+        await routes.register(usageReportRoutes, { db: database.db, readDb: database.readDb });
         await routes.register(billingCycleRoutes, { db: database.db, readDb: database.readDb });
         // The primary: an administrator reads the entries of the changes they just made.
         await routes.register(auditLogRoutes, { db: database.db });

@@ -34,7 +34,8 @@ const label = (field: string) =>
     .trim()
     .max(200, { error: `${field} must be at most 200 characters.` });
 
-const filterShape = {
+/** The dashboard's filter vocabulary, shared by every usage read (the report too). */
+export const filterShape = {
   billing_cycle_uuid: z
     .uuid({ error: "billing_cycle_uuid must be a UUID." })
     .optional()
@@ -61,7 +62,7 @@ const filterShape = {
 
 type FilterQuery = z.output<z.ZodObject<typeof filterShape>>;
 
-function filtersOf(q: FilterQuery): UsageFilters {
+export function filtersOf(q: FilterQuery): UsageFilters {
   const clean = (list: string[], lower = false) =>
     [...new Set(list.map((v) => (lower ? v.toLowerCase() : v)).filter((v) => v !== ""))].sort();
   return {

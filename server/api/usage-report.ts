@@ -1,0 +1,161 @@
+import { Readable } from "node:stream";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import {
+  BUCKET_WIDTHS,
+  REPORT_EARLIEST,
+  REPORT_GROUP_BY,
+  REPORT_LATEST,
+  REPORT_MAX_BUCKETS,
+  REPORT_MAX_CSV_ROWS,
+  REPORT_MAX_PAGE_SIZE,
+  reportQueryShape,
+  UsageReportPageSchema,
+} from "../../contract/usage-report";
+import { BadCursor, offsetOf, ReportTooLarge, reportCsv, reportPage } from "../metering/usage-report";
+import { bucketsSpanned, defaultEnd } from "../metering/usage-report-buckets";
+import { type ReportQuery, reportSource } from "../metering/usage-report-sql";
+import { workspaceMatches } from "../metering/usage-sql";
+import type { Db } from "../platform/database";
+import { ApiError } from "../platform/errors";
+import { adminOrg } from "./route-hooks";
+import { failure } from "./schemas";
+import { filterShape, filtersOf } from "./usage-queries";
+
+// The report's period is its own: the dashboard's billing_cycle_uuid is not one of its filters.
+const { billing_cycle_uuid: _cycle, ...filters } = filterShape;
+
+const QuerySchema = z.strictObject({ ...reportQueryShape, ...filters });
+type Query = z.output<typeof QuerySchema>;
+
+/** CSV when asked by format=csv or by an Accept header that prefers text/csv to JSON. */
+function wantsCsv(format: Query["format"], accept: string | undefined) {
+  if (format) return format === "csv";
+  return /\btext\/csv\b/i.test(accept ?? "") && !/\bapplication\/json\b/i.test(accept ?? "");
+}
+
+/** The report a query asks for, its period checked before any usage is read. */
+async function reportQuery(db: Db, organizationUuid: string, q: Query): Promise<ReportQuery> {
+  const start = q.starting_at;
+  const end = q.ending_at ?? defaultEnd(q.bucket_width);
+  if (end <= start)
+    throw new ApiError("invalid_request", "ending_at must be after starting_at (it is exclusive).");
+  const buckets = bucketsSpanned(start, end, q.bucket_width);
+  if (buckets > REPORT_MAX_BUCKETS)
+    throw new ApiError(
+      "invalid_request",
+      `The period spans ${buckets.toLocaleString("en-US")} buckets of ${q.bucket_width}; a report holds at most ` +
+        `${REPORT_MAX_BUCKETS.toLocaleString("en-US")}. Use a wider bucket_width or a shorter period.`,
+    );
+  const f = filtersOf({ ...q, billing_cycle_uuid: undefined });
+  return {
+    organizationUuid,
+    start,
+    end,
+    width: q.bucket_width,
+    groupBy: q.group_by,
+    filters: f,
+    matches: await workspaceMatches(db, organizationUuid, f.search),
+  };
+}
+
+/** At most this many CSV reports of an organization are computed at once (in each API process). */
+export const MAX_CONCURRENT_CSV_REPORTS = 2;
+
+/** GET /v1/usage/report: usage and cost per time bucket and group_by values, as JSON pages or CSV. */
+export const usageReportRoutes: FastifyPluginAsyncZod<{ db: Db; readDb?: Db }> = async (app, deps) => {
+  // Like every usage read: the replica when one is configured.
+  const db = deps.readDb ?? deps.db;
+  const running = new Map<string, number>();
+
+  app.get(
+    "/usage/report",
+    {
+      config: { auth: "bearer_or_api_key", admin: "read the organization's usage" },
+      schema: {
+        tags: ["Usage"],
+        summary: "Usage and cost report",
+        description:
+          "Usage and cost of the period [starting_at, ending_at) per time bucket (bucket_width " +
+          `${BUCKET_WIDTHS.join(", ")}; UTC; weeks start on Sunday, months on the 1st) and per group_by ` +
+          `values (${REPORT_GROUP_BY.join(", ")}), under the Billing & Usage page's filters. The same ` +
+          "engine as the page: the daily rollups when the buckets are days or longer, the period is whole " +
+          "UTC days, there is no search and the group_by values are rollup columns (workspace, eval_type, " +
+          "operation, modality); the raw events otherwise. Costs are exact decimal strings and add up to the " +
+          "page's figures to the micro-dollar. Only buckets with usage have rows; the first and last rows' " +
+          "bucket bounds are clipped to the period. Eval types are grouped as on the page (accuracy " +
+          "includes hallucination). There is no api_key grouping: usage events do not record which API key " +
+          `started the work (400). Limits: the period within ${REPORT_EARLIEST} … ${REPORT_LATEST} and at ` +
+          `most ${REPORT_MAX_BUCKETS.toLocaleString("en-US")} buckets; pages of at most ${REPORT_MAX_PAGE_SIZE} ` +
+          "rows with an opaque next_page cursor and the whole report's totals. With Accept: text/csv (or " +
+          "format=csv) every row is sent as CSV (Starting At, Ending At, the group_by columns, Events, Count, " +
+          `Cost), at most ${REPORT_MAX_CSV_ROWS.toLocaleString("en-US")} rows (more: 400 before any byte), ` +
+          `at most ${MAX_CONCURRENT_CSV_REPORTS} at once per organization (429). Organization administrators ` +
+          "only (Admin or Owner), with a bearer token, an administrator's personal API key or an " +
+          "organization API key; members and their keys get 403.",
+        querystring: QuerySchema,
+        response: {
+          200: {
+            description: "One page of rows, or the whole report as CSV",
+            content: {
+              "application/json": { schema: UsageReportPageSchema },
+              "text/csv": { schema: z.instanceof(Readable) },
+            },
+          },
+          400: failure(
+            "A query parameter is not valid, the period is too long for the bucket width, the cursor is not " +
+              "this report's, or the CSV would have too many rows",
+          ),
+          401: failure("Not signed in"),
+          403: failure("Not an organization administrator (members and members' keys)"),
+          429: failure("Too many CSV reports of the organization at once, or a rate limit"),
+        },
+      },
+    },
+    async (req, reply) => {
+      const org = adminOrg(req).org_id;
+      const q = await reportQuery(db, org, req.query);
+      req.log.debug({ source: reportSource(q) }, "usage report");
+      try {
+        // A cursor is checked for CSV too (which sends every row and ignores it): a bad one is refused alike.
+        offsetOf(q, req.query.page);
+      } catch (err) {
+        if (err instanceof BadCursor) throw new ApiError("invalid_request", err.message);
+        throw err;
+      }
+      if (!wantsCsv(req.query.format, req.headers.accept))
+        return reportPage(db, q, req.query.page, req.query.page_size);
+      const now = running.get(org) ?? 0;
+      if (now >= MAX_CONCURRENT_CSV_REPORTS) {
+        reply.header("retry-after", "10");
+        throw new ApiError(
+          "too_many_exports",
+          `At most ${MAX_CONCURRENT_CSV_REPORTS} CSV reports of an organization run at a time. Try again when one has finished.`,
+        );
+      }
+      running.set(org, now + 1);
+      const done = () => {
+        const n = (running.get(org) ?? 1) - 1;
+        if (n > 0) running.set(org, n);
+        else running.delete(org);
+      };
+      let stream: Readable;
+      try {
+        stream = Readable.from(await reportCsv(db, q));
+      } catch (err) {
+        done();
+        if (err instanceof ReportTooLarge) throw new ApiError("invalid_request", err.message);
+        throw err;
+      }
+      stream.once("close", done);
+      const day = (d: Date) => d.toISOString().slice(0, 10);
+      return reply
+        .header("content-type", "text/csv; charset=utf-8")
+        .header(
+          "content-disposition",
+          `attachment; filename="usage_report_${day(q.start)}_${day(q.end)}_${q.width}.csv"`,
+        )
+        .send(stream);
+    },
+  );
+};

@@ -1,0 +1,191 @@
+// The report's one query: usage summed per bucket and group_by values, over the rollups the
+// dashboard reads (usage_daily_coarse, usage_daily) when they can answer, else over the raw events,
+// with the dashboard's filter SQL (usage-sql.ts), so both count exactly the same usage.
+import { and, eq, gte, lt, type SQL, sql } from "drizzle-orm";
+import type { BucketWidth, ReportGroupBy } from "../../contract/usage-report";
+import { usageDaily, usageDailyCoarse, usageEvents } from "../db/schema";
+import type { Db } from "../platform/database";
+import type { UsageFilters } from "./filters";
+import { isMidnight } from "./usage-report-buckets";
+import {
+  coarseFilter,
+  dailyDims,
+  dimensionFilter,
+  evalTypeGroupOf,
+  eventDims,
+  searchFilter,
+  usesCoarseRollup,
+  type WorkspaceMatches,
+} from "./usage-sql";
+
+export type ReportQuery = {
+  organizationUuid: string;
+  /** [start, end) */
+  start: Date;
+  end: Date;
+  width: BucketWidth;
+  /** In REPORT_GROUP_BY's order. */
+  groupBy: readonly ReportGroupBy[];
+  filters: UsageFilters;
+  /** The workspaces a search text matches by name (workspaceMatches); null without a search. */
+  matches: WorkspaceMatches | null;
+};
+
+export type ReportSource = "usage_daily_coarse" | "usage_daily" | "usage_events";
+
+/** The dimensions the daily rollups keep; eval runs and creators are only in the raw events. */
+const ROLLUP_GROUPS: readonly ReportGroupBy[] = ["workspace", "eval_type", "operation", "modality"];
+
+/**
+ * Which table answers: a daily rollup when the buckets are days or longer, the period is whole UTC
+ * days, there is no search or eval run filter and every group_by is a rollup column; the coarse rollup (no modality,
+ * jailbreak or ground truth) when the modality is neither grouped nor filtered, as the dashboard
+ * picks it. Else the raw events, of the period's monthly partitions only (the period bounds
+ * occurred_at, the partition key).
+ */
+export function reportSource(q: ReportQuery): ReportSource {
+  const rollup =
+    q.width !== "1h" &&
+    isMidnight(q.start) &&
+    isMidnight(q.end) &&
+    !q.filters.search &&
+    !q.filters.evalRun &&
+    q.groupBy.every((g) => ROLLUP_GROUPS.includes(g));
+  if (!rollup) return "usage_events";
+  return usesCoarseRollup(q.filters) && !q.groupBy.includes("modality")
+    ? "usage_daily_coarse"
+    : "usage_daily";
+}
+
+/** The bucket's start as a UTC timestamp (no bind parameters: it reads the same in every clause). */
+function bucketSql(ts: string, width: BucketWidth): SQL {
+  if (width === "1h") return sql.raw(`date_trunc('hour', ${ts})`);
+  if (width === "1d") return sql.raw(`date_trunc('day', ${ts})`);
+  // PostgreSQL's weeks start on Monday: moved one day on before truncating, one day back after.
+  if (width === "1w") return sql.raw(`(date_trunc('week', ${ts} + interval '1 day') - interval '1 day')`);
+  return sql.raw(`date_trunc('month', ${ts})`);
+}
+
+type Shape = {
+  table: typeof usageEvents | typeof usageDaily | typeof usageDailyCoarse;
+  ts: string;
+  where: SQL | undefined;
+  dims: Record<ReportGroupBy, SQL | null>;
+  events: SQL;
+  quantity: SQL;
+  cost: SQL;
+};
+
+function shapeOf(q: ReportQuery, source: ReportSource): Shape {
+  const f = q.filters;
+  if (source === "usage_events") {
+    const e = usageEvents;
+    return {
+      table: e,
+      ts: `("usage_events"."occurred_at" at time zone 'UTC')`,
+      where: and(
+        eq(e.organizationUuid, q.organizationUuid),
+        gte(e.occurredAt, q.start),
+        lt(e.occurredAt, q.end),
+        f.evalRun ? eq(e.evalRunUuid, f.evalRun) : undefined,
+        dimensionFilter(eventDims, f),
+        searchFilter(f.search, q.matches),
+      ),
+      dims: {
+        workspace: sql`${e.workspaceUuid}::text`,
+        eval_type: evalTypeGroupOf(e.evalType),
+        operation: sql`${e.operation}`,
+        modality: sql`${e.modality}`,
+        eval_run: sql`${e.evalRunUuid}`,
+        created_by: sql`${e.createdBy}`,
+      },
+      events: sql`count(*)`,
+      quantity: sql`sum(${e.quantity})`,
+      cost: sql`sum(${e.costMicros})`,
+    };
+  }
+  const coarse = source === "usage_daily_coarse";
+  const t = coarse ? usageDailyCoarse : usageDaily;
+  const day = (d: Date) => d.toISOString().slice(0, 10);
+  return {
+    table: t,
+    ts: `("${coarse ? "usage_daily_coarse" : "usage_daily"}"."day")::timestamp`,
+    where: and(
+      eq(t.organizationUuid, q.organizationUuid),
+      gte(t.day, day(q.start)),
+      lt(t.day, day(q.end)),
+      coarse ? coarseFilter(f) : dimensionFilter(dailyDims, f),
+    ),
+    dims: {
+      workspace: sql`${t.workspaceUuid}::text`,
+      eval_type: evalTypeGroupOf(t.evalType),
+      operation: sql`${t.operation}`,
+      modality: coarse ? null : sql`${usageDaily.modality}`,
+      eval_run: null,
+      created_by: null,
+    },
+    events: sql`sum(${t.eventCount})`,
+    quantity: sql`sum(${t.quantitySum})`,
+    cost: sql`sum(${t.costMicrosSum})`,
+  };
+}
+
+/** One row as the database answers it (sums as text: bigint sums stay exact). */
+export type ReportSqlRow = {
+  bucket: string;
+  workspace?: string | null;
+  eval_type?: string;
+  operation?: string;
+  modality?: string;
+  eval_run?: string | null;
+  created_by?: string | null;
+  events: string;
+  quantity: string;
+  cost: string;
+  totalRows: string;
+  totalEvents: string;
+  totalQuantity: string;
+  totalCost: string;
+};
+
+/**
+ * Rows `offset`… (at most `limit`) of the report, ordered by bucket then group_by values (nulls
+ * first), each carrying the whole report's row count and sums (window functions over the grouped
+ * rows, before LIMIT): one statement, so a page and its totals are of one snapshot.
+ */
+export async function reportRows(
+  db: Db,
+  q: ReportQuery,
+  page: { offset: number; limit: number },
+): Promise<ReportSqlRow[]> {
+  const s = shapeOf(q, reportSource(q));
+  const fields: Record<string, SQL> = {
+    bucket: sql<string>`to_char(${bucketSql(s.ts, q.width)}, 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`,
+  };
+  for (const g of q.groupBy) {
+    const dim = s.dims[g];
+    if (!dim) throw new Error(`unreachable: ${g} is not a column of the report's source`);
+    fields[g] = dim;
+  }
+  // Grouped and ordered by position: the eval type group's expression carries bind parameters,
+  // which would not read as the same expression in GROUP BY.
+  const keys = Array.from({ length: q.groupBy.length + 1 }, (_, i) => i + 1);
+  Object.assign(fields, {
+    events: sql`(${s.events})::text`,
+    quantity: sql`coalesce(${s.quantity}, 0)::text`,
+    cost: sql`coalesce(${s.cost}, 0)::text`,
+    totalRows: sql`(count(*) over ())::text`,
+    totalEvents: sql`(sum(${s.events}) over ())::text`,
+    totalQuantity: sql`coalesce(sum(${s.quantity}) over (), 0)::text`,
+    totalCost: sql`coalesce(sum(${s.cost}) over (), 0)::text`,
+  });
+  const rows = await db
+    .select(fields)
+    .from(s.table)
+    .where(s.where)
+    .groupBy(sql.raw(keys.join(", ")))
+    .orderBy(sql.raw(keys.map((k) => `${k} nulls first`).join(", ")))
+    .limit(page.limit)
+    .offset(page.offset);
+  return rows as unknown as ReportSqlRow[];
+}
