@@ -8,6 +8,7 @@ import { auditLog } from "./audit-log";
 import { billing } from "./billing";
 import { billingCycles } from "./billing-cycles";
 import { budgetAlerts, budgets } from "./budgets";
+import { evalRuns } from "./eval-runs";
 import { organizationInvitations, organizationUsers } from "./organization-users";
 import type { ConsoleResource } from "./types";
 import { usageRecords } from "./usage-records";
@@ -17,6 +18,7 @@ import { workspaces } from "./workspaces";
 
 export const resources: readonly ConsoleResource[] = [
   billing,
+  evalRuns,
   workspaces,
   organizationUsers,
   apiKeys,

@@ -1,10 +1,12 @@
 // The 'Usage Event Details' hover card of a records row: every field of the event.
-import { Descriptions, Typography } from "antd";
+import { useLink } from "@refinedev/core";
+import { Descriptions, Flex, Typography } from "antd";
 import { capitalizeWords, evalTypeLabel } from "../../../contract/eval-types";
 import { formatMoney, formatUnitPrice } from "../../../contract/money";
 import type { UsageRecord } from "../../../contract/usage-schemas";
 import { formatUtcDateTime } from "../../lib/billing/dates";
 import { operationLabel, orDash } from "../../lib/billing/labels";
+import { evalRunPath } from "../../lib/eval-runs";
 
 const yesNo = (value: boolean) => (value ? "Yes" : "No");
 const mono = (value: string | null) =>
@@ -15,6 +17,20 @@ const mono = (value: string | null) =>
   ) : (
     "-"
   );
+
+/** The run's id, linking to its Eval Runs page (its cost, cost per operation and events). */
+function RunLink({ run }: { run: string | null }) {
+  const Link = useLink();
+  if (!run) return "-";
+  return (
+    <Flex gap={8} align="center" wrap>
+      {mono(run)}
+      <Link to={evalRunPath(run)} aria-label={`Open eval run ${run}`}>
+        Open run
+      </Link>
+    </Flex>
+  );
+}
 
 export function EventDetails({ record }: { record: UsageRecord }) {
   return (
@@ -40,7 +56,7 @@ export function EventDetails({ record }: { record: UsageRecord }) {
         { key: "jailbreak", label: "Jailbreak", children: yesNo(record.is_jailbreak) },
         { key: "gt", label: "Ground Truth", children: yesNo(record.has_ground_truth) },
         { key: "evalId", label: "Eval ID", children: mono(record.eval_uuid) },
-        { key: "runId", label: "Run ID", children: mono(record.eval_run_uuid) },
+        { key: "runId", label: "Run ID", children: <RunLink run={record.eval_run_uuid} /> },
       ]}
     />
   );

@@ -1,0 +1,244 @@
+// "/eval-runs/:id": one eval run (GET /v1/eval-runs/{id}): its figures, its cost per operation and
+// its events, which are the usage records of the run (the records endpoint with the run's filter,
+// in the billing cycle the figures come from), so the page's cost is the sum of the events shown.
+import { ArrowLeftOutlined } from "@ant-design/icons";
+import { Show, useTable } from "@refinedev/antd";
+import { type HttpError, useLink, useNavigation, useShow } from "@refinedev/core";
+import { Alert, Card, Descriptions, Empty, Flex, Result, Spin, Statistic, Table, Typography } from "antd";
+import { useSearchParams } from "react-router";
+import type { EvalRunDetail, EvalRunOperation } from "../../../contract/eval-runs";
+import { evalTypeLabel } from "../../../contract/eval-types";
+import { formatMoney } from "../../../contract/money";
+import type { UsageRecord } from "../../../contract/usage-schemas";
+import { formatUtcDateTime } from "../../lib/billing/dates";
+import { operationLabel, orDash } from "../../lib/billing/labels";
+import { exactMoney } from "../../lib/eval-runs";
+import { evalRuns as resource } from "../../resources/eval-runs";
+import { usageRecords } from "../../resources/usage-records";
+
+const EVENTS_PAGE_SIZE = 10;
+
+function RunEvents({ run, cycle }: { run: string; cycle: string }) {
+  const { tableProps, tableQuery } = useTable<UsageRecord, HttpError>({
+    resource: usageRecords.name,
+    syncWithLocation: false,
+    pagination: { currentPage: 1, pageSize: EVENTS_PAGE_SIZE, mode: "server" },
+    sorters: { mode: "server", initial: [{ field: "date", order: "asc" }] },
+    filters: {
+      mode: "server",
+      permanent: [
+        { field: "eval_run_uuid", operator: "eq", value: run },
+        { field: "billing_cycle_uuid", operator: "eq", value: cycle },
+      ],
+    },
+    errorNotification: false,
+  });
+  return (
+    <Card title="Events" data-testid="eval-run-events">
+      {tableQuery.isError ? (
+        <Alert type="error" showIcon message="The run's events could not be loaded." />
+      ) : (
+        <Table<UsageRecord>
+          {...tableProps}
+          rowKey="usage_event_uuid"
+          size="middle"
+          scroll={{ x: 900 }}
+          pagination={{
+            ...tableProps.pagination,
+            showSizeChanger: false,
+            showTotal: (total) => `${total} event${total === 1 ? "" : "s"}`,
+          }}
+          locale={{
+            emptyText: (
+              <Empty
+                image={Empty.PRESENTED_IMAGE_SIMPLE}
+                description="No events in this billing period yet"
+              />
+            ),
+          }}
+          columns={[
+            {
+              title: "Date",
+              dataIndex: "date",
+              key: "date",
+              width: 190,
+              sorter: true,
+              defaultSortOrder: "ascend",
+              render: (d: string) => formatUtcDateTime(d),
+            },
+            {
+              title: "Operation",
+              dataIndex: "operation",
+              key: "operation",
+              render: (op: string) => operationLabel(op),
+            },
+            {
+              title: "Created By",
+              dataIndex: "created_by",
+              key: "created_by",
+              render: (v: string | null) => orDash(v),
+            },
+            { title: "Quantity", dataIndex: "quantity", key: "quantity", align: "right", sorter: true },
+            {
+              title: "Unit Price",
+              dataIndex: "unit_price",
+              key: "unit_price",
+              align: "right",
+              render: (v: string) => exactMoney(v),
+            },
+            {
+              title: "Cost",
+              dataIndex: "cost",
+              key: "cost",
+              align: "right",
+              sorter: true,
+              render: (v: string) => <span data-testid="event-cost">{exactMoney(v)}</span>,
+            },
+            { title: "Note", dataIndex: "notes", key: "notes", render: (v: string | null) => orDash(v) },
+          ]}
+        />
+      )}
+    </Card>
+  );
+}
+
+export function EvalRunShowPage() {
+  const Link = useLink();
+  const { listUrl } = useNavigation();
+  const [params] = useSearchParams();
+  const cycle = params.get("billing_cycle_uuid");
+  const { query, result: run } = useShow<EvalRunDetail, HttpError>({
+    resource: resource.name,
+    meta: cycle ? { query: { billing_cycle_uuid: cycle } } : {},
+    errorNotification: false,
+  });
+
+  const backLink = (
+    <Link to={listUrl(resource.name)}>
+      <ArrowLeftOutlined aria-hidden /> Back to Eval Runs
+    </Link>
+  );
+
+  if (query.isLoading) {
+    return (
+      <Spin tip="Loading...">
+        <div style={{ minHeight: 160 }} />
+      </Spin>
+    );
+  }
+  const status = query.error?.statusCode;
+  if (status === 404 || status === 400 || status === 414 || (!query.isError && !run)) {
+    return <Result status="404" title="Eval run not found" extra={backLink} />;
+  }
+  if (query.isError || !run) {
+    return (
+      <Flex vertical gap={16}>
+        {backLink}
+        <Alert
+          type="error"
+          showIcon
+          message="The eval run could not be loaded."
+          description={query.error?.message}
+        />
+      </Flex>
+    );
+  }
+
+  return (
+    <Flex vertical gap={16}>
+      {backLink}
+      <Show
+        resource={resource.name}
+        recordItemId={run.eval_run_uuid}
+        breadcrumb={false}
+        goBack={false}
+        title={
+          <Typography.Title level={2} style={{ margin: 0 }}>
+            {run.eval_name ?? "Eval run"}
+          </Typography.Title>
+        }
+        headerButtons={() => null}
+        headerProps={{ style: { padding: 0 } }}
+        contentProps={{
+          variant: "borderless",
+          style: { background: "transparent" },
+          styles: { body: { padding: 0, display: "flex", flexDirection: "column", gap: 16 } },
+        }}
+      >
+        <Flex gap={16} wrap>
+          <Card style={{ flex: "1 1 200px" }}>
+            <Statistic title="Cost" value={formatMoney(run.cost)} />
+            <Typography.Text type="secondary" data-testid="run-cost-exact">
+              {exactMoney(run.cost)} exact
+            </Typography.Text>
+          </Card>
+          <Card style={{ flex: "1 1 200px" }}>
+            <Statistic title="Events" value={run.events} data-testid="run-events" />
+          </Card>
+          <Card style={{ flex: "1 1 200px" }}>
+            <Statistic title="Quantity" value={run.quantity} />
+          </Card>
+        </Flex>
+        <Card title="Run">
+          <Descriptions
+            size="small"
+            column={{ xs: 1, md: 2 }}
+            items={[
+              {
+                key: "id",
+                label: "Run ID",
+                children: (
+                  <Typography.Text code copyable>
+                    {run.eval_run_uuid}
+                  </Typography.Text>
+                ),
+              },
+              { key: "eval", label: "Eval", children: orDash(run.eval_name) },
+              { key: "evalId", label: "Eval ID", children: orDash(run.eval_uuid) },
+              {
+                key: "type",
+                label: "Eval Type",
+                children: run.eval_type ? evalTypeLabel(run.eval_type) : "-",
+              },
+              { key: "workspace", label: "Workspace", children: run.workspace_name },
+              { key: "by", label: "Started By", children: orDash(run.started_by) },
+              { key: "started", label: "Started", children: formatUtcDateTime(run.started_at) },
+              {
+                key: "last",
+                label: "Last Event",
+                children: run.last_event_at ? formatUtcDateTime(run.last_event_at) : "-",
+              },
+            ]}
+          />
+        </Card>
+        <Card title="Cost per Operation">
+          <Table<EvalRunOperation>
+            rowKey="operation"
+            size="small"
+            pagination={false}
+            dataSource={run.operations}
+            locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description="No usage yet" /> }}
+            columns={[
+              {
+                title: "Operation",
+                dataIndex: "operation",
+                key: "operation",
+                render: (op: string) => operationLabel(op),
+              },
+              { title: "Events", dataIndex: "events", key: "events", align: "right" },
+              { title: "Quantity", dataIndex: "quantity", key: "quantity", align: "right" },
+              {
+                title: "Cost",
+                dataIndex: "cost",
+                key: "cost",
+                align: "right",
+                render: (v: string) => exactMoney(v),
+              },
+            ]}
+          />
+        </Card>
+        <RunEvents run={run.eval_run_uuid} cycle={run.billing_cycle_uuid} />
+      </Show>
+    </Flex>
+  );
+}
