@@ -58,6 +58,12 @@ export const filterShape = {
     .max(200, { error: "search must be at most 200 characters." })
     .optional()
     .meta({ description: "Case-insensitive substring over the records' text and number columns." }),
+  eval_run_uuid: z
+    .string({ error: "eval_run_uuid must be a string." })
+    .trim()
+    .max(200, { error: "eval_run_uuid must be at most 200 characters." })
+    .optional()
+    .meta({ description: "One eval run's usage only (its exact id, as the events carry it)." }),
 };
 
 type FilterQuery = z.output<z.ZodObject<typeof filterShape>>;
@@ -73,6 +79,7 @@ export function filtersOf(q: FilterQuery): UsageFilters {
     groundTruth: q.ground_truth ?? null,
     jailbreak: q.jailbreak ?? null,
     search: q.search ? q.search : null,
+    evalRun: q.eval_run_uuid ? q.eval_run_uuid : null,
   };
 }
 
