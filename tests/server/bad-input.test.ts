@@ -207,6 +207,8 @@ function productInputs(route: Operation, t: Tenants, headers: Record<string, str
     organization_uuid: t.acmeId,
     billing_cycle_uuid: t.acmeCycle,
     name: "Fuzzed",
+    // The usage report's required period start, so fuzzed reports get past it.
+    starting_at: "2026-01-01",
   };
   const params = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? "");
   const pathValue = fc.oneof(
@@ -580,6 +582,41 @@ describe.each(backends())("bad input on $name", (backend) => {
     const nested = await t.call("admin", "PUT", "/v1/workspaces/my-workspace", { workspace_uuid: [1] });
     expect(nested.statusCode).toBe(400);
     expect(nested.json().error.message).not.toMatch(/required/);
+  });
+
+  it("refuses a usage report's impossible period, grouping or cursor in words, never 5xx", async () => {
+    const cases: [string, RegExp][] = [
+      ["starting_at=%00", /ISO 8601/],
+      ["starting_at=0000-01-01T00:00:00Z", /ISO 8601|between/],
+      ["starting_at=10000-01-01T00%3A00%3A00Z", /ISO 8601/],
+      ["starting_at=2026-01-01T25:00:00Z", /ISO 8601/],
+      ["starting_at=2026-01-01T00:00:00%2B99:00", /ISO 8601/],
+      ["starting_at=1999-12-31T23:59:59Z", /between/],
+      ["starting_at=2026-01-01&ending_at=2100-01-01T00:00:01Z", /between/],
+      ["starting_at=2026-03-01&ending_at=2026-02-01", /ending_at must be after starting_at/],
+      ["starting_at=2024-01-01&ending_at=2026-01-01&bucket_width=1h", /buckets of 1h/],
+      ["starting_at=2000-01-01&ending_at=2100-01-01&bucket_width=1d", /buckets of 1d/],
+      ["starting_at=2026-01-01&group_by=api_key", /api_key is not available/],
+      ["starting_at=2026-01-01&group_by=__proto__", /group_by must be a list/],
+      ["starting_at=2026-01-01&page=%ED%A0%80", /cursor/],
+      [`starting_at=2026-01-01&page=${"A".repeat(300)}`, /cursor/],
+      ["starting_at=2026-01-01&page=eyJvIjotMSwiZiI6IngifQ", /cursor/],
+      ["starting_at=2026-01-01&page_size=1e9", /page_size/],
+      ["starting_at=2026-01-01&format=xml", /format must be json or csv/],
+    ];
+    const token = t.tokens.get("admin@acme.test");
+    for (const [query, message] of cases) {
+      for (const accept of ["application/json", "text/csv"]) {
+        const res = await p.api.app.inject({
+          method: "GET",
+          url: `/v1/usage/report?${query}`,
+          headers: { authorization: `Bearer ${token}`, accept },
+        });
+        total++;
+        expect(res.statusCode, `${query} (${accept}): ${res.body}`).toBe(400);
+        expect(res.json().error, query).toMatchObject({ code: "invalid_request", message });
+      }
+    }
   });
 
   it("ran at least 21,000 inputs", () => {

@@ -51,6 +51,10 @@ const statuses = (other: number, keys: number, member: number, orgKey = keys) =>
 const get = (url: string): Req => ({ method: "GET", url });
 const isOther = (a: ApiActor) => OTHERS.includes(a);
 
+/** The usage report's period as query parameters: the last 40 days (UTC) through the default end. */
+const reportPeriod = () =>
+  `starting_at=${new Date(Date.now() - 40 * 86_400_000).toISOString().slice(0, 10)}&bucket_width=1d`;
+
 const API_ROWS: Record<string, ApiRow> = {
   "GET /v1/accounts/me": { req: () => get("/v1/accounts/me"), expect: statuses(200, 401, 200) },
   "GET /v1/accounts/organization/users": {
@@ -236,6 +240,55 @@ const API_ROWS: Record<string, ApiRow> = {
   "GET /v1/usage/export.csv#own": {
     req: () => get("/v1/usage/export.csv"),
     expect: statuses(200, 200, 403),
+  },
+  // The report names its own period (the last 40 days, through tomorrow): Globex's administrator
+  // filtering on Acme's workspace gets no row of it, and Globex's own usage only in CSV.
+  "GET /v1/usage/report": {
+    req: (t) => get(`/v1/usage/report?${reportPeriod()}&group_by=workspace&workspace_uuid=${t.ws.safety}`),
+    expect: statuses(200, 200, 403),
+    check: (res) => {
+      if (res.statusCode === 200) expect(res.json()).toMatchObject({ data: [], total_rows: 0 });
+    },
+  },
+  "GET /v1/usage/report#csv": {
+    req: () => get(`/v1/usage/report?${reportPeriod()}&group_by=workspace,created_by&format=csv`),
+    expect: statuses(200, 200, 403),
+    check: (res) => {
+      if (res.statusCode === 200) {
+        expect(res.body).toContain("Globex Lab");
+        expect(res.body).not.toMatch(/acme|Safety Research/i);
+      }
+    },
+  },
+  // Eval runs are read from the usage: administrators only, like the records. Starting one takes a
+  // workspace the caller may use: an administrator's, or a member's own.
+  "GET /v1/eval-runs": {
+    req: (t) => get(`/v1/eval-runs?billing_cycle_uuid=${t.acmeCycle}`),
+    expect: statuses(404, 404, 403),
+  },
+  "GET /v1/eval-runs#own": {
+    // Globex's administrator finds Globex's run only, whatever the search.
+    req: () => get("/v1/eval-runs?search=ev-run"),
+    expect: statuses(200, 200, 403),
+    check: (res) => {
+      if (res.statusCode === 200)
+        expect(res.json().eval_runs.map((r: { eval_run_uuid: string }) => r.eval_run_uuid)).toEqual([
+          "globex-ev-run",
+        ]);
+    },
+  },
+  "GET /v1/eval-runs/{eval_run_uuid}": {
+    req: () => get("/v1/eval-runs/acme-ev-run"),
+    expect: statuses(404, 404, 403),
+  },
+  "POST /v1/eval-runs": {
+    // The member is not in Red Team either.
+    req: (t) => ({ method: "POST", url: "/v1/eval-runs", payload: { workspace_uuid: t.ws.redTeam } }),
+    expect: statuses(404, 404, 404),
+  },
+  "POST /v1/eval-runs#theirs": {
+    req: (t) => ({ method: "POST", url: "/v1/eval-runs", payload: { workspace_uuid: t.ws.safety } }),
+    expect: statuses(404, 404, 201),
   },
   "GET /v1/accounts/organization/billingcycles": {
     req: (t) => get(`/v1/accounts/organization/billingcycles?billing_cycle_uuid=${t.acmeCycle}`),
