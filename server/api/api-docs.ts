@@ -116,9 +116,16 @@ export async function registerApiDocs(v1: FastifyInstance, serverUrl: string) {
           "rate_limited with Retry-After.",
       },
       servers: [{ url: serverUrl }],
-      tags: ["Accounts", "Workspaces", "Workspace members", "Operator", "Usage", "Documentation"].map(
-        (name) => ({ name }),
-      ),
+      tags: [
+        "Accounts",
+        "Workspaces",
+        "Workspace members",
+        "Operator",
+        "Usage",
+        "Budgets",
+        "Webhooks",
+        "Documentation",
+      ].map((name) => ({ name })),
       components: {
         securitySchemes: {
           bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT" },

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from "fastify";
+import { createBudgetNotifier, createSendMail, registerBudgetNotifier } from "../metering/budgets-notify";
 import { createIngestKeyVerifier } from "../metering/ingest-keys";
 import type { Config } from "../platform/config";
 import type { Database } from "../platform/database";
@@ -9,11 +10,16 @@ import type { IdentityGateway } from "../platform/identity-gateway";
 import { consoleCsp } from "../platform/security-headers";
 import { refuseUnstorableText } from "../platform/text-input";
 import { createTokenVersionWatch } from "../platform/token-revocation";
+import { webhookKeyring } from "../webhooks/secrets";
+import { createWebhookWorker } from "../webhooks/worker";
 import { accountRoutes } from "./accounts";
+import { allowanceRoutes } from "./allowance";
 import { openApiDocumentRoute, registerApiDocs } from "./api-docs";
 import { auditLogRoutes } from "./audit-log";
 import { billingCycleRoutes } from "./billing-cycles";
+import { budgetRoutes } from "./budgets";
 import { registerConsoleFiles } from "./console-files";
+import { evalRunRoutes } from "./eval-runs";
 import { operatorRoutes } from "./operator";
 import { operatorIngestKeyRoutes } from "./operator-ingest-keys";
 import { organizationUserRoutes } from "./organization-users";
@@ -23,6 +29,7 @@ import { installApiRouteHooks } from "./route-hooks";
 import { usageIngestRoutes } from "./usage-ingest";
 import { usageQueryRoutes } from "./usage-queries";
 import { usageReportRoutes } from "./usage-report";
+import { webhookEndpointRoutes } from "./webhook-endpoints";
 import { cacheWorkspaces } from "./workspace-cache";
 import { workspaceMemberRoutes } from "./workspace-members";
 import { createWorkspaceStore } from "./workspace-store";
@@ -55,6 +62,34 @@ export async function createApiService(
     await changes.close();
   });
   const workspaces = caches.workspaces;
+  // Webhook deliveries are made from every API process; each claims different due deliveries.
+  const webhooks = {
+    db: database.db,
+    keyring: webhookKeyring(config, database),
+    allowPrivateUrls: config.webhooks.allowPrivateUrls,
+  };
+  const webhookWorker = createWebhookWorker({
+    ...webhooks,
+    retryBaseSeconds: config.webhooks.retryBaseSeconds,
+    ...(database.listen ? { listen: database.listen } : {}),
+    log: app.log,
+  });
+  app.addHook("onReady", async () => webhookWorker.start());
+  app.addHook("onClose", async () => webhookWorker.stop());
+  // Budget alert emails, sent after the transactions that recorded the alerts (ingestion, budget
+  // changes, billing cycles) committed; SMTP_URL as the identity service's emails, else the log.
+  const budgetMail = createSendMail({ smtpUrl: config.smtpUrl, from: config.emailFrom }, logger);
+  const budgetNotifier = createBudgetNotifier(database.db, {
+    gateway,
+    send: budgetMail.send,
+    consoleUrl: `${config.publicUrl}/`,
+    logger,
+  });
+  registerBudgetNotifier(database.db, budgetNotifier);
+  app.addHook("onClose", async () => {
+    await budgetNotifier.close();
+    budgetMail.close();
+  });
   // Batch ingestion rejects an event with such text on its own and keeps the others.
   refuseUnstorableText(app, (_code, message) => errorBody("invalid_request", message), {
     ownBodyCheck: ["/v1/usage/events"],
@@ -91,13 +126,17 @@ export async function createApiService(
         await routes.register(usageQueryRoutes, { db: database.db, readDb: database.readDb });
         await routes.register(usageReportRoutes, { db: database.db, readDb: database.readDb });
         await routes.register(billingCycleRoutes, { db: database.db, readDb: database.readDb });
+        await routes.register(budgetRoutes, { db: database.db });
+        await routes.register(allowanceRoutes, { db: database.db, workspaces });
+        await routes.register(evalRunRoutes, { db: database.db, readDb: database.readDb, workspaces });
         // The primary: an administrator reads the entries of the changes they just made.
         await routes.register(auditLogRoutes, { db: database.db });
+        await routes.register(webhookEndpointRoutes, webhooks);
         await routes.register(openApiDocumentRoute);
       });
     },
     { prefix: "/v1" },
   );
   await registerConsoleFiles(app, config);
-  return { app, workspaces };
+  return { app, workspaces, webhookWorker };
 }

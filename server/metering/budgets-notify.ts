@@ -15,6 +15,7 @@ import type { Db } from "../platform/database";
 import type { IdentityGateway } from "../platform/identity-gateway";
 import { type BudgetMail, budgetAlertMail } from "./budget-mail";
 import { type AlertRecord, alertRecordSql } from "./budgets-store";
+import { arrayLiteral } from "./sql-arrays";
 
 /** Delivers one email (SMTP, the log, or a test's capture). */
 export type SendMail = (mail: BudgetMail) => Promise<void>;
@@ -99,7 +100,7 @@ export function createBudgetNotifier(
   async function sendClaimed(claimed: Claimed[]) {
     const ids = claimed.map((c) => c.id);
     const records = (await db.execute(
-      sql`${alertRecordSql} where a.budget_alert_uuid = any(${`{${ids.join(",")}}`}::uuid[]) order by a.triggered_at, a.threshold`,
+      sql`${alertRecordSql} where a.budget_alert_uuid = any(${arrayLiteral(ids)}::uuid[]) order by a.triggered_at, a.threshold`,
     )) as unknown as Rows<AlertRecord>;
     const wanted = new Map(claimed.map((c) => [c.id, c]));
     const admins = new Map<string, string[]>();

@@ -1,0 +1,133 @@
+// The allowance an eval service asks for before starting work (GET /v1/usage/allowance) and the
+// 402 spend_limit_exceeded refusal: they flip when spend reaches a hard limit (the workspace's or
+// the organization's) and back when the limit is raised; usage past a limit is still recorded.
+import { beforeAll, describe, expect, it } from "vitest";
+import { SPEND_LIMIT_ERROR_CODE } from "../../contract/budgets";
+import { requireSpendAllowance } from "../../server/api/spend-limit";
+import { setUpBudgets } from "./budgets-fixture";
+import { backends } from "./harness";
+import { productWithWorkspaces } from "./workspaces-fixture";
+
+describe.each(backends())("spend allowance on $name", (backend) => {
+  const s = productWithWorkspaces(backend);
+  let b: Awaited<ReturnType<typeof setUpBudgets>>;
+  let redTeam = "";
+  let safety = "";
+  beforeAll(async () => {
+    b = await setUpBudgets(s.p, s.f);
+    redTeam = await s.f.idOf("Red Team");
+    safety = await s.f.idOf("Safety Research");
+  });
+
+  const allowance = async (who: "admin" | "member" | "memberKey" | "adminKey" | "other", ws: string) => {
+    const res = await s.f.call(who, "GET", `/v1/usage/allowance?workspace_uuid=${ws}`);
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json();
+  };
+
+  it("allows work without any hard limit", async () => {
+    // The member asks about their own workspace, with a token or their API key.
+    for (const who of ["member", "memberKey", "admin"] as const)
+      expect(await allowance(who, safety)).toEqual({
+        workspace_uuid: safety,
+        allowed: true,
+        remaining: null,
+        reason: null,
+      });
+    // A budget without a hard limit changes nothing.
+    await b.createBudget("admin", { scope: "workspace", workspace_uuid: redTeam, amount: "1" });
+    await b.spend(s.f.acmeId, redTeam, 2);
+    expect((await allowance("admin", redTeam)).allowed).toBe(true);
+  });
+
+  it("flips at the workspace's hard limit, records usage past it, and flips back when it is raised", async () => {
+    const budget = await b.createBudget("admin", {
+      scope: "workspace",
+      workspace_uuid: safety,
+      amount: "10",
+      hard_limit: true,
+    });
+    expect(await allowance("member", safety)).toMatchObject({ allowed: true, remaining: "10.00" });
+    await b.spend(s.f.acmeId, safety, 4);
+    expect(await allowance("member", safety)).toMatchObject({ allowed: true, remaining: "6.00" });
+    await expect(requireSpendAllowance(b.db, s.f.acmeId, safety)).resolves.toMatchObject({ allowed: true });
+
+    await b.spend(s.f.acmeId, safety, 6);
+    expect(await allowance("member", safety)).toEqual({
+      workspace_uuid: safety,
+      allowed: false,
+      remaining: "0.00",
+      reason: "workspace_hard_limit",
+    });
+    await expect(requireSpendAllowance(b.db, s.f.acmeId, safety)).rejects.toMatchObject({
+      status: 402,
+      code: SPEND_LIMIT_ERROR_CODE,
+      message:
+        "This workspace has reached its hard spend limit for the current billing cycle; an administrator can raise its budget.",
+    });
+    // Usage that happened is recorded all the same.
+    await b.spend(s.f.acmeId, safety, 1.5);
+    expect((await b.budget("admin", budget.budget_uuid)).spent).toBe("11.50");
+    // Other workspaces are not held by this workspace's limit.
+    expect((await allowance("admin", redTeam)).allowed).toBe(true);
+
+    await s.f.call("admin", "PATCH", `/v1/budgets/${budget.budget_uuid}`, { amount: "20" });
+    expect(await allowance("member", safety)).toMatchObject({
+      allowed: true,
+      remaining: "8.50",
+      reason: null,
+    });
+  });
+
+  it("holds every workspace at the organization's hard limit until it is lifted", async () => {
+    const org = await b.createBudget("admin", { scope: "organization", amount: "5", hard_limit: true });
+    expect(await allowance("admin", redTeam)).toEqual({
+      workspace_uuid: redTeam,
+      allowed: false,
+      remaining: "0.00",
+      reason: "organization_hard_limit",
+    });
+    await expect(requireSpendAllowance(b.db, s.f.acmeId, redTeam)).rejects.toMatchObject({
+      status: 402,
+      code: SPEND_LIMIT_ERROR_CODE,
+    });
+    await s.f.call("admin", "PATCH", `/v1/budgets/${org.budget_uuid}`, { hard_limit: false });
+    expect(await allowance("admin", redTeam)).toMatchObject({ allowed: true, remaining: null });
+    await s.f.call("admin", "DELETE", `/v1/budgets/${org.budget_uuid}`);
+  });
+
+  it("answers only about workspaces the caller may see", async () => {
+    const globexWs = (
+      await s.f.call("other", "POST", "/v1/workspaces/", { name: "G Allow", organization_uuid: s.f.globexId })
+    ).json().workspace_uuid as string;
+    for (const [who, ws] of [
+      ["member", redTeam],
+      ["memberKey", redTeam],
+      ["admin", globexWs],
+      ["adminKey", globexWs],
+      ["other", safety],
+    ] as const) {
+      const res = await s.f.call(who, "GET", `/v1/usage/allowance?workspace_uuid=${ws}`);
+      expect(res.statusCode, `${who} ${ws}`).toBe(404);
+      expect(res.json().error).toEqual({ code: "not_found", message: "Workspace not found." });
+    }
+    expect((await allowance("other", globexWs)).allowed).toBe(true);
+    for (const query of ["", "?workspace_uuid=nope", `?workspace_uuid=${safety}&x=1`]) {
+      const res = await s.f.call("member", "GET", `/v1/usage/allowance${query}`);
+      expect(res.statusCode, query).toBe(400);
+      expect(res.json().error.code).toBe("invalid_request");
+    }
+    expect((await s.f.call("none", "GET", `/v1/usage/allowance?workspace_uuid=${safety}`)).statusCode).toBe(
+      401,
+    );
+  });
+
+  it("documents the allowance call and the 402 error in OpenAPI", async () => {
+    const doc = (await s.f.call("none", "GET", "/v1/openapi.json")).json();
+    const op = doc.paths["/v1/usage/allowance"].get;
+    expect(op.description).toContain(SPEND_LIMIT_ERROR_CODE);
+    expect(Object.keys(op.responses).sort()).toEqual(["200", "400", "401", "404"]);
+    expect(doc.paths["/v1/budgets"].post.responses["409"]).toBeDefined();
+    expect(JSON.stringify(doc.components.schemas.Error)).toContain("spend_limit_exceeded (402)");
+  });
+});
