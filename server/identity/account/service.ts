@@ -11,7 +11,9 @@ import { authErrorCode } from "../http";
 import { enforce, LIMITS, normalizeEmail } from "../login/limits";
 import { claimTotpStep, type FreshFactor, REPLAYED_CODE, requireFreshFactor } from "../mfa/factor";
 import { backupCodes, disableMfa, newBackupCodes, newPendingSecret } from "../mfa/setup";
+import { actorOf } from "../orgs/access";
 import { announceDeletedUsers, revokeAccessTokens } from "../session/token-version";
+import { writeSecurityAudit } from "./security-audit";
 
 // Account changes for the signed-in user, shared by /api/fe/v3 and the hosted /account page.
 // Each returns the Set-Cookie headers better-auth produced (it rotates the session on some).
@@ -71,6 +73,8 @@ export async function enableMfa(ctx: IdentityContext, req: FastifyRequest, s: Se
       headers: fromNodeHeaders(req.headers),
       returnHeaders: true,
     });
+    // better-auth turned it on in its own transaction: the entry follows at once after it.
+    await writeSecurityAudit(ctx.db, actorOf(s), "user.mfa_enabled");
     return headers.getSetCookie();
   } catch (err) {
     const e = authErrorCode(err);
@@ -102,7 +106,9 @@ async function changeOnMfa<T>(
 /** Turns MFA off after a fresh factor. */
 export async function turnOffMfa(ctx: IdentityContext, req: FastifyRequest, s: SessionUser, f: FreshFactor) {
   const alreadyOff = new IdentityError("action_already_complete");
-  await changeOnMfa(ctx, req, s, f, alreadyOff, () => disableMfa(ctx, s.user.id));
+  await changeOnMfa(ctx, req, s, f, alreadyOff, () =>
+    disableMfa(ctx, s.user.id, (tx) => writeSecurityAudit(tx, actorOf(s), "user.mfa_disabled")),
+  );
 }
 
 /** Replaces the backup codes after a fresh factor and returns the new ones (shown once). */
@@ -113,7 +119,11 @@ export function regenerateBackupCodes(
   f: FreshFactor,
 ) {
   const off = new IdentityError("bad_request", "Turn on two-factor authentication first.");
-  return changeOnMfa(ctx, req, s, f, off, () => newBackupCodes(ctx, s.user.id));
+  return changeOnMfa(ctx, req, s, f, off, () =>
+    newBackupCodes(ctx, s.user.id, (tx) =>
+      writeSecurityAudit(tx, actorOf(s), "user.backup_codes_regenerated"),
+    ),
+  );
 }
 
 /** Mails a confirmation link to the new address; the change applies when it is opened. */
@@ -158,6 +168,7 @@ export async function updatePassword(
       body: { newPassword: password },
       headers: fromNodeHeaders(req.headers),
     });
+    await writeSecurityAudit(ctx.db, actorOf(s), "user.password_changed", { how: "set" });
     return [];
   }
   await checkPassword(ctx, s.user.id, current);
@@ -168,6 +179,14 @@ export async function updatePassword(
   });
   // Access tokens of the other sessions end with them (this session refreshes a new one).
   await revokeAccessTokens(ctx.db, [s.user.id]);
+  // better-auth changed it in its own transaction: the entries follow at once after it.
+  await ctx.db.transaction(async (tx) => {
+    await writeSecurityAudit(tx, actorOf(s), "user.password_changed", { how: "changed" });
+    await writeSecurityAudit(tx, actorOf(s), "user.sessions_revoked", {
+      sessions: "others",
+      reason: "password changed",
+    });
+  });
   return headers.getSetCookie();
 }
 

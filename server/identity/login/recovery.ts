@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import type { FastifyRequest } from "fastify";
 import { user } from "../../db/schema";
 import type { Db } from "../../platform/database";
+import { writeSecurityAudit } from "../account/security-audit";
 import { twoFactorChallengeCookies } from "../better-auth/adapter";
 import { endStartedSession } from "../better-auth/started-session";
 import type { IdentityContext } from "../context";
@@ -57,6 +58,10 @@ export async function resetPassword(ctx: IdentityContext, token: string, newPass
 export async function afterPasswordReset(db: Db, u: { id: string; email: string }) {
   await revokeAccessTokens(db, [u.id]);
   await clearFailures(db, u.email);
+  await db.transaction(async (tx) => {
+    await writeSecurityAudit(tx, u, "user.password_changed", { how: "reset" });
+    await writeSecurityAudit(tx, u, "user.sessions_revoked", { sessions: "all", reason: "password reset" });
+  });
 }
 
 /** Mails a one-time sign-in link; unknown emails get one only when `create` is asked for. */

@@ -2,6 +2,7 @@ import { randomBytes, randomInt, randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import QRCode from "qrcode";
 import { twoFactor, user } from "../../db/schema/index";
+import type { Tx } from "../../platform/database";
 import { decryptSecret, encryptSecret } from "../better-auth/adapter";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
@@ -83,24 +84,37 @@ export async function backupCodes(ctx: IdentityContext, userId: string): Promise
   return res.backupCodes;
 }
 
-/** Replaces the user's backup codes with 10 new ones (stored encrypted) and returns them. */
-export async function newBackupCodes(ctx: IdentityContext, userId: string): Promise<string[]> {
+/** What a change also writes in its transaction (its audit entries). */
+export type AlsoWrite = (tx: Tx) => Promise<void>;
+
+/**
+ * Replaces the user's backup codes with 10 new ones (stored encrypted) and returns them; `also`
+ * runs in the same transaction (a failed audit write keeps the old codes).
+ */
+export async function newBackupCodes(
+  ctx: IdentityContext,
+  userId: string,
+  also?: AlsoWrite,
+): Promise<string[]> {
   const codes = Array.from({ length: 10 }, randomCode);
   const data = await encryptSecret(ctx.auth, JSON.stringify(codes));
-  const updated = await ctx.db
-    .update(twoFactor)
-    .set({ backupCodes: data })
-    .where(eq(twoFactor.userId, userId))
-    .returning({ id: twoFactor.id });
-  if (!updated.length) throw new IdentityError("bad_request", "Turn on two-factor authentication first.");
+  await ctx.db.transaction(async (tx) => {
+    const updated = await tx
+      .update(twoFactor)
+      .set({ backupCodes: data })
+      .where(eq(twoFactor.userId, userId))
+      .returning({ id: twoFactor.id });
+    if (!updated.length) throw new IdentityError("bad_request", "Turn on two-factor authentication first.");
+    await also?.(tx);
+  });
   return codes;
 }
 
-/** Turns MFA off: the secret and backup codes are deleted. */
-export async function disableMfa(ctx: IdentityContext, userId: string) {
-  await ctx.db.delete(twoFactor).where(eq(twoFactor.userId, userId));
-  await ctx.db
-    .update(user)
-    .set({ twoFactorEnabled: false, updatedAt: new Date() })
-    .where(eq(user.id, userId));
+/** Turns MFA off: the secret and backup codes are deleted; `also` runs in the same transaction. */
+export async function disableMfa(ctx: IdentityContext, userId: string, also?: AlsoWrite) {
+  await ctx.db.transaction(async (tx) => {
+    await tx.delete(twoFactor).where(eq(twoFactor.userId, userId));
+    await tx.update(user).set({ twoFactorEnabled: false, updatedAt: new Date() }).where(eq(user.id, userId));
+    await also?.(tx);
+  });
 }

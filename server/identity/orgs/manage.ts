@@ -81,6 +81,14 @@ export async function deleteOrg(db: Db, access: OrgAccess) {
       .where(eq(member.organizationId, access.org.id));
     const ids = rows.map((r) => r.userId);
     await bumpTokenVersions(tx, ids);
+    // The entry outlives the organization: the audit log is append-only and keeps no foreign key.
+    await writeAudit(tx, {
+      organizationUuid: access.org.id,
+      actor: auditActor(access),
+      action: "organization.deleted",
+      target: { type: "organization", id: access.org.id, label: access.org.name },
+      before: { name: access.org.name, domain: access.org.domain, members: ids.length },
+    });
     await tx.delete(organization).where(eq(organization.id, access.org.id));
     return ids;
   });
@@ -194,6 +202,13 @@ export async function joinOrg(db: Db, actor: Actor, orgId: string) {
     await tx
       .insert(member)
       .values({ id: randomUUID(), organizationId: orgId, userId: actor.id, role: roleToStored("Member") });
+    await writeAudit(tx, {
+      organizationUuid: orgId,
+      actor: auditActor(actor),
+      action: "org_user.joined_by_domain",
+      target: { type: "org_user", id: actor.id, label: actor.email },
+      after: { role: "Member", domain },
+    });
     return { org_id: orgId, first_org: existing === 0 };
   });
 }
