@@ -122,6 +122,7 @@ export async function registerApiDocs(v1: FastifyInstance, serverUrl: string) {
         "Workspace members",
         "Operator",
         "Usage",
+        "Eval runs",
         "Budgets",
         "Webhooks",
         "Documentation",
