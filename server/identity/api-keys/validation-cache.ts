@@ -1,7 +1,7 @@
 import { inArray, sql } from "drizzle-orm";
-import { apiKey } from "../../db/schema";
+import { account, apiKey, member, organization, user } from "../../db/schema";
 import type { Db } from "../../platform/database";
-import { createExpiringCache } from "../../platform/expiring-cache";
+import { createExpiringCache, makeRoomIn } from "../../platform/expiring-cache";
 import { announceChange, type ChangeWatcher, notifyChange } from "../../platform/token-revocation";
 import type { ValidatedApiKey } from "./service";
 import { hashApiKeyToken, isWellFormedToken } from "./token";
@@ -13,11 +13,37 @@ import { hashApiKeyToken, isWellFormedToken } from "./token";
  * how long a missed notice leaves a key working elsewhere.
  */
 export const API_KEY_CACHE_TTL_MS = 3000;
-/** How often the keys used meanwhile get their last_used_at, in one UPDATE. */
-export const LAST_USED_FLUSH_MS = 2000;
+/**
+ * How often the keys used meanwhile get their last_used_at, in one UPDATE: it is informational
+ * (shown to the key's owner), so it may lag by this much.
+ */
+export const LAST_USED_FLUSH_MS = 15_000;
 const MAX_KEYS = 10_000;
 
 type Watch = (h: ChangeWatcher) => () => Promise<void>;
+
+/**
+ * A digest of every row a key's validation reads (the unexpired key row without its last use, its
+ * owner, the owner's password credential, memberships and their organizations), in one statement;
+ * null when the key is unknown or expired. Equal digests mean the lookup would answer the same.
+ */
+export async function keyFingerprint(db: Db, tokenHash: string): Promise<string | null> {
+  const rows = await db
+    .select({
+      fp: sql<string>`md5(concat_ws('|', ${apiKey.id}, ${apiKey.orgId}, ${apiKey.metadata}, ${apiKey.expiresAt}::text,
+        row_to_json("user")::text,
+        (select count(*) from ${account} where ${account.userId} = ${user.id} and ${account.providerId} = 'credential'),
+        (select string_agg(row_to_json("member")::text || row_to_json("organization")::text, ',' order by ${member.id})
+           from ${member} join ${organization} on ${organization.id} = ${member.organizationId}
+          where ${member.userId} = ${user.id})))`,
+    })
+    .from(apiKey)
+    .innerJoin(user, sql`${user.id} = ${apiKey.userId}`)
+    .where(
+      sql`${apiKey.tokenHash} = ${tokenHash} and (${apiKey.expiresAt} is null or ${apiKey.expiresAt} > now())`,
+    );
+  return rows[0]?.fp ?? null;
+}
 
 /**
  * Validated API keys in memory, keyed by the token's SHA-256 (the plain token is never kept), in
@@ -32,13 +58,33 @@ export function createApiKeyValidation(
 ) {
   // The load is keyed by the hash but needs the token: handed over next to the hash for the call.
   const tokens = new Map<string, string>();
+  // The digest each cached key was loaded under (keyFingerprint). A reload first reads the digest
+  // (one statement) and keeps the validated key when it is unchanged, instead of the full lookup
+  // (five statements): the rows it depends on are what the digest covers.
+  const loadedUnder = new Map<string, { fp: string; value: ValidatedApiKey }>();
+  const load = async (hash: string, token: string | undefined): Promise<ValidatedApiKey | null> => {
+    const fp = await keyFingerprint(db, hash);
+    if (fp === null) {
+      loadedUnder.delete(hash);
+      return null;
+    }
+    const known = loadedUnder.get(hash);
+    if (known && known.fp === fp) return known.value;
+    // Read after the digest: a change in between makes the next reload look again.
+    const value = token === undefined ? null : await lookup(token);
+    if (value) {
+      makeRoomIn(loadedUnder, MAX_KEYS, () => false);
+      loadedUnder.set(hash, { fp, value });
+    } else loadedUnder.delete(hash);
+    return value;
+  };
   const cache = createExpiringCache<string, ValidatedApiKey | null>({
     ttlMs: opts.ttlMs ?? API_KEY_CACHE_TTL_MS,
     // A busy key is read again in the background after two thirds of its lifetime, so its calls
     // never all wait on the reload when it expires.
     refreshAfterMs: ((opts.ttlMs ?? API_KEY_CACHE_TTL_MS) * 2) / 3,
     max: MAX_KEYS,
-    load: (hash) => lookup(tokens.get(hash) ?? ""),
+    load: (hash) => load(hash, tokens.get(hash)),
     // Unknown keys are not remembered: a flood of made-up keys must not push real ones out.
     keep: (v) => v !== null,
   });
