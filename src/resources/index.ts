@@ -12,6 +12,7 @@ import { evalRuns } from "./eval-runs";
 import { organizationInvitations, organizationUsers } from "./organization-users";
 import type { ConsoleResource } from "./types";
 import { usageRecords } from "./usage-records";
+import { webhookDeliveries, webhookEndpoints } from "./webhook-endpoints";
 import { workspaceMemberCandidates } from "./workspace-member-candidates";
 import { workspaceMembers } from "./workspace-members";
 import { workspaces } from "./workspaces";
@@ -23,6 +24,7 @@ export const resources: readonly ConsoleResource[] = [
   organizationUsers,
   apiKeys,
   auditLog,
+  webhookEndpoints,
   accountSettings,
   workspaceMembers,
   workspaceMemberCandidates,
@@ -31,6 +33,7 @@ export const resources: readonly ConsoleResource[] = [
   organizationInvitations,
   budgets,
   budgetAlerts,
+  webhookDeliveries,
 ];
 
 export function resourceByName(name: string | undefined): ConsoleResource | undefined {
