@@ -15,7 +15,7 @@ import {
   workspaces,
 } from "../db/schema";
 import type { Db, Tx } from "../platform/database";
-import { evaluateAllBudgets } from "./budgets-eval";
+import { evaluateAllBudgets, lockBudgets } from "./budgets-eval";
 import { noticeBudgetAlerts } from "./budgets-notify";
 import { type Cycle, listCycles } from "./cycles";
 import { monthStart } from "./filters";
@@ -63,6 +63,8 @@ export async function openCycle(db: Db, organizationUuid: string, startDate?: st
   let alertsChanged = false;
   const cycle = await db.transaction(async (tx: Tx) => {
     await lockCycles(tx, organizationUuid);
+    // Before the cycle row's trigger locks the configuration counter, as budget changes do.
+    await lockBudgets(tx, organizationUuid);
     const cycles = await listCycles(tx, organizationUuid);
     const open = cycles.find((c) => c.endDate === null);
     if (open) throw new BillingError(`A cycle is already open (since ${open.startDate}); close it first.`);
@@ -103,6 +105,8 @@ export async function closeCycle(
   let alertsChanged = false;
   const result = await db.transaction(async (tx: Tx) => {
     await lockCycles(tx, organizationUuid);
+    // Before the cycle row's trigger locks the configuration counter, as budget changes do.
+    await lockBudgets(tx, organizationUuid);
     const open = (await listCycles(tx, organizationUuid)).find((c) => c.endDate === null);
     if (!open) throw new BillingError("The organization has no open cycle to close.");
     if (end <= open.startDate)

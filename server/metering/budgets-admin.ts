@@ -11,7 +11,7 @@ import { budgets, workspaces } from "../db/schema";
 import { type Actor, type Snapshot, writeAudit } from "../platform/audit";
 import type { Db, Tx } from "../platform/database";
 import { ApiError } from "../platform/errors";
-import { evaluateAllBudgets } from "./budgets-eval";
+import { evaluateAllBudgets, lockBudgets } from "./budgets-eval";
 import { noticeBudgetAlerts } from "./budgets-notify";
 import { budgetCycle, cycleSpend } from "./budgets-spend";
 import { type AlertRecord, alertJson, alertRecordSql, type BudgetRow, budgetJson } from "./budgets-store";
@@ -103,6 +103,7 @@ async function liveWorkspaceName(tx: Tx, organizationUuid: string, workspaceUuid
 async function change<T>(db: Db, organizationUuid: string, work: (tx: Tx) => Promise<T>): Promise<T> {
   let alertsChanged = false;
   const result = await db.transaction(async (tx: Tx) => {
+    await lockBudgets(tx, organizationUuid);
     const value = await work(tx);
     alertsChanged = (await evaluateAllBudgets(tx, organizationUuid)).length > 0;
     return value;
@@ -211,6 +212,7 @@ export async function deleteBudget(
   actor: Actor,
 ): Promise<void> {
   await db.transaction(async (tx: Tx) => {
+    await lockBudgets(tx, organizationUuid);
     const { row, label } = await lockedBudget(tx, organizationUuid, budgetUuid);
     // Its alerts go with it (foreign key cascade): no "resolved" notice for a budget that is gone.
     await tx.delete(budgets).where(eq(budgets.budgetUuid, budgetUuid));

@@ -29,15 +29,20 @@ export type AlertTransition = { budgetAlertUuid: string; state: "triggered" | "r
 
 type Rows<T> = { rows: T[] };
 
-/** Evaluations of one organization happen one at a time (the lock ends with the transaction). */
-const lockBudgets = (tx: Tx, organizationUuid: string) =>
+/**
+ * Budget changes and evaluations of one organization happen one at a time (the lock ends with the
+ * transaction): an evaluation reads the budgets and the spend the one before it committed, and a
+ * budget is never deleted under an evaluation inserting its alert. Taken first in a transaction
+ * that also locks budget rows, so two such transactions cannot wait on each other.
+ */
+export const lockBudgets = (tx: Tx, organizationUuid: string) =>
   tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`budgets:${organizationUuid}`}))`);
 
 /**
  * Records the alert transitions of `budgets` (the organization's budgets whose spend may have
- * changed; all of them when in doubt) against the spend of `cycle`, the current cycle, and queues
- * their webhook events. Open alerts of other cycles are resolved for every budget of the
- * organization. Returns the transitions (empty when nothing changed).
+ * changed, read under lockBudgets, which the caller holds) against the spend of `cycle`, the
+ * current cycle, and queues their webhook events. Open alerts of other cycles are resolved for
+ * every budget of the organization. Returns the transitions (empty when nothing changed).
  */
 export async function evaluateBudgets(
   tx: Tx,
@@ -46,8 +51,7 @@ export async function evaluateBudgets(
   cycle: Cycle,
   now = new Date(),
 ): Promise<AlertTransition[]> {
-  await lockBudgets(tx, organizationUuid);
-  // Read after the lock: an evaluation that waited sees the spend the one before it committed.
+  // Read under the lock: an evaluation that waited sees the spend the one before it committed.
   const spend = await cycleSpend(tx, cycle);
   const uuids: string[] = [];
   const spents: string[] = [];
@@ -124,15 +128,15 @@ async function queueWebhookEvents(tx: Tx, organizationUuid: string, transitions:
 }
 
 /**
- * Evaluation after a batch of usage was stored (`inserted`, in its transaction): the organization's
- * budget and the budgets of the workspaces the batch wrote to, when it wrote to the current cycle.
- * A batch of an earlier cycle (an operator's backfill) changes no budget's spend. The first batch
- * of a new cycle also resolves the open alerts of the cycle before.
+ * Evaluation after a batch of usage was stored (`inserted`, in its transaction) for an organization
+ * that has budgets: its own budget and the budgets of the workspaces the batch wrote to, when it
+ * wrote to the current cycle. A batch of an earlier cycle (an operator's backfill) changes no
+ * budget's spend. The first batch of a new cycle also resolves the open alerts of the cycle before.
+ * The budgets are read again under the lock: the caller's cached list only says there are some.
  */
 export async function evaluateIngestedBudgets(
   tx: Tx,
   organizationUuid: string,
-  budgets: readonly BudgetRow[],
   cycles: readonly Cycle[],
   inserted: readonly { occurredAt: Date; workspaceUuid?: string | null }[],
   now: Date,
@@ -147,6 +151,8 @@ export async function evaluateIngestedBudgets(
       if (r.workspaceUuid) touched.add(r.workspaceUuid);
     }
   if (!inCycle) return [];
+  await lockBudgets(tx, organizationUuid);
+  const budgets = await loadBudgets(tx, organizationUuid);
   const affected = budgets.filter((b) => b.workspaceUuid === null || touched.has(b.workspaceUuid));
   return evaluateBudgets(tx, organizationUuid, affected, cycle, now);
 }
@@ -161,6 +167,7 @@ export async function evaluateAllBudgets(
   organizationUuid: string,
   now = new Date(),
 ): Promise<AlertTransition[]> {
+  await lockBudgets(tx, organizationUuid);
   const budgets = await loadBudgets(tx, organizationUuid);
   if (!budgets.length) return [];
   return evaluateBudgets(

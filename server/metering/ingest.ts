@@ -325,7 +325,7 @@ export async function ingestUsage(
       // Budget alerts of the spend this batch changed, in its transaction (never refuses usage).
       if (budgets.length && inserted.length)
         alertsChanged =
-          (await evaluateIngestedBudgets(tx, organizationUuid, budgets, cycles, inserted, now)).length > 0;
+          (await evaluateIngestedBudgets(tx, organizationUuid, cycles, inserted, now)).length > 0;
       return inserted.length;
     });
   let accepted = 0;
