@@ -3,8 +3,8 @@
  * and cycles: the entry hangs on ingestion's cached configuration (ingest-config.ts), which is
  * replaced when the organization's metering_config_versions counter moves — and a trigger on
  * budgets (migration "budgets") moves it on every budget change, whoever makes it. So a batch of an
- * organization without budgets costs no query at all, and one with budgets is judged by the
- * budgets committed when it started.
+ * organization without budgets costs no query at all. The list only answers whether there are
+ * budgets: the evaluation reads them again under its lock (budgets-eval.ts).
  */
 import type { Db } from "../platform/database";
 import { type BudgetRow, loadBudgets } from "./budgets-store";
