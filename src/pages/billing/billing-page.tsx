@@ -24,7 +24,7 @@ export function BillingPage() {
   const { cycles, query: cyclesQuery } = useBillingCycles();
   const { workspaces } = useBillingWorkspaces();
   const state = useBillingState(cycles);
-  const cycleUuid = state.cycle?.billing_cycle_uuid;
+  const cycleUuid = state.usageCycle;
   const { summary, query: summaryQuery } = useUsageSummary(cycleUuid, state.filters);
   // The chart is hidden on small screens, and its series is not read there.
   const chartShown = !useIsMobile();
@@ -35,7 +35,7 @@ export function BillingPage() {
   const refresh = () => {
     cyclesQuery.refetch();
     summaryQuery.refetch();
-    if (chartShown && cycleUuid) chart.query.refetch();
+    if (chartShown && cycleUuid !== undefined) chart.query.refetch();
     invalidate({ resource: usageRecords.name, invalidates: ["list"] });
   };
   const refreshing = cyclesQuery.isFetching || summaryQuery.isFetching || chart.query.isFetching;
@@ -97,7 +97,7 @@ export function BillingPage() {
       ) : null}
       <UsageSummary
         summary={summary}
-        loading={!cyclesQuery.isError && (cyclesQuery.isLoading || summaryQuery.isLoading)}
+        loading={!cyclesQuery.isError && ((cyclesQuery.isLoading && !summary) || summaryQuery.isLoading)}
       />
       {chartShown ? <UsageChart {...chart} state={state} /> : null}
       <RecordsTable cycleUuid={cycleUuid} waiting={cyclesQuery.isLoading} state={state} />

@@ -100,7 +100,8 @@ function HoverRow({ record, ...props }: RowProps) {
 }
 
 type Props = {
-  cycleUuid: string | undefined;
+  /** The cycle the records call names (null: the server's current cycle; undefined: none yet). */
+  cycleUuid: string | null | undefined;
   /** The period is still being read: nothing is known about the records yet. */
   waiting: boolean;
   state: BillingState;
@@ -108,11 +109,13 @@ type Props = {
 
 export function RecordsTable({ cycleUuid, waiting, state }: Props) {
   const { filters, search, sort, page } = state.view;
+  // The export names its cycle once the cycle list is in.
+  const exportCycle = state.cycle?.billing_cycle_uuid;
   // The text in the search box, ahead of `search` by the debounce delay.
   const [typed, setTyped] = useState(search);
 
   const crudFilters = useMemo(
-    () => (cycleUuid ? usageCrudFilters(cycleUuid, filters, search) : []),
+    () => (cycleUuid !== undefined ? usageCrudFilters(cycleUuid, filters, search) : []),
     [cycleUuid, filters, search],
   );
   // Page, sort, period, filters and search come from the address; the list is read from the
@@ -123,7 +126,7 @@ export function RecordsTable({ cycleUuid, waiting, state }: Props) {
     filters: crudFilters,
     sorters: [sort],
     errorNotification: false,
-    queryOptions: { enabled: !!cycleUuid, placeholderData: (previous) => previous },
+    queryOptions: { enabled: cycleUuid !== undefined, placeholderData: (previous) => previous },
   });
 
   // The filters and search the shown rows and total belong to: until the first page of new ones
@@ -136,7 +139,7 @@ export function RecordsTable({ cycleUuid, waiting, state }: Props) {
     if (fetchedKey !== null) setShownKey(fetchedKey);
   }, [fetchedKey]);
   const searchPending = typed.trim() !== search;
-  const unanswered = cycleUuid ? shownKey !== filtersKey && fetchedKey !== filtersKey : waiting;
+  const unanswered = cycleUuid !== undefined ? shownKey !== filtersKey && fetchedKey !== filtersKey : waiting;
   const stale = !query.isError && (searchPending || unanswered);
   const pending = stale ? (searchPending || search ? "Searching..." : "Loading...") : null;
 
@@ -176,7 +179,7 @@ export function RecordsTable({ cycleUuid, waiting, state }: Props) {
     <Card
       title="Cost & Usage Records"
       extra={
-        <ExportControl query={cycleUuid ? usageQuery(cycleUuid, filters, search) : null} total={total} />
+        <ExportControl query={exportCycle ? usageQuery(exportCycle, filters, search) : null} total={total} />
       }
     >
       <SearchBox

@@ -22,19 +22,22 @@ export function useBillingCycles() {
   return { cycles, query };
 }
 
-export function useUsageSummary(cycleUuid: string | undefined, filters: BillingFilters) {
+/** The usage calls' cycle: a uuid, null for the server's current cycle, undefined to wait. */
+export type UsageCycle = string | null | undefined;
+
+export function useUsageSummary(cycle: UsageCycle, filters: BillingFilters) {
   const { query } = useCustom<UsageSummary, HttpError>({
     url: "/v1/usage/summary",
     method: "get",
-    config: { query: cycleUuid ? usageQuery(cycleUuid, filters) : {} },
+    config: { query: cycle !== undefined ? usageQuery(cycle, filters) : {} },
     errorNotification: false,
-    queryOptions: { enabled: !!cycleUuid, placeholderData: keepPrevious },
+    queryOptions: { enabled: cycle !== undefined, placeholderData: keepPrevious },
   });
-  return { summary: cycleUuid ? query.data?.data : undefined, query };
+  return { summary: cycle !== undefined ? query.data?.data : undefined, query };
 }
 
 export function useUsageSeries(
-  cycleUuid: string | undefined,
+  cycle: UsageCycle,
   filters: BillingFilters,
   grouping: Grouping,
   enabled: boolean,
@@ -42,9 +45,9 @@ export function useUsageSeries(
   const { query } = useCustom<UsageSeries, HttpError>({
     url: "/v1/usage/series",
     method: "get",
-    config: { query: cycleUuid ? { ...usageQuery(cycleUuid, filters), grouping } : {} },
+    config: { query: cycle !== undefined ? { ...usageQuery(cycle, filters), grouping } : {} },
     errorNotification: false,
-    queryOptions: { enabled: enabled && !!cycleUuid, placeholderData: keepPrevious },
+    queryOptions: { enabled: enabled && cycle !== undefined, placeholderData: keepPrevious },
   });
   return { series: query.data?.data, query };
 }
