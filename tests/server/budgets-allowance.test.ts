@@ -65,6 +65,10 @@ describe.each(backends())("spend allowance on $name", (backend) => {
       message:
         "This workspace has reached its hard spend limit for the current billing cycle; an administrator can raise its budget.",
     });
+    // The work-starting call of the member's API key answers the same.
+    const run = await s.f.call("memberKey", "POST", "/v1/eval-runs", { workspace_uuid: safety });
+    expect(run.statusCode, run.body).toBe(402);
+    expect(run.json().error.code).toBe(SPEND_LIMIT_ERROR_CODE);
     // Usage that happened is recorded all the same.
     await b.spend(s.f.acmeId, safety, 1.5);
     expect((await b.budget("admin", budget.budget_uuid)).spent).toBe("11.50");
@@ -77,6 +81,9 @@ describe.each(backends())("spend allowance on $name", (backend) => {
       remaining: "8.50",
       reason: null,
     });
+    expect(
+      (await s.f.call("memberKey", "POST", "/v1/eval-runs", { workspace_uuid: safety })).statusCode,
+    ).toBe(201);
   });
 
   it("holds every workspace at the organization's hard limit until it is lifted", async () => {
@@ -129,5 +136,11 @@ describe.each(backends())("spend allowance on $name", (backend) => {
     expect(Object.keys(op.responses).sort()).toEqual(["200", "400", "401", "404"]);
     expect(doc.paths["/v1/budgets"].post.responses["409"]).toBeDefined();
     expect(JSON.stringify(doc.components.schemas.Error)).toContain("spend_limit_exceeded (402)");
+    expect(doc.components.schemas.SpendLimitError.properties.error.properties.code.const).toBe(
+      SPEND_LIMIT_ERROR_CODE,
+    );
+    expect(doc.paths["/v1/eval-runs"].post.responses["402"].content["application/json"].schema.$ref).toBe(
+      "#/components/schemas/SpendLimitError",
+    );
   });
 });
