@@ -58,7 +58,7 @@ export function parseInstant(text: string): Date | null {
   local.setUTCFullYear(Number(y), Number(mo) - 1, Number(d));
   local.setUTCHours(Number(h), Number(mi), Number(s), ms);
   const utc = local.getTime();
-  // Date.UTC rolls 2026-02-30 over to March and 24:00 to the next day: such texts are refused.
+  // The setters roll 2026-02-30 over to March and 24:00 to the next day: such texts are refused.
   if (
     local.getUTCFullYear() !== Number(y) ||
     local.getUTCMonth() !== Number(mo) - 1 ||
@@ -68,23 +68,23 @@ export function parseInstant(text: string): Date | null {
     local.getUTCSeconds() !== Number(s)
   )
     return null;
-  const offset =
-    zone === "Z"
-      ? 0
-      : (zone.startsWith("-") ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4)));
-  if (Math.abs(offset) > 18 * 60) return null;
+  const sign = zone.startsWith("-") ? -1 : 1;
+  const offset = zone === "Z" ? 0 : sign * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4)));
+  if (zone !== "Z" && (Number(zone.slice(4)) > 59 || Math.abs(offset) > 18 * 60)) return null;
   return new Date(utc - offset * 60_000);
 }
 
 const instant = (name: string) =>
   z
-    .string({ error: `${name} must be an ISO 8601 date-time, e.g. 2026-03-01T00:00:00Z.` })
+    .string({
+      error: `${name} must be an ISO 8601 date-time with Z or an offset (2026-03-01T00:00:00Z) or a day (2026-03-01).`,
+    })
     .transform((text, ctx) => {
       const d = parseInstant(text.trim());
       if (!d) {
         ctx.addIssue({
           code: "custom",
-          message: `${name} must be an ISO 8601 date-time, e.g. 2026-03-01T00:00:00Z.`,
+          message: `${name} must be an ISO 8601 date-time with Z or an offset (2026-03-01T00:00:00Z) or a day (2026-03-01).`,
         });
         return z.NEVER;
       }

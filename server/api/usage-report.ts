@@ -116,15 +116,16 @@ export const usageReportRoutes: FastifyPluginAsyncZod<{ db: Db; readDb?: Db }> =
       const org = adminOrg(req).org_id;
       const q = await reportQuery(db, org, req.query);
       req.log.debug({ source: reportSource(q) }, "usage report");
+      // A cursor is checked for CSV too (which sends every row and ignores it): a bad one is refused alike.
+      let offset: number;
       try {
-        // A cursor is checked for CSV too (which sends every row and ignores it): a bad one is refused alike.
-        offsetOf(q, req.query.page);
+        offset = offsetOf(q, req.query.page);
       } catch (err) {
         if (err instanceof BadCursor) throw new ApiError("invalid_request", err.message);
         throw err;
       }
       if (!wantsCsv(req.query.format, req.headers.accept))
-        return reportPage(db, q, req.query.page, req.query.page_size);
+        return reportPage(db, q, offset, req.query.page_size);
       const now = running.get(org) ?? 0;
       if (now >= MAX_CONCURRENT_CSV_REPORTS) {
         reply.header("retry-after", "10");

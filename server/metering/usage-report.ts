@@ -95,14 +95,13 @@ function rowOf(q: ReportQuery, r: ReportSqlRow, names: ReadonlyMap<string, strin
 const namesFor = (db: Db, q: ReportQuery) =>
   q.groupBy.includes("workspace") ? workspaceNames(db, q.organizationUuid) : Promise.resolve(new Map());
 
-/** One page of the report: at most `limit` rows from the cursor's offset, with the report's totals. */
+/** One page of the report: at most `limit` rows from `offset` (offsetOf a cursor), with the report's totals. */
 export async function reportPage(
   db: Db,
   q: ReportQuery,
-  cursor: string | undefined,
+  offset: number,
   limit: number,
 ): Promise<UsageReportPage> {
-  const offset = offsetOf(q, cursor);
   const [rows, names] = await Promise.all([reportRows(db, q, { offset, limit }), namesFor(db, q)]);
   // A cursor past the last row (the usage shrank since: an archived month) still gets the totals.
   const head = rows[0] ?? (offset > 0 ? (await reportRows(db, q, { offset: 0, limit: 1 }))[0] : undefined);

@@ -203,6 +203,12 @@ describe.each(backends())("usage report on $name", (backend) => {
     expect(acc.totals).toEqual({ events: 1, count: 1, cost: "0.01" });
     const search = await get(`${R}?${base}&search=goodwill`);
     expect(search.totals).toEqual({ events: 1, count: 1, cost: "-0.50" });
+    // One eval run's usage (the raw events: the rollups have no run).
+    const run = await get(`${R}?${base}&eval_run_uuid=run-1&group_by=created_by`);
+    expect(run.data.map((x) => [x.created_by, x.cost])).toEqual([
+      ["ada@acme.test", "0.025"],
+      ["max@acme.test", "0.01"],
+    ]);
     const named = await get(`${R}?${base}&search=red%20team&group_by=workspace`);
     expect(named.data.map((x) => x.workspace_name)).toEqual(["Red Team", "Red Team"]);
   });
@@ -301,6 +307,34 @@ describe.each(backends())("usage report on $name", (backend) => {
     expect((await fx.call("memberKey", "GET", q)).statusCode).toBe(403);
     expect((await fx.call("none", "GET", q)).statusCode).toBe(401);
     expect((await get(q, "adminKey")).totals.events).toBe(5);
+  });
+
+  it("is documented in OpenAPI: its parameters, the JSON page and the CSV", async () => {
+    const doc = (await p.api.app.inject("/v1/openapi.json")).json();
+    const op = doc.paths["/v1/usage/report"].get;
+    expect(op.parameters.map((x: { name: string }) => x.name)).toEqual(
+      expect.arrayContaining([
+        "starting_at",
+        "ending_at",
+        "bucket_width",
+        "group_by",
+        "page_size",
+        "page",
+        "format",
+        "workspace_uuid",
+        "eval_type",
+        "operation",
+        "modality",
+        "ground_truth",
+        "jailbreak",
+        "search",
+        "eval_run_uuid",
+      ]),
+    );
+    expect(op.parameters.map((x: { name: string }) => x.name)).not.toContain("billing_cycle_uuid");
+    expect(Object.keys(op.responses["200"].content)).toEqual(["application/json", "text/csv"]);
+    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "403", "429"]));
+    expect(op.description).toMatch(/no api_key grouping/);
   });
 
   it("never shows another organization's usage, even under its workspace filter", async () => {
