@@ -136,6 +136,7 @@ describe("budget dialog values", () => {
       hard_limit: false,
     });
     expect(newBudgetValues("ws-9")).toMatchObject({ scope: "workspace", workspace_uuid: "ws-9" });
+    expect(newBudgetValues(undefined, true)).toMatchObject({ scope: "workspace", workspace_uuid: null });
     expect(
       budgetFormValues({
         scope: "workspace",

@@ -23,9 +23,10 @@ export type BudgetFormValues = {
 /** What the API is sent (POST /v1/budgets; PATCH sends the same minus scope and workspace). */
 export type BudgetRequest = Required<BudgetCreate>;
 
-export function newBudgetValues(workspaceUuid?: string): BudgetFormValues {
+/** A new budget: for the given workspace, else the organization's unless it has one already. */
+export function newBudgetValues(workspaceUuid?: string, organizationTaken = false): BudgetFormValues {
   return {
-    scope: workspaceUuid ? "workspace" : "organization",
+    scope: workspaceUuid || organizationTaken ? "workspace" : "organization",
     workspace_uuid: workspaceUuid ?? null,
     amount: "",
     thresholds: DEFAULT_BUDGET_THRESHOLDS.map(String),

@@ -4,6 +4,7 @@
 import { ReloadOutlined } from "@ant-design/icons";
 import { useInvalidate } from "@refinedev/core";
 import { Alert, Button, Card, Divider, Flex, Typography } from "antd";
+import { BudgetsSection } from "../../components/budgets/budgets-section";
 import { PageTitle } from "../../components/page-title";
 import { useCurrentUser } from "../../hooks/use-current-user";
 import { useIsMobile } from "../../hooks/use-is-mobile";
@@ -85,6 +86,7 @@ export function BillingPage() {
         />
       </Card>
       <TotalsStrip cycle={state.cycle} loading={cyclesQuery.isLoading} />
+      <BudgetsSection />
       {summaryQuery.isError ? (
         <Alert
           type="error"

@@ -2,7 +2,9 @@
 // resources, notifications) without the rest of the console. The network is mocked at the fetch
 // level with msw (support/network.ts): the product API at API_URL and the identity service at
 // AUTH_URL answer with the handlers a test gives (`server.use(...)` or `handlers`); GET
-// /v1/accounts/me answers with the given user. An unhandled request fails the test.
+// /v1/accounts/me answers with the given user, and the budget calls every administrator's page
+// makes (the alert banner, the budget sections) answer "none" unless a test says otherwise. An
+// unhandled request fails the test.
 //
 //   const view = renderPage(<WorkspaceShowPage />, {
 //     route: "/workspace/:id", path: "/workspace/ws-1", me: { is_admin: true },
@@ -68,6 +70,8 @@ export function renderPage(
   server.use(
     ...handlers,
     http.get(api("/v1/accounts/me"), () => HttpResponse.json(user)),
+    http.get(api("/v1/budgets/alerts"), () => HttpResponse.json({ alerts: [] })),
+    http.get(api("/v1/budgets"), () => HttpResponse.json({ budgets: [] })),
   );
   const navigator = fakeNavigator(`http://console.test${path}`);
   const services = createServices({

@@ -1,0 +1,125 @@
+// "Budgets" on the Billing & Usage page: the organization's budget first, then each workspace's,
+// with this cycle's spend against the amount. The section reads its own list (GET /v1/budgets),
+// so the page's usage answers neither wait for it nor are held up by it. Administrators only,
+// like the page; the buttons follow the budgets resource's access declaration.
+import { PlusOutlined } from "@ant-design/icons";
+import { CreateButton } from "@refinedev/antd";
+import { CanAccess, type HttpError, useList } from "@refinedev/core";
+import { Alert, Button, Card, Col, Empty, Row, Skeleton, Typography } from "antd";
+import type { Budget } from "../../../contract/budgets";
+import { budgets as resource } from "../../resources/budgets";
+import { BudgetCard } from "./budget-card";
+import { BudgetFormModal } from "./budget-form-modal";
+import { budgetOwner } from "./budget-text";
+import { useBudgetModals } from "./use-budget-modals";
+
+/** Spend moves with every ingested batch; half a minute old is fresh enough for this view. */
+export const BUDGETS_STALE_MS = 30_000;
+
+export function useBudgets() {
+  const { result, query } = useList<Budget, HttpError>({
+    resource: resource.name,
+    pagination: { mode: "off" },
+    errorNotification: false,
+    queryOptions: { staleTime: BUDGETS_STALE_MS },
+  });
+  return { budgets: result.data ?? [], query };
+}
+
+/** Organization first, then workspaces by name. */
+function ordered(budgets: readonly Budget[]): Budget[] {
+  return [...budgets].sort(
+    (a, b) =>
+      Number(b.scope === "organization") - Number(a.scope === "organization") ||
+      budgetOwner(a).localeCompare(budgetOwner(b)),
+  );
+}
+
+export function BudgetsSection() {
+  const { budgets, query } = useBudgets();
+  const modals = useBudgetModals();
+
+  const addButton = (label: string, type: "primary" | "default") => (
+    <CreateButton
+      resource={resource.name}
+      type={type}
+      icon={<PlusOutlined />}
+      onClick={() =>
+        modals.openCreate({ organizationTaken: budgets.some((b) => b.scope === "organization") })
+      }
+    >
+      {label}
+    </CreateButton>
+  );
+
+  let body: React.ReactNode;
+  if (query.isLoading) {
+    // Two placeholder cards the size of real ones: no "$0.00", and nothing moves when they arrive.
+    body = (
+      <Row gutter={[16, 16]} data-testid="budgets-loading">
+        {[0, 1].map((key) => (
+          <Col key={key} xs={24} md={12} xl={8}>
+            <Card size="small" title={<Skeleton.Input active size="small" />}>
+              <Skeleton active title={false} paragraph={{ rows: 3 }} />
+            </Card>
+          </Col>
+        ))}
+      </Row>
+    );
+  } else if (query.isError) {
+    body = (
+      <Alert
+        type="error"
+        showIcon
+        message="Budgets could not be loaded."
+        description={query.error?.message}
+        action={<Button onClick={() => query.refetch()}>Retry</Button>}
+      />
+    );
+  } else if (budgets.length === 0) {
+    body = (
+      <Empty
+        image={Empty.PRESENTED_IMAGE_SIMPLE}
+        description={
+          <Typography.Text type="secondary">
+            No budgets yet. Set a monthly budget to get alerts before spend runs over, and optionally stop new
+            work at the limit.
+          </Typography.Text>
+        }
+      >
+        {addButton("Set a Budget", "primary")}
+      </Empty>
+    );
+  } else {
+    body = (
+      <Row gutter={[16, 16]}>
+        {ordered(budgets).map((budget) => (
+          <Col key={budget.budget_uuid} xs={24} md={12} xl={8}>
+            <BudgetCard budget={budget} onEdit={modals.openEdit} />
+          </Col>
+        ))}
+      </Row>
+    );
+  }
+
+  return (
+    <section id="budgets" aria-labelledby="budgets-heading" style={{ marginBottom: 16 }}>
+      <Card
+        title={
+          <Typography.Title level={4} id="budgets-heading" style={{ margin: 0 }}>
+            Budgets
+          </Typography.Title>
+        }
+        extra={budgets.length > 0 ? addButton("Add Budget", "default") : null}
+      >
+        {body}
+      </Card>
+      <CanAccess resource={resource.name} action="create">
+        <BudgetFormModal action="create" modal={modals.create} existing={budgets} />
+      </CanAccess>
+      <CanAccess resource={resource.name} action="edit">
+        <BudgetFormModal action="edit" modal={modals.edit} existing={budgets} />
+      </CanAccess>
+    </section>
+  );
+}
