@@ -7,6 +7,7 @@ import { Outlet } from "react-router";
 import { useCurrentUser } from "../../hooks/use-current-user";
 import { useSiderState } from "../../hooks/use-sider-state";
 import { useServices } from "../../providers/services";
+import { BudgetAlertBanner } from "../budgets/budget-alert-banner";
 import { FullScreenError } from "../feedback/full-screen-error";
 import { LoadingScreen } from "../feedback/loading-screen";
 import { AppHeader } from "./app-header";
@@ -100,6 +101,7 @@ export function AppLayout() {
           siderVisible={sider.isMobile ? sider.mobileOpen : !sider.collapsed}
           onToggleSider={sider.toggle}
         />
+        <BudgetAlertBanner />
         <Layout.Content style={{ padding: 24 }}>
           <NoWorkspaceBanner user={user} />
           <Outlet />

@@ -4,6 +4,7 @@ import { ArrowLeftOutlined, DashboardOutlined } from "@ant-design/icons";
 import { Show } from "@refinedev/antd";
 import { CanAccess, type HttpError, useLink, useNavigation, useShow } from "@refinedev/core";
 import { Alert, Card, Descriptions, Flex, Result, Spin, Typography } from "antd";
+import { WorkspaceBudgetCard } from "../../components/budgets/workspace-budget-card";
 import { WorkspaceMembersPanel } from "../../components/workspaces/workspace-members-panel";
 import { WORKSPACE_STALE_MS, type WorkspaceRecord } from "../../lib/workspaces";
 import { billing } from "../../resources/billing";
@@ -90,6 +91,7 @@ export function WorkspaceShowPage() {
             </Descriptions.Item>
           </Descriptions>
         </Card>
+        <WorkspaceBudgetCard workspace={workspace} />
         <WorkspaceMembersPanel workspaceId={workspace.workspace_uuid} />
       </Show>
     </Flex>
