@@ -207,6 +207,10 @@ function productInputs(route: Operation, t: Tenants, headers: Record<string, str
     organization_uuid: t.acmeId,
     billing_cycle_uuid: t.acmeCycle,
     name: "Fuzzed",
+    eval_run_uuid: "acme-ev-run",
+    endpoint_uuid: t.webhooks.acme,
+    delivery_uuid: t.webhooks.acmeDelivery,
+    budget_uuid: t.budgets.acme,
     // The usage report's required period start, so fuzzed reports get past it.
     starting_at: "2026-01-01",
   };
@@ -397,7 +401,19 @@ describe.each(backends())("bad input on $name", (backend) => {
 
   // The tables each service's calls write, counted in one statement per check.
   const TABLES = {
-    api: ["workspaces", "workspace_members", "current_workspace", "audit_log", "usage_events", "usage_daily"],
+    api: [
+      "workspaces",
+      "workspace_members",
+      "current_workspace",
+      "audit_log",
+      "usage_events",
+      "usage_daily",
+      "eval_runs",
+      "webhook_endpoints",
+      "webhook_deliveries",
+      "budgets",
+      "budget_alerts",
+    ],
     identity: [
       'identity."user"',
       "identity.organization",
@@ -582,6 +598,124 @@ describe.each(backends())("bad input on $name", (backend) => {
     const nested = await t.call("admin", "PUT", "/v1/workspaces/my-workspace", { workspace_uuid: [1] });
     expect(nested.statusCode).toBe(400);
     expect(nested.json().error.message).not.toMatch(/required/);
+  });
+
+  it("refuses a bad webhook endpoint in its own words, and stores nothing", async () => {
+    const before = await counts("api");
+    const create = (payload: unknown) => t.call("admin", "POST", "/v1/webhook-endpoints", payload);
+    const cases: [unknown, string][] = [
+      [{ events: ["budget.alert.triggered"] }, "body url: url is required."],
+      [{ url: 42, events: ["budget.alert.triggered"] }, "body url: url must be a string."],
+      [{ url: "javascript:alert(1)", events: ["budget.alert.triggered"] }, "url must use http or https."],
+      [
+        { url: `https://example.com/${"x".repeat(3000)}`, events: ["budget.alert.triggered"] },
+        "body url: url must be at most 2048 characters.",
+      ],
+      [
+        { url: "http://169.254.169.254/latest", events: ["budget.alert.triggered"] },
+        "The host 169.254.169.254 resolves to 169.254.169.254, a loopback, private or link-local address, which webhooks may not reach.",
+      ],
+      [
+        { url: "https://93.184.215.14/", events: "budget.alert.triggered" },
+        "body events: events must be a list of event types.",
+      ],
+      [
+        { url: "https://93.184.215.14/", events: ["budget.alert.triggered"], enabled: "yes" },
+        "body enabled: enabled must be true or false.",
+      ],
+      [
+        { url: "https://93.184.215.14/", events: ["budget.alert.triggered"], description: "a\u0000b" },
+        "description",
+      ],
+    ];
+    for (const [payload, message] of cases) {
+      const res = await create(payload);
+      expect(res.statusCode, JSON.stringify(payload)).toBe(400);
+      expect(res.json().error.message).toContain(message);
+    }
+    const patch = await t.call("admin", "PATCH", `/v1/webhook-endpoints/${t.webhooks.acme}`, {});
+    expect(patch.statusCode).toBe(400);
+    expect(patch.json().error.message).toContain("Give at least one of url, description, events, enabled.");
+    const page = await t.call(
+      "admin",
+      "GET",
+      `/v1/webhook-endpoints/${t.webhooks.acme}/deliveries?page_size=1000`,
+    );
+    expect(page.json().error.message).toBe("query parameter page_size: page_size must be at most 100.");
+    expect(await counts("api")).toBe(before);
+  });
+
+  it("refuses a bad budget in its own words, and stores nothing", async () => {
+    const before = await counts("api");
+    const create = (payload: unknown) => t.call("admin", "POST", "/v1/budgets", payload);
+    const ws = t.ws.redTeam;
+    const cases: [unknown, string][] = [
+      [{ scope: "workspace", workspace_uuid: ws }, "body amount: amount is required."],
+      [
+        { scope: "workspace", workspace_uuid: ws, amount: "0.00" },
+        "body amount: amount must be greater than 0.",
+      ],
+      [
+        { scope: "workspace", workspace_uuid: ws, amount: "1e3" },
+        "body amount: amount must be a USD decimal",
+      ],
+      [
+        { scope: "workspace", workspace_uuid: ws, amount: "NaN" },
+        "body amount: amount must be a USD decimal",
+      ],
+      [
+        { scope: "workspace", workspace_uuid: ws, amount: "1", thresholds: "50,80" },
+        "body thresholds: thresholds must be an array of whole percents.",
+      ],
+      [
+        { scope: "workspace", workspace_uuid: ws, amount: "1", thresholds: [2 ** 31] },
+        "body thresholds.0: Each threshold must be between 1 and 1000 (percent).",
+      ],
+      [
+        { scope: "workspace", workspace_uuid: ws, amount: "1", hard_limit: "yes" },
+        "body hard_limit: hard_limit must be true or false.",
+      ],
+      [
+        { scope: "workspace", workspace_uuid: "%00", amount: "1" },
+        "body workspace_uuid: workspace_uuid must be a workspace uuid.",
+      ],
+      [{ scope: null, amount: "1" }, 'body scope: scope must be "organization" or "workspace".'],
+    ];
+    for (const [payload, message] of cases) {
+      const res = await create(payload);
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json().error.message).toContain(message);
+    }
+    const patch = await t.call("admin", "PATCH", `/v1/budgets/${t.budgets.acme}`, { scope: "organization" });
+    expect(patch.statusCode).toBe(400);
+    expect((await t.call("admin", "GET", "/v1/budgets/%00")).statusCode).toBe(400);
+    expect((await t.call("admin", "GET", "/v1/budgets?workspace_uuid=1")).statusCode).toBe(400);
+    expect(await counts("api")).toBe(before);
+  });
+
+  it("refuses a bad eval run start or lookup in its own words, and starts nothing", async () => {
+    const before = await counts("api");
+    const start = (payload: unknown) => t.call("admin", "POST", "/v1/eval-runs", payload);
+    const cases: [unknown, string][] = [
+      [{}, "body workspace_uuid: workspace_uuid is required."],
+      [{ workspace_uuid: "' or 1=1 --" }, "body workspace_uuid: workspace_uuid must be a UUID."],
+      [
+        { workspace_uuid: t.ws.safety, name: "a\u0000b" },
+        "body name: text must not contain NUL characters or unpaired UTF-16 surrogates.",
+      ],
+      [{ workspace_uuid: t.ws.safety, eval_type: ["safety"] }, "body eval_type: eval_type must be a string."],
+    ];
+    for (const [payload, message] of cases) {
+      const res = await start(payload);
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json().error.message).toBe(message);
+    }
+    // A deleted workspace starts nothing either.
+    expect((await start({ workspace_uuid: t.ws.oldLab })).statusCode).toBe(404);
+    expect(await counts("api")).toBe(before);
+    const list = await t.call("admin", "GET", "/v1/eval-runs?sort=-name&page_size=0");
+    expect(list.statusCode).toBe(400);
+    expect((await t.call("admin", "GET", "/v1/eval-runs/%00")).statusCode).toBe(400);
   });
 
   it("refuses a usage report's impossible period, grouping or cursor in words, never 5xx", async () => {

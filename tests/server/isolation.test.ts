@@ -314,6 +314,121 @@ const API_ROWS: Record<string, ApiRow> = {
       if (res.statusCode === 200) expect(res.body).not.toMatch(/acme/i);
     },
   },
+  // Budgets are administrators' only: Globex's administrator lists Globex's own (never Acme's, which
+  // the leak check sees by its uuid) and finds none of Acme's budgets or workspaces (404).
+  "GET /v1/budgets": {
+    req: () => get("/v1/budgets"),
+    expect: statuses(200, 200, 403),
+    check: (res) => {
+      if (res.statusCode === 200) expect(res.body).not.toMatch(/Safety Research/);
+    },
+  },
+  "GET /v1/budgets#workspace": {
+    req: (t) => get(`/v1/budgets?workspace_uuid=${t.ws.safety}`),
+    expect: statuses(200, 200, 403),
+    check: (res) => {
+      if (res.statusCode === 200) expect(res.json()).toEqual({ budgets: [] });
+    },
+  },
+  "GET /v1/budgets/alerts": {
+    req: () => get("/v1/budgets/alerts"),
+    expect: statuses(200, 200, 403),
+    check: (res) => {
+      if (res.statusCode === 200) expect(res.body).not.toMatch(/Safety Research/);
+    },
+  },
+  "GET /v1/budgets/{budget_uuid}": {
+    req: (t) => get(`/v1/budgets/${t.budgets.acme}`),
+    expect: statuses(404, 404, 403),
+  },
+  "POST /v1/budgets": {
+    req: (t) => ({
+      method: "POST",
+      url: "/v1/budgets",
+      payload: { scope: "workspace", workspace_uuid: t.ws.redTeam, amount: "1" },
+    }),
+    expect: statuses(404, 404, 403),
+  },
+  "PATCH /v1/budgets/{budget_uuid}": {
+    req: (t) => ({ method: "PATCH", url: `/v1/budgets/${t.budgets.acme}`, payload: { amount: "1000" } }),
+    expect: statuses(404, 404, 403),
+  },
+  "DELETE /v1/budgets/{budget_uuid}": {
+    req: (t) => ({ method: "DELETE", url: `/v1/budgets/${t.budgets.acme}` }),
+    expect: statuses(404, 404, 403),
+  },
+  // The allowance: a member asks about their own workspace; nobody about another organization's.
+  "GET /v1/usage/allowance": {
+    req: (t) => get(`/v1/usage/allowance?workspace_uuid=${t.ws.safety}`),
+    expect: statuses(404, 404, 200),
+    check: (res) => {
+      if (res.statusCode === 200) expect(res.json()).toMatchObject({ allowed: true, remaining: null });
+    },
+  },
+  "GET /v1/usage/allowance#notTheirs": {
+    req: (t) => get(`/v1/usage/allowance?workspace_uuid=${t.ws.redTeam}`),
+    expect: statuses(404, 404, 404),
+  },
+  // Webhook endpoints are administrators' only: Globex's administrator lists and creates Globex's
+  // own, and finds none of Acme's (404), whichever id they name.
+  "GET /v1/webhook-endpoints": {
+    req: () => get("/v1/webhook-endpoints"),
+    expect: statuses(200, 200, 403),
+    check: (res) => {
+      if (res.statusCode === 200) expect(res.body).not.toContain("admin-hooks");
+    },
+  },
+  "POST /v1/webhook-endpoints": {
+    req: () => ({
+      method: "POST",
+      url: "/v1/webhook-endpoints",
+      payload: { url: "https://93.184.215.14/pwned", events: ["budget.alert.triggered"] },
+    }),
+    expect: statuses(201, 201, 403),
+  },
+  "GET /v1/webhook-endpoints/{endpoint_uuid}": {
+    req: (t) => get(`/v1/webhook-endpoints/${t.webhooks.acme}`),
+    expect: statuses(404, 404, 403),
+  },
+  "PATCH /v1/webhook-endpoints/{endpoint_uuid}": {
+    req: (t) => ({
+      method: "PATCH",
+      url: `/v1/webhook-endpoints/${t.webhooks.acme}`,
+      payload: { url: "https://93.184.215.14/pwned", enabled: false },
+    }),
+    expect: statuses(404, 404, 403),
+  },
+  "DELETE /v1/webhook-endpoints/{endpoint_uuid}": {
+    req: (t) => ({ method: "DELETE", url: `/v1/webhook-endpoints/${t.webhooks.acme}` }),
+    expect: statuses(404, 404, 403),
+  },
+  "POST /v1/webhook-endpoints/{endpoint_uuid}/rotate-secret": {
+    req: (t) => ({ method: "POST", url: `/v1/webhook-endpoints/${t.webhooks.acme}/rotate-secret` }),
+    expect: statuses(404, 404, 403),
+  },
+  "POST /v1/webhook-endpoints/{endpoint_uuid}/test": {
+    req: (t) => ({ method: "POST", url: `/v1/webhook-endpoints/${t.webhooks.acme}/test` }),
+    expect: statuses(404, 404, 403),
+  },
+  "GET /v1/webhook-endpoints/{endpoint_uuid}/deliveries": {
+    req: (t) => get(`/v1/webhook-endpoints/${t.webhooks.acme}/deliveries`),
+    expect: statuses(404, 404, 403),
+  },
+  "POST /v1/webhook-endpoints/{endpoint_uuid}/deliveries/{delivery_uuid}/retry": {
+    req: (t) => ({
+      method: "POST",
+      url: `/v1/webhook-endpoints/${t.webhooks.acme}/deliveries/${t.webhooks.acmeDelivery}/retry`,
+    }),
+    expect: statuses(404, 404, 403),
+  },
+  "POST /v1/webhook-endpoints/{endpoint_uuid}/deliveries/{delivery_uuid}/retry#viaOwnEndpoint": {
+    // Acme's delivery through Globex's own endpoint: not one of that endpoint's deliveries.
+    req: (t, a) => ({
+      method: "POST",
+      url: `/v1/webhook-endpoints/${isOther(a) ? t.webhooks.globex : t.webhooks.acme}/deliveries/${t.webhooks.acmeDelivery}/retry`,
+    }),
+    expect: statuses(404, 404, 403),
+  },
   "GET /v1/openapi.json": {
     req: () => get("/v1/openapi.json"),
     expect: statuses(200, 200, 200),

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { importPKCS8, SignJWT } from "jose";
 import { loadSigningKeys } from "../../server/identity/settings";
+import { budgetNotifierOf } from "../../server/metering/budgets-notify";
 import { createIngestKey } from "../../server/metering/ingest-keys";
 import { setPriceRule } from "../../server/metering/prices";
 import { AUTH, signIn, type TestProduct } from "./harness";
@@ -72,6 +73,8 @@ export async function setUpTenants(p: TestProduct) {
       operation: "generation",
       eval_type: "safety",
       workspace_uuid: workspace,
+      // One eval run per organization ("acme-ev-run", "globex-ev-run"), for the eval run routes.
+      eval_run_uuid: `${prefix}-run`,
     }));
   for (const [key, evs] of [
     [ingestKeys.acme, events("acme-ev", safety)],
@@ -91,6 +94,42 @@ export async function setUpTenants(p: TestProduct) {
   }[];
   await f.call("other", "GET", "/v1/accounts/organization/billingcycles");
   const acmeCycle = cycles[0]?.billing_cycle_uuid ?? "";
+
+  // A budget of each organization (Acme's on Safety Research, its spend at 100%: both alerts open),
+  // for the budget routes. Set before the webhook endpoints exist, so no delivery is under way
+  // during the cells; its alert emails are sent before the first snapshot.
+  const budget = async (who: "admin" | "other", workspaceUuid: string) => {
+    const res = await f.call(who, "POST", "/v1/budgets", {
+      scope: "workspace",
+      workspace_uuid: workspaceUuid,
+      amount: "0.05",
+      thresholds: [50, 100],
+    });
+    if (res.statusCode !== 201) throw new Error(`budget: ${res.statusCode} ${res.body}`);
+    return res.json().budget_uuid as string;
+  };
+  const budgets = { acme: await budget("admin", safety), globex: await budget("other", globexWs) };
+  await budgetNotifierOf(db)?.settled();
+
+  // A webhook endpoint of each organization (a public address: the product refuses private ones)
+  // and one logged delivery of Acme's, for the webhook routes.
+  const hook = async (who: "admin" | "other") => {
+    const res = await f.call(who, "POST", "/v1/webhook-endpoints", {
+      url: `https://93.184.215.14/${who}-hooks`,
+      events: ["budget.alert.triggered"],
+    });
+    if (res.statusCode !== 201) throw new Error(`webhook endpoint: ${res.statusCode} ${res.body}`);
+    return res.json().endpoint_uuid as string;
+  };
+  const acmeHook = await hook("admin");
+  const globexHook = await hook("other");
+  const acmeDelivery = rowsOf<{ delivery_uuid: string }>(
+    await db.execute(sql`insert into webhook_deliveries
+      (endpoint_uuid, organization_uuid, event_id, event_type, payload, status, attempts, last_status_code, delivered_at)
+      values (${acmeHook}, ${f.acmeId}, gen_random_uuid(), 'budget.alert.triggered', '{"acme":"secret"}', 'succeeded', 1, 200, now())
+      returning delivery_uuid`),
+  )[0]?.delivery_uuid as string;
+  const webhooks = { acme: acmeHook, acmeDelivery, globex: globexHook };
 
   const invited = await p.identity.app.inject({
     method: "POST",
@@ -146,6 +185,14 @@ export async function setUpTenants(p: TestProduct) {
       daily: await q(sql`select count(*)::int as n, sum(cost_micros_sum)::text as cost
         from usage_daily where organization_uuid = ${acme}`),
       cycles: await q(sql`select * from billing_cycles where organization_uuid = ${acme} order by 1`),
+      budgets: await q(sql`select * from budgets where organization_uuid = ${acme} order by 1`),
+      budgetAlerts: await q(sql`select * from budget_alerts where organization_uuid = ${acme} order by 1`),
+      webhookEndpoints: await q(
+        sql`select * from webhook_endpoints where organization_uuid = ${acme} order by 1`,
+      ),
+      webhookDeliveries: await q(
+        sql`select * from webhook_deliveries where organization_uuid = ${acme} order by 1`,
+      ),
       ingestKeys: await q(sql`select ingest_key_uuid, name, revoked_at from ingest_keys
         where organization_uuid = ${acme} or organization_uuid is null order by 1`),
       org: await q(sql`select * from identity.organization where id = ${acme}`),
@@ -172,6 +219,10 @@ export async function setUpTenants(p: TestProduct) {
     "acme-ev-",
     "Acme AI",
     keys.acmeOrg.api_key_id,
+    acmeHook,
+    acmeDelivery,
+    "admin-hooks",
+    budgets.acme,
   ];
 
   return {
@@ -183,6 +234,8 @@ export async function setUpTenants(p: TestProduct) {
     ingestKeyIds,
     ws: { safety, redTeam, oldLab, globex: globexWs },
     acmeCycle,
+    webhooks,
+    budgets,
     ids,
     badTokens,
     snapshot,
