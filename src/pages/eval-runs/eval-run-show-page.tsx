@@ -211,7 +211,7 @@ export function EvalRunShowPage() {
             ]}
           />
         </Card>
-        <Card title="Cost per Operation">
+        <Card title="Cost per Operation" data-testid="eval-run-operations">
           <Table<EvalRunOperation>
             rowKey="operation"
             size="small"

@@ -109,7 +109,7 @@ export function EvalRunsListPage() {
             {...tableProps}
             rowKey="eval_run_uuid"
             size="middle"
-            scroll={{ x: 1000 }}
+            scroll={{ x: 940 }}
             pagination={{
               ...tableProps.pagination,
               showSizeChanger: false,
@@ -133,7 +133,7 @@ export function EvalRunsListPage() {
                 title: "Run ID",
                 dataIndex: "eval_run_uuid",
                 key: "eval_run_uuid",
-                width: 220,
+                width: 170,
                 ellipsis: true,
                 render: (run: string) => (
                   <Link to={evalRunPath(run, choice.cycle)}>
@@ -154,20 +154,21 @@ export function EvalRunsListPage() {
                 title: "Workspace",
                 dataIndex: "workspace_name",
                 key: "workspace_name",
+                width: 160,
                 ellipsis: true,
               },
               {
                 title: "Eval Type",
                 dataIndex: "eval_type",
                 key: "eval_type",
-                width: 130,
+                width: 120,
                 render: (type: string | null) => (type ? evalTypeLabel(type) : "-"),
               },
               {
                 title: "Started",
                 dataIndex: "started_at",
                 key: "started_at",
-                width: 190,
+                width: 185,
                 sorter: true,
                 defaultSortOrder: "descend",
                 render: (at: string) => formatUtcDateTime(at),
@@ -176,7 +177,7 @@ export function EvalRunsListPage() {
                 title: "Events",
                 dataIndex: "events",
                 key: "events",
-                width: 100,
+                width: 95,
                 align: "right",
                 sorter: true,
                 render: (n: number) => n.toLocaleString("en-US"),
@@ -185,8 +186,9 @@ export function EvalRunsListPage() {
                 title: "Cost",
                 dataIndex: "cost",
                 key: "cost",
-                width: 120,
+                width: 110,
                 align: "right",
+                fixed: "right",
                 sorter: true,
                 render: (cost: string) => <span title={exactMoney(cost)}>{formatMoney(cost)}</span>,
               },

@@ -1,0 +1,90 @@
+import { expect, type Page, test } from "@playwright/test";
+import { signIn } from "./console";
+
+// An eval run's page, opened from the Billing & Usage records table (the event details card's run
+// id), reconciles with the records the dashboard shows for that run: as many events, and a cost
+// that is the exact sum of theirs. Then the Eval Runs list finds the same run with the same cost.
+
+/** "$1,234.5678" or "-$0.05" as micro-dollars, without floating point. */
+function micros(text: string): bigint {
+  const m = /^(-)?\$([\d,]+)(?:\.(\d+))?/.exec(text.trim());
+  if (!m) throw new Error(`not money: ${text}`);
+  const frac = (m[3] ?? "").padEnd(6, "0").slice(0, 6);
+  const value = BigInt((m[2] ?? "0").replaceAll(",", "")) * 1_000_000n + BigInt(frac);
+  return m[1] ? -value : value;
+}
+
+/** Waits until no table on the page shows its loading spinner. */
+async function settled(page: Page) {
+  await expect(page.locator(".ant-spin-spinning")).toHaveCount(0);
+}
+
+test("a run opened from the records table reconciles with the records shown for it", async ({ page }) => {
+  await signIn(page, "admin@acme.test", "/");
+  const rows = page.locator(".ant-table-tbody tr.ant-table-row");
+  await expect(rows.first()).toBeVisible();
+  await settled(page);
+
+  // The newest event's details card names its run and links to the run's page.
+  await rows.first().hover();
+  const card = page.locator(".ant-popover").filter({ hasText: "Usage Event Details" });
+  const open = card.getByRole("link", { name: /^Open eval run / });
+  await expect(open).toBeVisible();
+  const run = ((await open.getAttribute("aria-label")) ?? "").replace("Open eval run ", "");
+  expect(run).not.toBe("");
+
+  // The records the dashboard shows for that run: the records search by its id.
+  await page.mouse.move(0, 0);
+  await page.getByPlaceholder("Search...").fill(run);
+  const pager = page.getByTestId("records-pagination");
+  await expect(pager).toContainText("total records");
+  await expect(pager).not.toContainText("Searching");
+  const shown = Number(
+    /\(([\d,]+) total records\)/.exec((await pager.textContent()) ?? "")?.[1]?.replaceAll(",", ""),
+  );
+  expect(shown).toBeGreaterThan(0);
+
+  await rows.first().hover();
+  await card.getByRole("link", { name: `Open eval run ${run}` }).click();
+  await expect(page).toHaveURL(new RegExp(`/eval-runs/${run}$`));
+  await expect(page.getByText("Cost per Operation")).toBeVisible();
+
+  const exact = micros((await page.getByTestId("run-cost-exact").textContent()) ?? "");
+  const events = page.getByTestId("eval-run-events");
+  await expect(events.getByText(`${shown} event${shown === 1 ? "" : "s"}`)).toBeVisible();
+
+  // Every page of the run's events: as many as the dashboard showed, costs adding up to the run's.
+  let sum = 0n;
+  let counted = 0;
+  for (;;) {
+    await settled(page);
+    const costs = await events.getByTestId("event-cost").allTextContents();
+    counted += costs.length;
+    for (const c of costs) sum += micros(c);
+    const next = events.locator(".ant-pagination-next");
+    if ((await next.getAttribute("aria-disabled")) === "true") break;
+    await next.click();
+  }
+  expect(counted).toBe(shown);
+  expect(sum).toBe(exact);
+
+  // The per-operation costs add up to the same.
+  const perOperation = page.getByTestId("eval-run-operations").locator("tbody tr.ant-table-row");
+  let opSum = 0n;
+  for (const text of await perOperation.locator("td:last-child").allTextContents()) opSum += micros(text);
+  expect(opSum).toBe(exact);
+  await page.screenshot({ path: "test-results/eval-run-page.png", fullPage: true });
+
+  // The list finds the run by its id, with the same cost.
+  await page.getByRole("link", { name: "Back to Eval Runs" }).click();
+  await expect(page.getByRole("heading", { name: "Eval Runs" })).toBeVisible();
+  await page.getByLabel("Search eval runs").fill(run);
+  const listed = page.locator(".ant-table-tbody tr.ant-table-row");
+  await expect(listed).toHaveCount(1);
+  await expect(listed.first()).toContainText(run);
+  const cost = listed.first().locator("td").last().locator("span");
+  expect(micros((await cost.getAttribute("title")) ?? "")).toBe(exact);
+  await page.getByLabel("Search eval runs").fill("");
+  await expect(listed).toHaveCount(10);
+  await page.screenshot({ path: "test-results/eval-runs-list.png", fullPage: true });
+});
