@@ -80,7 +80,7 @@ export const usageReportRoutes: FastifyPluginAsyncZod<{ db: Db; readDb?: Db }> =
           `${BUCKET_WIDTHS.join(", ")}; UTC; weeks start on Sunday, months on the 1st) and per group_by ` +
           `values (${REPORT_GROUP_BY.join(", ")}), under the Billing & Usage page's filters. The same ` +
           "engine as the page: the daily rollups when the buckets are days or longer, the period is whole " +
-          "UTC days, there is no search and the group_by values are rollup columns (workspace, eval_type, " +
+          "UTC days, there is no search or eval run filter and the group_by values are rollup columns (workspace, eval_type, " +
           "operation, modality); the raw events otherwise. Costs are exact decimal strings and add up to the " +
           "page's figures to the micro-dollar. Only buckets with usage have rows; the first and last rows' " +
           "bucket bounds are clipped to the period. Eval types are grouped as on the page (accuracy " +
