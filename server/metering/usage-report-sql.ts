@@ -153,11 +153,7 @@ export type ReportSqlRow = {
  * first), each carrying the whole report's row count and sums (window functions over the grouped
  * rows, before LIMIT): one statement, so a page and its totals are of one snapshot.
  */
-export async function reportRows(
-  db: Db,
-  q: ReportQuery,
-  page: { offset: number; limit: number },
-): Promise<ReportSqlRow[]> {
+export function reportRowsQuery(db: Db, q: ReportQuery, page: { offset: number; limit: number }) {
   const s = shapeOf(q, reportSource(q));
   const fields: Record<string, SQL> = {
     bucket: sql<string>`to_char(${bucketSql(s.ts, q.width)}, 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`,
@@ -179,7 +175,7 @@ export async function reportRows(
     totalQuantity: sql`coalesce(sum(${s.quantity}) over (), 0)::text`,
     totalCost: sql`coalesce(sum(${s.cost}) over (), 0)::text`,
   });
-  const rows = await db
+  return db
     .select(fields)
     .from(s.table)
     .where(s.where)
@@ -187,5 +183,8 @@ export async function reportRows(
     .orderBy(sql.raw(keys.map((k) => `${k} nulls first`).join(", ")))
     .limit(page.limit)
     .offset(page.offset);
-  return rows as unknown as ReportSqlRow[];
 }
+
+/** The rows of reportRowsQuery. */
+export const reportRows = async (db: Db, q: ReportQuery, page: { offset: number; limit: number }) =>
+  (await reportRowsQuery(db, q, page)) as unknown as ReportSqlRow[];

@@ -2,6 +2,8 @@ import Papa from "papaparse";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseUsd } from "../../contract/money";
 import { API_KEY_GROUPING_REFUSED, reportCsvHeaders } from "../../contract/usage-report";
+import { NO_FILTERS } from "../../server/metering/filters";
+import { type ReportQuery, reportRowsQuery, reportSource } from "../../server/metering/usage-report-sql";
 import { backends, startProduct, type TestProduct } from "./harness";
 import { usdMicros } from "./usage-reads";
 import { addCycle, sendAsOperator, setSamplePrices } from "./usage-setup";
@@ -11,6 +13,8 @@ import { type Fixture, setUpWorkspaces, type Who } from "./workspaces-fixture";
 // to the period, weeks from Sunday), paging by cursor, CSV, refusals and who may read it.
 
 const R = "/v1/usage/report";
+
+type Queryable = { query(text: string, params: unknown[]): Promise<{ rows: Record<string, unknown>[] }> };
 
 type Row = {
   starting_at: string;
@@ -307,6 +311,37 @@ describe.each(backends())("usage report on $name", (backend) => {
     expect((await fx.call("memberKey", "GET", q)).statusCode).toBe(403);
     expect((await fx.call("none", "GET", q)).statusCode).toBe(401);
     expect((await get(q, "adminKey")).totals.events).toBe(5);
+  });
+
+  it("reads the raw events of the period's monthly partitions only", async () => {
+    const q = (start: string, end: string): ReportQuery => ({
+      organizationUuid: fx.acmeId,
+      start: new Date(start),
+      end: new Date(end),
+      width: "1h",
+      groupBy: ["workspace"],
+      filters: NO_FILTERS,
+      matches: null,
+    });
+    const client = (p.database.db as unknown as { $client: Queryable }).$client;
+    const partitions = async (start: string, end: string) => {
+      const { sql: text, params } = reportRowsQuery(p.database.db, q(start, end), {
+        offset: 0,
+        limit: 10,
+      }).toSQL();
+      const plan = (await client.query(`explain ${text}`, params)).rows
+        .map((r) => Object.values(r)[0])
+        .join("\n");
+      return [...new Set(plan.match(/usage_events_y\d{4}m\d{2}/g) ?? [])].sort();
+    };
+    expect(reportSource(q("2026-01-03T10:30:00Z", "2026-01-20T00:00:00Z"))).toBe("usage_events");
+    expect(await partitions("2026-01-03T10:30:00Z", "2026-01-20T00:00:00Z")).toEqual([
+      "usage_events_y2026m01",
+    ]);
+    expect(await partitions("2026-01-03T10:30:00Z", "2026-02-20T00:00:00Z")).toEqual([
+      "usage_events_y2026m01",
+      "usage_events_y2026m02",
+    ]);
   });
 
   it("is documented in OpenAPI: its parameters, the JSON page and the CSV", async () => {
