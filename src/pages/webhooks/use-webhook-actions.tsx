@@ -64,8 +64,9 @@ export function useWebhookActions(opts: { onDeleted?: () => void } = {}) {
         successNotification: () => ({
           type: "success",
           key: "webhook-test",
-          message: "Test event queued",
-          description: "It is sent at once; follow it in the delivery log.",
+          // Refine's antd notifications show `description` as the heading, `message` below it.
+          description: "Test event queued",
+          message: "It is sent at once; follow it in the delivery log.",
         }),
         errorNotification: failure("Failed to send a test event."),
       },

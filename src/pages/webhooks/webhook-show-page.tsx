@@ -80,7 +80,7 @@ function DeliveryLog({
           {...tableProps}
           rowKey="delivery_uuid"
           size="middle"
-          scroll={{ x: 900 }}
+          scroll={{ x: 1100 }}
           pagination={{
             ...tableProps.pagination,
             showSizeChanger: false,
@@ -126,10 +126,13 @@ function DeliveryLog({
             {
               title: "Event",
               dataIndex: "event_type",
+              width: 330,
               render: (type: string, d) => (
                 <Flex vertical gap={2}>
                   <Tooltip title={eventMeaning(type)}>
-                    <Typography.Text code>{type}</Typography.Text>
+                    <Typography.Text code style={{ whiteSpace: "nowrap" }}>
+                      {type}
+                    </Typography.Text>
                   </Tooltip>
                   <Typography.Text type="secondary" style={{ fontSize: 12 }}>
                     {d.event_id}
