@@ -10,8 +10,8 @@
 // With DATABASE_URL: PostgreSQL, in a scratch database created and dropped on that server;
 // without it: PGlite. Each size is one closed monthly cycle of one organization (all sizes live in
 // the same tables). Data is loaded in bulk, not over HTTP: the generator's events are validated and
-// priced as ingestion does, COPYed into usage_events, then both rollups (usage_daily and
-// usage_daily_coarse) are built with insert-selects, the same sums ingestion keeps, and the usage
+// priced as ingestion does, COPYed into usage_events, then the rollups (usage_daily,
+// usage_daily_mid and usage_daily_coarse) are built with insert-selects, the same sums ingestion keeps, and the usage
 // version is raised as an ingestion does. Each case is measured twice: cache misses (the usage
 // version raised before every page load, as the next ingestion does, so every call computes) and
 // cache hits (the same page loaded again). --explain prints EXPLAIN ANALYZE of the records
@@ -479,6 +479,7 @@ async function main() {
       t = performance.now();
       await server.sql("vacuum analyze usage_events");
       await server.sql("vacuum analyze usage_daily");
+      await server.sql("vacuum analyze usage_daily_mid");
       await server.sql("vacuum analyze usage_daily_coarse");
       const vacuumMs = performance.now() - t;
       rssLoad = Math.max(rssLoad, (await server.rss()).peak);
@@ -486,14 +487,15 @@ async function main() {
       t = performance.now();
       await duck.rows(`insert into ev select * from ${duckCsv(files)}`);
       const duckMs = performance.now() - t;
-      const [daily] = await server.sql<{ n: string; coarse: string }>(
+      const [daily] = await server.sql<{ n: string; mid: string; coarse: string }>(
         `select (select count(*) from usage_daily where organization_uuid = '${orgId}' and day >= '${cycle.startDate}' and day < '${cycle.endDate}')::text as n,
+                (select count(*) from usage_daily_mid where organization_uuid = '${orgId}' and day >= '${cycle.startDate}' and day < '${cycle.endDate}')::text as mid,
                 (select count(*) from usage_daily_coarse where organization_uuid = '${orgId}' and day >= '${cycle.startDate}' and day < '${cycle.endDate}')::text as coarse`,
       );
       loads.push(
         `${short(size).padStart(5)} events (${mib(bytes)} CSV): generate+validate+price ${(genMs / 1000).toFixed(1)} s, ` +
           `COPY ${(copyMs / 1000).toFixed(1)} s (${((size / copyMs) * 1000).toFixed(0)} rows/s), rollups insert-select ${(rollupMs / 1000).toFixed(1)} s ` +
-          `→ ${daily?.n} usage_daily rows, ${daily?.coarse} usage_daily_coarse rows, vacuum analyze ${(vacuumMs / 1000).toFixed(1)} s; DuckDB load ${(duckMs / 1000).toFixed(1)} s`,
+          `→ ${daily?.n} usage_daily rows, ${daily?.mid} usage_daily_mid rows, ${daily?.coarse} usage_daily_coarse rows, vacuum analyze ${(vacuumMs / 1000).toFixed(1)} s; DuckDB load ${(duckMs / 1000).toFixed(1)} s`,
       );
       console.log(`  loaded ${loads[loads.length - 1]?.trim()}`);
       for (const f of files) rmSync(f, { force: true });

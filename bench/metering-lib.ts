@@ -361,7 +361,13 @@ export async function prepareBulkLoad(
   from: Date,
   to: Date,
 ): Promise<{ tables: string[]; ensurePartitions(): Promise<void> }> {
-  const candidates = ["usage_events", "usage_event_keys", "usage_daily", "usage_daily_coarse"];
+  const candidates = [
+    "usage_events",
+    "usage_event_keys",
+    "usage_daily",
+    "usage_daily_mid",
+    "usage_daily_coarse",
+  ];
   const present = await sql<{ name: string }>(
     `select relname as name from pg_class where relkind in ('r', 'p') and relname in (${candidates.map((t) => `'${t}'`).join(", ")})`,
   );

@@ -3,7 +3,7 @@
 // adjustments. usage-answers.ts shapes the result into the API's answers.
 import { and, type SQL, sql } from "drizzle-orm";
 import type { Grouping } from "../../contract/usage-schemas";
-import { usageDaily, usageDailyCoarse, usageEvents } from "../db/schema";
+import { usageDaily, usageDailyCoarse, usageDailyMid, usageEvents } from "../db/schema";
 import type { Db } from "../platform/database";
 import type { Cycle } from "./cycles";
 import { readsRawEvents, type UsageFilters } from "./filters";
@@ -12,7 +12,9 @@ import {
   dailyDims,
   dimensionFilter,
   eventWhere,
+  midFilter,
   usesCoarseRollup,
+  usesMidRollup,
   type WorkspaceMatches,
 } from "./usage-sql";
 
@@ -135,12 +137,16 @@ function splitSets(rows: SetRow[], keep: (r: SetRow) => boolean) {
  * operation and rule metric, per workspace, per modality (the filter options) and in total. The
  * filters apply to the sums only (FILTER clauses), so groups without kept rows still name the
  * values present in the cycle: the filter options come from the same scan. The coarse rollup when
- * no modality, ground-truth or jailbreak filter is set, else usage_daily.
+ * no modality, ground-truth or jailbreak filter is set, the mid rollup when no modality filter is,
+ * else usage_daily.
  */
 export function rollupSetsQuery(db: Db, cycle: Cycle, f: UsageFilters, grouping: Grouping) {
+  // The smallest rollup that keeps the filtered dimensions: coarse, else mid (modalities kept as
+  // a sorted array in both, for the filter options), else usage_daily.
   const coarse = usesCoarseRollup(f);
-  const table = coarse ? usageDailyCoarse : usageDaily;
-  const kept = coarse ? coarseFilter(f) : dimensionFilter(dailyDims, f);
+  const mid = !coarse && usesMidRollup(f);
+  const table = coarse ? usageDailyCoarse : mid ? usageDailyMid : usageDaily;
+  const kept = coarse ? coarseFilter(f) : mid ? midFilter(f) : dimensionFilter(dailyDims, f);
   // The cycle's rows, each with its filter verdict computed once (k), not once per aggregate.
   const rows = db
     .select({
@@ -149,7 +155,12 @@ export function rollupSetsQuery(db: Db, cycle: Cycle, f: UsageFilters, grouping:
       operation: table.operation,
       evalType: table.evalType,
       ruleMetric: table.ruleMetric,
-      mods: (coarse ? sql`${usageDailyCoarse.modalities}` : sql`array[${usageDaily.modality}]`).as("mods"),
+      mods: (coarse
+        ? sql`${usageDailyCoarse.modalities}`
+        : mid
+          ? sql`${usageDailyMid.modalities}`
+          : sql`array[${usageDaily.modality}]`
+      ).as("mods"),
       eventCount: table.eventCount,
       quantitySum: table.quantitySum,
       costMicrosSum: table.costMicrosSum,

@@ -6,6 +6,7 @@ import {
   searchedCost,
   usageDaily,
   usageDailyCoarse,
+  usageDailyMid,
   usageEvents,
   workspaces,
 } from "../db/schema";
@@ -86,6 +87,24 @@ export function dimensionFilter(d: Dims, f: UsageFilters): SQL | undefined {
  */
 export const usesCoarseRollup = (f: UsageFilters) =>
   !readsRawEvents(f) && f.modalities.length === 0 && f.groundTruth === null && f.jailbreak === null;
+
+/**
+ * Whether the middle rollup (usage_daily_mid: no modality) can answer for a filter set: no
+ * modality filter, and nothing that reads raw events.
+ */
+export const usesMidRollup = (f: UsageFilters) => !readsRawEvents(f) && f.modalities.length === 0;
+
+/** dimensionFilter over usage_daily_mid, for the filter sets usesMidRollup accepts. */
+export function midFilter(f: UsageFilters): SQL | undefined {
+  const m = usageDailyMid;
+  return and(
+    setFilter(m.workspaceUuid, f.workspaceUuids, true),
+    evalTypeFilter(m.evalType, f.evalTypes),
+    setFilter(m.operation, f.operations, false),
+    f.groundTruth ? eq(m.hasGroundTruth, f.groundTruth === "with") : undefined,
+    f.jailbreak ? eq(m.isJailbreak, f.jailbreak === "only") : undefined,
+  );
+}
 
 /** dimensionFilter over usage_daily_coarse, for the filter sets usesCoarseRollup accepts. */
 export function coarseFilter(f: UsageFilters): SQL | undefined {

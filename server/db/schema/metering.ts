@@ -233,6 +233,46 @@ export const usageDailyCoarse = pgTable(
 );
 
 /**
+ * usage_daily without modality (the distinct modalities kept, sorted, for the filter options):
+ * serves the filter sets with a jailbreak or ground-truth filter and no modality filter from less
+ * than half of usage_daily's rows (modality is what multiplies them). Written with both others.
+ */
+export const usageDailyMid = pgTable(
+  "usage_daily_mid",
+  {
+    organizationUuid: text("organization_uuid").notNull(),
+    /** UTC day of occurred_at. */
+    day: date("day", { mode: "string" }).notNull(),
+    workspaceUuid: uuid("workspace_uuid"),
+    operation: text("operation").notNull(),
+    evalType: text("eval_type").notNull(),
+    isJailbreak: boolean("is_jailbreak").notNull(),
+    hasGroundTruth: boolean("has_ground_truth").notNull(),
+    ruleMetric: text("rule_metric").notNull(),
+    /** The distinct modalities of the usage counted here ("" when none), sorted. */
+    modalities: text("modalities").array().notNull(),
+    eventCount: bigint("event_count", { mode: "number" }).notNull(),
+    quantitySum: bigint("quantity_sum", { mode: "number" }).notNull(),
+    costMicrosSum: micros("cost_micros_sum").notNull(),
+  },
+  (t) => [
+    // Leads with (organization, day): the key also serves the dashboard's reads of a cycle.
+    unique("usage_daily_mid_dims_key")
+      .on(
+        t.organizationUuid,
+        t.day,
+        t.workspaceUuid,
+        t.operation,
+        t.evalType,
+        t.isJailbreak,
+        t.hasGroundTruth,
+        t.ruleMetric,
+      )
+      .nullsNotDistinct(),
+  ],
+);
+
+/**
  * A counter per organization, raised in every transaction that changes its usage rollups: the
  * usage caches key their entries with it, so a committed ingestion is seen by the next read in
  * every API process.
