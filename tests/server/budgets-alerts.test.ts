@@ -169,6 +169,24 @@ describe.each(backends())("budget alerts on $name", (backend) => {
     expect(await webhookEvents(budget.budget_uuid)).toEqual(["budget.alert.triggered 50 triggered 200.00"]);
   });
 
+  it("names the organization in its own budget's alerts, and says what a reached hard limit means", async () => {
+    await b.createBudget("admin", {
+      scope: "organization",
+      amount: "1",
+      thresholds: [100],
+      hard_limit: true,
+    });
+    const [mail, ...more] = b.mails.splice(0);
+    expect(more).toEqual([]);
+    expect(mail?.to).toBe(ADMIN);
+    expect(mail?.subject).toBe("Budget alert: Acme AI reached 100% of its $1.00 monthly budget");
+    expect(mail?.text).toContain(
+      "Spend in the organization Acme AI has reached 100% of its $1.00 monthly budget.",
+    );
+    expect(mail?.text).toContain("This budget is a hard limit: new eval runs are refused");
+    expect(mail?.text).toContain("http://localhost:3000/");
+  });
+
   it("resolves every open alert when a new billing cycle begins", async () => {
     const open = (await s.f.call("admin", "GET", "/v1/budgets/alerts")).json().alerts as BudgetAlert[];
     expect(open.length).toBeGreaterThan(0);
