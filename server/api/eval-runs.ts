@@ -11,8 +11,10 @@ import {
   StartedEvalRunSchema,
 } from "../../contract/eval-runs";
 import { type Cycle, findCycle } from "../metering/cycles";
-import { cycleOfRun, evalRunDetail, listEvalRuns, startEvalRun } from "../metering/eval-runs";
+import { cycleOfRun, evalRunDetail, pageOfRuns, startEvalRun } from "../metering/eval-runs";
+import { cachedCycleRuns, EvalRunsCache } from "../metering/eval-runs-cache";
 import { isStorableText } from "../metering/events";
+import { workspaceNames } from "../metering/usage-cache";
 import type { Db } from "../platform/database";
 import { ApiError } from "../platform/errors";
 import { requireWorkspaceReader } from "./access";
@@ -120,8 +122,11 @@ export const evalRunRoutes: FastifyPluginAsyncZod<{
   /** Where the usage is read (a replica when configured); db otherwise. */
   readDb?: Db;
   workspaces: WorkspaceStore;
+  /** The runs of cycles this API process keeps (default: one holding up to 200,000 runs). */
+  runsCache?: EvalRunsCache;
 }> = async (app, deps) => {
   const readDb = deps.readDb ?? deps.db;
+  const cache = deps.runsCache ?? new EvalRunsCache();
 
   app.get(
     "/eval-runs",
@@ -147,7 +152,11 @@ export const evalRunRoutes: FastifyPluginAsyncZod<{
       const q = req.query;
       const cycle = await cycleFor(readDb, adminOrg(req).org_id, q.billing_cycle_uuid);
       const descending = q.sort.startsWith("-");
-      const { runs, total } = await listEvalRuns(readDb, cycle, {
+      const [all, names] = await Promise.all([
+        cachedCycleRuns(readDb, cache, cycle),
+        workspaceNames(readDb, cycle.organizationUuid),
+      ]);
+      const { runs, total } = pageOfRuns(all, names, {
         workspaceUuids: q.workspace_uuid,
         search: q.search ? q.search : null,
         sort: (descending ? q.sort.slice(1) : q.sort) as (typeof EVAL_RUN_SORT_FIELDS)[number],

@@ -7,7 +7,7 @@ import { formatUsdExact } from "../../contract/money";
 import { evalRuns } from "../db/schema";
 import type { Db } from "../platform/database";
 import { type Cycle, cycleBounds, cyclesOrCurrent } from "./cycles";
-import { NO_WORKSPACE, searchPattern, UNKNOWN_WORKSPACE } from "./usage-sql";
+import { NO_WORKSPACE, UNKNOWN_WORKSPACE } from "./usage-sql";
 
 type Rows<T> = { rows: T[] };
 
@@ -86,11 +86,19 @@ function runsOfCycle(cycle: Cycle, run?: string) {
     from runs left join eval_runs r on r.eval_run_uuid = runs.run and r.organization_uuid = ${org}`;
 }
 
-const ORDER: Record<EvalRunSortField, SQL> = {
-  started_at: sql`s.started_at`,
-  cost: sql`s.cost`,
-  events: sql`s.events`,
+/** A run of the cycle as the list keeps it: its workspace's name is looked up per request. */
+export type CycleRun = Omit<EvalRun, "workspace_name" | "cost"> & { costMicros: bigint };
+
+const cycleRunOf = (r: RunRow): CycleRun => {
+  const { workspace_name: _name, cost, ...rest } = runJson({ ...r, workspace_name: null });
+  return { ...rest, costMicros: BigInt(r.cost) };
 };
+
+/** Every run of the cycle, unsorted: one grouping of the cycle's run events (see runsOfCycle). */
+export async function cycleRuns(db: Db, cycle: Cycle): Promise<CycleRun[]> {
+  const result = (await db.execute(runsOfCycle(cycle))) as unknown as Rows<RunRow>;
+  return result.rows.map(cycleRunOf);
+}
 
 export type EvalRunQuery = {
   workspaceUuids: string[];
@@ -101,36 +109,41 @@ export type EvalRunQuery = {
   pageSize: number;
 };
 
-/** One page of the cycle's runs, filtered, searched and sorted, with how many there are in all. */
-export async function listEvalRuns(db: Db, cycle: Cycle, q: EvalRunQuery) {
-  const org = cycle.organizationUuid;
-  const conditions: SQL[] = [];
-  // Strict, unlike the records' filter: a run without a workspace is in none of the chosen ones.
-  if (q.workspaceUuids.length) conditions.push(sql`s.ws = any(${`{${q.workspaceUuids.join(",")}}`}::text[])`);
-  if (q.search) {
-    const p = searchPattern(q.search);
-    conditions.push(sql`(s.run ilike ${p} or coalesce(s.eval_name, '') ilike ${p})`);
-  }
-  const where = conditions.length ? sql`where ${sql.join(conditions, sql` and `)}` : sql``;
-  const dir = sql.raw(q.descending ? "desc" : "asc");
-  const result = (await db.execute(sql`
-    select s.*, w.name as workspace_name, count(*) over () as total
-    from (${runsOfCycle(cycle)}) s
-    left join workspaces w on w.workspace_uuid::text = s.ws and w.organization_uuid = ${org}
-    ${where}
-    order by ${ORDER[q.sort]} ${dir}, s.run ${dir}
-    limit ${q.pageSize} offset ${(q.page - 1) * q.pageSize}`)) as unknown as Rows<RunRow>;
-  const rows = result.rows;
-  // Past the last page the window has no row to count on: count apart (rare).
-  let total = rows[0]?.total === undefined ? 0 : Number(rows[0].total);
-  if (!rows.length && q.page > 1) {
-    const counted = (await db.execute(sql`
-      select count(*) as n from (${runsOfCycle(cycle)}) s
-      left join workspaces w on w.workspace_uuid::text = s.ws and w.organization_uuid = ${org}
-      ${where}`)) as unknown as Rows<{ n: string | number }>;
-    total = Number(counted.rows[0]?.n ?? 0);
-  }
-  return { runs: rows.map(runJson), total };
+const compareBy: Record<EvalRunSortField, (a: CycleRun, b: CycleRun) => number> = {
+  // ISO 8601 UTC instants of one format sort as text.
+  started_at: (a, b) => (a.started_at < b.started_at ? -1 : a.started_at > b.started_at ? 1 : 0),
+  cost: (a, b) => (a.costMicros < b.costMicros ? -1 : a.costMicros > b.costMicros ? 1 : 0),
+  events: (a, b) => a.events - b.events,
+};
+
+/**
+ * One page of the cycle's runs, filtered (workspace: strict, unlike the records' filter, a run
+ * without a workspace is in none of the chosen ones; search: case-insensitive substring of the run
+ * id or the eval name) and sorted (ties by run id, same direction), with how many match in all.
+ */
+export function pageOfRuns(runs: readonly CycleRun[], names: ReadonlyMap<string, string>, q: EvalRunQuery) {
+  const chosen = new Set(q.workspaceUuids);
+  const text = q.search?.toLowerCase() ?? "";
+  const kept = runs.filter(
+    (r) =>
+      (chosen.size === 0 || (r.workspace_uuid !== null && chosen.has(r.workspace_uuid))) &&
+      (!text ||
+        r.eval_run_uuid.toLowerCase().includes(text) ||
+        (r.eval_name ?? "").toLowerCase().includes(text)),
+  );
+  const dir = q.descending ? -1 : 1;
+  const byRun = (a: CycleRun, b: CycleRun) =>
+    a.eval_run_uuid < b.eval_run_uuid ? -1 : a.eval_run_uuid > b.eval_run_uuid ? 1 : 0;
+  kept.sort((a, b) => dir * (compareBy[q.sort](a, b) || byRun(a, b)));
+  const page = kept.slice((q.page - 1) * q.pageSize, q.page * q.pageSize).map(
+    ({ costMicros, ...r }): EvalRun => ({
+      ...r,
+      workspace_name:
+        r.workspace_uuid === null ? NO_WORKSPACE : (names.get(r.workspace_uuid) ?? UNKNOWN_WORKSPACE),
+      cost: formatUsdExact(costMicros),
+    }),
+  );
+  return { runs: page, total: kept.length };
 }
 
 /**

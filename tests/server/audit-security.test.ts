@@ -4,6 +4,7 @@ import type { AuditEntry } from "../../contract/audit-log-schema";
 import { auditLog, user } from "../../server/db/schema";
 import { emailToken, totp } from "./fe-browser";
 import { AUTH, backends, cookieHeader, PASSWORD, signIn } from "./harness";
+import { rowsOf } from "./tenants";
 import { productWithWorkspaces } from "./workspaces-fixture";
 
 // The audit entries of identity events outside the organization pages: a user joining through the
@@ -146,11 +147,11 @@ describe.each(backends())("security and membership audit entries on $name", (bac
       targetLabel: "Doomed Labs",
       before: { name: "Doomed Labs", members: 1 },
     });
-    const [org] = (
+    const [org] = rowsOf<{ n: number }>(
       await t.p.database.db.execute(
         sql`select count(*)::int as n from identity.organization where id = ${orgId}`,
-      )
-    ).rows as { n: number }[];
+      ),
+    );
     expect(org?.n).toBe(0);
   });
 });

@@ -22,7 +22,7 @@ describe.each(backends())("eval runs on $name", (backend) => {
   let feb = "";
 
   const call = (
-    method: "GET" | "POST",
+    method: "GET" | "POST" | "PUT",
     url: string,
     payload?: unknown,
     who: Parameters<Fixture["call"]>[0] = "other",
@@ -219,7 +219,21 @@ describe.each(backends())("eval runs on $name", (backend) => {
       started_by: "other@globex.test",
     });
     expect(Date.parse(after.started_at)).toBe(Date.parse(started.started_at));
-    expect((await ok<EvalRunList>("/v1/eval-runs?search=gamma")).total).toBe(1);
+    // The list's kept runs follow the usage write at once.
+    const relisted = await ok<EvalRunList>("/v1/eval-runs?search=gamma");
+    expect(relisted.total).toBe(1);
+    expect(relisted.eval_runs[0]).toMatchObject({ eval_run_uuid: run, events: 1, cost: "0.01" });
+  });
+
+  it("names workspaces as they are now (a rename writes no usage)", async () => {
+    await ok<EvalRunList>("/v1/eval-runs");
+    const renamed = await call("PUT", `/v1/workspaces/${ws.g2}`, {
+      name: "Globex Red 2",
+      organization_uuid: f.globexId,
+    });
+    expect(renamed.statusCode, renamed.body).toBe(200);
+    const list = await ok<EvalRunList>(`/v1/eval-runs?workspace_uuid=${ws.g2}`);
+    expect(list.eval_runs.map((r) => r.workspace_name)).toEqual(["Globex Red 2"]);
   });
 
   it("refuses to start a run in a workspace past its hard limit (402), and records nothing", async () => {
@@ -281,6 +295,6 @@ describe.each(backends())("eval runs on $name", (backend) => {
     await bad("POST", "/v1/eval-runs", { workspace_uuid: ws.g1, name: 5 }, /name must be a string/);
     await bad("POST", "/v1/eval-runs", { workspace_uuid: ws.g1, name: "x".repeat(501) }, /at most 500/);
     await bad("POST", "/v1/eval-runs", { workspace_uuid: ws.g1, owner: "me" }, /owner/);
-    await bad("GET", "/v1/usage/records?eval_run_uuid=" + "x".repeat(201), undefined, /at most 200/);
+    await bad("GET", `/v1/usage/records?eval_run_uuid=${"x".repeat(201)}`, undefined, /at most 200/);
   });
 });
