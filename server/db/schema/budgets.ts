@@ -42,9 +42,7 @@ export const budgets = pgTable(
     uniqueIndex("budgets_organization_scope_key")
       .on(t.organizationUuid)
       .where(sql`${t.workspaceUuid} is null`),
-    uniqueIndex("budgets_workspace_scope_key")
-      .on(t.workspaceUuid)
-      .where(sql`${t.workspaceUuid} is not null`),
+    uniqueIndex("budgets_workspace_scope_key").on(t.workspaceUuid).where(sql`${t.workspaceUuid} is not null`),
     check("budgets_amount_positive", sql`${t.amountMicros} > 0`),
   ],
 );
@@ -76,9 +74,7 @@ export const budgetAlerts = pgTable(
   },
   (t) => [
     unique("budget_alerts_budget_cycle_threshold_key").on(t.budgetUuid, t.cycleStart, t.threshold),
-    index("budget_alerts_open_idx")
-      .on(t.organizationUuid)
-      .where(sql`${t.resolvedAt} is null`),
+    index("budget_alerts_open_idx").on(t.organizationUuid).where(sql`${t.resolvedAt} is null`),
     index("budget_alerts_unsent_idx")
       .on(t.triggeredAt)
       .where(
