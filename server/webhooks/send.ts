@@ -31,20 +31,32 @@ export async function postWebhook(opts: {
   allowPrivate: boolean;
   timeoutMs?: number;
 }): Promise<AttemptResult> {
+  const timeoutMs = opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  const started = Date.now();
   let target: { address: string; family: 4 | 6 };
   let url: URL;
+  let dnsTimer: NodeJS.Timeout | undefined;
   try {
     url = parseWebhookUrl(opts.url);
-    target = await resolveWebhookHost(url, opts.allowPrivate);
+    // A name that never resolves must not hold the attempt past its timeout either.
+    const slowDns = new Promise<never>((_, reject) => {
+      dnsTimer = setTimeout(
+        () => reject(new WebhookUrlError(`No answer within ${timeoutMs / 1000} s.`)),
+        timeoutMs,
+      );
+    });
+    target = await Promise.race([resolveWebhookHost(url, opts.allowPrivate), slowDns]);
   } catch (err) {
     if (err instanceof WebhookUrlError) return { ok: false, statusCode: null, error: bounded(err.message) };
     throw err;
+  } finally {
+    clearTimeout(dnsTimer);
   }
+  const remainingMs = Math.max(1, timeoutMs - (Date.now() - started));
   const lookup: LookupFunction = (_host, options, cb) => {
     if ((options as { all?: boolean }).all) (cb as (e: null, a: object[]) => void)(null, [target]);
     else cb(null, target.address, target.family);
   };
-  const timeoutMs = opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   const client = url.protocol === "https:" ? https : http;
   return new Promise<AttemptResult>((resolve) => {
     let settled = false;
@@ -90,7 +102,7 @@ export async function postWebhook(opts: {
     const timer = setTimeout(() => {
       done({ ok: false, statusCode: null, error: `No answer within ${timeoutMs / 1000} s.` });
       req.destroy();
-    }, timeoutMs);
+    }, remainingMs);
     req.on("error", (err) =>
       done({ ok: false, statusCode: null, error: bounded(err.message || String(err)) }),
     );

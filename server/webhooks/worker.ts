@@ -18,6 +18,9 @@ const BATCH = 10;
 // A claimed delivery is leased for this long: if its process dies mid-attempt, another worker
 // takes it up after the lease. Well above the request timeout, so a live attempt is never doubled.
 const LEASE_SECONDS = Math.ceil(WEBHOOK_TIMEOUT_MS / 1000) * 6;
+/** Finished deliveries (succeeded or failed) leave the delivery log after this many days. */
+export const DELIVERY_LOG_RETENTION_DAYS = 30;
+const PURGE_EVERY_MS = 3_600_000;
 
 type Claimed = {
   delivery_uuid: string;
@@ -79,6 +82,15 @@ async function record(db: Db, d: Claimed, r: AttemptResult, baseSeconds: number)
      where delivery_uuid = ${d.delivery_uuid} and attempts = ${d.attempts} and status = 'pending'`);
 }
 
+/** Deletes finished deliveries older than the log's retention; answers how many went. */
+export async function purgeOldDeliveries(db: Db): Promise<number> {
+  const result = await db.execute(sql`
+    delete from webhook_deliveries
+     where status <> 'pending' and created_at < now() - make_interval(days => ${DELIVERY_LOG_RETENTION_DAYS})
+    returning 1`);
+  return rowsOf(result).length;
+}
+
 /** The delay until the next pending delivery is due, if any is (capped by the caller). */
 async function nextDueInMs(db: Db): Promise<number | null> {
   const result = await db.execute(sql`
@@ -100,6 +112,7 @@ export function createWebhookWorker(o: WebhookWorkerOptions) {
   let running: Promise<void> | null = null;
   let again = false;
   let stopped = true;
+  let lastPurge = 0;
   const stops: (() => unknown)[] = [];
 
   async function attempt(d: Claimed): Promise<AttemptResult> {
@@ -153,6 +166,12 @@ export function createWebhookWorker(o: WebhookWorkerOptions) {
           o.log?.warn({ err }, "webhook delivery round failed");
         }
       } while (again && !stopped);
+      if (Date.now() - lastPurge > PURGE_EVERY_MS) {
+        lastPurge = Date.now();
+        await purgeOldDeliveries(o.db).catch((err) =>
+          o.log?.warn({ err }, "webhook delivery log purge failed"),
+        );
+      }
       const next = await nextDueInMs(o.db).catch(() => null);
       schedule(next === null ? POLL_MS : Math.min(POLL_MS, next + 5));
     })().finally(() => {

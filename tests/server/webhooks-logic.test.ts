@@ -1,5 +1,8 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from "../../server/webhooks/backoff";
+import { postWebhook } from "../../server/webhooks/send";
 import { signatureHex, signPayload, verifySignature } from "../../server/webhooks/signature";
 import { isPrivateAddress, parseWebhookUrl, WebhookUrlError } from "../../server/webhooks/url-guard";
 
@@ -102,5 +105,39 @@ describe("webhook URL guard", () => {
       "x".repeat(3000),
     ])
       expect(() => parseWebhookUrl(bad), bad).toThrow(WebhookUrlError);
+  });
+});
+
+describe("webhook attempt", () => {
+  it("gives up on a receiver that does not answer within the timeout", async () => {
+    const server = createServer(() => {});
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const started = Date.now();
+      const result = await postWebhook({
+        url: `http://127.0.0.1:${port}/slow`,
+        body: "{}",
+        headers: { "content-type": "application/json" },
+        allowPrivate: true,
+        timeoutMs: 300,
+      });
+      expect(result).toEqual({ ok: false, statusCode: null, error: "No answer within 0.3 s." });
+      expect(Date.now() - started).toBeLessThan(2_000);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it("refuses a private address before connecting unless allowed", async () => {
+    const result = await postWebhook({
+      url: "http://127.0.0.1:9/",
+      body: "{}",
+      headers: {},
+      allowPrivate: false,
+    });
+    expect(result.ok).toBe(false);
+    expect(result.error).toMatch(/127\.0\.0\.1, a loopback, private or link-local address/);
   });
 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { WEBHOOK_EVENT_ID_HEADER, WEBHOOK_SIGNATURE_HEADER } from "../../contract/budgets";
 import { auditLog, webhookEndpoints } from "../../server/db/schema";
 import { enqueueWebhookEvent } from "../../server/webhooks/enqueue";
-import { WEBHOOK_USER_AGENT } from "../../server/webhooks/worker";
+import { purgeOldDeliveries, WEBHOOK_USER_AGENT } from "../../server/webhooks/worker";
 import type { ReceivedWebhook } from "../e2e/webhook-receiver";
 import { backends } from "./harness";
 import { rowsOf } from "./tenants";
@@ -399,6 +399,22 @@ describe.each(backends())("webhooks on $name", (backend) => {
       t.receiver.setRespond(() => 200);
       await other?.close();
     }
+  });
+
+  it("keeps finished deliveries for 30 days in the log", async () => {
+    const ep = await createEndpoint(t.f, `${t.receiver.url}/old`);
+    const insert = (status: string, daysAgo: number) =>
+      t.p.database.db.execute(sql`insert into webhook_deliveries
+        (endpoint_uuid, organization_uuid, event_id, event_type, payload, status, created_at, next_attempt_at)
+        values (${ep.endpoint_uuid}, ${t.f.acmeId}, gen_random_uuid(), 'budget.alert.triggered', '{}', ${status},
+                now() - make_interval(days => ${daysAgo}), case when ${status} = 'pending' then now() + interval '1 hour' end)`);
+    await insert("succeeded", 31);
+    await insert("failed", 31);
+    await insert("pending", 31);
+    await insert("succeeded", 29);
+    expect(await purgeOldDeliveries(t.p.database.db)).toBe(2);
+    const left = await deliveries(t.f, ep.endpoint_uuid);
+    expect(left.map((d) => d.status).sort()).toEqual(["pending", "succeeded"]);
   });
 
   it("a disabled endpoint's deliveries wait until it is enabled again", async () => {
