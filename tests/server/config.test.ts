@@ -57,6 +57,22 @@ describe("configuration", () => {
     );
   });
 
+  it("refuses private webhook URLs and retries after 30 s unless WEBHOOK_* settings say otherwise", () => {
+    expect(loadConfig({}).webhooks).toEqual({ allowPrivateUrls: false, retryBaseSeconds: 30 });
+    expect(
+      loadConfig({ WEBHOOK_ALLOW_PRIVATE_URLS: "true", WEBHOOK_RETRY_BASE_SECONDS: "0.5" }).webhooks,
+    ).toEqual({ allowPrivateUrls: true, retryBaseSeconds: 0.5 });
+    expect(fails({ WEBHOOK_ALLOW_PRIVATE_URLS: "yes" })).toMatch(
+      /WEBHOOK_ALLOW_PRIVATE_URLS must be true or false/,
+    );
+    expect(fails({ WEBHOOK_RETRY_BASE_SECONDS: "0" })).toMatch(
+      /WEBHOOK_RETRY_BASE_SECONDS must be at least 0.01/,
+    );
+    expect(fails({ WEBHOOK_RETRY_BASE_SECONDS: "soon" })).toMatch(
+      /WEBHOOK_RETRY_BASE_SECONDS must be a number/,
+    );
+  });
+
   it("treats empty values as unset, as in a copied .env.example", () => {
     expect(loadConfig({ DATABASE_URL: "", PORT: "" }).database.kind).toBe("pglite");
   });
