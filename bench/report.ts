@@ -6,7 +6,8 @@
 // With DATABASE_URL: PostgreSQL, in a scratch database created and dropped on that server; without
 // it: PGlite. Data is loaded in bulk as bench/dashboard.ts does: generated events validated and
 // priced as ingestion does, COPYed into usage_events, both rollups rebuilt with insert-selects.
-// Each case runs twice for warm-up, then `reps` measured times; p50 and p95 are printed.
+// Each case runs twice for warm-up, then `reps` measured times; p50 and p95 are printed. --explain
+// (PostgreSQL) prints EXPLAIN ANALYZE of each case's statement at every size.
 
 import { once } from "node:events";
 import { createReadStream, createWriteStream, mkdtempSync, rmSync } from "node:fs";
@@ -14,9 +15,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
+import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
+import { parseInstant } from "../contract/usage-report";
+import { NO_FILTERS } from "../server/metering/filters";
 import { generateUsageEvents } from "../server/metering/generate";
 import { rebuildRollupsSql } from "../server/metering/rollups";
+import { reportRowsQuery } from "../server/metering/usage-report-sql";
+import type { Db } from "../server/platform/database";
 import {
   copyFromStdin,
   csvLine,
@@ -32,11 +38,12 @@ import {
 const { values: flags, positionals } = parseArgs({
   args: process.argv.slice(2),
   allowPositionals: true,
-  options: { reps: { type: "string" }, seed: { type: "string" } },
+  options: { reps: { type: "string" }, seed: { type: "string" }, explain: { type: "boolean" } },
 });
 const sizes = (positionals.length ? positionals.join(",") : "10k,100k").split(",").map(parseCount);
 const reps = Number(flags.reps ?? 20);
 const seed = Number(flags.seed ?? 5);
+const explain = flags.explain === true;
 
 /** The first day of the month after `day` (YYYY-MM-DD). */
 const monthAfter = (day: string) => {
@@ -139,6 +146,26 @@ async function main() {
         const line = `${short(size).padStart(5)} events  ${name.padEnd(42)} ${String(runs[0]?.rows).padStart(6)} rows  p50 ${s.p50.toFixed(1).padStart(7)} ms  p95 ${s.p95.toFixed(1).padStart(7)} ms  (n=${s.n})`;
         lines.push(line);
         console.log(line);
+        if (explain && client) {
+          // The statement the route runs for this case's first page (the CSV reads every row).
+          const params = new URLSearchParams(query);
+          const groupBy = (params.get("group_by") ?? "").split(",").filter(Boolean);
+          const built = reportRowsQuery(
+            drizzle(client) as unknown as Db,
+            {
+              organizationUuid: orgId,
+              start: parseInstant(month) as Date,
+              end: parseInstant(end) as Date,
+              width: params.get("bucket_width") as "1h" | "1d",
+              groupBy: groupBy as ("workspace" | "eval_type")[],
+              filters: NO_FILTERS,
+              matches: null,
+            },
+            { offset: 0, limit: accept === "text/csv" ? 100_001 : Number(params.get("page_size")) },
+          ).toSQL();
+          const res = await client.query(`explain (analyze, buffers) ${built.sql}`, built.params);
+          console.log(res.rows.map((r) => `    ${r["QUERY PLAN"]}`).join("\n"));
+        }
       }
       month = end;
     }

@@ -92,7 +92,7 @@ function shapeOf(q: ReportQuery, source: ReportSource): Shape {
         searchFilter(f.search, q.matches),
       ),
       dims: {
-        workspace: sql`${e.workspaceUuid}::text`,
+        workspace: sql`${e.workspaceUuid}`,
         eval_type: evalTypeGroupOf(e.evalType),
         operation: sql`${e.operation}`,
         modality: sql`${e.modality}`,
@@ -117,7 +117,7 @@ function shapeOf(q: ReportQuery, source: ReportSource): Shape {
       coarse ? coarseFilter(f) : dimensionFilter(dailyDims, f),
     ),
     dims: {
-      workspace: sql`${t.workspaceUuid}::text`,
+      workspace: sql`${t.workspaceUuid}`,
       eval_type: evalTypeGroupOf(t.evalType),
       operation: sql`${t.operation}`,
       modality: coarse ? null : sql`${usageDaily.modality}`,
@@ -155,17 +155,19 @@ export type ReportSqlRow = {
  */
 export function reportRowsQuery(db: Db, q: ReportQuery, page: { offset: number; limit: number }) {
   const s = shapeOf(q, reportSource(q));
+  const bucket = bucketSql(s.ts, q.width);
   const fields: Record<string, SQL> = {
-    bucket: sql<string>`to_char(${bucketSql(s.ts, q.width)}, 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`,
+    bucket: sql<string>`to_char(${bucket}, 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`,
   };
   for (const g of q.groupBy) {
     const dim = s.dims[g];
     if (!dim) throw new Error(`unreachable: ${g} is not a column of the report's source`);
     fields[g] = dim;
   }
-  // Grouped and ordered by position: the eval type group's expression carries bind parameters,
-  // which would not read as the same expression in GROUP BY.
-  const keys = Array.from({ length: q.groupBy.length + 1 }, (_, i) => i + 1);
+  // The bucket is grouped and sorted as a timestamp (cheaper than its text), the group_by values by
+  // position: the eval type group's expression carries bind parameters, which would not read as
+  // the same expression in GROUP BY.
+  const keys = Array.from({ length: q.groupBy.length }, (_, i) => `${i + 2}`);
   Object.assign(fields, {
     events: sql`(${s.events})::text`,
     quantity: sql`coalesce(${s.quantity}, 0)::text`,
@@ -179,8 +181,8 @@ export function reportRowsQuery(db: Db, q: ReportQuery, page: { offset: number; 
     .select(fields)
     .from(s.table)
     .where(s.where)
-    .groupBy(sql.raw(keys.join(", ")))
-    .orderBy(sql.raw(keys.map((k) => `${k} nulls first`).join(", ")))
+    .groupBy(sql.join([bucket, ...keys.map((k) => sql.raw(k))], sql`, `))
+    .orderBy(sql.join([bucket, ...keys.map((k) => sql.raw(`${k} nulls first`))], sql`, `))
     .limit(page.limit)
     .offset(page.offset);
 }
