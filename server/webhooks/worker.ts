@@ -5,7 +5,7 @@ import type { Database, Db } from "../platform/database";
 import type { Keyring } from "../platform/secrets";
 import { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from "./backoff";
 import { rowsOf } from "./enqueue";
-import { openSigningSecret } from "./secrets";
+import { openSigningSecret, resealSigningSecrets } from "./secrets";
 import { type AttemptResult, postWebhook, WEBHOOK_TIMEOUT_MS } from "./send";
 import { signPayload } from "./signature";
 import { onWake, WEBHOOK_WAKE_CHANNEL } from "./wake";
@@ -116,7 +116,14 @@ export function createWebhookWorker(o: WebhookWorkerOptions) {
   const stops: (() => unknown)[] = [];
 
   async function attempt(d: Claimed): Promise<AttemptResult> {
-    const secret = openSigningSecret(o.keyring, d.endpoint_uuid, d.secret_sealed);
+    let secret: string;
+    try {
+      secret = openSigningSecret(o.keyring, d.endpoint_uuid, d.secret_sealed);
+    } catch (err) {
+      // A secret sealed under a key this process lacks: a failed attempt (retried, then given up),
+      // never a round that throws and leaves the delivery leased forever.
+      return { ok: false, statusCode: null, error: (err as Error).message.slice(0, 1024) };
+    }
     const t = Math.floor(Date.now() / 1000);
     return postWebhook({
       url: d.url,
@@ -185,6 +192,9 @@ export function createWebhookWorker(o: WebhookWorkerOptions) {
     start() {
       if (!stopped) return;
       stopped = false;
+      void resealSigningSecrets(o.db, o.keyring).catch((err) =>
+        o.log?.warn({ err }, "webhook signing secrets could not be re-sealed under the current key"),
+      );
       stops.push(onWake(wake));
       const unlisten = o.listen?.(WEBHOOK_WAKE_CHANNEL, { message: wake, reset: wake });
       if (unlisten) stops.push(unlisten);

@@ -1,8 +1,11 @@
+import { randomBytes } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { WEBHOOK_EVENT_ID_HEADER, WEBHOOK_SIGNATURE_HEADER } from "../../contract/budgets";
 import { auditLog, webhookEndpoints } from "../../server/db/schema";
+import { makeKeyring, sealedWith } from "../../server/platform/secrets";
 import { enqueueWebhookEvent } from "../../server/webhooks/enqueue";
+import { resealSigningSecrets, sealSigningSecret, webhookKeyring } from "../../server/webhooks/secrets";
 import { purgeOldDeliveries, WEBHOOK_USER_AGENT } from "../../server/webhooks/worker";
 import type { ReceivedWebhook } from "../e2e/webhook-receiver";
 import { backends } from "./harness";
@@ -399,6 +402,40 @@ describe.each(backends())("webhooks on $name", (backend) => {
       t.receiver.setRespond(() => 200);
       await other?.close();
     }
+  });
+
+  it("re-seals secrets sealed under a previous key, and a secret no key opens fails its attempts", async () => {
+    const db = t.p.database.db;
+    const ep = await createEndpoint(t.f, `${t.receiver.url}/old-key`);
+    const previous = makeKeyring(randomBytes(32));
+    await db
+      .update(webhookEndpoints)
+      .set({ secretSealed: sealSigningSecret(previous, ep.endpoint_uuid, "whsec_from_before") })
+      .where(eq(webhookEndpoints.endpointUuid, ep.endpoint_uuid));
+    const queued = (await t.f.call("admin", "POST", `/v1/webhook-endpoints/${ep.endpoint_uuid}/test`)).json();
+    const failed = await waitForDelivery(
+      t.f,
+      ep.endpoint_uuid,
+      queued.delivery_uuid,
+      (d) => d.attempts >= 1 && d.last_error !== null,
+    );
+    expect(failed.last_error).toMatch(/neither SECRETS_KEY nor in SECRETS_KEY_PREVIOUS/);
+    expect(t.receiver.received.some((r) => r.path === "/hooks/old-key")).toBe(false);
+
+    // Started with the old key as SECRETS_KEY_PREVIOUS: the secret is re-sealed under the current key.
+    const current = webhookKeyring(t.p.config, t.p.database);
+    const ring = makeKeyring(current.keys.get(current.currentId)!, [previous.keys.get(previous.currentId)!]);
+    expect(await resealSigningSecrets(db, ring)).toBe(1);
+    const [row] = await db
+      .select()
+      .from(webhookEndpoints)
+      .where(eq(webhookEndpoints.endpointUuid, ep.endpoint_uuid));
+    expect(sealedWith(row!.secretSealed)).toBe(current.currentId);
+    // The next retry (made due now) is signed with the same secret as before.
+    await makeDue(t.p);
+    t.p.api.webhookWorker.wake();
+    const [hit] = await t.receiver.waitFor(1, (r) => r.path === "/hooks/old-key", 20_000);
+    expect(t.receiver.verify(hit!, "whsec_from_before").ok).toBe(true);
   });
 
   it("keeps finished deliveries for 30 days in the log", async () => {
