@@ -408,6 +408,14 @@ describe.each(backends())("SAML sign-in on $name", (backend) => {
 
     // The account the IdP created is linked to the organization's SSO under its NameID.
     expect(await linksOf("new.person@acme.test")).toEqual([{ orgId: acme, nameId: "new.person@acme.test" }]);
+    // Its joining through the verified domain is in the audit trail.
+    const joins = await db()
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.organizationUuid, acme), eq(auditLog.action, "org_user.joined_by_domain")));
+    expect(joins.map((j) => [j.targetId, j.actorEmail, j.after])).toEqual([
+      [created?.id, "new.person@acme.test", { role: "Member", domain: "acme.test", via: "sso" }],
+    ]);
   });
 
   it("signs an existing account in only after its owner links it with their password", async () => {

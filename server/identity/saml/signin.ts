@@ -3,6 +3,7 @@ import type { Profile } from "@node-saml/node-saml";
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import { member, organization, ssoLink, user } from "../../db/schema";
+import { writeAudit } from "../../platform/audit";
 import type { Tx } from "../../platform/database";
 import { sessionCookies, twoFactorChallengeCookies } from "../better-auth/adapter";
 import type { IdentityContext } from "../context";
@@ -244,6 +245,14 @@ async function admitUser(
     });
     await linkAccount(tx, orgId, userId, who.nameId);
     await ensureMember(tx, org, userId, who.email);
+    // A new account of the verified domain joins through single sign-on: a domain join.
+    await writeAudit(tx, {
+      organizationUuid: org.id,
+      actor: { userId, email: who.email, source: "console" },
+      action: "org_user.joined_by_domain",
+      target: { type: "org_user", id: userId, label: who.email },
+      after: { role: "Member", domain, via: "sso" },
+    });
     return { kind: "signed_in", userId };
   });
 }
