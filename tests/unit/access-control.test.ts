@@ -56,6 +56,11 @@ describe("access by action", () => {
     expect(names(admin).slice(0, 2)).toEqual(["billing", "workspaces"]);
     expect(names(member)).not.toContain("billing");
     expect(names(member)).not.toContain("workspace-members");
+    // Webhooks sit in the administrators' part, after the Audit Log; the delivery log has no entry.
+    expect(names(admin)).toContain("webhook-endpoints");
+    expect(names(admin).indexOf("webhook-endpoints")).toBe(names(admin).indexOf("audit-log") + 1);
+    expect(names(admin)).not.toContain("webhook-deliveries");
+    expect(names(member)).not.toContain("webhook-endpoints");
     expect(homeRoute(resources, accountsMe(admin))).toBe("/");
     expect(homeRoute(resources, accountsMe(member))).toBe("/organization/workspaces");
   });
