@@ -53,8 +53,10 @@ describe("access by action", () => {
 
   it("shows each role its sider entries and sends it home to the first", () => {
     const names = (user: { is_admin: boolean }) => menuResources(resources, user).map((r) => r.name);
-    expect(names(admin).slice(0, 2)).toEqual(["billing", "workspaces"]);
+    // Eval Runs follow Billing & Usage, whose figures they break down: administrators only.
+    expect(names(admin).slice(0, 3)).toEqual(["billing", "eval-runs", "workspaces"]);
     expect(names(member)).not.toContain("billing");
+    expect(names(member)).not.toContain("eval-runs");
     expect(names(member)).not.toContain("workspace-members");
     // Webhooks sit in the administrators' part, after the Audit Log; the delivery log has no entry.
     expect(names(admin)).toContain("webhook-endpoints");
