@@ -26,16 +26,19 @@ export function BudgetCard({ budget, onEdit, title }: Props) {
       size="small"
       data-testid={`budget-${budget.budget_uuid}`}
       title={
-        <Space size={8} wrap>
-          <span>{title ?? owner}</span>
+        // One line: a long workspace name is cut short (its full name in the tooltip), the tag stays.
+        <Flex align="center" gap={8} style={{ minWidth: 0 }}>
+          <Typography.Text strong ellipsis={{ tooltip: title ?? owner }} data-testid="budget-owner">
+            {title ?? owner}
+          </Typography.Text>
           {budget.hard_limit ? (
             <Tooltip title="Work-starting API calls are refused once spend reaches the amount">
-              <Tag color="red" style={{ marginInlineEnd: 0 }}>
+              <Tag color="red" style={{ marginInlineEnd: 0, flex: "none" }}>
                 Hard limit
               </Tag>
             </Tooltip>
           ) : null}
-        </Space>
+        </Flex>
       }
       extra={
         <Space size={0}>

@@ -28,25 +28,37 @@ export function BudgetProgress({ percentUsed, thresholds, triggered }: Props) {
       />
       {marks.map(({ threshold, at }) => {
         const crossed = triggered.includes(threshold);
+        // A label at either end of the bar lines up with the end instead of sticking out of it.
+        const shift = at >= 95 ? "-100%" : at <= 5 ? "0" : "-50%";
         return (
           <div
             key={threshold}
             data-testid={`threshold-mark-${threshold}`}
             data-triggered={crossed}
             title={`Alert at ${threshold}%`}
-            style={{ position: "absolute", left: `${at}%`, top: 0, transform: "translateX(-50%)" }}
           >
             <div
               style={{
+                position: "absolute",
+                left: `${at}%`,
+                top: 0,
                 width: 2,
                 height: 18,
-                margin: "0 auto",
+                transform: "translateX(-1px)",
                 background: crossed ? token.colorText : token.colorTextQuaternary,
               }}
             />
             <Typography.Text
               type={crossed ? undefined : "secondary"}
-              style={{ fontSize: 11, lineHeight: "14px", display: "block", whiteSpace: "nowrap" }}
+              style={{
+                position: "absolute",
+                left: `${at}%`,
+                top: 18,
+                transform: `translateX(${shift})`,
+                fontSize: 11,
+                lineHeight: "14px",
+                whiteSpace: "nowrap",
+              }}
             >
               {threshold}%
             </Typography.Text>

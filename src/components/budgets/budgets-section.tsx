@@ -13,15 +13,14 @@ import { BudgetFormModal } from "./budget-form-modal";
 import { budgetOwner } from "./budget-text";
 import { useBudgetModals } from "./use-budget-modals";
 
-/** Spend moves with every ingested batch; half a minute old is fresh enough for this view. */
-export const BUDGETS_STALE_MS = 30_000;
-
 export function useBudgets() {
   const { result, query } = useList<Budget, HttpError>({
     resource: resource.name,
     pagination: { mode: "off" },
     errorNotification: false,
-    queryOptions: { staleTime: BUDGETS_STALE_MS },
+    // Spend moves with every ingested batch: read again whenever a page showing budgets opens
+    // (the last answer stays on screen meanwhile) and every minute while it is open.
+    queryOptions: { staleTime: 0, refetchInterval: 60_000 },
   });
   return { budgets: result.data ?? [], query };
 }
