@@ -9,6 +9,8 @@ export const E2E = {
   console: `http://localhost:${PORT}`,
   auth: `http://localhost:${AUTH_PORT}`,
   password: "e2e-demo-password",
+  /** The server's backend API key: a provider operator's credential (ingestion keys, credits). */
+  backendKey: "e2e-backend-api-key-not-a-secret-0123456789",
 };
 
 export default defineConfig({
@@ -38,7 +40,7 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: `bash scripts/e2e-server.sh ${PORT} ${AUTH_PORT} ${E2E.password}`,
+    command: `bash scripts/e2e-server.sh ${PORT} ${AUTH_PORT} ${E2E.password} ${E2E.backendKey}`,
     url: `${E2E.console}/readyz`,
     timeout: 300_000,
     reuseExistingServer: false,

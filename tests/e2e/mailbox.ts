@@ -24,3 +24,34 @@ export function mailedLink(to: string, path: string): string | null {
   }
   return null;
 }
+
+/** A header's value: unfolded, and MIME encoded words ("=?UTF-8?Q?...?=") decoded. */
+function headerValue(raw: string, name: string): string {
+  const head = raw.split(/\r?\n\r?\n/)[0]?.replace(/\r?\n(?=[ \t])/g, "") ?? "";
+  const line = new RegExp(`^${name}: (.*)$`, "mi").exec(head)?.[1] ?? "";
+  return line
+    .replace(/\?=\s+=\?/g, "?==?")
+    .replace(/=\?([^?]+)\?([QqBb])\?([^?]*)\?=/g, (_m, charset: string, kind: string, text: string) => {
+      const bytes =
+        kind.toUpperCase() === "B"
+          ? Buffer.from(text, "base64")
+          : Buffer.from(
+              text
+                .replace(/_/g, " ")
+                .replace(/=([0-9A-F]{2})/gi, (_q, h: string) => String.fromCharCode(Number.parseInt(h, 16))),
+              "latin1",
+            );
+      return new TextDecoder(charset).decode(bytes);
+    });
+}
+
+/** The subjects of the emails to `to`, oldest first. */
+export function mailedSubjects(to: string): string[] {
+  const subjects: string[] = [];
+  for (const f of readdirSync(MAIL_DIR).sort()) {
+    const raw = readFileSync(join(MAIL_DIR, f), "utf8");
+    if (headerValue(raw, "To").toLowerCase().includes(to.toLowerCase()))
+      subjects.push(headerValue(raw, "Subject"));
+  }
+  return subjects;
+}

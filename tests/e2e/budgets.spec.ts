@@ -1,0 +1,223 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { expect, type Page, test } from "@playwright/test";
+import { WEBHOOK_SIGNATURE_HEADER } from "../../contract/budgets";
+import { E2E } from "../../playwright.config";
+import { actionButton, dialog, signIn } from "./console";
+import { mailedSubjects } from "./mailbox";
+import { type ReceivedWebhook, startWebhookReceiver } from "./webhook-receiver";
+
+// Spend controls end to end (issue 15, "Done when"): an administrator sets a workspace budget in
+// the console (alerts at 80% and 100%, hard limit); an eval service's usage, sent over the real
+// ingestion API with an ingestion key, crosses 80% and then 100%. Each crossing mails the
+// administrators, shows in the console's banner and calls the organization's webhook with a signed
+// "triggered" event; the allowance call then refuses work. A credit brings spend back under both
+// thresholds: the webhook gets "resolved" events and work is allowed again. The Audit Log shows the
+// budget's creation. Screenshots of the section, the dialog and the banner are kept.
+
+const ADMIN = "admin@acme.test";
+const SHOTS = "test-results/budgets";
+
+type Api = {
+  get: <T>(path: string) => Promise<T>;
+  post: <T>(path: string, body: unknown, headers?: Record<string, string>) => Promise<T>;
+};
+
+/** The product API as the signed-in administrator (the page's own session token). */
+async function adminApi(page: Page): Promise<Api> {
+  const auth = await page.request.get(`${E2E.auth}/api/v1/refresh_token`);
+  expect(auth.ok()).toBe(true);
+  const authorization = `Bearer ${(await auth.json()).access_token as string}`;
+  return {
+    get: async <T>(path: string) => {
+      const res = await page.request.get(`${E2E.console}${path}`, { headers: { authorization } });
+      expect(res.ok(), `GET ${path}: ${res.status()}`).toBe(true);
+      return (await res.json()) as T;
+    },
+    post: async <T>(path: string, body: unknown, headers: Record<string, string> = { authorization }) => {
+      const res = await page.request.post(`${E2E.console}${path}`, { headers, data: body });
+      expect(res.ok(), `POST ${path}: ${res.status()} ${await res.text()}`).toBe(true);
+      return (await res.json()) as T;
+    },
+  };
+}
+
+/** The receiver's own check of the documented signature: t=<unix>,v1=<hex HMAC-SHA256("<t>.<body>")>. */
+function signedWith(secret: string, hook: ReceivedWebhook): boolean {
+  const header = String(hook.headers[WEBHOOK_SIGNATURE_HEADER] ?? "");
+  const t = /(?:^|,)t=(\d+)/.exec(header)?.[1];
+  const v1 = /(?:^|,)v1=([0-9a-f]{64})/.exec(header)?.[1];
+  if (!t || !v1) return false;
+  const expected = createHmac("sha256", secret).update(`${t}.${hook.body}`).digest();
+  return timingSafeEqual(expected, Buffer.from(v1, "hex"));
+}
+
+const eventsOf = (type: string, workspace: string) => (r: ReceivedWebhook) =>
+  r.json?.type === type && r.json?.data?.workspace_uuid === workspace;
+
+test("a workspace budget alerts by email, banner and signed webhooks, stops work at its hard limit and resolves after a credit", async ({
+  page,
+}) => {
+  test.setTimeout(240_000);
+  const stamp = Date.now();
+  const workspaceName = `Budget Lab ${stamp}`;
+  const hooks = await startWebhookReceiver();
+  try {
+    await signIn(page, ADMIN, "/");
+    const api = await adminApi(page);
+    const me = await api.get<{ organization: { org_uuid: string } }>("/v1/accounts/me");
+    const org = me.organization.org_uuid;
+
+    // A new workspace (no spend yet), the eval service's ingestion key (made by the provider's
+    // operator) and the organization's webhook endpoint.
+    const workspace = await api.post<{ workspace_uuid: string }>("/v1/workspaces/", {
+      name: workspaceName,
+      organization_uuid: org,
+    });
+    const ws = workspace.workspace_uuid;
+    const operator = { authorization: `Bearer ${E2E.backendKey}` };
+    const { token: ingestKey } = await api.post<{ token: string }>(
+      "/v1/operator/ingest-keys",
+      { name: `Budgets e2e ${stamp}`, organization: org },
+      operator,
+    );
+    const endpoint = await api.post<{ secret: string }>("/v1/webhook-endpoints", {
+      url: hooks.url,
+      events: ["budget.alert.triggered", "budget.alert.resolved"],
+    });
+    expect(endpoint.secret).toMatch(/^whsec_/);
+
+    // The budget, set in the console: $10.00, alerts at 80% and 100%, hard limit.
+    await page.reload();
+    const section = page.locator("section#budgets");
+    await expect(section.getByRole("heading", { name: "Budgets" })).toBeVisible();
+    await expect(section.getByTestId("budgets-loading")).toHaveCount(0);
+    await section.getByRole("button", { name: /(Add Budget|Set a Budget)/ }).click();
+    const form = dialog(page, "Set Budget");
+    await form.getByText("One workspace").click();
+    await form.getByRole("combobox", { name: "Workspace" }).click();
+    await page.locator(".ant-select-dropdown:visible").getByTitle(workspaceName).click();
+    await form.getByLabel("Monthly budget (USD)").fill("10");
+    await form.locator(".ant-select-selection-item[title='50'] .ant-select-selection-item-remove").click();
+    await form.getByRole("switch", { name: "Hard limit" }).click();
+    await expect(form.locator(".ant-select-selection-overflow .ant-select-selection-item")).toHaveText(["80", "100"]);
+    await form.screenshot({ path: `${SHOTS}/budget-dialog.png` });
+    await actionButton(form, "Save Budget").click();
+    await expect(form).toBeHidden();
+
+    const card = section.locator(".ant-card-small").filter({ hasText: workspaceName });
+    await expect(card.getByTestId("budget-spent")).toHaveText("$0.00 of $10.00");
+    await expect(card.getByText("Hard limit")).toBeVisible();
+    await expect(card.getByTestId("budget-triggered")).toHaveText("Alerts at 80%, 100%");
+
+    const allowance = () =>
+      api.get<{ allowed: boolean; reason: string | null; remaining: string | null }>(
+        `/v1/usage/allowance?workspace_uuid=${ws}`,
+      );
+    expect(await allowance()).toMatchObject({ allowed: true, remaining: "10.00", reason: null });
+
+    // Usage from the eval service: generation is priced $0.05 a unit in the demo price list, so
+    // 170 units are $8.50 (85%).
+    let n = 0;
+    const ingest = async (units: number) => {
+      const result = await api.post<{ accepted: number; rejected: unknown[] }>(
+        "/v1/usage/events",
+        {
+          events: [
+            {
+              event_id: `budget-e2e-${stamp}-${++n}`,
+              occurred_at: new Date().toISOString(),
+              operation: "generation",
+              eval_type: "safety",
+              workspace_uuid: ws,
+              quantity: units,
+              created_by: "eval-service@acme.test",
+            },
+          ],
+        },
+        { "x-api-key": ingestKey },
+      );
+      expect(result).toMatchObject({ accepted: 1, rejected: [] });
+    };
+    await ingest(170);
+
+    const triggered = eventsOf("budget.alert.triggered", ws);
+    const [at80] = await hooks.waitFor(1, triggered, 30_000);
+    expect(at80?.json?.data).toMatchObject({ threshold: 80, state: "triggered", amount: "10.00" });
+    expect(signedWith(endpoint.secret, at80 as ReceivedWebhook)).toBe(true);
+    expect(hooks.verify(at80 as ReceivedWebhook, endpoint.secret)).toMatchObject({ ok: true });
+    expect(signedWith("whsec_not-the-secret", at80 as ReceivedWebhook)).toBe(false);
+
+    await expect
+      .poll(() => mailedSubjects(ADMIN), { timeout: 30_000 })
+      .toContain(`Budget alert: ${workspaceName} reached 80% of its $10.00 monthly budget`);
+
+    // The banner shows after the next page change, without a reload.
+    await page.getByRole("navigation", { name: "Main" }).getByText("Workspaces").click();
+    const banner = page.getByTestId("budget-alert-banner");
+    await expect(banner).toContainText(
+      `Workspace ${workspaceName} has used 80% of its $10.00 monthly budget.`,
+    );
+    expect(await allowance()).toMatchObject({ allowed: true, remaining: "1.50" });
+
+    // Past 100%: 40 more units, $10.50 in all.
+    await ingest(40);
+    const [, at100] = await hooks.waitFor(2, triggered, 30_000);
+    expect(at100?.json?.data).toMatchObject({ threshold: 100, state: "triggered", spent: "10.50" });
+    expect(signedWith(endpoint.secret, at100 as ReceivedWebhook)).toBe(true);
+    await expect
+      .poll(() => mailedSubjects(ADMIN), { timeout: 30_000 })
+      .toContain(`Budget alert: ${workspaceName} reached 100% of its $10.00 monthly budget`);
+    expect(await allowance()).toMatchObject({
+      allowed: false,
+      remaining: "0.00",
+      reason: "workspace_hard_limit",
+    });
+
+    await page.getByRole("navigation", { name: "Main" }).getByText("Billing & Usage").click();
+    await expect(banner).toContainText(
+      `Workspace ${workspaceName} has used 100% of its $10.00 monthly budget.`,
+    );
+    await expect(card.getByTestId("budget-spent")).toHaveText("$10.50 of $10.00");
+    await expect(card.getByTestId("budget-triggered")).toHaveText("Alerts sent this cycle: 80%, 100%");
+    await page.screenshot({ path: `${SHOTS}/banner.png` });
+    await banner.screenshot({ path: `${SHOTS}/banner-only.png` });
+    await section.screenshot({ path: `${SHOTS}/budgets-section.png` });
+
+    // A credit of $5.00 from the provider: $5.50 spent, under both thresholds again.
+    await api.post(
+      `/v1/usage/events?organization_uuid=${org}`,
+      {
+        events: [
+          {
+            event_id: `budget-e2e-${stamp}-credit`,
+            occurred_at: new Date().toISOString(),
+            operation: "generation",
+            eval_type: "safety",
+            workspace_uuid: ws,
+            cost: "-5.00",
+            notes: "Goodwill credit",
+          },
+        ],
+      },
+      operator,
+    );
+    const resolved = await hooks.waitFor(2, eventsOf("budget.alert.resolved", ws), 30_000);
+    expect(resolved.map((r) => r.json?.data?.threshold).sort()).toEqual([100, 80]);
+    for (const hook of resolved) expect(signedWith(endpoint.secret, hook)).toBe(true);
+    expect(await allowance()).toMatchObject({ allowed: true, remaining: "4.50", reason: null });
+
+    await page.getByRole("navigation", { name: "Main" }).getByText("Workspaces").click();
+    await expect(page.getByText(`Workspace ${workspaceName} has used`)).toHaveCount(0);
+
+    // The Audit Log has the budget's creation, with its actor and target.
+    await page.goto("/organization/audit-log");
+    const created = page
+      .locator(".ant-table-tbody tr.ant-table-row")
+      .filter({ hasText: "Budget created" })
+      .filter({ hasText: workspaceName });
+    await expect(created).toHaveCount(1);
+    await expect(created).toContainText(ADMIN);
+  } finally {
+    await hooks.close();
+  }
+});
