@@ -166,5 +166,6 @@ test("the collapsed sider's tooltips open after 700 ms", async ({ page }) => {
   await nav.getByRole("menuitem").nth(1).hover();
   await page.waitForTimeout(400);
   await expect(page.getByRole("tooltip")).toHaveCount(0);
-  await expect(page.getByRole("tooltip")).toHaveText("Workspaces", { timeout: 2_000 });
+  // The second entry: Eval Runs, after Billing & Usage.
+  await expect(page.getByRole("tooltip")).toHaveText("Eval Runs", { timeout: 2_000 });
 });

@@ -28,6 +28,7 @@ describe("console layout", () => {
     expect(screen.getByRole("link", { name: "Eval Console" })).toHaveAttribute("href", "/");
     for (const label of [
       "Billing & Usage",
+      "Eval Runs",
       "Workspaces",
       "Users",
       "Personal API Keys",
@@ -46,6 +47,7 @@ describe("console layout", () => {
     expect(await screen.findByText("The page")).toBeInTheDocument();
     expect(nav().queryByText("Billing & Usage")).not.toBeInTheDocument();
     expect(nav().queryByText("Audit Log")).not.toBeInTheDocument();
+    expect(nav().queryByText("Eval Runs")).not.toBeInTheDocument();
     expect(nav().getByText("Workspaces")).toBeInTheDocument();
     expect(screen.getByRole("link", { name: "Eval Console" })).toHaveAttribute(
       "href",
