@@ -3,9 +3,9 @@
 // with the dashboard's filter SQL (usage-sql.ts), so both count exactly the same usage.
 import { and, eq, gte, lt, type SQL, sql } from "drizzle-orm";
 import type { BucketWidth, ReportGroupBy } from "../../contract/usage-report";
-import { usageDaily, usageDailyCoarse, usageEvents } from "../db/schema";
+import { usageDaily, usageDailyCoarse, usageDailyMid, usageEvents } from "../db/schema";
 import type { Db } from "../platform/database";
-import type { UsageFilters } from "./filters";
+import { readsRawEvents, type UsageFilters } from "./filters";
 import { isMidnight } from "./usage-report-buckets";
 import {
   coarseFilter,
@@ -13,8 +13,10 @@ import {
   dimensionFilter,
   evalTypeGroupOf,
   eventDims,
+  midFilter,
   searchFilter,
   usesCoarseRollup,
+  usesMidRollup,
   type WorkspaceMatches,
 } from "./usage-sql";
 
@@ -31,16 +33,17 @@ export type ReportQuery = {
   matches: WorkspaceMatches | null;
 };
 
-export type ReportSource = "usage_daily_coarse" | "usage_daily" | "usage_events";
+export type ReportSource = "usage_daily_coarse" | "usage_daily_mid" | "usage_daily" | "usage_events";
 
 /** The dimensions the daily rollups keep; eval runs and creators are only in the raw events. */
 const ROLLUP_GROUPS: readonly ReportGroupBy[] = ["workspace", "eval_type", "operation", "modality"];
 
 /**
  * Which table answers: a daily rollup when the buckets are days or longer, the period is whole UTC
- * days, there is no search or eval run filter and every group_by is a rollup column; the coarse rollup (no modality,
- * jailbreak or ground truth) when the modality is neither grouped nor filtered, as the dashboard
- * picks it. Else the raw events, of the period's monthly partitions only (the period bounds
+ * days, there is no search or eval run filter and every group_by is a rollup column; then, as the
+ * dashboard picks it, the smallest rollup that keeps the filtered and grouped dimensions: the
+ * coarse one (no modality, jailbreak or ground truth), else the middle one (no modality), else
+ * usage_daily. Else the raw events, of the period's monthly partitions only (the period bounds
  * occurred_at, the partition key).
  */
 export function reportSource(q: ReportQuery): ReportSource {
@@ -48,13 +51,12 @@ export function reportSource(q: ReportQuery): ReportSource {
     q.width !== "1h" &&
     isMidnight(q.start) &&
     isMidnight(q.end) &&
-    !q.filters.search &&
-    !q.filters.evalRun &&
+    !readsRawEvents(q.filters) &&
     q.groupBy.every((g) => ROLLUP_GROUPS.includes(g));
   if (!rollup) return "usage_events";
-  return usesCoarseRollup(q.filters) && !q.groupBy.includes("modality")
-    ? "usage_daily_coarse"
-    : "usage_daily";
+  if (q.groupBy.includes("modality")) return "usage_daily";
+  if (usesCoarseRollup(q.filters)) return "usage_daily_coarse";
+  return usesMidRollup(q.filters) ? "usage_daily_mid" : "usage_daily";
 }
 
 /** The bucket's start as a UTC timestamp (no bind parameters: it reads the same in every clause). */
@@ -67,7 +69,7 @@ function bucketSql(ts: string, width: BucketWidth): SQL {
 }
 
 type Shape = {
-  table: typeof usageEvents | typeof usageDaily | typeof usageDailyCoarse;
+  table: typeof usageEvents | typeof usageDaily | typeof usageDailyMid | typeof usageDailyCoarse;
   ts: string;
   where: SQL | undefined;
   dims: Record<ReportGroupBy, SQL | null>;
@@ -104,23 +106,33 @@ function shapeOf(q: ReportQuery, source: ReportSource): Shape {
       cost: sql`sum(${e.costMicros})`,
     };
   }
-  const coarse = source === "usage_daily_coarse";
-  const t = coarse ? usageDailyCoarse : usageDaily;
+  const t =
+    source === "usage_daily_coarse"
+      ? usageDailyCoarse
+      : source === "usage_daily_mid"
+        ? usageDailyMid
+        : usageDaily;
+  const filter =
+    source === "usage_daily_coarse"
+      ? coarseFilter(f)
+      : source === "usage_daily_mid"
+        ? midFilter(f)
+        : dimensionFilter(dailyDims, f);
   const day = (d: Date) => d.toISOString().slice(0, 10);
   return {
     table: t,
-    ts: `("${coarse ? "usage_daily_coarse" : "usage_daily"}"."day")::timestamp`,
+    ts: `("${source}"."day")::timestamp`,
     where: and(
       eq(t.organizationUuid, q.organizationUuid),
       gte(t.day, day(q.start)),
       lt(t.day, day(q.end)),
-      coarse ? coarseFilter(f) : dimensionFilter(dailyDims, f),
+      filter,
     ),
     dims: {
       workspace: sql`${t.workspaceUuid}`,
       eval_type: evalTypeGroupOf(t.evalType),
       operation: sql`${t.operation}`,
-      modality: coarse ? null : sql`${usageDaily.modality}`,
+      modality: source === "usage_daily" ? sql`${usageDaily.modality}` : null,
       eval_run: null,
       created_by: null,
     },

@@ -2,7 +2,7 @@ import Papa from "papaparse";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseUsd } from "../../contract/money";
 import { API_KEY_GROUPING_REFUSED, reportCsvHeaders } from "../../contract/usage-report";
-import { NO_FILTERS } from "../../server/metering/filters";
+import { NO_FILTERS, type UsageFilters } from "../../server/metering/filters";
 import { type ReportQuery, reportRowsQuery, reportSource } from "../../server/metering/usage-report-sql";
 import { backends, startProduct, type TestProduct } from "./harness";
 import { usdMicros } from "./usage-reads";
@@ -311,6 +311,33 @@ describe.each(backends())("usage report on $name", (backend) => {
     expect((await fx.call("memberKey", "GET", q)).statusCode).toBe(403);
     expect((await fx.call("none", "GET", q)).statusCode).toBe(401);
     expect((await get(q, "adminKey")).totals.events).toBe(5);
+  });
+
+  it("reads the table the dashboard reads for the same filters, the raw events when it must", () => {
+    const q = (over: Partial<ReportQuery>, f: Partial<UsageFilters> = {}): ReportQuery => ({
+      organizationUuid: fx.acmeId,
+      start: new Date("2026-01-01T00:00:00Z"),
+      end: new Date("2026-02-01T00:00:00Z"),
+      width: "1d",
+      groupBy: ["workspace", "eval_type", "operation"],
+      filters: { ...NO_FILTERS, ...f },
+      matches: null,
+      ...over,
+    });
+    expect(reportSource(q({}))).toBe("usage_daily_coarse");
+    expect(reportSource(q({ width: "1mo" }, { evalTypes: ["safety"], operations: ["scoring"] }))).toBe(
+      "usage_daily_coarse",
+    );
+    expect(reportSource(q({}, { jailbreak: "only" }))).toBe("usage_daily_mid");
+    expect(reportSource(q({}, { groundTruth: "with" }))).toBe("usage_daily_mid");
+    expect(reportSource(q({}, { modalities: ["image"] }))).toBe("usage_daily");
+    expect(reportSource(q({ groupBy: ["modality"] }))).toBe("usage_daily");
+    expect(reportSource(q({ width: "1h" }))).toBe("usage_events");
+    expect(reportSource(q({ start: new Date("2026-01-01T06:00:00Z") }))).toBe("usage_events");
+    expect(reportSource(q({ groupBy: ["created_by"] }))).toBe("usage_events");
+    expect(reportSource(q({ groupBy: ["eval_run"] }))).toBe("usage_events");
+    expect(reportSource(q({}, { search: "red" }))).toBe("usage_events");
+    expect(reportSource(q({}, { evalRun: "run-1" }))).toBe("usage_events");
   });
 
   it("reads the raw events of the period's monthly partitions only", async () => {
