@@ -21,6 +21,7 @@ const LEASE_SECONDS = Math.ceil(WEBHOOK_TIMEOUT_MS / 1000) * 6;
 /** Finished deliveries (succeeded or failed) leave the delivery log after this many days. */
 export const DELIVERY_LOG_RETENTION_DAYS = 30;
 const PURGE_EVERY_MS = 3_600_000;
+const MIN_WAIT_MS = 25;
 
 type Claimed = {
   delivery_uuid: string;
@@ -91,11 +92,17 @@ export async function purgeOldDeliveries(db: Db): Promise<number> {
   return rowsOf(result).length;
 }
 
-/** The delay until the next pending delivery is due, if any is (capped by the caller). */
-async function nextDueInMs(db: Db): Promise<number | null> {
+/**
+ * The delay until the next delivery a worker may claim is due, if any is (capped by the caller).
+ * Deliveries of disabled endpoints are left out: they are not claimable, and an overdue one would
+ * otherwise wake the worker again at once, round after round.
+ */
+export async function nextDueInMs(db: Db): Promise<number | null> {
   const result = await db.execute(sql`
-    select extract(epoch from (min(next_attempt_at) - now())) * 1000 as ms
-      from webhook_deliveries where status = 'pending'`);
+    select extract(epoch from (min(w.next_attempt_at) - now())) * 1000 as ms
+      from webhook_deliveries w
+      join webhook_endpoints e on e.endpoint_uuid = w.endpoint_uuid and e.enabled
+     where w.status = 'pending'`);
   const ms = rowsOf<{ ms: string | number | null }>(result)[0]?.ms;
   return ms === null || ms === undefined ? null : Math.max(0, Number(ms));
 }
@@ -180,7 +187,9 @@ export function createWebhookWorker(o: WebhookWorkerOptions) {
         );
       }
       const next = await nextDueInMs(o.db).catch(() => null);
-      schedule(next === null ? POLL_MS : Math.min(POLL_MS, next + 5));
+      // At least MIN_WAIT_MS: a delivery due now that this round could not claim (another
+      // process holds it) must not spin the worker.
+      schedule(next === null ? POLL_MS : Math.min(POLL_MS, Math.max(MIN_WAIT_MS, next + 5)));
     })().finally(() => {
       running = null;
     });
