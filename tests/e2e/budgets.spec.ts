@@ -18,6 +18,7 @@ const ADMIN = "admin@acme.test";
 const SHOTS = "test-results/budgets";
 
 type Api = {
+  auth: { headers: Record<string, string> };
   get: <T>(path: string) => Promise<T>;
   post: <T>(path: string, body: unknown, headers?: Record<string, string>) => Promise<T>;
 };
@@ -28,6 +29,7 @@ async function adminApi(page: Page): Promise<Api> {
   expect(auth.ok()).toBe(true);
   const authorization = `Bearer ${(await auth.json()).access_token as string}`;
   return {
+    auth: { headers: { authorization } },
     get: async <T>(path: string) => {
       const res = await page.request.get(`${E2E.console}${path}`, { headers: { authorization } });
       expect(res.ok(), `GET ${path}: ${res.status()}`).toBe(true);
@@ -61,6 +63,7 @@ test("a workspace budget alerts by email, banner and signed webhooks, stops work
   const stamp = Date.now();
   const workspaceName = `Budget Lab ${stamp}`;
   const hooks = await startWebhookReceiver();
+  const cleanup: (() => Promise<unknown>)[] = [];
   try {
     await signIn(page, ADMIN, "/");
     const api = await adminApi(page);
@@ -86,6 +89,14 @@ test("a workspace budget alerts by email, banner and signed webhooks, stops work
     });
     expect(endpoint.secret).toMatch(/^whsec_/);
 
+    // An organization budget far above its spend, so the section shows a budget with no alert.
+    const orgBudget = await api.post<{ budget_uuid: string }>("/v1/budgets", {
+      scope: "organization",
+      amount: "1000000.00",
+      thresholds: [90],
+    });
+    cleanup.push(() => page.request.delete(`${E2E.console}/v1/budgets/${orgBudget.budget_uuid}`, api.auth));
+
     // The budget, set in the console: $10.00, alerts at 80% and 100%, hard limit.
     await page.reload();
     const section = page.locator("section#budgets");
@@ -99,10 +110,20 @@ test("a workspace budget alerts by email, banner and signed webhooks, stops work
     await form.getByLabel("Monthly budget (USD)").fill("10");
     await form.locator(".ant-select-selection-item[title='50'] .ant-select-selection-item-remove").click();
     await form.getByRole("switch", { name: "Hard limit" }).click();
-    await expect(form.locator(".ant-select-selection-overflow .ant-select-selection-item")).toHaveText(["80", "100"]);
+    await expect(form.locator(".ant-select-selection-overflow .ant-select-selection-item")).toHaveText([
+      "80",
+      "100",
+    ]);
     await form.screenshot({ path: `${SHOTS}/budget-dialog.png` });
     await actionButton(form, "Save Budget").click();
     await expect(form).toBeHidden();
+
+    // The organization's spend is the cycle's Total Cost on the same page.
+    const totalCost = (await page.getByTestId("total-cost").locator("div").first().textContent()) ?? "";
+    expect(totalCost).toMatch(/^\$[\d,]+\.\d\d$/);
+    const orgCard = section.getByTestId(`budget-${orgBudget.budget_uuid}`);
+    await expect(orgCard.getByTestId("budget-spent")).toHaveText(`${totalCost} of $1,000,000.00`);
+    await expect(orgCard.getByText("Hard limit")).toHaveCount(0);
 
     const card = section.locator(".ant-card-small").filter({ hasText: workspaceName });
     await expect(card.getByTestId("budget-spent")).toHaveText("$0.00 of $10.00");
@@ -218,6 +239,7 @@ test("a workspace budget alerts by email, banner and signed webhooks, stops work
     await expect(created).toHaveCount(1);
     await expect(created).toContainText(ADMIN);
   } finally {
+    for (const step of cleanup) await step();
     await hooks.close();
   }
 });

@@ -57,7 +57,7 @@ export function BudgetsSection() {
     body = (
       <Row gutter={[16, 16]} data-testid="budgets-loading">
         {[0, 1].map((key) => (
-          <Col key={key} xs={24} md={12} xl={8}>
+          <Col key={key} xs={24} lg={12} xxl={8}>
             <Card size="small" title={<Skeleton.Input active size="small" />}>
               <Skeleton active title={false} paragraph={{ rows: 3 }} />
             </Card>
@@ -93,7 +93,7 @@ export function BudgetsSection() {
     body = (
       <Row gutter={[16, 16]}>
         {ordered(budgets).map((budget) => (
-          <Col key={budget.budget_uuid} xs={24} md={12} xl={8}>
+          <Col key={budget.budget_uuid} xs={24} lg={12} xxl={8}>
             <BudgetCard budget={budget} onEdit={modals.openEdit} />
           </Col>
         ))}
