@@ -230,6 +230,14 @@ test("a workspace budget alerts by email, banner and signed webhooks, stops work
     await page.getByRole("navigation", { name: "Main" }).getByText("Workspaces").click();
     await expect(page.getByText(`Workspace ${workspaceName} has used`)).toHaveCount(0);
 
+    // The workspace's own page shows the same budget, back under its thresholds.
+    await page.goto(`/workspace/${ws}`);
+    const own = page.locator(".ant-card-small").filter({ hasText: "Monthly Budget" });
+    await expect(own.getByTestId("budget-spent")).toHaveText("$5.50 of $10.00");
+    await expect(own.getByText("55% used")).toBeVisible();
+    await expect(own.getByTestId("budget-triggered")).toHaveText("Alerts at 80%, 100%");
+    await own.screenshot({ path: `${SHOTS}/workspace-budget.png` });
+
     // The Audit Log has the budget's creation, with its actor and target.
     await page.goto("/organization/audit-log");
     const created = page
