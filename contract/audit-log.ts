@@ -41,7 +41,8 @@ export const AUDIT_ACTIONS = {
   "user.mfa_enabled": "A user turned on two-factor authentication.",
   "user.mfa_disabled": "A user turned off two-factor authentication.",
   "user.backup_codes_regenerated": "A user made new two-factor backup codes.",
-  "user.sessions_revoked": "A user's sessions were ended: the other ones on a password change, all on a reset.",
+  "user.sessions_revoked":
+    "A user's sessions were ended: the other ones on a password change, all on a reset.",
 } as const;
 
 export type AuditAction = keyof typeof AUDIT_ACTIONS;
