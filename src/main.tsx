@@ -7,7 +7,6 @@ import { App } from "./App";
 import { LoadingScreen } from "./components/feedback/loading-screen";
 import { StartupError } from "./components/feedback/startup-error";
 import { ThemeShell } from "./components/theme-shell";
-import { prefetchBillingPage } from "./pages/billing/prefetch";
 import { loadConsoleConfig } from "./providers/config-loader";
 import { createServices } from "./providers/create-services";
 import { createIdentityClient } from "./providers/identity-client";
@@ -32,11 +31,7 @@ async function start() {
     // The addresses of the API and identity service are only known at run time.
     const config = await loadConsoleConfig();
     const client = createIdentityClient(config.authUrl);
-    const services = createServices({
-      config,
-      client,
-      onUserKnown: (user, prefetch) => prefetchBillingPage(window.location, user, prefetch),
-    });
+    const services = createServices({ config, client });
     show(<App services={services} router={createBrowserRouter(routes)} />);
   } catch (error) {
     show(<StartupError error={error} onRetry={() => window.location.reload()} />);

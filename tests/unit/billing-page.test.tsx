@@ -7,9 +7,6 @@ import { delay, HttpResponse, http } from "msw";
 import { describe, expect, it, vi } from "vitest";
 import type { SeriesBucket, UsageSummary } from "../../contract/usage-schemas";
 import { BillingPage } from "../../src/pages/billing/billing-page";
-import { prefetchBillingPage } from "../../src/pages/billing/prefetch";
-import type { CurrentUser } from "../../src/providers/current-user-types";
-import { requestKey } from "../../src/providers/prefetch";
 import { api, renderPage } from "./support/render-page";
 
 // The chart library needs a canvas (jsdom has none); the legend shows what the chart was given.
@@ -196,7 +193,6 @@ function billingApi({ recordsDelay = 0, cyclesDelay = 0 } = {}) {
   return {
     handlers,
     calls,
-    seen,
     setSeries: (buckets: SeriesBucket[]) => {
       seriesBuckets = buckets;
     },
@@ -431,46 +427,5 @@ describe("Billing & Usage", { timeout: 60_000 }, () => {
     expect(texts.every((t) => t === "Loading..." || t === "Page 1 of 3 (25 total records)")).toBe(true);
     // The same element from the first render to the answer: the pager never left the page.
     expect(screen.getByTestId("records-pagination")).toBe(pager);
-  });
-
-  // The reads started before the page renders (prefetch.ts) are only of use if they are exactly
-  // the page's own first requests: same paths, same parameters.
-  it.each([
-    ["the default view", "/"],
-    [
-      "a linked view",
-      `/?period=${JAN}&eval_type=safety&jailbreak=non&grouping=weekly&search=Eval&sort=-cost&page=2`,
-    ],
-  ])("prefetches exactly the first requests the page makes, for %s", async (_, path) => {
-    const prefetched: string[] = [];
-    const url = new URL(path, "http://console.test");
-    prefetchBillingPage(
-      { pathname: url.pathname, search: url.search },
-      { is_admin: true } as CurrentUser,
-      (p, q) => prefetched.push(requestKey(p, q)),
-    );
-    const { seen } = renderBilling(path);
-    await screen.findByText(path === "/" ? "Eval 0" : "Page 2 of 3 (25 total records)");
-    const keyOf = (u: URL) => {
-      const query: Record<string, string[]> = {};
-      for (const k of new Set(u.searchParams.keys())) query[k] = u.searchParams.getAll(k);
-      return requestKey(u.pathname, query);
-    };
-    const first = new Map<string, string>();
-    for (const u of seen) if (!first.has(u.pathname)) first.set(u.pathname, keyOf(u));
-    expect(prefetched.length).toBe(5);
-    for (const key of prefetched) expect(first.get(key.slice(0, key.indexOf("?")))).toBe(key);
-  });
-
-  it("prefetches nothing for members or on other pages", () => {
-    const prefetched: string[] = [];
-    const record = (p: string) => prefetched.push(p);
-    prefetchBillingPage({ pathname: "/", search: "" }, { is_admin: false } as CurrentUser, record);
-    prefetchBillingPage(
-      { pathname: "/organization/workspaces", search: "" },
-      { is_admin: true } as CurrentUser,
-      record,
-    );
-    expect(prefetched).toEqual([]);
   });
 });

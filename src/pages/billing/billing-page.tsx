@@ -26,7 +26,11 @@ export function BillingPage() {
   const { workspaces } = useBillingWorkspaces();
   const state = useBillingState(cycles);
   const cycleUuid = state.usageCycle;
-  const { summary, query: summaryQuery } = useUsageSummary(cycleUuid, state.filters);
+  const usage = useUsageSummary(cycleUuid, state.filters);
+  const summaryQuery = usage.query;
+  // The reads start before the cycle list is in; what they answer is shown with the period, as
+  // before (an earlier summary, "data as of" or filter options would move the page around).
+  const summary = cyclesQuery.isLoading ? undefined : usage.summary;
   // The chart is hidden on small screens, and its series is not read there.
   const chartShown = !useIsMobile();
   const chart = useUsageSeries(cycleUuid, state.filters, state.view.grouping, chartShown);
@@ -99,9 +103,11 @@ export function BillingPage() {
       ) : null}
       <UsageSummary
         summary={summary}
-        loading={!cyclesQuery.isError && ((cyclesQuery.isLoading && !summary) || summaryQuery.isLoading)}
+        loading={!cyclesQuery.isError && (cyclesQuery.isLoading || summaryQuery.isLoading)}
       />
-      {chartShown ? <UsageChart {...chart} state={state} /> : null}
+      {chartShown ? (
+        <UsageChart {...chart} series={cyclesQuery.isLoading ? undefined : chart.series} state={state} />
+      ) : null}
       <RecordsTable cycleUuid={cycleUuid} waiting={cyclesQuery.isLoading} state={state} />
     </>
   );
