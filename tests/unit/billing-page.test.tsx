@@ -167,8 +167,7 @@ function billingApi({ recordsDelay = 0, cyclesDelay = 0 } = {}) {
     http.get(api("/v1/usage/series"), ({ request }) => {
       const q = keep(request);
       // January has no usage to draw.
-      // No cycle named: the server's current cycle.
-      const cycle = q.get("billing_cycle_uuid") ?? FEB;
+      const cycle = q.get("billing_cycle_uuid");
       return HttpResponse.json({
         billing_cycle_uuid: cycle,
         grouping: q.get("grouping"),
@@ -239,10 +238,7 @@ describe("Billing & Usage", { timeout: 60_000 }, () => {
     const missing = screen.getByText("Feb 22, 2026, 10:30 UTC").closest("tr") as HTMLElement;
     expect(within(missing).getByText("-")).toBeInTheDocument();
     expect(calls("/v1/usage/records")[0]?.get("sort")).toBe("-date");
-    // The default view's calls name no cycle (the server's current one, the latest here), so they
-    // start with the cycle list rather than after it.
-    expect(calls("/v1/usage/records")[0]?.has("billing_cycle_uuid")).toBe(false);
-    expect(calls("/v1/usage/summary").every((q) => !q.has("billing_cycle_uuid"))).toBe(true);
+    expect(calls("/v1/usage/records")[0]?.get("billing_cycle_uuid")).toBe(FEB);
     // The default view's address has no query.
     expect(location()).toBe("/");
   });

@@ -49,12 +49,9 @@ export const clearFilterBar = (f: BillingFilters): BillingFilters => ({
 
 export type UsageQuery = Record<string, string | string[] | undefined>;
 
-/**
- * Query parameters of /v1/usage/{summary,series,records,export.csv} for a cycle (null: none, the
- * server's current cycle), filters and search.
- */
-export function usageQuery(cycleUuid: string | null, f: BillingFilters, search = ""): UsageQuery {
-  const query: UsageQuery = cycleUuid ? { billing_cycle_uuid: cycleUuid } : {};
+/** Query parameters of /v1/usage/{summary,series,records,export.csv} for a cycle, filters and search. */
+export function usageQuery(cycleUuid: string, f: BillingFilters, search = ""): UsageQuery {
+  const query: UsageQuery = { billing_cycle_uuid: cycleUuid };
   if (f.workspaceUuids.length) query.workspace_uuid = [...f.workspaceUuids];
   if (f.evalTypes.length) query.eval_type = [...f.evalTypes];
   if (f.operations.length) query.operation = [...f.operations];
@@ -66,7 +63,7 @@ export function usageQuery(cycleUuid: string | null, f: BillingFilters, search =
 }
 
 /** The same parameters as Refine filters, for the records list (the usage-records resource). */
-export function usageCrudFilters(cycleUuid: string | null, f: BillingFilters, search = ""): CrudFilter[] {
+export function usageCrudFilters(cycleUuid: string, f: BillingFilters, search = ""): CrudFilter[] {
   return Object.entries(usageQuery(cycleUuid, f, search)).map(([field, value]) => ({
     field,
     operator: Array.isArray(value) ? "in" : field === "search" ? "contains" : "eq",

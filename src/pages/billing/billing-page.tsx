@@ -25,12 +25,8 @@ export function BillingPage() {
   const { cycles, query: cyclesQuery } = useBillingCycles();
   const { workspaces } = useBillingWorkspaces();
   const state = useBillingState(cycles);
-  const cycleUuid = state.usageCycle;
-  const usage = useUsageSummary(cycleUuid, state.filters);
-  const summaryQuery = usage.query;
-  // The reads start before the cycle list is in; what they answer is shown with the period, as
-  // before (an earlier summary, "data as of" or filter options would move the page around).
-  const summary = cyclesQuery.isLoading ? undefined : usage.summary;
+  const cycleUuid = state.cycle?.billing_cycle_uuid;
+  const { summary, query: summaryQuery } = useUsageSummary(cycleUuid, state.filters);
   // The chart is hidden on small screens, and its series is not read there.
   const chartShown = !useIsMobile();
   const chart = useUsageSeries(cycleUuid, state.filters, state.view.grouping, chartShown);
@@ -40,7 +36,7 @@ export function BillingPage() {
   const refresh = () => {
     cyclesQuery.refetch();
     summaryQuery.refetch();
-    if (chartShown && cycleUuid !== undefined) chart.query.refetch();
+    if (chartShown && cycleUuid) chart.query.refetch();
     invalidate({ resource: usageRecords.name, invalidates: ["list"] });
   };
   const refreshing = cyclesQuery.isFetching || summaryQuery.isFetching || chart.query.isFetching;
@@ -105,9 +101,7 @@ export function BillingPage() {
         summary={summary}
         loading={!cyclesQuery.isError && (cyclesQuery.isLoading || summaryQuery.isLoading)}
       />
-      {chartShown ? (
-        <UsageChart {...chart} series={cyclesQuery.isLoading ? undefined : chart.series} state={state} />
-      ) : null}
+      {chartShown ? <UsageChart {...chart} state={state} /> : null}
       <RecordsTable cycleUuid={cycleUuid} waiting={cyclesQuery.isLoading} state={state} />
     </>
   );

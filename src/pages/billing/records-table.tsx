@@ -100,8 +100,7 @@ function HoverRow({ record, ...props }: RowProps) {
 }
 
 type Props = {
-  /** The cycle the records call names (null: the server's current cycle; undefined: none yet). */
-  cycleUuid: string | null | undefined;
+  cycleUuid: string | undefined;
   /** The period is still being read: nothing is known about the records yet. */
   waiting: boolean;
   state: BillingState;
@@ -109,13 +108,11 @@ type Props = {
 
 export function RecordsTable({ cycleUuid, waiting, state }: Props) {
   const { filters, search, sort, page } = state.view;
-  // The export names its cycle once the cycle list is in.
-  const exportCycle = state.cycle?.billing_cycle_uuid;
   // The text in the search box, ahead of `search` by the debounce delay.
   const [typed, setTyped] = useState(search);
 
   const crudFilters = useMemo(
-    () => (cycleUuid !== undefined ? usageCrudFilters(cycleUuid, filters, search) : []),
+    () => (cycleUuid ? usageCrudFilters(cycleUuid, filters, search) : []),
     [cycleUuid, filters, search],
   );
   // Page, sort, period, filters and search come from the address; the list is read from the
@@ -126,7 +123,7 @@ export function RecordsTable({ cycleUuid, waiting, state }: Props) {
     filters: crudFilters,
     sorters: [sort],
     errorNotification: false,
-    queryOptions: { enabled: cycleUuid !== undefined, placeholderData: (previous) => previous },
+    queryOptions: { enabled: !!cycleUuid, placeholderData: (previous) => previous },
   });
 
   // The filters and search the shown rows and total belong to: until the first page of new ones
@@ -139,7 +136,7 @@ export function RecordsTable({ cycleUuid, waiting, state }: Props) {
     if (fetchedKey !== null) setShownKey(fetchedKey);
   }, [fetchedKey]);
   const searchPending = typed.trim() !== search;
-  const unanswered = cycleUuid !== undefined ? shownKey !== filtersKey && fetchedKey !== filtersKey : waiting;
+  const unanswered = cycleUuid ? shownKey !== filtersKey && fetchedKey !== filtersKey : waiting;
   const stale = !query.isError && (searchPending || unanswered);
   const pending = stale ? (searchPending || search ? "Searching..." : "Loading...") : null;
 
@@ -179,7 +176,7 @@ export function RecordsTable({ cycleUuid, waiting, state }: Props) {
     <Card
       title="Cost & Usage Records"
       extra={
-        <ExportControl query={exportCycle ? usageQuery(exportCycle, filters, search) : null} total={total} />
+        <ExportControl query={cycleUuid ? usageQuery(cycleUuid, filters, search) : null} total={total} />
       }
     >
       <SearchBox

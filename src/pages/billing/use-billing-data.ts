@@ -22,22 +22,19 @@ export function useBillingCycles() {
   return { cycles, query };
 }
 
-/** The usage calls' cycle: a uuid, null for the server's current cycle, undefined to wait. */
-export type UsageCycle = string | null | undefined;
-
-export function useUsageSummary(cycle: UsageCycle, filters: BillingFilters) {
+export function useUsageSummary(cycleUuid: string | undefined, filters: BillingFilters) {
   const { query } = useCustom<UsageSummary, HttpError>({
     url: "/v1/usage/summary",
     method: "get",
-    config: { query: cycle !== undefined ? usageQuery(cycle, filters) : {} },
+    config: { query: cycleUuid ? usageQuery(cycleUuid, filters) : {} },
     errorNotification: false,
-    queryOptions: { enabled: cycle !== undefined, placeholderData: keepPrevious },
+    queryOptions: { enabled: !!cycleUuid, placeholderData: keepPrevious },
   });
-  return { summary: cycle !== undefined ? query.data?.data : undefined, query };
+  return { summary: cycleUuid ? query.data?.data : undefined, query };
 }
 
 export function useUsageSeries(
-  cycle: UsageCycle,
+  cycleUuid: string | undefined,
   filters: BillingFilters,
   grouping: Grouping,
   enabled: boolean,
@@ -45,9 +42,9 @@ export function useUsageSeries(
   const { query } = useCustom<UsageSeries, HttpError>({
     url: "/v1/usage/series",
     method: "get",
-    config: { query: cycle !== undefined ? { ...usageQuery(cycle, filters), grouping } : {} },
+    config: { query: cycleUuid ? { ...usageQuery(cycleUuid, filters), grouping } : {} },
     errorNotification: false,
-    queryOptions: { enabled: enabled && cycle !== undefined, placeholderData: keepPrevious },
+    queryOptions: { enabled: enabled && !!cycleUuid, placeholderData: keepPrevious },
   });
   return { series: query.data?.data, query };
 }

@@ -36,17 +36,6 @@ export function useBillingState(cycles: readonly BillingCycle[] | undefined) {
   const index = found === -1 ? list.length - 1 : found;
   const cycle = index >= 0 ? list[index] : undefined;
 
-  // The cycle the usage calls name (undefined: they wait). With no period in the address the page
-  // shows the latest cycle, which is the server's current one (the open cycle) unless a cycle
-  // starts after the open one: the calls name no cycle, so they start with the cycle list instead
-  // of after it, and keep the same parameters once the list confirms it.
-  const usageCycle = useMemo(() => {
-    if (cycles === undefined) return view.cycleUuid === null ? null : undefined;
-    if (!cycle) return undefined;
-    const serverCurrent = list.find((c) => c.billing_cycle_end_date === null) ?? list[list.length - 1];
-    return view.cycleUuid === null && cycle === serverCurrent ? null : cycle.billing_cycle_uuid;
-  }, [cycles, list, cycle, view.cycleUuid]);
-
   // The address says what is shown: unusable values are dropped from it at once, and a cycle
   // that does not exist once the cycles are in.
   const unknownCycle = cycles !== undefined && view.cycleUuid !== null && found === -1;
@@ -82,7 +71,6 @@ export function useBillingState(cycles: readonly BillingCycle[] | undefined) {
       view,
       cycles: list,
       cycle,
-      usageCycle,
       cycleIndex: index,
       canStepBack: index > 0,
       canStepForward: index >= 0 && index < list.length - 1,
@@ -96,20 +84,6 @@ export function useBillingState(cycles: readonly BillingCycle[] | undefined) {
       setSort,
       setPage,
     }),
-    [
-      view,
-      list,
-      cycle,
-      usageCycle,
-      index,
-      step,
-      setFilters,
-      update,
-      setGrouping,
-      setMetric,
-      setSearch,
-      setSort,
-      setPage,
-    ],
+    [view, list, cycle, index, step, setFilters, update, setGrouping, setMetric, setSearch, setSort, setPage],
   );
 }
