@@ -7,6 +7,7 @@
 // never kept (a rename writes no usage): the caller looks them up per request.
 import { sql } from "drizzle-orm";
 import type { Db } from "../platform/database";
+import { WeightedLru } from "../platform/weighted-lru";
 import type { Cycle } from "./cycles";
 import { type CycleRun, cycleRuns } from "./eval-runs";
 
@@ -30,53 +31,10 @@ async function freshness(db: Db, organizationUuid: string): Promise<string> {
   ]);
 }
 
-/**
- * A least-recently-used map of cycles' runs, bounded by the runs it holds. Concurrent requests for
- * one key share one grouping; a failed one is forgotten, so the next request tries again.
- */
-export class EvalRunsCache {
-  private readonly entries = new Map<string, { value: Promise<CycleRun[]>; weight: number }>();
-  private weight = 0;
-  constructor(readonly maxRuns = 200_000) {}
-
-  get size() {
-    return this.entries.size;
-  }
-
-  get(key: string, compute: () => Promise<CycleRun[]>): Promise<CycleRun[]> {
-    const hit = this.entries.get(key);
-    if (hit) {
-      this.entries.delete(key);
-      this.entries.set(key, hit);
-      return hit.value;
-    }
-    if (this.maxRuns <= 0) return compute();
-    const entry = { value: compute(), weight: 1 };
-    this.entries.set(key, entry);
-    this.weight += 1;
-    entry.value.then(
-      (runs) => {
-        if (this.entries.get(key) !== entry) return;
-        this.weight += runs.length - entry.weight;
-        entry.weight = runs.length;
-        this.evict();
-      },
-      () => {
-        if (this.entries.get(key) !== entry) return;
-        this.entries.delete(key);
-        this.weight -= entry.weight;
-      },
-    );
-    this.evict();
-    return entry.value;
-  }
-
-  private evict() {
-    for (const [key, e] of this.entries) {
-      if (this.weight <= this.maxRuns || this.entries.size <= 1) break;
-      this.entries.delete(key);
-      this.weight -= e.weight;
-    }
+/** Cycles' runs, bounded by the runs they hold (see WeightedLru). */
+export class EvalRunsCache extends WeightedLru<CycleRun[]> {
+  constructor(maxRuns = 200_000) {
+    super(maxRuns, (runs) => runs.length);
   }
 }
 

@@ -8,6 +8,7 @@ import { eq } from "drizzle-orm";
 import type { Grouping } from "../../contract/usage-schemas";
 import { usageVersions, workspaces } from "../db/schema";
 import type { Db } from "../platform/database";
+import { WeightedLru } from "../platform/weighted-lru";
 import type { Cycle } from "./cycles";
 import { NO_FILTERS, type UsageFilters } from "./filters";
 import { computePageData, type PageData, type RawOptions } from "./usage-aggregates";
@@ -39,54 +40,12 @@ const weightOf = (d: PageData) =>
     : 0);
 
 /**
- * A least-recently-used map of computations, bounded by the rows its entries hold. Concurrent
- * requests for one key share one computation (the page's three calls arrive together); a failed
- * computation is forgotten, so the next request tries again.
+ * Page data, bounded by the rows its entries hold (see WeightedLru); the page's three calls arrive
+ * together and share one computation.
  */
-export class PageDataCache {
-  private readonly entries = new Map<string, { value: Promise<PageData>; weight: number }>();
-  private weight = 0;
-  constructor(readonly maxRows = 200_000) {}
-
-  get size() {
-    return this.entries.size;
-  }
-
-  get(key: string, compute: () => Promise<PageData>): Promise<PageData> {
-    const hit = this.entries.get(key);
-    if (hit) {
-      // Most recently used last.
-      this.entries.delete(key);
-      this.entries.set(key, hit);
-      return hit.value;
-    }
-    if (this.maxRows <= 0) return compute();
-    const entry = { value: compute(), weight: 1 };
-    this.entries.set(key, entry);
-    this.weight += entry.weight;
-    entry.value.then(
-      (data) => {
-        if (this.entries.get(key) !== entry) return;
-        this.weight += weightOf(data) - entry.weight;
-        entry.weight = weightOf(data);
-        this.evict();
-      },
-      () => {
-        if (this.entries.get(key) !== entry) return;
-        this.entries.delete(key);
-        this.weight -= entry.weight;
-      },
-    );
-    this.evict();
-    return entry.value;
-  }
-
-  private evict() {
-    for (const [key, e] of this.entries) {
-      if (this.weight <= this.maxRows || this.entries.size <= 1) break;
-      this.entries.delete(key);
-      this.weight -= e.weight;
-    }
+export class PageDataCache extends WeightedLru<PageData> {
+  constructor(maxRows = 200_000) {
+    super(maxRows, weightOf);
   }
 }
 
