@@ -9,10 +9,9 @@ import {
   type UsageFilters,
 } from "../../server/metering/filters";
 import { generateUsageEvents } from "../../server/metering/generate";
-import { setPriceRule } from "../../server/metering/prices";
 import { backends, startProduct, type TestProduct } from "./harness";
 import { allRecords, toFilterable, usageQuery, usdMicros } from "./usage-reads";
-import { addCycle, PAST, sendAsOperator } from "./usage-setup";
+import { addCycle, sendAsOperator, setSixDecimalPrices } from "./usage-setup";
 import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";
 
 const EVENTS = 1200;
@@ -31,20 +30,7 @@ describe.each(backends())("usage totals reconcile for random filters on $name", 
   beforeAll(async () => {
     p = await startProduct(backend);
     fx = await setUpWorkspaces(p);
-    const db = p.database.db;
-    await setPriceRule(db, { unitPrice: "0.000123", validFrom: PAST });
-    await setPriceRule(db, {
-      operation: "generation",
-      ruleMetric: "eval",
-      unitPrice: "0.047311",
-      validFrom: PAST,
-    });
-    await setPriceRule(db, {
-      operation: "scoring",
-      evalType: "jailbreak",
-      unitPrice: "0.013579",
-      validFrom: PAST,
-    });
+    await setSixDecimalPrices(p.database.db);
     for (const name of ["Safety Research", "Red Team", "Accuracy Benchmarks"]) ws.push(await fx.idOf(name));
     cycle = await addCycle(p, fx.acmeId, "2026-02-01", null);
     const events = [

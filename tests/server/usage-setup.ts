@@ -32,6 +32,26 @@ export async function setSamplePrices(db: TestProduct["database"]["db"]) {
 }
 
 /**
+ * Prices with six decimals (a base rule, eval generation, jailbreak scoring) for the suites that
+ * reconcile totals to the micro-dollar: any rounding or float sum shows.
+ */
+export async function setSixDecimalPrices(db: TestProduct["database"]["db"]) {
+  await setPriceRule(db, { unitPrice: "0.000123", validFrom: PAST });
+  await setPriceRule(db, {
+    operation: "generation",
+    ruleMetric: "eval",
+    unitPrice: "0.047311",
+    validFrom: PAST,
+  });
+  await setPriceRule(db, {
+    operation: "scoring",
+    evalType: "jailbreak",
+    unitPrice: "0.013579",
+    validFrom: PAST,
+  });
+}
+
+/**
  * `events` for `organizationUuid`, sent by the provider's operator (the backend API key, which
  * may send credits and charges); every one must be accepted.
  */
