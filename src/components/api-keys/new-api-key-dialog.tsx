@@ -1,66 +1,12 @@
 // Shows a just-created key once: its id and token with copy buttons and the "Sensitive" warning.
 // The token lives only in the caller's state, which closing this dialog clears.
-import { CopyOutlined } from "@ant-design/icons";
-import { useNotification } from "@refinedev/core";
-import { Alert, Button, Flex, Input, Modal, Space, Typography } from "antd";
+import { Alert, Button, Flex, Modal } from "antd";
 import type { CreatedApiKey } from "../../lib/api-keys";
+import { CopyField } from "../copy-field";
 
 type Props = { created: CreatedApiKey | null; onClose: () => void };
 
-function CopyField({
-  id,
-  label,
-  value,
-  copiedText,
-  onCopy,
-}: {
-  id: string;
-  label: string;
-  value: string;
-  copiedText: string;
-  onCopy: (value: string, copiedText: string) => void;
-}) {
-  return (
-    <Flex vertical gap={4}>
-      <Typography.Text strong>
-        <label htmlFor={id}>{label}</label>
-      </Typography.Text>
-      <Space.Compact style={{ width: "100%" }}>
-        <Input
-          id={id}
-          value={value}
-          readOnly
-          style={{ fontFamily: "monospace" }}
-          onFocus={(e) => e.target.select()}
-        />
-        <Button
-          icon={<CopyOutlined />}
-          aria-label={`Copy ${label}`}
-          onClick={() => onCopy(value, copiedText)}
-        >
-          Copy
-        </Button>
-      </Space.Compact>
-    </Flex>
-  );
-}
-
 export function NewApiKeyDialog({ created, onClose }: Props) {
-  const { open } = useNotification();
-  const copy = async (value: string, copiedText: string) => {
-    try {
-      await navigator.clipboard.writeText(value);
-      open?.({ type: "success", key: "api-key-copy", message: copiedText });
-    } catch {
-      open?.({
-        type: "error",
-        key: "api-key-copy",
-        message: "Copy failed",
-        description: "Select the text and copy it.",
-      });
-    }
-  };
-
   return (
     <Modal
       open={created !== null}
@@ -81,14 +27,14 @@ export function NewApiKeyDialog({ created, onClose }: Props) {
             label="Key ID"
             value={created.api_key_id}
             copiedText="Copied Key ID"
-            onCopy={copy}
+            notificationKey="api-key-copy"
           />
           <CopyField
             id="new-api-key-token"
             label="API Key"
             value={created.api_key_token}
             copiedText="Copied API Key"
-            onCopy={copy}
+            notificationKey="api-key-copy"
           />
           <Alert
             type="warning"

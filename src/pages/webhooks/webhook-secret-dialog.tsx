@@ -1,26 +1,11 @@
 // Shows a signing secret once, just after an endpoint was added or its secret rotated, with a
 // copy button. The secret lives only in the caller's state, which closing this dialog clears.
-import { CopyOutlined } from "@ant-design/icons";
-import { useNotification } from "@refinedev/core";
-import { Alert, Button, Flex, Input, Modal, Space, Typography } from "antd";
+import { Alert, Button, Flex, Modal, Typography } from "antd";
+import { CopyField } from "../../components/copy-field";
 
 type Props = { secret: string | null; rotated?: boolean; onClose: () => void };
 
 export function WebhookSecretDialog({ secret, rotated = false, onClose }: Props) {
-  const { open } = useNotification();
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(secret ?? "");
-      open?.({ type: "success", key: "webhook-secret-copy", message: "Copied signing secret" });
-    } catch {
-      open?.({
-        type: "error",
-        key: "webhook-secret-copy",
-        message: "Copy failed",
-        description: "Select the text and copy it.",
-      });
-    }
-  };
   return (
     <Modal
       open={secret !== null}
@@ -35,23 +20,14 @@ export function WebhookSecretDialog({ secret, rotated = false, onClose }: Props)
       }
     >
       <Flex vertical gap={16}>
-        <Flex vertical gap={4}>
-          <Typography.Text strong>
-            <label htmlFor="webhook-signing-secret">Signing secret</label>
-          </Typography.Text>
-          <Space.Compact style={{ width: "100%" }}>
-            <Input
-              id="webhook-signing-secret"
-              value={secret ?? ""}
-              readOnly
-              style={{ fontFamily: "monospace" }}
-              onFocus={(e) => e.target.select()}
-            />
-            <Button icon={<CopyOutlined />} aria-label="Copy signing secret" onClick={copy}>
-              Copy
-            </Button>
-          </Space.Compact>
-        </Flex>
+        <CopyField
+          id="webhook-signing-secret"
+          label="Signing secret"
+          value={secret ?? ""}
+          copiedText="Copied signing secret"
+          copyLabel="Copy signing secret"
+          notificationKey="webhook-secret-copy"
+        />
         <Alert
           type="warning"
           showIcon
