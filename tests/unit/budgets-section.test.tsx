@@ -7,6 +7,7 @@ import { delay, HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import { BudgetsSection } from "../../src/components/budgets/budgets-section";
 import { budget, budgetsApi, WS } from "./support/budgets-api";
+import { findDialog } from "./support/dialogs";
 import { api, apiError, renderPage } from "./support/render-page";
 
 const admin = { is_admin: true };
@@ -23,15 +24,6 @@ const orgBudget = budget({
   hard_limit: true,
 });
 
-// antd gives every dialog title the same id under test, so a dialog is found by its title's text.
-const dialog = (title: string) =>
-  waitFor(() => {
-    const found = screen
-      .getAllByRole("dialog")
-      .find((d) => d.querySelector(".ant-modal-title")?.textContent === title);
-    if (!found) throw new Error(`No open dialog titled ${title}`);
-    return found;
-  });
 const noDialog = () => waitFor(() => expect(screen.queryAllByRole("dialog")).toHaveLength(0));
 const owners = () => screen.queryAllByTestId("budget-owner");
 const card = (name: string) =>
@@ -83,7 +75,7 @@ describe("Budgets section", () => {
 
     expect(await screen.findByText(/No budgets yet/)).toBeInTheDocument();
     await user.click(await screen.findByRole("button", { name: /Set a Budget/ }));
-    const form = within(await dialog("Set Budget"));
+    const form = within(await findDialog("Set Budget"));
     for (const t of ["50", "80", "100"]) expect(form.getByTitle(t)).toBeInTheDocument();
     expect(form.getByRole("switch", { name: "Hard limit" })).not.toBeChecked();
 
@@ -118,7 +110,7 @@ describe("Budgets section", () => {
     const budgets = budgetsApi([]);
     renderPage(<BudgetsSection />, { me: admin, handlers: budgets.handlers });
     await user.click(await screen.findByRole("button", { name: /Set a Budget/ }));
-    const form = within(await dialog("Set Budget"));
+    const form = within(await findDialog("Set Budget"));
     const save = form.getByRole("button", { name: "Save Budget" });
 
     await user.click(save);
@@ -147,7 +139,7 @@ describe("Budgets section", () => {
     await user.click(save);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(budgets.calls).toEqual([]);
-    expect(await dialog("Set Budget")).toBeVisible();
+    expect(await findDialog("Set Budget")).toBeVisible();
   });
 
   it("keeps the dialog open with the API's own message when it refuses", async () => {
@@ -155,7 +147,7 @@ describe("Budgets section", () => {
     const budgets = budgetsApi([budget()]);
     renderPage(<BudgetsSection />, { me: admin, handlers: budgets.handlers });
     await user.click(await screen.findByRole("button", { name: /Add Budget/ }));
-    const form = within(await dialog("Set Budget"));
+    const form = within(await findDialog("Set Budget"));
     // The organization has no budget yet, so the dialog starts there; Alpha already has one.
     expect(form.getByRole("radio", { name: "Organization" })).toBeChecked();
     await user.click(form.getByRole("radio", { name: "One workspace" }));
@@ -170,7 +162,7 @@ describe("Budgets section", () => {
     const message = await form.findByRole("alert");
     expect(message).toHaveTextContent("The budget could not be saved.");
     expect(message).toHaveTextContent("Workspace Beta already has a budget.");
-    expect(await dialog("Set Budget")).toBeVisible();
+    expect(await findDialog("Set Budget")).toBeVisible();
 
     // Corrected and sent again, the old message goes and the budget appears.
     await user.click(form.getByRole("button", { name: "Save Budget" }));
@@ -184,7 +176,7 @@ describe("Budgets section", () => {
     const budgets = budgetsApi([budget()]);
     renderPage(<BudgetsSection />, { me: admin, handlers: budgets.handlers });
     await user.click(await screen.findByRole("button", { name: "Edit Alpha budget" }));
-    const form = within(await dialog("Edit Budget"));
+    const form = within(await findDialog("Edit Budget"));
     expect(form.getByLabelText("Monthly budget (USD)")).toHaveValue("100.00");
     expect(form.getByRole("radio", { name: "One workspace" })).toBeDisabled();
 

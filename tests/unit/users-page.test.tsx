@@ -3,6 +3,7 @@ import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import { UsersPage } from "../../src/pages/users/users-page";
+import { findDialog } from "./support/dialogs";
 import { identity, renderPage, server } from "./support/render-page";
 
 const ORG = "org-1";
@@ -74,16 +75,6 @@ function postHandler(
     return error ? HttpResponse.json(error.body, { status: error.status }) : HttpResponse.json({});
   });
 }
-
-/** The open dialog titled `title` (antd's ids are fixed under test, so dialogs have no name). */
-const findDialog = (title: string) =>
-  waitFor(() => {
-    const found = screen
-      .getAllByRole("dialog")
-      .find((d) => d.querySelector(".ant-modal-title")?.textContent === title);
-    if (!found) throw new Error(`No open dialog titled ${title}`);
-    return found;
-  });
 
 const asAdmin = { is_admin: true, email: "admin@acme.test" };
 const row = (email: string) => screen.getByRole("row", { name: new RegExp(email) });

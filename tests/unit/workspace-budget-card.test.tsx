@@ -6,6 +6,7 @@ import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import { WorkspaceShowPage } from "../../src/pages/workspaces/workspace-show-page";
 import { budget, budgetsApi, WS, workspaceRows } from "./support/budgets-api";
+import { findDialog } from "./support/dialogs";
 import { server } from "./support/network";
 import { api, renderPage } from "./support/render-page";
 
@@ -14,15 +15,6 @@ const workspaceApi = [
   http.get(api(`/v1/workspaces/${WS.alpha}/members`), () => HttpResponse.json([])),
   http.get(api("/v1/accounts/organization/users"), () => HttpResponse.json([])),
 ];
-
-const openDialog = (title: string) =>
-  waitFor(() => {
-    const found = screen
-      .getAllByRole("dialog")
-      .find((d) => d.querySelector(".ant-modal-title")?.textContent === title);
-    if (!found) throw new Error(`No open dialog titled ${title}`);
-    return found;
-  });
 
 const renderShow = (me: { is_admin: boolean }, budgets = budgetsApi([])) =>
   renderPage(<WorkspaceShowPage />, {
@@ -48,7 +40,7 @@ describe("workspace budget card", () => {
       await screen.findByText("No budget for this workspace. Set one to be alerted as its spend grows."),
     ).toBeInTheDocument();
     await user.click(await screen.findByRole("button", { name: /Set Budget/ }));
-    const form = within(await openDialog("Set Budget"));
+    const form = within(await findDialog("Set Budget"));
     expect(form.getByText("Alpha")).toBeInTheDocument();
     expect(form.queryByRole("radio")).not.toBeInTheDocument();
     await user.type(form.getByLabelText("Monthly budget (USD)"), "100");
@@ -89,7 +81,7 @@ describe("workspace budget card", () => {
     expect(screen.queryByText(/\$7\.00/)).not.toBeInTheDocument();
 
     await user.click(await within(card).findByRole("button", { name: "Edit Alpha budget" }));
-    const form = within(await openDialog("Edit Budget"));
+    const form = within(await findDialog("Edit Budget"));
     await user.clear(form.getByLabelText("Monthly budget (USD)"));
     await user.type(form.getByLabelText("Monthly budget (USD)"), "200");
     await user.click(form.getByRole("button", { name: "Update Budget" }));
