@@ -16,8 +16,10 @@
 // records table, "0 total records" or an empty chart before its rows counts as a flash.
 //
 // Usage: npx tsx bench/console.ts [--runs 10] [--events 1000000] [--skip-1m] [--keep-db] [--quick]
-//          [--console-dir dist] [--baseline-dir DIR] [--port 4700]
+//          [--console-dir dist] [--baseline-dir DIR] [--port 4700] [--profile]
 //   --quick: 3 runs, demo only (the `npm run bench` summary's size).
+//   --profile: after the measured visits, one warm and one cold visit of the current build under
+//   Chromium's CPU profiler, printed as self time per script and per function.
 //   --console-dir: the build to measure (built with `vite build` when it has no index.html).
 //   --baseline-dir: a build to measure side by side (e.g. `git worktree add /tmp/base HEAD~1`,
 //   then `npx vite build --outDir DIR` in it); its folder is served as it is, so a build without
@@ -37,6 +39,7 @@ import { parseArgs } from "node:util";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { type Browser, type BrowserContext, chromium } from "@playwright/test";
 import pg from "pg";
+import { type ProfileSummary, printProfile, profileVisit } from "./console-profile";
 import { type Figure, startResults } from "./results";
 
 const { values: args } = parseArgs({
@@ -50,10 +53,11 @@ const { values: args } = parseArgs({
     quick: { type: "boolean" },
     "skip-1m": { type: "boolean" },
     "keep-db": { type: "boolean" },
+    profile: { type: "boolean" },
   },
 });
 const QUICK = args.quick === true;
-const flag = (name: "skip-1m" | "keep-db") => args[name] === true;
+const flag = (name: "skip-1m" | "keep-db" | "profile") => args[name] === true;
 const option = (name: "runs" | "events" | "port", fallback: number) => {
   const n = args[name] === undefined ? fallback : Number(args[name]);
   if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} needs a positive number`);
@@ -303,6 +307,8 @@ async function signIn(browser: Browser, product: Product) {
 }
 
 type Measured = { cold: Visit[]; warm: Visit[]; records: string };
+/** --profile: CPU profiles of the current build's visits, printed after the figures. */
+const profiles: [string, ProfileSummary][] = [];
 
 /**
  * Measures each product (one per console build) in turn, visit by visit: cold visits, then warm
@@ -326,6 +332,16 @@ async function measure(browser: Browser, products: Product[]): Promise<Measured[
   for (const [i, p] of products.entries()) await visit(contexts[i]!, p.url); // fills the HTTP cache
   for (let run = 0; run < RUNS; run++)
     for (const [i, p] of products.entries()) results[i]!.warm.push(await visit(contexts[i]!, p.url));
+  if (flag("profile")) {
+    // The current build is measured last in `products`; one warm and one cold visit, profiled.
+    const i = products.length - 1;
+    const warm = await profileVisit(contexts[i]!, () => visit(contexts[i]!, products[i]!.url));
+    profiles.push([`warm visit (rows + chart at ${warm.result.ready.toFixed(0)} ms)`, warm.summary]);
+    const context = await fresh(i);
+    const cold = await profileVisit(context, () => visit(context, products[i]!.url));
+    profiles.push([`cold visit (rows + chart at ${cold.result.ready.toFixed(0)} ms)`, cold.summary]);
+    await context.close();
+  }
   await Promise.all(contexts.map((c) => c.close()));
   for (const r of results) r.records = /\(([\d,]+) total records\)/.exec(r.cold[0]?.pager ?? "")?.[1] ?? "?";
   return results;
@@ -585,6 +601,7 @@ async function main() {
       .join(", ")}`,
   );
   report(rows, sizes, header);
+  for (const [label, summary] of profiles) printProfile(label, summary);
 }
 
 main().catch((e) => {
