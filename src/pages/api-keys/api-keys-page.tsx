@@ -1,15 +1,16 @@
 // "/account/api-keys": the signed-in user's personal API keys, kept by the identity service. The
 // api-keys resource names the identity data provider and its calls; this page passes no URLs.
-import { KeyOutlined, ReloadOutlined } from "@ant-design/icons";
+import { KeyOutlined } from "@ant-design/icons";
 import { CreateButton, useModalForm, useTable } from "@refinedev/antd";
 import { CanAccess, type HttpError, useDelete } from "@refinedev/core";
-import { Alert, Button, Card, Flex } from "antd";
+import { Alert, Card, Flex } from "antd";
 import { useState } from "react";
 import { ApiKeysTable } from "../../components/api-keys/api-keys-table";
 import { CreateApiKeyDialog, type CreateApiKeyValues } from "../../components/api-keys/create-api-key-dialog";
 import { DeleteApiKeyDialog } from "../../components/api-keys/delete-api-key-dialog";
 import { NewApiKeyDialog } from "../../components/api-keys/new-api-key-dialog";
 import { PageList } from "../../components/layout/page-list";
+import { RefetchButton } from "../../components/refetch-button";
 import { SearchBox } from "../../components/search-box";
 import {
   API_KEY_PAGE_SIZE,
@@ -77,13 +78,7 @@ export function ApiKeysPage() {
       title="Personal API Keys"
       headerButtons={
         <Flex gap={8} wrap>
-          <Button
-            icon={<ReloadOutlined />}
-            onClick={() => tableQuery.refetch()}
-            loading={tableQuery.isFetching}
-          >
-            Refresh
-          </Button>
+          <RefetchButton query={tableQuery} />
           <CreateButton
             resource={resource.name}
             type="primary"

@@ -2,7 +2,7 @@
 // its delivery log: every event sent to it, newest first, with status, attempts, the last answer
 // and the next retry; a failed (or any) delivery can be sent again. The log refreshes itself while
 // a delivery is pending.
-import { EditOutlined, ReloadOutlined, SendOutlined } from "@ant-design/icons";
+import { EditOutlined, SendOutlined } from "@ant-design/icons";
 import { Show, useModalForm, useTable } from "@refinedev/antd";
 import { type HttpError, useNavigation, useShow } from "@refinedev/core";
 import {
@@ -18,6 +18,7 @@ import {
   Tooltip,
   Typography,
 } from "antd";
+import { RefetchButton } from "../../components/refetch-button";
 import { webhookEndpoints as resource, webhookDeliveries } from "../../resources/webhook-endpoints";
 import { useWebhookActions } from "./use-webhook-actions";
 import { WebhookFormModal, type WebhookFormValues } from "./webhook-form-modal";
@@ -56,18 +57,7 @@ function DeliveryLog({
     },
   });
   return (
-    <Card
-      title="Delivery log"
-      extra={
-        <Button
-          icon={<ReloadOutlined />}
-          onClick={() => tableQuery.refetch()}
-          loading={tableQuery.isFetching}
-        >
-          Refresh
-        </Button>
-      }
-    >
+    <Card title="Delivery log" extra={<RefetchButton query={tableQuery} />}>
       {tableQuery.isError ? (
         <Alert
           type="error"
