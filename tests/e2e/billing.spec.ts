@@ -6,7 +6,8 @@ import Papa from "papaparse";
 import { evalTypeGroup, evalTypeLabel } from "../../contract/eval-types";
 import { CSV_HEADERS } from "../../contract/usage-csv";
 import { E2E } from "../../playwright.config";
-import { signIn } from "./console";
+import { sessionHeaders, signIn } from "./console";
+import { micros, usd } from "./money";
 
 // The Billing & Usage page on the seeded demo organization. Expected figures come from the raw
 // events (the streamed CSV export, read straight from the API and added up here in integer
@@ -24,19 +25,6 @@ type Cycle = {
 };
 type Row = Record<string, string>;
 
-const micros = (v: string) => {
-  const m = /^(-)?(\d*)(?:\.(\d*))?$/.exec(v.trim());
-  if (!m) throw new Error(`not an amount: ${v}`);
-  const n = BigInt(m[2] || "0") * 1_000_000n + BigInt((m[3] ?? "").slice(0, 6).padEnd(6, "0"));
-  return m[1] ? -n : n;
-};
-const usd = (n: bigint) => {
-  const abs = n < 0n ? -n : n;
-  const cents = (abs + 5_000n) / 10_000n;
-  const whole = (cents / 100n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  const text = `$${whole}.${(cents % 100n).toString().padStart(2, "0")}`;
-  return n < 0n && cents > 0n ? `-${text}` : text;
-};
 const day = (d: string) => {
   const date = new Date(`${d}T00:00:00Z`);
   return `${MONTHS[date.getUTCMonth()]} ${date.getUTCDate()}, ${date.getUTCFullYear()}`;
@@ -51,12 +39,7 @@ const sumBy = (rows: Row[], key: string) => {
 const total = (rows: Row[]) => rows.reduce((t, r) => t + micros(r.Cost ?? "0"), 0n);
 
 async function api(page: Page) {
-  const auth = await page.request.get(`${E2E.auth}/api/v1/refresh_token`, {
-    headers: { "Content-Type": "application/json" },
-  });
-  expect(auth.ok()).toBe(true);
-  const token = (await auth.json()).access_token as string;
-  const headers = { Authorization: `Bearer ${token}` };
+  const headers = await sessionHeaders(page);
   return {
     json: async <T>(path: string): Promise<T> => {
       const res = await page.request.get(`${E2E.console}${path}`, { headers });

@@ -18,3 +18,12 @@ export const actionButton = (scope: Locator, label: string) =>
 
 export const dialog = (page: Page, title: string) => page.getByRole("dialog").filter({ hasText: title });
 export const toast = (page: Page) => page.locator(".ant-notification-notice");
+
+/** Headers that call the API as the signed-in page does: with its access token. */
+export async function sessionHeaders(page: Page) {
+  const auth = await page.request.get(`${E2E.auth}/api/v1/refresh_token`, {
+    headers: { "Content-Type": "application/json" },
+  });
+  expect(auth.ok()).toBe(true);
+  return { Authorization: `Bearer ${(await auth.json()).access_token as string}` };
+}

@@ -2,7 +2,8 @@ import { expect, type Page, test } from "@playwright/test";
 import Papa from "papaparse";
 import { reportCsvHeaders } from "../../contract/usage-report";
 import { E2E } from "../../playwright.config";
-import { signIn } from "./console";
+import { sessionHeaders, signIn } from "./console";
+import { micros, usd } from "./money";
 
 // The usage report API's CSV, fetched with the signed-in administrator's own token, adds up to
 // exactly what the Billing & Usage page shows for the same period and filter.
@@ -14,28 +15,9 @@ type Cycle = {
 };
 type Row = Record<string, string>;
 
-const micros = (v: string) => {
-  const m = /^(-)?(\d*)(?:\.(\d*))?$/.exec(v.trim());
-  if (!m) throw new Error(`not an amount: ${v}`);
-  const n = BigInt(m[2] || "0") * 1_000_000n + BigInt((m[3] ?? "").slice(0, 6).padEnd(6, "0"));
-  return m[1] ? -n : n;
-};
-/** As the page shows money: "$1,234.57", rounded half away from zero. */
-const usd = (n: bigint) => {
-  const abs = n < 0n ? -n : n;
-  const cents = (abs + 5_000n) / 10_000n;
-  const whole = (cents / 100n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  const text = `$${whole}.${(cents % 100n).toString().padStart(2, "0")}`;
-  return n < 0n && cents > 0n ? `-${text}` : text;
-};
-
 /** The API with the page's own session: its access token from the identity service. */
 async function api(page: Page) {
-  const auth = await page.request.get(`${E2E.auth}/api/v1/refresh_token`, {
-    headers: { "Content-Type": "application/json" },
-  });
-  expect(auth.ok()).toBe(true);
-  const headers = { Authorization: `Bearer ${(await auth.json()).access_token as string}` };
+  const headers = await sessionHeaders(page);
   return {
     cycles: async () => {
       const res = await page.request.get(`${E2E.console}/v1/accounts/organization/billingcycles`, {
