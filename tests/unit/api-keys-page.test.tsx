@@ -4,6 +4,7 @@ import { HttpResponse, http, type RequestHandler } from "msw";
 import { describe, expect, it } from "vitest";
 import { ApiKeysPage } from "../../src/pages/api-keys/api-keys-page";
 import { apiKeys as resource } from "../../src/resources/api-keys";
+import { findDialog } from "./support/dialogs";
 import { identity, renderPage, server } from "./support/render-page";
 
 const HOUR = 3600;
@@ -46,13 +47,6 @@ const listQueries = (seen: Request[]) =>
 
 const renderKeys = (...handlers: RequestHandler[]) =>
   renderPage(<ApiKeysPage />, { route: resource.list as string, handlers: [...handlers, listKeys] });
-
-async function dialogTitled(title: string): Promise<HTMLElement> {
-  const heading = await screen.findByText(title, { selector: ".ant-modal-title" });
-  const dialog = heading.closest<HTMLElement>("[role=dialog]");
-  if (!dialog) throw new Error(`no dialog titled ${title}`);
-  return dialog;
-}
 
 /** The table is inert (pointer-events: none) while a refetch spins; a user waits for it too. */
 async function tableSettled(): Promise<void> {
@@ -129,11 +123,11 @@ describe("Personal API Keys", () => {
     await screen.findByText("key00");
 
     await user.click(await screen.findByRole("button", { name: /Create API Key$/ }));
-    const create = await dialogTitled("Create API Key");
+    const create = await findDialog("Create API Key");
     expect(within(create).getByText("One year")).toBeInTheDocument();
     await user.click(within(create).getByRole("button", { name: /^Create$/ }));
 
-    const shown = await dialogTitled("Your new API key");
+    const shown = await findDialog("Your new API key");
     expect(bodies).toEqual([{ expiration_option: "OneYear" }]);
     expect(within(shown).getByLabelText("Key ID")).toHaveValue("newkey");
     expect(within(shown).getByLabelText("API Key")).toHaveValue("secret-token-value");
@@ -160,7 +154,7 @@ describe("Personal API Keys", () => {
     );
     await screen.findByText("key00");
     await user.click(await screen.findByRole("button", { name: /Create API Key$/ }));
-    const create = await dialogTitled("Create API Key");
+    const create = await findDialog("Create API Key");
     await user.click(within(create).getByRole("button", { name: /^Create$/ }));
     expect(await screen.findByText("Failed to create API key")).toBeInTheDocument();
     expect(screen.getByText("No permission to create a personal API key")).toBeInTheDocument();
@@ -173,7 +167,7 @@ describe("Personal API Keys", () => {
     await screen.findByText("key03");
     await tableSettled();
     await user.click(await screen.findByRole("button", { name: "Delete API key key03" }));
-    const dialog = await dialogTitled("Delete API Key");
+    const dialog = await findDialog("Delete API Key");
     const deletes = () => seen.filter((request) => request.method === "DELETE");
     expect(deletes()).toHaveLength(0);
     await user.click(within(dialog).getByRole("button", { name: /^Delete$/ }));

@@ -6,6 +6,7 @@ import type { WebhookDelivery, WebhookEndpoint } from "../../contract/webhooks";
 import { WebhookShowPage } from "../../src/pages/webhooks/webhook-show-page";
 import { WebhooksListPage } from "../../src/pages/webhooks/webhooks-list-page";
 import { webhookEndpoints as resource } from "../../src/resources/webhook-endpoints";
+import { findDialog } from "./support/dialogs";
 import { api, apiError, renderPage } from "./support/render-page";
 
 const ADMIN = { is_admin: true, email: "admin@acme.test" };
@@ -36,14 +37,6 @@ const delivery = (i: number, over: Partial<WebhookDelivery> = {}): WebhookDelive
   payload: { id: `1111111${i}-0000-4000-8000-000000000000`, type: "budget.alert.triggered" },
   ...over,
 });
-
-/** The open modal with this title (antd labels its dialogs by an id jsdom does not resolve). */
-async function dialogTitled(title: string): Promise<HTMLElement> {
-  const heading = await screen.findByText(title, { selector: ".ant-modal-title" });
-  const dialog = heading.closest<HTMLElement>("[role=dialog]");
-  if (!dialog) throw new Error(`no dialog titled ${title}`);
-  return dialog;
-}
 
 /** The bodies the product API received for a method and path. */
 function recorded(method: string, path: string) {
@@ -100,11 +93,11 @@ describe("Webhooks page", () => {
       ],
     });
     await user.click(await screen.findByRole("button", { name: /Add Your First Endpoint/ }));
-    const dialog = await dialogTitled("Add Webhook Endpoint");
+    const dialog = await findDialog("Add Webhook Endpoint");
     await user.type(within(dialog).getByLabelText("Endpoint URL"), "https://hooks.example.com/eval");
     await user.click(within(dialog).getByRole("checkbox", { name: /budget\.alert\.resolved/ }));
     await user.click(within(dialog).getByRole("button", { name: "Add Endpoint" }));
-    const secret = await dialogTitled("Your endpoint's signing secret");
+    const secret = await findDialog("Your endpoint's signing secret");
     expect(within(secret).getByLabelText("Signing secret")).toHaveValue("whsec_abc123secret");
     expect(within(secret).getByRole("button", { name: "Copy signing secret" })).toBeInTheDocument();
     expect(within(secret).getByText("Shown only once")).toBeInTheDocument();
@@ -132,7 +125,7 @@ describe("Webhooks page", () => {
       ],
     });
     await user.click(await screen.findByRole("button", { name: /Add Your First Endpoint/ }));
-    const dialog = await dialogTitled("Add Webhook Endpoint");
+    const dialog = await findDialog("Add Webhook Endpoint");
     await user.type(within(dialog).getByLabelText("Endpoint URL"), "http://10.0.0.7/hook");
     await user.click(within(dialog).getByRole("button", { name: "Add Endpoint" }));
     expect(await screen.findByText(/a loopback, private or link-local address/)).toBeInTheDocument();
@@ -159,15 +152,15 @@ describe("Webhooks page", () => {
     await user.click(
       screen.getByRole("button", { name: "Rotate the secret of https://hooks.example.com/eval" }),
     );
-    const confirm = await dialogTitled("Rotate signing secret");
+    const confirm = await findDialog("Rotate signing secret");
     await user.click(within(confirm).getByRole("button", { name: "Rotate" }));
-    const secret = await dialogTitled("New signing secret");
+    const secret = await findDialog("New signing secret");
     expect(within(secret).getByLabelText("Signing secret")).toHaveValue("whsec_rotated");
     expect(rotated.bodies).toHaveLength(1);
     await user.click(within(secret).getByRole("button", { name: "Done" }));
 
     await user.click(screen.getByRole("button", { name: "Delete https://hooks.example.com/eval" }));
-    const del = await dialogTitled("Delete webhook endpoint");
+    const del = await findDialog("Delete webhook endpoint");
     expect(deleted.bodies).toHaveLength(0);
     await user.click(within(del).getByRole("button", { name: "Delete" }));
     await waitFor(() => expect(deleted.bodies).toHaveLength(1));

@@ -6,6 +6,7 @@ import { WorkspaceListPage } from "../../src/pages/workspaces/workspace-list-pag
 import { WorkspaceShowPage } from "../../src/pages/workspaces/workspace-show-page";
 import type { CurrentUser } from "../../src/providers/current-user-types";
 import { workspaces as workspacesResource } from "../../src/resources/workspaces";
+import { findDialog } from "./support/dialogs";
 import { api, apiError, renderPage, server } from "./support/render-page";
 
 const workspaces = [
@@ -31,14 +32,6 @@ const workspaces = [
 
 const admin = { is_admin: true, email: "admin@acme.test" };
 const member = { is_admin: false, email: "member@acme.test" };
-
-/** antd labels every dialog with the same id under test, so dialogs are found by their title text. */
-async function dialogTitled(title: string): Promise<HTMLElement> {
-  const heading = await screen.findByText(title, { selector: ".ant-modal-title" });
-  const dialog = heading.closest<HTMLElement>("[role=dialog]");
-  if (!dialog) throw new Error(`no dialog titled ${title}`);
-  return dialog;
-}
 
 /** The requests the product API received, as "METHOD /path?query". */
 function recordRequests() {
@@ -115,7 +108,7 @@ describe("workspace list", () => {
       }),
     );
     await user.click(await screen.findByRole("button", { name: /Create Workspace$/ }));
-    const dialog = await dialogTitled("Create Workspace");
+    const dialog = await findDialog("Create Workspace");
     const create = within(dialog).getByRole("button", { name: /^Create$/ });
     expect(create).toBeDisabled();
     const input = within(dialog).getByLabelText("Workspace Name");
@@ -142,7 +135,7 @@ describe("workspace list", () => {
       ),
     );
     await user.click(await screen.findByRole("button", { name: /Create Workspace$/ }));
-    const dialog = await dialogTitled("Create Workspace");
+    const dialog = await findDialog("Create Workspace");
     fireEvent.change(within(dialog).getByLabelText("Workspace Name"), { target: { value: "Research" } });
     await user.click(within(dialog).getByRole("button", { name: /^Create$/ }));
     expect(await screen.findByText("Failed to create workspace. Please try again.")).toBeInTheDocument();
@@ -159,7 +152,7 @@ describe("workspace list", () => {
       http.put(api("/v1/workspaces/ws-2"), () => HttpResponse.json({ ...workspaces[1], name: "Blue Team" })),
     );
     await user.click(await screen.findByRole("button", { name: "Edit workspace Red Team" }));
-    const dialog = await dialogTitled("Edit Workspace");
+    const dialog = await findDialog("Edit Workspace");
     // The field is filled once the workspace has loaded (the dialog may re-render its form meanwhile).
     await waitFor(() => expect(within(dialog).getByLabelText("Workspace Name")).toHaveValue("Red Team"));
     const input = within(dialog).getByLabelText("Workspace Name");
@@ -189,7 +182,7 @@ describe("workspace list", () => {
       http.delete(api("/v1/workspaces/ws-2"), () => apiError(500, "internal", "Database unavailable")),
     );
     await user.click(await screen.findByRole("button", { name: "Delete workspace Red Team" }));
-    const dialog = await dialogTitled("Delete Workspace");
+    const dialog = await findDialog("Delete Workspace");
     expect(requests("DELETE", "/v1/workspaces/ws-2")).toHaveLength(0);
     await user.click(within(dialog).getByRole("button", { name: /^Delete$/ }));
     expect(await screen.findByText("Failed to delete workspace. Please try again.")).toBeInTheDocument();
