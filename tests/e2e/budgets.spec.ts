@@ -246,6 +246,13 @@ test("a workspace budget alerts by email, banner and signed webhooks, stops work
       .filter({ hasText: workspaceName });
     await expect(created).toHaveCount(1);
     await expect(created).toContainText(ADMIN);
+    // ... and the webhook endpoint the alerts went to, added by the same administrator.
+    const hookAdded = page
+      .locator(".ant-table-tbody tr.ant-table-row")
+      .filter({ hasText: "Webhook endpoint created" })
+      .filter({ hasText: hooks.url });
+    await expect(hookAdded).toHaveCount(1);
+    await expect(hookAdded).toContainText(ADMIN);
   } finally {
     for (const step of cleanup) await step();
     await hooks.close();
