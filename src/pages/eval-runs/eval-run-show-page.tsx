@@ -4,12 +4,13 @@
 import { ArrowLeftOutlined } from "@ant-design/icons";
 import { Show, useTable } from "@refinedev/antd";
 import { type HttpError, useLink, useNavigation, useShow } from "@refinedev/core";
-import { Alert, Card, Descriptions, Empty, Flex, Result, Spin, Statistic, Table, Typography } from "antd";
+import { Alert, Card, Descriptions, Empty, Flex, Statistic, Table, Typography } from "antd";
 import { useSearchParams } from "react-router";
 import type { EvalRunDetail, EvalRunOperation } from "../../../contract/eval-runs";
 import { evalTypeLabel } from "../../../contract/eval-types";
 import { formatMoney } from "../../../contract/money";
 import type { UsageRecord } from "../../../contract/usage-schemas";
+import { recordFallback } from "../../components/layout/record-fallback";
 import { formatUtcDateTime } from "../../lib/billing/dates";
 import { operationLabel, orDash } from "../../lib/billing/labels";
 import { exactMoney } from "../../lib/eval-runs";
@@ -119,30 +120,16 @@ export function EvalRunShowPage() {
     </Link>
   );
 
-  if (query.isLoading) {
-    return (
-      <Spin tip="Loading...">
-        <div style={{ minHeight: 160 }} />
-      </Spin>
-    );
-  }
-  const status = query.error?.statusCode;
-  if (status === 404 || status === 400 || status === 414 || (!query.isError && !run)) {
-    return <Result status="404" title="Eval run not found" extra={backLink} />;
-  }
-  if (query.isError || !run) {
-    return (
-      <Flex vertical gap={16}>
-        {backLink}
-        <Alert
-          type="error"
-          showIcon
-          message="The eval run could not be loaded."
-          description={query.error?.message}
-        />
-      </Flex>
-    );
-  }
+  // 414: an id too long for a URL cannot name a run either.
+  const fallback = recordFallback({
+    query,
+    found: !!run,
+    backLink,
+    notFound: "Eval run not found",
+    failed: "The eval run could not be loaded.",
+    missingStatuses: [404, 400, 414],
+  });
+  if (fallback !== null || !run) return fallback;
 
   return (
     <Flex vertical gap={16}>

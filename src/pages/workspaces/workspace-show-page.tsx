@@ -3,8 +3,9 @@
 import { ArrowLeftOutlined, DashboardOutlined } from "@ant-design/icons";
 import { Show } from "@refinedev/antd";
 import { CanAccess, type HttpError, useLink, useNavigation, useShow } from "@refinedev/core";
-import { Alert, Card, Descriptions, Flex, Result, Spin, Typography } from "antd";
+import { Card, Descriptions, Flex, Typography } from "antd";
 import { WorkspaceBudgetCard } from "../../components/budgets/workspace-budget-card";
+import { recordFallback } from "../../components/layout/record-fallback";
 import { WorkspaceMembersPanel } from "../../components/workspaces/workspace-members-panel";
 import { WORKSPACE_STALE_MS, type WorkspaceRecord } from "../../lib/workspaces";
 import { billing } from "../../resources/billing";
@@ -25,32 +26,16 @@ export function WorkspaceShowPage() {
     </Link>
   );
 
-  if (query.isLoading) {
-    return (
-      <Spin tip="Loading...">
-        <div style={{ minHeight: 160 }} />
-      </Spin>
-    );
-  }
   // 404: no such live workspace (or, for a member, not one of theirs); 400: the id in the URL is
   // not a workspace id at all (the API refuses a malformed UUID). Either way there is no workspace.
-  const status = query.error?.statusCode;
-  if (status === 404 || status === 400 || (!query.isError && !workspace)) {
-    return <Result status="404" title="Workspace not found" extra={backLink} />;
-  }
-  if (query.isError || !workspace) {
-    return (
-      <Flex vertical gap={16}>
-        {backLink}
-        <Alert
-          type="error"
-          showIcon
-          message="The workspace could not be loaded."
-          description={query.error?.message}
-        />
-      </Flex>
-    );
-  }
+  const fallback = recordFallback({
+    query,
+    found: !!workspace,
+    backLink,
+    notFound: "Workspace not found",
+    failed: "The workspace could not be loaded.",
+  });
+  if (fallback !== null || !workspace) return fallback;
 
   return (
     <Flex vertical gap={16}>
