@@ -17,6 +17,8 @@ export const evalRuns = pgTable(
     evalType: text("eval_type"),
     startedByUserId: text("started_by_user_id"),
     startedByEmail: text("started_by_email"),
+    /** The API key (its id) the run was started with; null when started with a bearer token. */
+    startedByApiKeyId: text("started_by_api_key_id"),
     startedAt: timestamp("started_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index("eval_runs_org_started_idx").on(t.organizationUuid, t.startedAt)],

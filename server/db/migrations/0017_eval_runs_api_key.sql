@@ -1,0 +1,1 @@
+ALTER TABLE "eval_runs" ADD COLUMN "started_by_api_key_id" text;
