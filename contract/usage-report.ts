@@ -5,6 +5,7 @@
  * dashboard's own query fields, added by the route.
  */
 import { z } from "zod";
+import { pageSizeParam } from "./paging";
 import { textCell } from "./usage-csv";
 import { MoneySchema } from "./usage-schemas";
 
@@ -142,15 +143,9 @@ export const reportQueryShape = {
   group_by: groupBy.meta({
     description: `Repeatable or comma-separated: any of ${REPORT_GROUP_BY.join(", ")}. None: one row per bucket.`,
   }),
-  page_size: z.coerce
-    .number({ error: "page_size must be a whole number." })
-    .int({ error: "page_size must be a whole number." })
-    .min(1, { error: "page_size must be at least 1." })
-    .max(REPORT_MAX_PAGE_SIZE, { error: `page_size must be at most ${REPORT_MAX_PAGE_SIZE}.` })
-    .default(REPORT_DEFAULT_PAGE_SIZE)
-    .meta({
-      description: `Rows per page, at most ${REPORT_MAX_PAGE_SIZE} (default ${REPORT_DEFAULT_PAGE_SIZE}).`,
-    }),
+  page_size: pageSizeParam(REPORT_MAX_PAGE_SIZE, REPORT_DEFAULT_PAGE_SIZE).meta({
+    description: `Rows per page, at most ${REPORT_MAX_PAGE_SIZE} (default ${REPORT_DEFAULT_PAGE_SIZE}).`,
+  }),
   page: z
     .string({ error: "page must be a cursor (next_page of the previous answer)." })
     .max(200, { error: "page must be a cursor (next_page of the previous answer)." })

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { WEBHOOK_EVENT_TYPES } from "./budgets";
+import { pageNumberParam, pageSizeParam } from "./paging";
 import {
   MAX_WEBHOOK_DELIVERY_PAGE_SIZE,
   MAX_WEBHOOK_DESCRIPTION_LENGTH,
@@ -146,18 +147,6 @@ export const WebhookDeliveryQuerySchema = z.strictObject({
       error: `status must be one of ${WEBHOOK_DELIVERY_STATUSES.join(", ")}.`,
     })
     .optional(),
-  page: z.coerce
-    .number({ error: "page must be a whole number." })
-    .int({ error: "page must be a whole number." })
-    .min(1, { error: "page must be at least 1." })
-    .max(100_000, { error: "page is too large." })
-    .default(1),
-  page_size: z.coerce
-    .number({ error: "page_size must be a whole number." })
-    .int({ error: "page_size must be a whole number." })
-    .min(1, { error: "page_size must be at least 1." })
-    .max(MAX_WEBHOOK_DELIVERY_PAGE_SIZE, {
-      error: `page_size must be at most ${MAX_WEBHOOK_DELIVERY_PAGE_SIZE}.`,
-    })
-    .default(20),
+  page: pageNumberParam(),
+  page_size: pageSizeParam(MAX_WEBHOOK_DELIVERY_PAGE_SIZE, 20),
 });

@@ -10,6 +10,7 @@ import {
 } from "../../contract/audit-log";
 import { AUDIT_CSV_HEADERS, AUDIT_MAX_EXPORT_ROWS } from "../../contract/audit-log-csv";
 import { AuditLogPageSchema } from "../../contract/audit-log-schema";
+import { pageNumberParam, pageSizeParam } from "../../contract/paging";
 import type { Db } from "../platform/database";
 import { ApiError } from "../platform/errors";
 import { auditCsvLines, auditPage } from "./audit-log-reads";
@@ -58,18 +59,8 @@ const QuerySchema = z.strictObject({
     .meta({ description: "A workspace uuid, user id, API key id, invitation email…" }),
   starting_at: day("starting_at").meta({ description: "YYYY-MM-DD: from midnight UTC of this day." }),
   ending_at: day("ending_at").meta({ description: "YYYY-MM-DD, exclusive: until midnight UTC of this day." }),
-  page: z.coerce
-    .number({ error: "page must be a whole number." })
-    .int({ error: "page must be a whole number." })
-    .min(1, { error: "page must be at least 1." })
-    .max(100_000, { error: "page is too large." })
-    .default(1),
-  page_size: z.coerce
-    .number({ error: "page_size must be a whole number." })
-    .int({ error: "page_size must be a whole number." })
-    .min(1, { error: "page_size must be at least 1." })
-    .max(AUDIT_MAX_PAGE_SIZE, { error: `page_size must be at most ${AUDIT_MAX_PAGE_SIZE}.` })
-    .default(AUDIT_DEFAULT_PAGE_SIZE),
+  page: pageNumberParam(),
+  page_size: pageSizeParam(AUDIT_MAX_PAGE_SIZE, AUDIT_DEFAULT_PAGE_SIZE),
   format: z
     .enum(["json", "csv"], { error: "format must be json or csv." })
     .optional()
