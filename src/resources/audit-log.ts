@@ -2,7 +2,7 @@
 // it as CSV; nobody changes it (the log is append-only), and members do not see it at all.
 import { AuditOutlined } from "@ant-design/icons";
 import { createElement } from "react";
-import { ADMINS, type ConsoleResource } from "./types";
+import { ADMINS, type ConsoleResource, PRODUCT_API_PAGING } from "./types";
 
 export const auditLog: ConsoleResource = {
   name: "audit-log",
@@ -16,7 +16,7 @@ export const auditLog: ConsoleResource = {
       list: {
         rows: "entries",
         total: "total",
-        paging: { page: "page", pageSize: "page_size", firstPage: 1 },
+        paging: PRODUCT_API_PAGING,
       },
     },
     access: { list: ADMINS },

@@ -3,7 +3,7 @@
 // dashboard the figures come from; the records table there links each run's id here.
 import { ExperimentOutlined } from "@ant-design/icons";
 import { createElement } from "react";
-import { ADMINS, type ConsoleResource } from "./types";
+import { ADMINS, type ConsoleResource, PRODUCT_API_PAGING } from "./types";
 
 export const evalRuns: ConsoleResource = {
   name: "eval-runs",
@@ -18,7 +18,7 @@ export const evalRuns: ConsoleResource = {
       list: {
         rows: "eval_runs",
         total: "total",
-        paging: { page: "page", pageSize: "page_size", firstPage: 1 },
+        paging: PRODUCT_API_PAGING,
         sort: "sort",
       },
     },

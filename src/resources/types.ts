@@ -55,6 +55,13 @@ export type ListApi = {
   filterParams?: Record<string, string>;
 };
 
+/** The product API's numbered pages: `page` from 1 and `page_size` (contract/paging.ts). */
+export const PRODUCT_API_PAGING: NonNullable<ListApi["paging"]> = {
+  page: "page",
+  pageSize: "page_size",
+  firstPage: 1,
+};
+
 export type ConsoleResourceMeta = {
   label: string;
   icon?: ReactNode;

@@ -1,5 +1,5 @@
 // The billing page's usage records: paged, sorted and filtered by the server (administrators).
-import { ADMINS, type ConsoleResource } from "./types";
+import { ADMINS, type ConsoleResource, PRODUCT_API_PAGING } from "./types";
 
 export const usageRecords: ConsoleResource = {
   name: "usage-records",
@@ -12,7 +12,7 @@ export const usageRecords: ConsoleResource = {
       list: {
         rows: "records",
         total: "total",
-        paging: { page: "page", pageSize: "page_size", firstPage: 1 },
+        paging: PRODUCT_API_PAGING,
         sort: "sort",
       },
     },

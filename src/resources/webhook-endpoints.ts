@@ -3,7 +3,7 @@
 // one's delivery log. Members do not see them at all.
 import { ApiOutlined } from "@ant-design/icons";
 import { createElement } from "react";
-import { ADMINS, type ConsoleResource } from "./types";
+import { ADMINS, type ConsoleResource, PRODUCT_API_PAGING } from "./types";
 
 export const webhookEndpoints: ConsoleResource = {
   name: "webhook-endpoints",
@@ -38,7 +38,7 @@ export const webhookDeliveries: ConsoleResource = {
       list: {
         rows: "deliveries",
         total: "total",
-        paging: { page: "page", pageSize: "page_size", firstPage: 1 },
+        paging: PRODUCT_API_PAGING,
       },
     },
     access: { list: ADMINS },
