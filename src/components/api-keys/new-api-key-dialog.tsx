@@ -1,25 +1,15 @@
 // Shows a just-created key once: its id and token with copy buttons and the "Sensitive" warning.
 // The token lives only in the caller's state, which closing this dialog clears.
-import { Alert, Button, Flex, Modal } from "antd";
+import { Alert, Flex } from "antd";
 import type { CreatedApiKey } from "../../lib/api-keys";
 import { CopyField } from "../copy-field";
+import { ShownOnceDialog } from "../shown-once-dialog";
 
 type Props = { created: CreatedApiKey | null; onClose: () => void };
 
 export function NewApiKeyDialog({ created, onClose }: Props) {
   return (
-    <Modal
-      open={created !== null}
-      title="Your new API key"
-      onCancel={onClose}
-      maskClosable={false}
-      destroyOnHidden
-      footer={
-        <Button type="primary" onClick={onClose}>
-          Done
-        </Button>
-      }
-    >
+    <ShownOnceDialog open={created !== null} title="Your new API key" onClose={onClose}>
       {created ? (
         <Flex vertical gap={16}>
           <CopyField
@@ -44,6 +34,6 @@ export function NewApiKeyDialog({ created, onClose }: Props) {
           />
         </Flex>
       ) : null}
-    </Modal>
+    </ShownOnceDialog>
   );
 }

@@ -1,23 +1,17 @@
 // Shows a signing secret once, just after an endpoint was added or its secret rotated, with a
 // copy button. The secret lives only in the caller's state, which closing this dialog clears.
-import { Alert, Button, Flex, Modal, Typography } from "antd";
+import { Alert, Flex, Typography } from "antd";
 import { CopyField } from "../../components/copy-field";
+import { ShownOnceDialog } from "../../components/shown-once-dialog";
 
 type Props = { secret: string | null; rotated?: boolean; onClose: () => void };
 
 export function WebhookSecretDialog({ secret, rotated = false, onClose }: Props) {
   return (
-    <Modal
+    <ShownOnceDialog
       open={secret !== null}
       title={rotated ? "New signing secret" : "Your endpoint's signing secret"}
-      onCancel={onClose}
-      maskClosable={false}
-      destroyOnHidden
-      footer={
-        <Button type="primary" onClick={onClose}>
-          Done
-        </Button>
-      }
+      onClose={onClose}
     >
       <Flex vertical gap={16}>
         <CopyField
@@ -41,6 +35,6 @@ export function WebhookSecretDialog({ secret, rotated = false, onClose }: Props)
           }
         />
       </Flex>
-    </Modal>
+    </ShownOnceDialog>
   );
 }
