@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, type Page, test } from "@playwright/test";
 import { WEBHOOK_EVENT_ID_HEADER } from "../../contract/budgets";
 import { actionButton, dialog, signIn, toast } from "./console";
 import { startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver";
@@ -7,6 +7,17 @@ import { startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver";
 // sees its signing secret once, sends a test event, the receiver gets it signed with that secret,
 // and the delivery shows as succeeded in the endpoint's delivery log; a failing receiver's
 // delivery shows its error and is retried from the log.
+
+/** Opens the Add dialog (from whichever of its two buttons shows) with `url` filled in. */
+async function openAddDialog(page: Page, url: string) {
+  await page
+    .getByRole("button", { name: /Add (Your First )?Endpoint/ })
+    .first()
+    .click();
+  const add = dialog(page, "Add Webhook Endpoint");
+  await add.getByLabel("Endpoint URL").fill(url);
+  return add;
+}
 
 let receiver: WebhookReceiver;
 test.beforeAll(async () => {
@@ -22,12 +33,7 @@ test("an administrator adds an endpoint, sees the secret once, and follows a sig
   await signIn(page, "admin@acme.test", "/organization/webhooks");
   await expect(page.getByRole("heading", { name: "Webhooks" })).toBeVisible();
 
-  await page
-    .getByRole("button", { name: /Add (Your First )?Endpoint/ })
-    .first()
-    .click();
-  const add = dialog(page, "Add Webhook Endpoint");
-  await add.getByLabel("Endpoint URL").fill(url);
+  const add = await openAddDialog(page, url);
   await add.getByLabel("Description").fill("End-to-end receiver");
   await actionButton(add, "Add Endpoint").click();
 
@@ -72,12 +78,7 @@ test("a failing receiver's delivery shows its answer, and a retry from the log s
   receiver.setRespond((r) => (r.path === path && down ? 500 : 200));
 
   await signIn(page, "admin@acme.test", "/organization/webhooks");
-  await page
-    .getByRole("button", { name: /Add (Your First )?Endpoint/ })
-    .first()
-    .click();
-  const add = dialog(page, "Add Webhook Endpoint");
-  await add.getByLabel("Endpoint URL").fill(url);
+  const add = await openAddDialog(page, url);
   await actionButton(add, "Add Endpoint").click();
   await actionButton(dialog(page, "signing secret"), "Done").click();
   await page.getByRole("link", { name: url }).click();
