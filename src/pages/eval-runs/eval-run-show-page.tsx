@@ -2,7 +2,7 @@
 // its events, which are the usage records of the run (the records endpoint with the run's filter,
 // in the billing cycle the figures come from), so the page's cost is the sum of the events shown.
 import { ArrowLeftOutlined } from "@ant-design/icons";
-import { Show, useTable } from "@refinedev/antd";
+import { useTable } from "@refinedev/antd";
 import { type HttpError, useLink, useNavigation, useShow } from "@refinedev/core";
 import { Alert, Card, Descriptions, Empty, Flex, Statistic, Table, Typography } from "antd";
 import { useSearchParams } from "react-router";
@@ -10,6 +10,7 @@ import type { EvalRunDetail, EvalRunOperation } from "../../../contract/eval-run
 import { evalTypeLabel } from "../../../contract/eval-types";
 import { formatMoney } from "../../../contract/money";
 import type { UsageRecord } from "../../../contract/usage-schemas";
+import { PageShow } from "../../components/layout/page-show";
 import { recordFallback } from "../../components/layout/record-fallback";
 import { formatUtcDateTime } from "../../lib/billing/dates";
 import { operationLabel, orDash } from "../../lib/billing/labels";
@@ -134,24 +135,7 @@ export function EvalRunShowPage() {
   return (
     <Flex vertical gap={16}>
       {backLink}
-      <Show
-        resource={resource.name}
-        recordItemId={run.eval_run_uuid}
-        breadcrumb={false}
-        goBack={false}
-        title={
-          <Typography.Title level={2} style={{ margin: 0 }}>
-            {run.eval_name ?? "Eval run"}
-          </Typography.Title>
-        }
-        headerButtons={() => null}
-        headerProps={{ style: { padding: 0 } }}
-        contentProps={{
-          variant: "borderless",
-          style: { background: "transparent" },
-          styles: { body: { padding: 0, display: "flex", flexDirection: "column", gap: 16 } },
-        }}
-      >
+      <PageShow resource={resource.name} recordItemId={run.eval_run_uuid} title={run.eval_name ?? "Eval run"}>
         <Flex gap={16} wrap>
           <Card style={{ flex: "1 1 200px" }}>
             <Statistic title="Cost" value={formatMoney(run.cost)} />
@@ -225,7 +209,7 @@ export function EvalRunShowPage() {
           />
         </Card>
         <RunEvents run={run.eval_run_uuid} cycle={run.billing_cycle_uuid} />
-      </Show>
+      </PageShow>
     </Flex>
   );
 }

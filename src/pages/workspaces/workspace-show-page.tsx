@@ -1,10 +1,10 @@
 // "/workspace/:id": one workspace (name, organization, id) and its members. Refine takes the
 // resource and the id from the route (the workspaces resource's show route).
 import { ArrowLeftOutlined, DashboardOutlined } from "@ant-design/icons";
-import { Show } from "@refinedev/antd";
 import { CanAccess, type HttpError, useLink, useNavigation, useShow } from "@refinedev/core";
 import { Card, Descriptions, Flex, Typography } from "antd";
 import { WorkspaceBudgetCard } from "../../components/budgets/workspace-budget-card";
+import { PageShow } from "../../components/layout/page-show";
 import { recordFallback } from "../../components/layout/record-fallback";
 import { WorkspaceMembersPanel } from "../../components/workspaces/workspace-members-panel";
 import { WORKSPACE_STALE_MS, type WorkspaceRecord } from "../../lib/workspaces";
@@ -47,24 +47,7 @@ export function WorkspaceShowPage() {
           </Link>
         </CanAccess>
       </Flex>
-      <Show
-        resource={resource.name}
-        recordItemId={workspace.workspace_uuid}
-        breadcrumb={false}
-        goBack={false}
-        title={
-          <Typography.Title level={2} style={{ margin: 0 }}>
-            {workspace.name}
-          </Typography.Title>
-        }
-        headerButtons={() => null}
-        headerProps={{ style: { padding: 0 } }}
-        contentProps={{
-          variant: "borderless",
-          style: { background: "transparent" },
-          styles: { body: { padding: 0, display: "flex", flexDirection: "column", gap: 16 } },
-        }}
-      >
+      <PageShow resource={resource.name} recordItemId={workspace.workspace_uuid} title={workspace.name}>
         <Card>
           <Descriptions column={1} bordered size="middle">
             <Descriptions.Item label="Workspace Name">{workspace.name}</Descriptions.Item>
@@ -78,7 +61,7 @@ export function WorkspaceShowPage() {
         </Card>
         <WorkspaceBudgetCard workspace={workspace} />
         <WorkspaceMembersPanel workspaceId={workspace.workspace_uuid} />
-      </Show>
+      </PageShow>
     </Flex>
   );
 }
