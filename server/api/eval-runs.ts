@@ -218,7 +218,8 @@ export const evalRunRoutes: FastifyPluginAsyncZod<{
           "GET /v1/usage/allowance answers it) and records the run, whose eval_run_uuid the service then sends " +
           `with the run's usage events. A workspace past a hard spend limit answers 402 ${SPEND_LIMIT_ERROR_CODE} ` +
           "and nothing is recorded; usage sent anyway is still recorded. Organization administrators and the " +
-          "workspace's members, with a bearer token or an API key.",
+          "workspace's members, with a bearer token or an API key. The run records which API key (its id) " +
+          "started it, for the usage report's group_by api_key.",
         body: StartBodySchema,
         response: {
           201: json("The started run", StartedEvalRunSchema),
@@ -242,7 +243,7 @@ export const evalRunRoutes: FastifyPluginAsyncZod<{
         workspaceUuid: workspace.workspaceUuid,
         name: body.name,
         evalType: body.eval_type,
-        startedBy: { userId: p.userId, email: p.email },
+        startedBy: { userId: p.userId, email: p.email, apiKeyId: p.apiKeyId ?? null },
       });
       reply.status(201);
       return {

@@ -18,6 +18,8 @@ export type Principal = {
   via: "bearer" | "api_key";
   /** Set for API keys: an org key rather than a personal key. */
   orgKey?: boolean;
+  /** Set for API keys: the key's id (never its secret). */
+  apiKeyId?: string;
 };
 
 type Claims = {
@@ -146,6 +148,7 @@ export function createAuthenticator(gateway: IdentityGateway) {
       impersonatorUserId: null,
       via: "api_key",
       orgKey: found.orgKey,
+      apiKeyId: found.apiKeyId,
     };
   };
 }

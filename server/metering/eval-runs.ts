@@ -212,7 +212,8 @@ export async function startEvalRun(
     workspaceUuid: string;
     name: string | null;
     evalType: string | null;
-    startedBy: { userId: string; email: string };
+    /** apiKeyId: the key the run was started with; null with a bearer token. */
+    startedBy: { userId: string; email: string; apiKeyId: string | null };
   },
 ) {
   const [row] = await db
@@ -224,6 +225,7 @@ export async function startEvalRun(
       evalType: input.evalType,
       startedByUserId: input.startedBy.userId,
       startedByEmail: input.startedBy.email,
+      startedByApiKeyId: input.startedBy.apiKeyId,
     })
     .returning();
   if (!row) throw new Error("unreachable: insert returned no row");

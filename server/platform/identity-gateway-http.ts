@@ -89,6 +89,7 @@ export function createHttpIdentityGateway(o: HttpGatewayOptions): IdentityGatewa
       // 400 is a malformed token: as unknown to the caller as a 404.
       const r = await call<{
         user_id: string;
+        api_key_id?: string;
         user: { email: string };
         org_id?: string;
         user_in_org?: OrgMemberInfo;
@@ -106,7 +107,7 @@ export function createHttpIdentityGateway(o: HttpGatewayOptions): IdentityGatewa
         );
         org = Object.values(u?.org_id_to_org_info ?? {})[0] ?? null;
       }
-      return { userId: r.user_id, email: r.user.email, org, orgKey: !!r.org_id };
+      return { userId: r.user_id, email: r.user.email, org, orgKey: !!r.org_id, apiKeyId: r.api_key_id };
     },
 
     async isOperator(userId) {

@@ -19,6 +19,8 @@ export type ApiKeyIdentity = {
   org: OrgMemberInfo | null;
   /** An org key (acts for its organization) rather than a personal key. */
   orgKey: boolean;
+  /** The key's id (never its secret): eval runs record which key started them. */
+  apiKeyId?: string;
 };
 
 /**

@@ -29,6 +29,8 @@ export function orgShape(o: {
 export function validationResponse(v: ValidatedApiKey) {
   return {
     metadata: v.metadata,
+    // Not in PropelAuth's shape (SDKs ignore it): lets a product API on another host record the key.
+    api_key_id: v.apiKeyId,
     user: userInfo(v.user),
     user_id: v.user.id,
     ...(v.org && v.membership
@@ -45,5 +47,6 @@ export function keyIdentity(v: ValidatedApiKey): ApiKeyIdentity {
     email: v.user.email,
     org: m ? orgMemberInfo(m) : null,
     orgKey: v.membership !== null,
+    apiKeyId: v.apiKeyId,
   };
 }
