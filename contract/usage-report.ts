@@ -21,17 +21,19 @@ export const REPORT_GROUP_BY = [
   "modality",
   "eval_run",
   "created_by",
+  "api_key",
 ] as const;
 export type ReportGroupBy = (typeof REPORT_GROUP_BY)[number];
 
 /**
- * Why there is no api_key grouping: usage events are sent by the provider's eval services with an
- * ingestion key, and no event records which customer API key (or ingestion key) it came with.
+ * What group_by api_key means: usage events are sent by the eval services with an ingestion key and
+ * record no customer key, so each event is mapped to the API key that started its eval run
+ * (POST /v1/eval-runs with x-api-key). Events of runs started with a bearer token, of runs not
+ * started through the API, or without a run, have none.
  */
-export const API_KEY_GROUPING_REFUSED =
-  "group_by api_key is not available: usage events do not record which API key started the work " +
-  "(they are sent by the eval services with an ingestion key). Group by created_by, the user or key " +
-  "name the eval service reports as the eval's creator.";
+export const API_KEY_GROUPING =
+  "group_by api_key: the API key (its id) that started the event's eval run through POST /v1/eval-runs; " +
+  "null: not started with an API key (a bearer token, a run not started through the API, or no run).";
 
 export const REPORT_DEFAULT_PAGE_SIZE = 100;
 export const REPORT_MAX_PAGE_SIZE = 1_000;
@@ -111,10 +113,6 @@ const groupBy = z
       .map((x) => x.trim())
       .filter((x) => x !== "");
     for (const x of items) {
-      if (x === "api_key") {
-        ctx.addIssue({ code: "custom", message: API_KEY_GROUPING_REFUSED });
-        return z.NEVER;
-      }
       if (!(REPORT_GROUP_BY as readonly string[]).includes(x)) {
         ctx.addIssue({ code: "custom", message: `${GROUP_BY_ERROR} "${x.slice(0, 40)}" is not one.` });
         return z.NEVER;
@@ -190,6 +188,7 @@ export const UsageReportRowSchema = z
     modality: z.string().optional().meta({ description: 'group_by modality, lower-case; "" when none.' }),
     eval_run_uuid: z.string().nullable().optional().meta({ description: "group_by eval_run; null: none." }),
     created_by: z.string().nullable().optional().meta({ description: "group_by created_by; null: none." }),
+    api_key_id: z.string().nullable().optional().meta({ description: API_KEY_GROUPING }),
     ...sums,
   })
   .meta({ id: "UsageReportRow" });
@@ -228,6 +227,7 @@ export const REPORT_CSV_COLUMNS: readonly Column[] = [
   { header: "Modality", groupBy: "modality", cell: (r) => textCell(r.modality ?? null) },
   { header: "Run ID", groupBy: "eval_run", cell: (r) => textCell(r.eval_run_uuid ?? null) },
   { header: "Created By", groupBy: "created_by", cell: (r) => textCell(r.created_by ?? null) },
+  { header: "API Key ID", groupBy: "api_key", cell: (r) => textCell(r.api_key_id ?? null) },
   { header: "Events", cell: (r) => String(r.events) },
   { header: "Count", cell: (r) => String(r.count) },
   { header: "Cost", cell: (r) => r.cost },

@@ -84,8 +84,9 @@ export const usageReportRoutes: FastifyPluginAsyncZod<{ db: Db; readDb?: Db }> =
           "operation, modality); the raw events otherwise. Costs are exact decimal strings and add up to the " +
           "page's figures to the micro-dollar. Only buckets with usage have rows; the first and last rows' " +
           "bucket bounds are clipped to the period. Eval types are grouped as on the page (accuracy " +
-          "includes hallucination). There is no api_key grouping: usage events do not record which API key " +
-          `started the work (400). Limits: the period within ${REPORT_EARLIEST} … ${REPORT_LATEST} and at ` +
+          "includes hallucination). group_by api_key maps each event to the API key (its id) that started its " +
+          "eval run through POST /v1/eval-runs (raw events); null: not started with an API key (a bearer " +
+          `token, a run not started through the API, or no run). Limits: the period within ${REPORT_EARLIEST} … ${REPORT_LATEST} and at ` +
           `most ${REPORT_MAX_BUCKETS.toLocaleString("en-US")} buckets; pages of at most ${REPORT_MAX_PAGE_SIZE} ` +
           "rows with an opaque next_page cursor and the whole report's totals. With Accept: text/csv (or " +
           "format=csv) every row is sent as CSV (Starting At, Ending At, the group_by columns, Events, Count, " +

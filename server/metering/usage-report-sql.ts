@@ -3,7 +3,7 @@
 // with the dashboard's filter SQL (usage-sql.ts), so both count exactly the same usage.
 import { and, eq, gte, lt, type SQL, sql } from "drizzle-orm";
 import type { BucketWidth, ReportGroupBy } from "../../contract/usage-report";
-import { usageDaily, usageDailyCoarse, usageDailyMid, usageEvents } from "../db/schema";
+import { evalRuns, usageDaily, usageDailyCoarse, usageDailyMid, usageEvents } from "../db/schema";
 import type { Db } from "../platform/database";
 import { readsRawEvents, type UsageFilters } from "./filters";
 import { isMidnight } from "./usage-report-buckets";
@@ -35,7 +35,7 @@ export type ReportQuery = {
 
 export type ReportSource = "usage_daily_coarse" | "usage_daily_mid" | "usage_daily" | "usage_events";
 
-/** The dimensions the daily rollups keep; eval runs and creators are only in the raw events. */
+/** The dimensions the daily rollups keep; eval runs, creators and API keys only come with the raw events. */
 const ROLLUP_GROUPS: readonly ReportGroupBy[] = ["workspace", "eval_type", "operation", "modality"];
 
 /**
@@ -72,6 +72,8 @@ type Shape = {
   table: typeof usageEvents | typeof usageDaily | typeof usageDailyMid | typeof usageDailyCoarse;
   ts: string;
   where: SQL | undefined;
+  /** group_by api_key: the events' runs (left join: at most one row per event, so the sums stay the same). */
+  runs?: SQL;
   dims: Record<ReportGroupBy, SQL | null>;
   events: SQL;
   quantity: SQL;
@@ -100,7 +102,13 @@ function shapeOf(q: ReportQuery, source: ReportSource): Shape {
         modality: sql`${e.modality}`,
         eval_run: sql`${e.evalRunUuid}`,
         created_by: sql`${e.createdBy}`,
+        api_key: sql`${evalRuns.startedByApiKeyId}`,
       },
+      // Only a run of the event's own organization counts: a run id named by another tenant's
+      // events never maps them to this tenant's keys (nor the reverse).
+      runs: q.groupBy.includes("api_key")
+        ? and(eq(evalRuns.evalRunUuid, e.evalRunUuid), eq(evalRuns.organizationUuid, e.organizationUuid))
+        : undefined,
       events: sql`count(*)`,
       quantity: sql`sum(${e.quantity})`,
       cost: sql`sum(${e.costMicros})`,
@@ -135,6 +143,7 @@ function shapeOf(q: ReportQuery, source: ReportSource): Shape {
       modality: source === "usage_daily" ? sql`${usageDaily.modality}` : null,
       eval_run: null,
       created_by: null,
+      api_key: null,
     },
     events: sql`sum(${t.eventCount})`,
     quantity: sql`sum(${t.quantitySum})`,
@@ -151,6 +160,7 @@ export type ReportSqlRow = {
   modality?: string;
   eval_run?: string | null;
   created_by?: string | null;
+  api_key?: string | null;
   events: string;
   quantity: string;
   cost: string;
@@ -189,9 +199,8 @@ export function reportRowsQuery(db: Db, q: ReportQuery, page: { offset: number; 
     totalQuantity: sql`coalesce(sum(${s.quantity}) over (), 0)::text`,
     totalCost: sql`coalesce(sum(${s.cost}) over (), 0)::text`,
   });
-  return db
-    .select(fields)
-    .from(s.table)
+  const from = db.select(fields).from(s.table);
+  return (s.runs ? from.leftJoin(evalRuns, s.runs) : from)
     .where(s.where)
     .groupBy(sql.join([bucket, ...keys.map((k) => sql.raw(k))], sql`, `))
     .orderBy(sql.join([bucket, ...keys.map((k) => sql.raw(`${k} nulls first`))], sql`, `))

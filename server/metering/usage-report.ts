@@ -87,7 +87,8 @@ function rowOf(q: ReportQuery, r: ReportSqlRow, names: ReadonlyMap<string, strin
     else if (g === "operation") row.operation = r.operation ?? "";
     else if (g === "modality") row.modality = r.modality ?? "";
     else if (g === "eval_run") row.eval_run_uuid = r.eval_run ?? null;
-    else row.created_by = r.created_by ?? null;
+    else if (g === "created_by") row.created_by = r.created_by ?? null;
+    else row.api_key_id = r.api_key ?? null;
   }
   return { ...row, ...sums(r.events, r.quantity, r.cost) };
 }

@@ -3,6 +3,7 @@ import Papa from "papaparse";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseUsd } from "../../contract/money";
 import { BUCKET_WIDTHS, REPORT_GROUP_BY } from "../../contract/usage-report";
+import { evalRuns } from "../../server/db/schema";
 import { NO_FILTERS, type UsageFilters } from "../../server/metering/filters";
 import { generateUsageEvents } from "../../server/metering/generate";
 import { backends, startProduct, type TestProduct } from "./harness";
@@ -11,6 +12,8 @@ import { addCycle, sendAsOperator, setSixDecimalPrices } from "./usage-setup";
 import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";
 
 const EVENTS = 1200;
+/** The keys (ids) the recorded runs were started with; null: a bearer token. */
+const KEYS = ["key-report-a", "key-report-b", null];
 
 type Row = Record<string, string | number | null> & { events: number; count: number; cost: string };
 type Page = { data: Row[]; totals: Row; total_rows: number; next_page: string | null };
@@ -46,6 +49,18 @@ describe.each(backends())("usage report reconciles with the dashboard on $name",
       }),
     ];
     expect(await sendAsOperator(p, fx.acmeId, events)).toMatchObject({ accepted: EVENTS, rejected: [] });
+    // Two thirds of the runs were started through the API: with one of two keys or a bearer token
+    // (group_by api_key: a key's id or null); the rest (and events without a run) are not known.
+    const runIds = [...new Set(events.map((e) => e.eval_run_uuid).filter((r): r is string => !!r))];
+    const started = runIds.filter((_, i) => i % 3 !== 2);
+    await p.database.db.insert(evalRuns).values(
+      started.map((evalRunUuid, i) => ({
+        evalRunUuid,
+        organizationUuid: fx.acmeId,
+        workspaceUuid: ws[0] as string,
+        startedByApiKeyId: KEYS[i % KEYS.length] ?? null,
+      })),
+    );
     // Then a closed February (which takes no new usage) and an open cycle from March (the report's
     // period ends after its last usage).
     cycles.push({
@@ -152,6 +167,7 @@ describe.each(backends())("usage report reconciles with the dashboard on $name",
             dashboard.set(o.operation, (dashboard.get(o.operation) ?? 0n) + parseUsd(o.cost));
           for (const [op, cost] of dashboard) expect(per.get(op)?.cost ?? 0n, op).toBe(cost);
         }
+        if (groupBy.includes("api_key")) for (const r of rows) expect(KEYS).toContain(r.api_key_id);
         // The CSV of the same report: every row, the same money.
         const csv = await fx.call("admin", "GET", `/v1/usage/report?${report}`, undefined, {
           accept: "text/csv",

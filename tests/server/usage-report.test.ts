@@ -1,7 +1,7 @@
 import Papa from "papaparse";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseUsd } from "../../contract/money";
-import { API_KEY_GROUPING_REFUSED, reportCsvHeaders } from "../../contract/usage-report";
+import { reportCsvHeaders } from "../../contract/usage-report";
 import { NO_FILTERS, type UsageFilters } from "../../server/metering/filters";
 import { type ReportQuery, reportRowsQuery, reportSource } from "../../server/metering/usage-report-sql";
 import { backends, startProduct, type TestProduct } from "./harness";
@@ -294,7 +294,7 @@ describe.each(backends())("usage report on $name", (backend) => {
       /1,416 buckets of 1h.*at most 1,000/,
     );
     await refused("starting_at=2026-01-01&bucket_width=2d", /bucket_width must be one of 1h, 1d, 1w, 1mo/);
-    await refused("starting_at=2026-01-01&group_by=api_key", API_KEY_GROUPING_REFUSED);
+    await refused("starting_at=2026-01-01&group_by=api_keys", /group_by must be a list of/);
     await refused("starting_at=2026-01-01&group_by=workspace,colour", /group_by must be a list of/);
     await refused("starting_at=2026-01-01&page_size=0", /page_size must be at least 1/);
     await refused("starting_at=2026-01-01&page_size=1001", /page_size must be at most 1000/);
@@ -396,7 +396,9 @@ describe.each(backends())("usage report on $name", (backend) => {
     expect(op.parameters.map((x: { name: string }) => x.name)).not.toContain("billing_cycle_uuid");
     expect(Object.keys(op.responses["200"].content)).toEqual(["application/json", "text/csv"]);
     expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "403", "429"]));
-    expect(op.description).toMatch(/no api_key grouping/);
+    expect(op.description).toMatch(
+      /group_by api_key maps each event to the API key \(its id\) that started its eval run/,
+    );
   });
 
   it("never shows another organization's usage, even under its workspace filter", async () => {
