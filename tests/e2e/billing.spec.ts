@@ -186,6 +186,9 @@ test("the dashboard's totals, summary, chart and records reconcile with the raw 
   // Hover card.
   await body.nth(1).hover();
   await expect(page.locator(".ant-popover").getByText("Usage Event Details")).toBeVisible();
+  // Moving away closes it (it holds a link, so it stays open while the pointer is on it).
+  await page.mouse.move(0, 0);
+  await expect(page.locator(".ant-popover:not(.ant-popover-hidden)")).toHaveCount(0);
 
   // Search: a distinctive eval name narrows the table and the pager.
   const name = rows[0]?.Eval ?? "";
