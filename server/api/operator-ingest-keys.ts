@@ -1,12 +1,10 @@
-import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { BillingError, resolveOrganization } from "../metering/billing";
 import { isStorableText } from "../metering/events";
 import { createIngestKey, ingestKeyJson, listIngestKeys, revokeIngestKey } from "../metering/ingest-keys";
-import type { Actor } from "../platform/audit";
 import { ApiError } from "../platform/errors";
-import { createBearerCallerAuth, notOperator } from "./operator-auth";
+import { installOperatorGuard, OPERATOR_ROUTE_CONFIG, OPERATOR_TAGS } from "./operator-guard";
 import type { IngestRouteDeps } from "./route-deps";
 import { failure, json } from "./schemas";
 
@@ -51,9 +49,9 @@ const common = {
   401: failure("No bearer token, or one that is not valid"),
   403: failure("Not a provider operator"),
 };
-const tags = ["Operator"];
+const tags = OPERATOR_TAGS;
 // Authenticated by this plugin's onRequest hook: provider operators' bearer tokens or the backend key.
-const config = { auth: "bearer", authenticatesItself: true } as const;
+const config = OPERATOR_ROUTE_CONFIG;
 
 /**
  * /v1/operator/ingest-keys: ingestion keys for the eval services, for provider operators (their own
@@ -61,14 +59,7 @@ const config = { auth: "bearer", authenticatesItself: true } as const;
  * embedded database).
  */
 export const operatorIngestKeyRoutes: FastifyPluginAsyncZod<IngestRouteDeps> = async (app, deps) => {
-  const identify = createBearerCallerAuth(deps.gateway, deps.authenticate, deps.operatorKey);
-  /** The operator behind each call, for the audit rows of its changes. */
-  const operators = new WeakMap<FastifyRequest, Actor>();
-  app.addHook("onRequest", async (req) => {
-    const caller = await identify(req);
-    if (caller.kind !== "operator") throw notOperator("manage ingestion keys");
-    operators.set(req, caller.actor);
-  });
+  const actorOf = installOperatorGuard(app, deps, "manage ingestion keys");
 
   app.get(
     "/operator/ingest-keys",
@@ -115,7 +106,7 @@ export const operatorIngestKeyRoutes: FastifyPluginAsyncZod<IngestRouteDeps> = a
       const { key, token } = await createIngestKey(deps.db, {
         name: req.body.name ?? DEFAULT_INGEST_KEY_NAME,
         organizationUuid,
-        by: operators.get(req),
+        by: actorOf(req),
       });
       return { ...ingestKeyJson(key), token };
     },
@@ -141,7 +132,7 @@ export const operatorIngestKeyRoutes: FastifyPluginAsyncZod<IngestRouteDeps> = a
       },
     },
     async (req) => {
-      const r = await revokeIngestKey(deps.db, req.params.ingest_key_uuid, operators.get(req));
+      const r = await revokeIngestKey(deps.db, req.params.ingest_key_uuid, actorOf(req));
       deps.ingestKeys.forget();
       if (r.status === "not_found") throw new ApiError("not_found", "Ingestion key not found.");
       if (r.status === "already_revoked") throw new ApiError("already_revoked");
