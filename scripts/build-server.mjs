@@ -26,3 +26,6 @@ await build({
 // platform/database.ts finds the migrations at ../db/migrations from its own module, which in the
 // bundle is dist-server/server/main.js.
 cpSync(`${root}server/db/migrations`, `${out}/db/migrations`, { recursive: true });
+// platform/pglite-proxy.ts starts the embedded database's thread from ./pglite-worker.mjs beside
+// its own module, likewise the bundle.
+cpSync(`${root}server/platform/pglite-worker.mjs`, `${out}/server/pglite-worker.mjs`);

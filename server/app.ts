@@ -11,12 +11,18 @@ export type Product = Awaited<ReturnType<typeof buildProduct>>;
  * Wires the product from its parts: database → identity service → product API (which reaches
  * identity only through the gateway). Nothing listens yet; tests use `inject`.
  */
-export async function buildProduct(config: Config, logger: FastifyBaseLogger, database?: Database) {
+export async function buildProduct(
+  config: Config,
+  logger: FastifyBaseLogger,
+  database?: Database,
+  /** Who holds an embedded data directory's lock: "server", or (default) this command line. */
+  opts: { role?: string } = {},
+) {
   const db =
     database ??
     (await openDatabase(
       config.database.kind === "pglite"
-        ? { kind: "pglite", dataDir: config.database.dataDir }
+        ? { kind: "pglite", dataDir: config.database.dataDir, ...(opts.role ? { role: opts.role } : {}) }
         : config.database,
     ));
   await db.migrate();

@@ -5,7 +5,8 @@ import { buildProduct } from "./app";
 import { createDemoIngestKey, demoEvents, seedUsage } from "./demo-cli";
 import { recordRunningServer } from "./metering/ingest-key-cli";
 import { scheduleAuditPurge } from "./platform/audit-retention";
-import type { Config } from "./platform/config";
+import { type Config, ConfigError } from "./platform/config";
+import { describeHolder, lockHolder } from "./platform/data-dir-lock";
 import { createLogger } from "./platform/logger";
 import { DEMO_ORG, DEMO_USERS } from "./seed";
 
@@ -50,10 +51,16 @@ function assertPortFree(host: string, port: number): Promise<void> {
 
 /** The serve command: the whole product, seeding the demo on a first embedded start. */
 export async function serve(config: Config) {
+  // A second server on the same data directory is refused before anything else: naming the one
+  // that runs says more than "port in use" (openDatabase takes the lock itself, atomically).
+  if (config.database.kind === "pglite") {
+    const holder = lockHolder(config.database.dataDir);
+    if (holder) throw new ConfigError(describeHolder(config.database.dataDir, holder));
+  }
   await assertPortFree(config.host, config.authPort);
   await assertPortFree(config.host, config.port);
   const logger = createLogger(config.logLevel);
-  const product = await buildProduct(config, logger);
+  const product = await buildProduct(config, logger, undefined, { role: "server" });
   const shouldSeed =
     config.seedDemo === "always" || (config.seedDemo === "auto" && config.database.kind === "pglite");
   let password: string | null = config.demoPassword ?? null;
@@ -101,8 +108,10 @@ export async function serve(config: Config) {
   // The CLI's ingest-key commands reach this server instead of opening the embedded database.
   if (config.database.kind === "pglite") {
     const host = ["0.0.0.0", "::", ""].includes(config.host) ? "127.0.0.1" : config.host;
+    const url = `http://${host.includes(":") ? `[${host}]` : host}:${config.port}`;
+    product.database.lock?.update({ url });
     forgetServer = recordRunningServer(config.database.dataDir, {
-      url: `http://${host.includes(":") ? `[${host}]` : host}:${config.port}`,
+      url,
       operatorKey: product.identity.ctx.backendApiKey,
     });
     process.on("exit", () => forgetServer());

@@ -11,6 +11,8 @@ import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import pg from "pg";
 import * as schema from "../db/schema";
 import { ConfigError } from "./config";
+import { acquireDataDirLock, type DataDirLock } from "./data-dir-lock";
+import { PGliteWorkerClient } from "./pglite-proxy";
 import { type ListenHandlers, listenOnPostgres } from "./token-revocation";
 
 export type Schema = typeof schema;
@@ -39,12 +41,19 @@ export type Database = {
    * has no other process to hear from.
    */
   listen?(channel: string, handlers: ListenHandlers): () => Promise<void>;
+  /** PGlite in a directory: the directory's lock, held until close (see data-dir-lock.ts). */
+  lock?: DataDirLock;
 };
 
 const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), "../db/migrations");
 
 type DatabaseTarget =
-  | { kind: "pglite"; dataDir: string | null }
+  | {
+      kind: "pglite";
+      dataDir: string | null;
+      /** What holds the directory's lock: "server", or a command (default: this command line). */
+      role?: string;
+    }
   | { kind: "postgres"; url: string; readUrl?: string };
 
 /**
@@ -53,26 +62,7 @@ type DatabaseTarget =
  */
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   if (target.kind === "pglite") {
-    const dir = target.dataDir === null ? null : resolve(target.dataDir, "pglite");
-    if (dir) mkdirSync(dir, { recursive: true });
-    let client: PGlite;
-    try {
-      // pg_trgm: the records search index's operator classes (migration 0008 creates the extension).
-      const options = { extensions: { pg_trgm } };
-      client = dir ? await PGlite.create(dir, options) : await PGlite.create(options);
-    } catch (err) {
-      throw new ConfigError(`Cannot open the embedded database in ${dir}: ${(err as Error).message}`);
-    }
-    const db = drizzlePglite(client, { schema }) as unknown as Db;
-    return {
-      kind: "pglite",
-      db,
-      readDb: db,
-      describe: dir ? `PGlite at ${dir}` : "PGlite in memory",
-      migrate: () => migratePglite(db as never, { migrationsFolder }),
-      ping: async () => void (await client.query("select 1")),
-      close: () => client.close(),
-    };
+    return target.dataDir === null ? openPgliteInMemory() : openPgliteDirectory(target.dataDir, target.role);
   }
   const primary = await openPool(target.url);
   const replica = target.readUrl ? await openPool(target.readUrl).catch(endFirst(primary.pool)) : null;
@@ -88,6 +78,56 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
       await Promise.all([primary.pool.end(), replica?.pool.end()]);
     },
     listen: (channel, handlers) => listenOnPostgres(target.url, channel, handlers),
+  };
+}
+
+/**
+ * PGlite in a directory, the product's embedded default: locked to this process, and run in a
+ * worker thread so that a long statement never holds the thread that serves HTTP.
+ */
+async function openPgliteDirectory(dataDir: string, role?: string): Promise<Database> {
+  const dir = resolve(dataDir, "pglite");
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const lock = acquireDataDirLock(dataDir, role ?? (process.argv.slice(2).join(" ") || "a command"));
+  let client: PGliteWorkerClient;
+  try {
+    client = await PGliteWorkerClient.open(dir);
+  } catch (err) {
+    lock.release();
+    throw new ConfigError(`Cannot open the embedded database in ${dir}: ${(err as Error).message}`);
+  }
+  const db = drizzlePglite(client as never, { schema }) as unknown as Db;
+  return {
+    kind: "pglite",
+    db,
+    readDb: db,
+    describe: `PGlite at ${dir}`,
+    migrate: () => migratePglite(db as never, { migrationsFolder }),
+    ping: async () => void (await client.query("select 1")),
+    close: async () => {
+      try {
+        await client.close();
+      } finally {
+        lock.release();
+      }
+    },
+    lock,
+  };
+}
+
+/** PGlite in memory, in this thread: tests' throwaway databases, with nothing to share. */
+async function openPgliteInMemory(): Promise<Database> {
+  // pg_trgm: the records search index's operator classes (migration 0008 creates the extension).
+  const client = await PGlite.create({ extensions: { pg_trgm } });
+  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  return {
+    kind: "pglite",
+    db,
+    readDb: db,
+    describe: "PGlite in memory",
+    migrate: () => migratePglite(db as never, { migrationsFolder }),
+    ping: async () => void (await client.query("select 1")),
+    close: () => client.close(),
   };
 }
 
