@@ -22,7 +22,12 @@ export async function buildProduct(
     database ??
     (await openDatabase(
       config.database.kind === "pglite"
-        ? { kind: "pglite", dataDir: config.database.dataDir, ...(opts.role ? { role: opts.role } : {}) }
+        ? {
+            kind: "pglite",
+            dataDir: config.database.dataDir,
+            readTimeoutMs: config.database.readTimeoutMs,
+            ...(opts.role ? { role: opts.role } : {}),
+          }
         : config.database,
     ));
   await db.migrate();

@@ -25,6 +25,7 @@ import { operatorIngestKeyRoutes } from "./operator-ingest-keys";
 import { organizationUserRoutes } from "./organization-users";
 import { createAuthenticator } from "./principal";
 import { installApiRateLimits } from "./rate-limit";
+import { createReadGate } from "./read-gate";
 import { installApiRouteHooks } from "./route-hooks";
 import { usageIngestRoutes } from "./usage-ingest";
 import { usageQueryRoutes } from "./usage-queries";
@@ -123,8 +124,10 @@ export async function createApiService(
         await routes.register(operatorRoutes, deps);
         await routes.register(operatorIngestKeyRoutes, ingest);
         await routes.register(usageIngestRoutes, ingest);
-        await routes.register(usageQueryRoutes, { db: database.db, readDb: database.readDb });
-        await routes.register(usageReportRoutes, { db: database.db, readDb: database.readDb });
+        // One gate for the organization's expensive reads, whichever route they come through.
+        const reads = createReadGate();
+        await routes.register(usageQueryRoutes, { db: database.db, readDb: database.readDb, reads });
+        await routes.register(usageReportRoutes, { db: database.db, readDb: database.readDb, reads });
         await routes.register(billingCycleRoutes, { db: database.db, readDb: database.readDb });
         await routes.register(budgetRoutes, { db: database.db });
         await routes.register(allowanceRoutes, { db: database.db, workspaces });

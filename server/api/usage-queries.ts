@@ -18,6 +18,7 @@ import { csvLines, EXPORT_BYTES_PER_SECOND } from "../metering/usage-csv";
 import { recordsOnPage, SORT_KEYS, type SortKey } from "../metering/usage-records";
 import type { Db } from "../platform/database";
 import { ApiError } from "../platform/errors";
+import { createReadGate, MAX_EXPENSIVE_READS_PER_ORG, type ReadGate, type ReadKind } from "./read-gate";
 import { adminOrg } from "./route-hooks";
 import { failure, json } from "./schemas";
 
@@ -124,6 +125,21 @@ const tags = ["Usage"];
 /** At most this many exports run at once per organization (in each API process). */
 export const MAX_CONCURRENT_EXPORTS = 2;
 
+const EXPORT: ReadKind = {
+  name: "export",
+  limit: MAX_CONCURRENT_EXPORTS,
+  refusal: () =>
+    new ApiError(
+      "too_many_exports",
+      `At most ${MAX_CONCURRENT_EXPORTS} exports of an organization run at a time. Try again when one has finished.`,
+    ),
+};
+const SEARCH: ReadKind = {
+  name: "search",
+  limit: MAX_EXPENSIVE_READS_PER_ORG,
+  refusal: () => new ApiError("too_many_reads"),
+};
+
 const WHO =
   " Organization administrators only (Admin or Owner), with a bearer token, an administrator's " +
   "personal API key or an organization API key; members and their keys get 403.";
@@ -150,14 +166,15 @@ export const usageQueryRoutes: FastifyPluginAsyncZod<{
   exportLimits?: { maxRows?: number; bytesPerSecond?: number };
   /** The page data cache of this API process (default: one holding up to 200,000 rows). */
   pageCache?: PageDataCache;
+  /** Expensive reads admitted per organization (shared with the usage report). */
+  reads?: ReadGate;
 }> = async (app, deps) => {
   // Every usage read, the cycle and the usage version included, goes to one handle: the version is
   // read before the data through it, so a lagging replica can never cache old figures under a new
   // version (usage-cache.ts).
   const db = deps.readDb ?? deps.db;
   const cache = deps.pageCache ?? new PageDataCache();
-  /** Exports in progress per organization. */
-  const exporting = new Map<string, number>();
+  const reads = deps.reads ?? createReadGate();
 
   /** One page of the cycle's filtered, sorted records: /v1/usage/records and /v1/usage/ (spec §7). */
   const recordsRoute = (url: string, summary: string, hide = false) =>
@@ -176,19 +193,25 @@ export const usageQueryRoutes: FastifyPluginAsyncZod<{
           response: { 200: json("One page of records", UsageRecordsPageSchema), ...errors },
         },
       },
-      async (req) => {
+      async (req, reply) => {
         const { query } = req;
         const cycle = await cycleFor(db, adminOrg(req).org_id, query.billing_cycle_uuid);
+        // A text search reads the records themselves (trigram index): gated like a report.
+        const release = query.search ? reads.enter(cycle.organizationUuid, SEARCH, reply) : () => {};
         const descending = query.sort.startsWith("-");
         const sort = (descending ? query.sort.slice(1) : query.sort) as SortKey;
         const f = filtersOf(query);
         // The total is the page data's event count under the same filters (cached per usage version).
-        const [data, records] = await Promise.all([
-          pageData(db, cache, cycle, f, "daily"),
-          recordsOnPage(db, cycle, f, { sort, descending, page: query.page, pageSize: query.page_size }),
-        ]);
-        const total = data.totals.events;
-        return { records, total, page: query.page, page_size: query.page_size };
+        try {
+          const [data, records] = await Promise.all([
+            pageData(db, cache, cycle, f, "daily"),
+            recordsOnPage(db, cycle, f, { sort, descending, page: query.page, pageSize: query.page_size }),
+          ]);
+          const total = data.totals.events;
+          return { records, total, page: query.page, page_size: query.page_size };
+        } finally {
+          release();
+        }
       },
     );
 
@@ -288,21 +311,9 @@ export const usageQueryRoutes: FastifyPluginAsyncZod<{
     async (req, reply) => {
       const org = adminOrg(req);
       const cycle = await cycleFor(db, org.org_id, req.query.billing_cycle_uuid);
-      const running = exporting.get(org.org_id) ?? 0;
-      if (running >= MAX_CONCURRENT_EXPORTS) {
-        reply.header("retry-after", "10");
-        throw new ApiError(
-          "too_many_exports",
-          `At most ${MAX_CONCURRENT_EXPORTS} exports of an organization run at a time. Try again when one has finished.`,
-        );
-      }
-      exporting.set(org.org_id, running + 1);
+      const release = reads.enter(org.org_id, EXPORT, reply);
       const stream = Readable.from(csvLines(db, cycle, filtersOf(req.query), deps.exportLimits));
-      stream.once("close", () => {
-        const n = (exporting.get(org.org_id) ?? 1) - 1;
-        if (n > 0) exporting.set(org.org_id, n);
-        else exporting.delete(org.org_id);
-      });
+      stream.once("close", release);
       const day = new Date().toISOString().slice(0, 10);
       return reply
         .header("content-type", "text/csv; charset=utf-8")

@@ -18,6 +18,7 @@ import { type ReportQuery, reportSource } from "../metering/usage-report-sql";
 import { workspaceMatches } from "../metering/usage-sql";
 import type { Db } from "../platform/database";
 import { ApiError } from "../platform/errors";
+import { createReadGate, MAX_EXPENSIVE_READS_PER_ORG, type ReadGate, type ReadKind } from "./read-gate";
 import { adminOrg } from "./route-hooks";
 import { failure } from "./schemas";
 import { filterShape, filtersOf } from "./usage-queries";
@@ -62,11 +63,29 @@ async function reportQuery(db: Db, organizationUuid: string, q: Query): Promise<
 /** At most this many CSV reports of an organization are computed at once (in each API process). */
 export const MAX_CONCURRENT_CSV_REPORTS = 2;
 
+const CSV_REPORT: ReadKind = {
+  name: "csv_report",
+  limit: MAX_CONCURRENT_CSV_REPORTS,
+  refusal: () =>
+    new ApiError(
+      "too_many_exports",
+      `At most ${MAX_CONCURRENT_CSV_REPORTS} CSV reports of an organization run at a time. Try again when one has finished.`,
+    ),
+};
+const REPORT_PAGE: ReadKind = {
+  name: "report_page",
+  limit: MAX_EXPENSIVE_READS_PER_ORG,
+  refusal: () => new ApiError("too_many_reads"),
+};
+
 /** GET /v1/usage/report: usage and cost per time bucket and group_by values, as JSON pages or CSV. */
-export const usageReportRoutes: FastifyPluginAsyncZod<{ db: Db; readDb?: Db }> = async (app, deps) => {
+export const usageReportRoutes: FastifyPluginAsyncZod<{ db: Db; readDb?: Db; reads?: ReadGate }> = async (
+  app,
+  deps,
+) => {
   // Like every usage read: the replica when one is configured.
   const db = deps.readDb ?? deps.db;
-  const running = new Map<string, number>();
+  const reads = deps.reads ?? createReadGate();
 
   app.get(
     "/usage/report",
@@ -125,22 +144,15 @@ export const usageReportRoutes: FastifyPluginAsyncZod<{ db: Db; readDb?: Db }> =
         if (err instanceof BadCursor) throw new ApiError("invalid_request", err.message);
         throw err;
       }
-      if (!wantsCsv(req.query.format, req.headers.accept))
-        return reportPage(db, q, offset, req.query.page_size);
-      const now = running.get(org) ?? 0;
-      if (now >= MAX_CONCURRENT_CSV_REPORTS) {
-        reply.header("retry-after", "10");
-        throw new ApiError(
-          "too_many_exports",
-          `At most ${MAX_CONCURRENT_CSV_REPORTS} CSV reports of an organization run at a time. Try again when one has finished.`,
-        );
+      if (!wantsCsv(req.query.format, req.headers.accept)) {
+        const release = reads.enter(org, REPORT_PAGE, reply);
+        try {
+          return await reportPage(db, q, offset, req.query.page_size);
+        } finally {
+          release();
+        }
       }
-      running.set(org, now + 1);
-      const done = () => {
-        const n = (running.get(org) ?? 1) - 1;
-        if (n > 0) running.set(org, n);
-        else running.delete(org);
-      };
+      const done = reads.enter(org, CSV_REPORT, reply);
       let stream: Readable;
       try {
         stream = Readable.from(await reportCsv(db, q));

@@ -173,6 +173,11 @@ const envSchema = z.object({
     .min(1, "AUDIT_RETENTION_DAYS must be at least 1")
     .max(36_500, "AUDIT_RETENTION_DAYS must be at most 36500 (100 years)")
     .default(AUDIT_DEFAULT_RETENTION_DAYS),
+  READ_TIMEOUT_SECONDS: z.coerce
+    .number({ message: "READ_TIMEOUT_SECONDS must be a number of seconds" })
+    .min(0.1, "READ_TIMEOUT_SECONDS must be at least 0.1")
+    .max(600, "READ_TIMEOUT_SECONDS must be at most 600")
+    .default(20),
   WEBHOOK_ALLOW_PRIVATE_URLS: z
     .enum(["true", "false"], { message: "WEBHOOK_ALLOW_PRIVATE_URLS must be true or false" })
     .default("false"),
@@ -200,7 +205,10 @@ export type Config = {
    * The primary database. `readUrl` (DATABASE_READ_URL): a streaming replica of it that serves the
    * dashboard's usage reads, which may lag the primary by the replication delay.
    */
-  database: { kind: "pglite"; dataDir: string } | { kind: "postgres"; url: string; readUrl?: string };
+  database: ({ kind: "pglite"; dataDir: string } | { kind: "postgres"; url: string; readUrl?: string }) & {
+    /** READ_TIMEOUT_SECONDS: the longest a dashboard read (report, export, search) may run. */
+    readTimeoutMs: number;
+  };
   authSecret: string | undefined;
   accessTokenTtlSeconds: number;
   demoPassword: string | undefined;
@@ -293,8 +301,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           kind: "postgres",
           url: e.DATABASE_URL,
           ...(e.DATABASE_READ_URL ? { readUrl: e.DATABASE_READ_URL } : {}),
+          readTimeoutMs: Math.round(e.READ_TIMEOUT_SECONDS * 1000),
         }
-      : { kind: "pglite", dataDir: e.DATA_DIR },
+      : { kind: "pglite", dataDir: e.DATA_DIR, readTimeoutMs: Math.round(e.READ_TIMEOUT_SECONDS * 1000) },
     authSecret: e.AUTH_SECRET,
     accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,
     demoPassword: e.DEMO_PASSWORD,

@@ -53,8 +53,21 @@ type DatabaseTarget =
       dataDir: string | null;
       /** What holds the directory's lock: "server", or a command (default: this command line). */
       role?: string;
+      readTimeoutMs?: number;
     }
-  | { kind: "postgres"; url: string; readUrl?: string };
+  | {
+      kind: "postgres";
+      url: string;
+      readUrl?: string;
+      /**
+       * The longest one statement of `readDb` may run (statement_timeout): a dashboard read that
+       * would take longer fails with SQLSTATE 57014, which the API answers 422 query_timeout.
+       */
+      readTimeoutMs?: number;
+    };
+
+/** The dashboards' statement time limit when none is configured (READ_TIMEOUT_SECONDS). */
+export const DEFAULT_READ_TIMEOUT_MS = 20_000;
 
 /**
  * Opens PGlite (a directory, or memory when dataDir is null) or a PostgreSQL pool, plus a second
@@ -62,20 +75,28 @@ type DatabaseTarget =
  */
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   if (target.kind === "pglite") {
-    return target.dataDir === null ? openPgliteInMemory() : openPgliteDirectory(target.dataDir, target.role);
+    return target.dataDir === null
+      ? openPgliteInMemory()
+      : openPgliteDirectory(target.dataDir, target.role, target.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS);
   }
   const primary = await openPool(target.url);
-  const replica = target.readUrl ? await openPool(target.readUrl).catch(endFirst(primary.pool)) : null;
+  // Dashboard reads get a pool of their own, on the replica or else the primary: its statements
+  // stop at the time limit (the server cancels them, freeing the connection), and however many
+  // reports run, they never take the connections that writes and sign-ins need.
+  const reads = await openPool(target.readUrl ?? target.url, {
+    max: READ_POOL_SIZE,
+    statementTimeoutMs: target.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS,
+  }).catch(endFirst(primary.pool));
   const db = drizzleNodePg(primary.pool, { schema }) as unknown as Db;
   return {
     kind: "postgres",
     db,
-    readDb: replica ? (drizzleNodePg(replica.pool, { schema }) as unknown as Db) : db,
-    describe: replica ? `${primary.describe} (reads: ${replica.describe})` : primary.describe,
+    readDb: drizzleNodePg(reads.pool, { schema }) as unknown as Db,
+    describe: target.readUrl ? `${primary.describe} (reads: ${reads.describe})` : primary.describe,
     migrate: () => migrateNodePg(db as never, { migrationsFolder }),
     ping: async () => void (await primary.pool.query("select 1")),
     close: async () => {
-      await Promise.all([primary.pool.end(), replica?.pool.end()]);
+      await Promise.all([primary.pool.end(), reads.pool.end()]);
     },
     listen: (channel, handlers) => listenOnPostgres(target.url, channel, handlers),
   };
@@ -85,7 +106,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
  * PGlite in a directory, the product's embedded default: locked to this process, and run in a
  * worker thread so that a long statement never holds the thread that serves HTTP.
  */
-async function openPgliteDirectory(dataDir: string, role?: string): Promise<Database> {
+async function openPgliteDirectory(dataDir: string, role: string | undefined, readTimeoutMs: number) {
   const dir = resolve(dataDir, "pglite");
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const lock = acquireDataDirLock(dataDir, role ?? (process.argv.slice(2).join(" ") || "a command"));
@@ -97,10 +118,13 @@ async function openPgliteDirectory(dataDir: string, role?: string): Promise<Data
     throw new ConfigError(`Cannot open the embedded database in ${dir}: ${(err as Error).message}`);
   }
   const db = drizzlePglite(client as never, { schema }) as unknown as Db;
-  return {
+  // PGlite cannot cancel a statement (PostgreSQL's timer does not run in WebAssembly): a read past
+  // its limit answers its caller then, and finishes in the database thread meanwhile.
+  const readDb = drizzlePglite(client.withTimeLimit(readTimeoutMs) as never, { schema }) as unknown as Db;
+  const database: Database = {
     kind: "pglite",
     db,
-    readDb: db,
+    readDb,
     describe: `PGlite at ${dir}`,
     migrate: () => migratePglite(db as never, { migrationsFolder }),
     ping: async () => void (await client.query("select 1")),
@@ -113,6 +137,7 @@ async function openPgliteDirectory(dataDir: string, role?: string): Promise<Data
     },
     lock,
   };
+  return database;
 }
 
 /** PGlite in memory, in this thread: tests' throwaway databases, with nothing to share. */
@@ -137,11 +162,22 @@ const endFirst = (pool: pg.Pool) => async (err: unknown) => {
   throw err;
 };
 
+/** Connections of the dashboard reads' pool, per process. */
+const READ_POOL_SIZE = 5;
+
 /** A PostgreSQL pool that has made one connection (so a wrong URL fails at start, not on a call). */
-async function openPool(connectionString: string): Promise<{ pool: pg.Pool; describe: string }> {
+async function openPool(
+  connectionString: string,
+  opts: { max?: number; statementTimeoutMs?: number } = {},
+): Promise<{ pool: pg.Pool; describe: string }> {
   const url = new URL(connectionString);
   const describe = `PostgreSQL at ${url.hostname}:${url.port || 5432}${url.pathname}`;
-  const pool = new pg.Pool({ connectionString, max: 10, connectionTimeoutMillis: 5000 });
+  const pool = new pg.Pool({
+    connectionString,
+    max: opts.max ?? 10,
+    connectionTimeoutMillis: 5000,
+    ...(opts.statementTimeoutMs ? { statement_timeout: opts.statementTimeoutMs } : {}),
+  });
   // An idle client's error must not crash the process; the next query reports it.
   pool.on("error", () => {});
   // Nor a checked-out client's: the pool listens only while a client is idle, so a connection

@@ -23,11 +23,16 @@ export const API_ERRORS = {
     402,
     "The workspace has reached its spend limit for this billing cycle; an administrator can raise the budget.",
   ],
+  query_timeout: [
+    422,
+    "The query ran past its time limit and was stopped; narrow the period, the filters or the grouping.",
+  ],
   payload_too_large: [413, "The request body is too large."],
   uri_too_long: [414, "A path parameter is too long."],
   unsupported_media_type: [415, "The request body must be JSON."],
   rate_limited: [429, "Too many requests. Try again later."],
   too_many_exports: [429, "Too many exports at once. Try again when one has finished."],
+  too_many_reads: [429, "Too many reports, exports or searches at once. Try again when one has finished."],
   internal_error: [500, "An unexpected error occurred."],
   identity_unavailable: [503, "The identity service is unavailable. Please try again."],
   database_unavailable: [503, "The database is unavailable. Please try again."],
@@ -96,6 +101,10 @@ function toApiError(err: FastifyError): ApiError | null {
   const known = err.code ? FASTIFY_CODES[err.code] : undefined;
   if (known) return new ApiError(...known);
   if (err instanceof SyntaxError) return new ApiError("invalid_json");
+  // statement_timeout (PostgreSQL), or the embedded database's read limit: the request asked for
+  // more work than one call may take, not a fault of the server's.
+  if ([...errorChain(err)].some((e) => (e as { code?: unknown }).code === "57014"))
+    return new ApiError("query_timeout");
   const unstorable = unstorableInput(err);
   if (unstorable) return new ApiError("invalid_request", unstorable);
   // While the database is away (restarting, failing over, unreachable) a call fails for a reason

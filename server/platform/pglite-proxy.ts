@@ -11,6 +11,10 @@ type Pending = { resolve(value: unknown): void; reject(err: Error): void };
 const stopped = (why: string) =>
   Object.assign(new Error(`The embedded database stopped: ${why}`), { code: "57P01" });
 
+/** What PostgreSQL says when statement_timeout stops a statement. */
+const timedOut = () =>
+  Object.assign(new Error("canceling statement due to statement timeout"), { code: "57014" });
+
 /** An error from the worker, with PostgreSQL's fields (code, detail, constraint…) back on it. */
 function revive(plain: Record<string, unknown> | undefined): Error {
   const { name, message, ...fields } = plain ?? {};
@@ -105,6 +109,27 @@ export class PGliteWorkerClient implements Queryable {
     }
     await this.#call({ op: "end", tx, commit: true });
     return result;
+  }
+
+  /**
+   * The same database for reads that give up after `ms`: the caller gets PostgreSQL's
+   * statement-timeout error (57014) while the statement itself runs to its end in the worker.
+   */
+  withTimeLimit(ms: number): Queryable & Pick<PGliteWorkerClient, "transaction"> {
+    const limited = <T>(work: Promise<T>): Promise<T> => {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(timedOut()), ms);
+      });
+      return Promise.race([work, late]).finally(() => clearTimeout(timer));
+    };
+    return {
+      query: (sql, params, options) => limited(this.query(sql, params, options)),
+      transaction: (fn) =>
+        this.transaction((tx) =>
+          fn({ query: (sql, params, options) => limited(tx.query(sql, params, options)) }),
+        ),
+    };
   }
 
   /** Closes the database (it flushes its files) and ends the thread. */
