@@ -6,6 +6,8 @@ import { Worker } from "node:worker_threads";
 type QueryOptions = { rowMode?: "array" | "object"; parsers?: Record<number, unknown> };
 type Answer = { id: number; ok: boolean; result?: unknown; error?: Record<string, unknown> };
 type Pending = { resolve(value: unknown): void; reject(err: Error): void };
+type Priority = "now" | "later";
+type Turn = Pending & { work: () => Promise<unknown>; abandoned: () => boolean };
 
 /** What a worker that stopped answers every call: a server that cannot take it (503, not 500). */
 const stopped = (why: string) =>
@@ -92,12 +94,58 @@ export class PGliteWorkerClient implements Queryable {
     });
   }
 
+  /**
+   * The database runs one statement (or transaction) at a time, so what waits is a queue, and it
+   * is kept here rather than in the worker: work of the serving path ("now": sign-ins, writes,
+   * small reads) is sent before dashboard reads ("later": reports, exports, searches) that were
+   * waiting, so a call of another organization waits for at most the one report statement
+   * already running, not for every one queued before it.
+   */
+  readonly #waiting: Record<Priority, Turn[]> = { now: [], later: [] };
+  #busy = false;
+
+  #take<T>(priority: Priority, work: () => Promise<T>, abandoned?: () => boolean): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#waiting[priority].push({
+        work,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        abandoned: abandoned ?? (() => false),
+      });
+      this.#nextTurn();
+    });
+  }
+
+  #nextTurn() {
+    if (this.#busy) return;
+    const turn = this.#waiting.now.shift() ?? this.#waiting.later.shift();
+    if (!turn) return;
+    // A caller that gave up while waiting (its read's time limit) is not run at all.
+    if (turn.abandoned()) {
+      turn.reject(timedOut());
+      this.#nextTurn();
+      return;
+    }
+    this.#busy = true;
+    turn
+      .work()
+      .then(turn.resolve, turn.reject)
+      .finally(() => {
+        this.#busy = false;
+        this.#nextTurn();
+      });
+  }
+
   query(sql: string, params?: unknown[], options?: QueryOptions): Promise<unknown> {
-    return this.#query(undefined, sql, params, options);
+    return this.#take("now", () => this.#query(undefined, sql, params, options));
   }
 
   /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
-  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.#take("now", () => this.#transactionNow(fn));
+  }
+
+  async #transactionNow<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     const { tx } = (await this.#call({ op: "begin" })) as { tx: number };
     const client: Queryable = { query: (sql, params, options) => this.#query(tx, sql, params, options) };
     let result: T;
@@ -112,23 +160,30 @@ export class PGliteWorkerClient implements Queryable {
   }
 
   /**
-   * The same database for reads that give up after `ms`: the caller gets PostgreSQL's
-   * statement-timeout error (57014) while the statement itself runs to its end in the worker.
+   * The same database for dashboard reads: queued behind the serving path's work, and given up
+   * after `ms` from the call — the caller gets PostgreSQL's statement-timeout error (57014). A
+   * read still waiting then is dropped; one already running finishes in the worker (PGlite
+   * cannot cancel a statement).
    */
   withTimeLimit(ms: number): Queryable & Pick<PGliteWorkerClient, "transaction"> {
-    const limited = <T>(work: Promise<T>): Promise<T> => {
+    const limited = <T>(start: (abandoned: () => boolean) => Promise<T>): Promise<T> => {
+      let late = false;
       let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(timedOut()), ms);
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          late = true;
+          reject(timedOut());
+        }, ms);
       });
-      return Promise.race([work, late]).finally(() => clearTimeout(timer));
+      return Promise.race([start(() => late), deadline]).finally(() => clearTimeout(timer));
     };
     return {
-      query: (sql, params, options) => limited(this.query(sql, params, options)),
-      transaction: (fn) =>
-        this.transaction((tx) =>
-          fn({ query: (sql, params, options) => limited(tx.query(sql, params, options)) }),
+      query: (sql, params, options) =>
+        limited((abandoned) =>
+          this.#take("later", () => this.#query(undefined, sql, params, options), abandoned),
         ),
+      transaction: (fn) =>
+        limited((abandoned) => this.#take("later", () => this.#transactionNow(fn), abandoned)),
     };
   }
 

@@ -81,6 +81,22 @@ describe("the embedded database in a directory", () => {
     }
   });
 
+  it("serves the serving path's work before the dashboard reads waiting for their turn", async () => {
+    const database = await openDatabase({ kind: "pglite", dataDir: newDir(), readTimeoutMs: 120_000 });
+    try {
+      const order: string[] = [];
+      const report = sql`select count(*) from generate_series(1, 1500000)`;
+      const first = database.readDb.execute(report).then(() => order.push("report 1"));
+      const second = database.readDb.execute(report).then(() => order.push("report 2"));
+      const signIn = database.db.execute(sql`select 1`).then(() => order.push("sign-in"));
+      await Promise.all([first, second, signIn]);
+      // The running report finishes; the sign-in goes before the report that was waiting.
+      expect(order).toEqual(["report 1", "sign-in", "report 2"]);
+    } finally {
+      await database.close();
+    }
+  });
+
   it("admits one process: a second opening is refused by name, a dead holder's lock is taken over", async () => {
     const dir = newDir();
     const first = await openDatabase({ kind: "pglite", dataDir: dir, role: "server" });
