@@ -55,6 +55,11 @@ const BENCHES: Bench[] = [
     // Two API processes share one database: PGlite lives inside a single process.
     unavailable: () => (process.env.DATABASE_URL ? null : "needs PostgreSQL (set DATABASE_URL)"),
   },
+  {
+    name: "heavy-reads",
+    target: "22 pages while reports run",
+    args: ["bench/heavy-reads.ts", "--events", "20000", "--probes", "100"],
+  },
 ];
 
 const argv = process.argv.slice(2);
