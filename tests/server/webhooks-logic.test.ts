@@ -1,10 +1,16 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { networkInterfaces } from "node:os";
 import { describe, expect, it } from "vitest";
 import { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from "../../server/webhooks/backoff";
 import { postWebhook } from "../../server/webhooks/send";
 import { signatureHex, signPayload, verifySignature } from "../../server/webhooks/signature";
-import { isPrivateAddress, parseWebhookUrl, WebhookUrlError } from "../../server/webhooks/url-guard";
+import {
+  isPrivateAddress,
+  parseWebhookUrl,
+  resolveWebhookHost,
+  WebhookUrlError,
+} from "../../server/webhooks/url-guard";
 
 // The pure parts of webhook delivery: the signature a receiver verifies, the retry schedule and
 // the SSRF guard's address ranges.
@@ -89,10 +95,38 @@ describe("webhook URL guard", () => {
       "::ffff:127.0.0.1",
       "::ffff:10.0.0.1",
       "not-an-ip",
+      // Documentation ranges, AS112, 6to4 relays, the limited broadcast address.
+      "192.0.2.10",
+      "198.51.100.7",
+      "203.0.113.200",
+      "192.31.196.1",
+      "192.88.99.1",
+      "255.255.255.255",
+      // IPv6 forms that carry or reach an IPv4 address or this network.
+      "::7f00:1", // [::127.0.0.1] as URLs normalise it
+      "2002:7f00:1::1", // 6to4 of 127.0.0.1
+      "::ffff:7f00:1",
+      "64:ff9b::7f00:1",
+      "2001:db8::1",
+      "2001::1",
+      "100::1",
+      // This machine's own addresses, whatever range they are in.
+      ...Object.values(networkInterfaces()).flatMap((l) =>
+        (l ?? []).map((a) => a.address.replace(/%.*$/, "")),
+      ),
     ])
       expect(isPrivateAddress(a), a).toBe(true);
     for (const a of ["93.184.215.14", "8.8.8.8", "172.32.0.1", "2606:4700::1111", "::ffff:8.8.8.8"])
       expect(isPrivateAddress(a), a).toBe(false);
+  });
+
+  it("refuses the bracketed IPv4-compatible and 6to4 forms of loopback as URLs", async () => {
+    for (const raw of [
+      "http://[::127.0.0.1]:3000/v1/x",
+      "http://[2002:7f00:1::1]/",
+      "http://[::ffff:127.0.0.1]/",
+    ])
+      await expect(resolveWebhookHost(parseWebhookUrl(raw), false), raw).rejects.toThrow(WebhookUrlError);
   });
 
   it("takes only absolute http(s) URLs without credentials", () => {
