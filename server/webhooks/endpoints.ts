@@ -12,6 +12,7 @@ import { webhookDeliveries, webhookEndpoints } from "../db/schema";
 import { type Actor, writeAudit } from "../platform/audit";
 import type { Db, Tx } from "../platform/database";
 import { ApiError } from "../platform/errors";
+import { REDACTED, redactUrl } from "../platform/logger";
 import type { Keyring } from "../platform/secrets";
 import { buildEvent } from "./enqueue";
 import { newSigningSecret, sealSigningSecret } from "./secrets";
@@ -58,8 +59,24 @@ export const deliveryJson = (r: DeliveryRow): WebhookDelivery => ({
 });
 
 /** What the audit log keeps of an endpoint (never its secret). */
+/**
+ * An endpoint URL as the audit log keeps it: scheme, host and path, with token-like path parts
+ * and every query value replaced by [REDACTED]. Receivers often put their credential in the URL
+ * (?token=…, a Slack-style secret path); the audit log is read by every administrator and kept
+ * for a year, the endpoint list shows the whole URL to those who manage it.
+ */
+export function auditUrl(raw: string): string {
+  try {
+    const u = new URL(raw);
+    const query = [...u.searchParams.keys()].map((k) => `${encodeURIComponent(k)}=${REDACTED}`).join("&");
+    return `${u.origin}${redactUrl(u.pathname)}${query ? `?${query}` : ""}`;
+  } catch {
+    return REDACTED;
+  }
+}
+
 const auditFields = (r: EndpointRow) => ({
-  url: r.url,
+  url: auditUrl(r.url),
   description: r.description,
   events: r.eventTypes,
   enabled: r.enabled,
@@ -90,7 +107,11 @@ async function findEndpoint(q: Db | Tx, org: string, id: string, lock = false): 
 export const getEndpoint = async (db: Db, org: string, id: string) =>
   endpointJson(await findEndpoint(db, org, id));
 
-const target = (r: EndpointRow) => ({ type: "webhook_endpoint" as const, id: r.endpointUuid, label: r.url });
+const target = (r: EndpointRow) => ({
+  type: "webhook_endpoint" as const,
+  id: r.endpointUuid,
+  label: auditUrl(r.url),
+});
 
 export async function createEndpoint(
   db: Db,

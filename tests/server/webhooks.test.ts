@@ -59,6 +59,11 @@ describe.each(backends())("webhooks on $name", (backend) => {
       events: ["budget.alert.triggered", "budget.alert.resolved"],
     });
 
+    // A receiver's credential in the URL is kept by the endpoint, never by the audit log.
+    const withToken = `${t.receiver.url}?token=s3cr3t-receiver-value&team=blue-squad`;
+    const moved = await t.f.call("admin", "PATCH", `/v1/webhook-endpoints/${id}`, { url: withToken });
+    expect(moved.json().url).toBe(withToken);
+
     const rotated = await t.f.call("admin", "POST", `/v1/webhook-endpoints/${id}/rotate-secret`);
     expect(rotated.statusCode).toBe(200);
     expect(rotated.json().secret).toMatch(/^whsec_/);
@@ -76,11 +81,15 @@ describe.each(backends())("webhooks on $name", (backend) => {
     expect(audit.map((a) => a.action)).toEqual([
       "webhook_endpoint.created",
       "webhook_endpoint.changed",
+      "webhook_endpoint.changed",
       "webhook_endpoint.secret_rotated",
       "webhook_endpoint.deleted",
     ]);
     expect(audit[1]?.before).toEqual({ events: ["budget.alert.triggered"], enabled: true });
+    expect(audit[2]?.after).toEqual({ url: `${t.receiver.url}?token=[REDACTED]&team=[REDACTED]` });
     const text = JSON.stringify(audit);
+    expect(text).not.toContain("s3cr3t");
+    expect(text).not.toContain("blue-squad");
     expect(text).not.toContain(created.secret);
     expect(text).not.toContain(rotated.json().secret);
     expect(text).not.toContain("enc:v1:");
