@@ -3,7 +3,11 @@ import { isOrgAdmin } from "./principal";
 import type { WorkspaceRouteDeps } from "./route-deps";
 import { CurrentUserSchema, failure, json } from "./schemas";
 
-/** /v1/accounts/me: the signed-in user; bearer tokens only (never API keys). */
+/**
+ * /v1/accounts/me: the signed-in user; bearer tokens only (never API keys). `is_operator` says
+ * whether they are a provider operator (the console then shows its operator area); never while
+ * impersonating, as the operator API refuses impersonation sessions.
+ */
 export const accountRoutes: FastifyPluginAsyncZod<WorkspaceRouteDeps> = async (app, deps) => {
   app.get(
     "/accounts/me",
@@ -21,25 +25,30 @@ export const accountRoutes: FastifyPluginAsyncZod<WorkspaceRouteDeps> = async (a
     async (req) => {
       const p = req.principal;
       const org = p.org;
+      const impersonating = p.impersonatorUserId !== null;
+      const operator = impersonating ? Promise.resolve(false) : deps.gateway.isOperator(p.userId);
       if (!org) {
         return {
           email: p.email,
           is_admin: false,
-          is_impersonating: p.impersonatorUserId !== null,
+          is_impersonating: impersonating,
+          is_operator: await operator,
           organization: null,
           workspace: null,
           org_admin_emails: [],
         };
       }
-      const [current, users, workspace] = await Promise.all([
+      const [current, users, workspace, isOperator] = await Promise.all([
         deps.gateway.findOrganization(org.org_id),
         deps.gateway.listOrganizationUsers(org.org_id),
         deps.workspaces.myWorkspace(org.org_id, p.userId),
+        operator,
       ]);
       return {
         email: p.email,
         is_admin: isOrgAdmin(p),
-        is_impersonating: p.impersonatorUserId !== null,
+        is_impersonating: impersonating,
+        is_operator: isOperator,
         organization: { name: current?.name ?? org.org_name, org_uuid: org.org_id },
         workspace,
         org_admin_emails: users.filter((u) => u.role === "Owner" || u.role === "Admin").map((u) => u.email),

@@ -64,6 +64,10 @@ export const CurrentUserSchema = z
     email: z.string(),
     is_admin: z.boolean(),
     is_impersonating: z.boolean(),
+    is_operator: z.boolean().meta({
+      description:
+        "A provider operator (may call /v1/operator/…); false while impersonating, which that API refuses.",
+    }),
     organization: z.object({ name: z.string(), org_uuid: z.string() }).nullable(),
     workspace: z.object({ workspace_uuid: z.uuid(), name: z.string() }).nullable(),
     org_admin_emails: z.array(z.string()),

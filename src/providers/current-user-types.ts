@@ -7,6 +7,8 @@ export type CurrentUser = {
   email: string;
   is_admin: boolean;
   is_impersonating: boolean;
+  /** A provider operator: the console shows them its operator area (never while impersonating). */
+  is_operator: boolean;
   organization: Organization | null;
   workspace: Workspace | null;
   org_admin_emails: string[];

@@ -20,10 +20,13 @@ export function normalizeCurrentUser(
   raw: Partial<CurrentUser>,
   auth: AuthenticationInfo | null,
 ): CurrentUser {
+  const impersonating = raw.is_impersonating === true || Boolean(auth?.impersonatorUserId);
   return {
     email: raw.email ?? auth?.user.email ?? "",
     is_admin: raw.is_admin === true,
-    is_impersonating: raw.is_impersonating === true || Boolean(auth?.impersonatorUserId),
+    is_impersonating: impersonating,
+    // The operator API refuses impersonation sessions, so their console shows no operator area.
+    is_operator: raw.is_operator === true && !impersonating,
     organization: raw.organization ?? null,
     workspace: raw.workspace ?? null,
     org_admin_emails: Array.isArray(raw.org_admin_emails) ? raw.org_admin_emails : [],

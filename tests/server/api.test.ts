@@ -32,6 +32,7 @@ describe.each(backends())("product API on $name", (backend) => {
       email: "admin@acme.test",
       is_admin: true,
       is_impersonating: false,
+      is_operator: false,
       organization: { name: "Acme AI" },
       workspace: { name: "Safety Research" },
       org_admin_emails: ["admin@acme.test"],

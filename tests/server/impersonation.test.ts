@@ -88,6 +88,16 @@ describe.each(backends())("operator impersonation on $name", (backend) => {
 
   it("starts, shows the impersonator in refresh, the token and /v1/accounts/me, audits, and stops", async () => {
     const operatorCookie = await signIn(p, "admin@acme.test");
+    const own = await p.api.app.inject({
+      method: "GET",
+      url: "/v1/accounts/me",
+      headers: { authorization: `Bearer ${(await refresh(operatorCookie)).json().access_token}` },
+    });
+    expect(own.json()).toMatchObject({
+      email: "admin@acme.test",
+      is_impersonating: false,
+      is_operator: true,
+    });
     const start = await fe("/impersonate", operatorCookie, { user_email: "member@acme.test" });
     expect(start.statusCode).toBe(200);
     const memberId = await idOf("member@acme.test");
@@ -107,7 +117,12 @@ describe.each(backends())("operator impersonation on $name", (backend) => {
       url: "/v1/accounts/me",
       headers: { authorization: `Bearer ${auth.access_token}` },
     });
-    expect(me.json()).toMatchObject({ email: "member@acme.test", is_impersonating: true, is_admin: false });
+    expect(me.json()).toMatchObject({
+      email: "member@acme.test",
+      is_impersonating: true,
+      is_admin: false,
+      is_operator: false,
+    });
 
     // An impersonation session cannot start another one.
     expect((await fe("/impersonate", cookie, { user_email: "newcomer@acme.test" })).statusCode).toBe(403);

@@ -76,6 +76,7 @@ export function accountsMe(overrides: Partial<CurrentUser> = {}): CurrentUser {
     email: "member@acme.test",
     is_admin: false,
     is_impersonating: false,
+    is_operator: false,
     organization: { name: "Acme AI", org_uuid: "org-1" },
     workspace: { workspace_uuid: "ws-1", name: "Research" },
     org_admin_emails: ["admin@acme.test"],
