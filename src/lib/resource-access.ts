@@ -1,28 +1,45 @@
 // One rule decides who may do what with a resource: its declaration's `access` map and the
-// user's role. The access-control provider (routes, buttons, useCan) and the sider both use it, so
+// user's roles. The access-control provider (routes, buttons, useCan) and the sider both use it, so
 // a hidden menu entry and a refused route can never disagree. The product API enforces the same
 // rules; this only shapes the console.
 import type { ConsoleResource, ResourceAction, Role } from "../resources/types";
 
-export function roleOf(user: { is_admin: boolean } | null | undefined): Role | null {
+type User = { is_admin: boolean; is_operator?: boolean };
+
+/** The user's organization role. */
+export function roleOf(user: User | null | undefined): Role | null {
   if (!user) return null;
   return user.is_admin ? "admin" : "member";
+}
+
+/** Every role the user holds: their organization role, and "operator" for a provider operator. */
+export function rolesOf(user: User | null | undefined): Role[] {
+  const role = roleOf(user);
+  if (role === null) return [];
+  return user?.is_operator === true ? [role, "operator"] : [role];
 }
 
 export function allows(
   resource: Pick<ConsoleResource, "meta"> | undefined,
   action: string,
-  user: { is_admin: boolean } | null | undefined,
+  user: User | null | undefined,
 ): boolean {
-  const role = roleOf(user);
   const roles = resource?.meta.access[action as ResourceAction];
-  return role !== null && roles?.includes(role) === true;
+  return roles !== undefined && rolesOf(user).some((role) => roles.includes(role));
+}
+
+/** Why an action is refused, in the words of the roles that may do it. */
+export function refusalReason(resource: Pick<ConsoleResource, "meta"> | undefined, action: string): string {
+  const roles = resource?.meta.access[action as ResourceAction] ?? [];
+  return roles.length > 0 && roles.every((role) => role === "operator")
+    ? "Provider operators only"
+    : "Administrators only";
 }
 
 /** The sider's entries for the user: resources with a list page of their own that they may list. */
 export function menuResources(
   resources: readonly ConsoleResource[],
-  user: { is_admin: boolean } | null | undefined,
+  user: User | null | undefined,
 ): (ConsoleResource & { list: string })[] {
   return resources.filter(
     (r): r is ConsoleResource & { list: string } =>
@@ -31,7 +48,7 @@ export function menuResources(
 }
 
 /** Where the user lands: the first sider entry (billing for administrators, workspaces else). */
-export function homeRoute(resources: readonly ConsoleResource[], user: { is_admin: boolean } | null): string {
+export function homeRoute(resources: readonly ConsoleResource[], user: User | null): string {
   return menuResources(resources, user)[0]?.list ?? "/";
 }
 

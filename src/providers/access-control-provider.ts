@@ -1,12 +1,11 @@
 // Refine's access control from the resource declarations: `can({ resource, action })` answers
-// list/show/create/edit/delete by the user's role (lib/resource-access). Route guards, useCan,
+// list/show/create/edit/delete by the user's roles (lib/resource-access): organization
+// administrator or member, and provider operator for the operator area. Route guards, useCan,
 // CanAccess and the @refinedev/antd buttons all ask it; buttons the user may not use are hidden.
 import type { AccessControlProvider } from "@refinedev/core";
-import { allows } from "../lib/resource-access";
+import { allows, refusalReason } from "../lib/resource-access";
 import { resourceByName } from "../resources";
 import type { CurrentUserSource } from "./current-user";
-
-const NOT_ALLOWED = "Administrators only";
 
 export function createAccessControlProvider(currentUser: CurrentUserSource): AccessControlProvider {
   return {
@@ -17,9 +16,10 @@ export function createAccessControlProvider(currentUser: CurrentUserSource): Acc
       } catch {
         // Unknown user: refuse rather than show an administrator's page or button.
       }
-      return allows(resourceByName(resource), action, user)
+      const declared = resourceByName(resource);
+      return allows(declared, action, user)
         ? { can: true }
-        : { can: false, reason: NOT_ALLOWED };
+        : { can: false, reason: refusalReason(declared, action) };
     },
     options: {
       buttons: { enableAccessControl: true, hideIfUnauthorized: true },

@@ -5,11 +5,19 @@
 import type { ResourceProps } from "@refinedev/core";
 import type { ComponentType, ReactNode } from "react";
 
-export type Role = "admin" | "member";
+/**
+ * A user's roles: their organization role (admin or member) and, for the provider's own staff,
+ * "operator" (a provider operator, `is_operator` of the current user), who may work across every
+ * organization. A customer is never an operator, whatever their organization role.
+ */
+export type Role = "admin" | "member" | "operator";
 export type ResourceAction = "list" | "show" | "create" | "edit" | "delete";
 
+/** Every organization user: administrators and members. */
 export const EVERYONE: readonly Role[] = ["admin", "member"];
 export const ADMINS: readonly Role[] = ["admin"];
+/** Provider operators only: the operator area, hidden from every customer. */
+export const OPERATORS: readonly Role[] = ["operator"];
 
 /** The data providers registered with Refine; "default" is the product API (/v1). */
 export type DataProviderName = "default" | "identity";
@@ -67,6 +75,8 @@ export type ConsoleResourceMeta = {
   icon?: ReactNode;
   /** Not a sider entry (no page of its own, or reached from another page). */
   hide?: boolean;
+  /** The sider group the entry sits in, under this title (e.g. "Operator"); none: the main list. */
+  siderGroup?: string;
   dataProviderName?: DataProviderName;
   api?: ResourceApi;
   /** Who may do what; an action not listed is allowed to nobody. */

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { homeRoute, menuResources } from "../../src/lib/resource-access";
+import { allows, homeRoute, menuResources, refusalReason, rolesOf } from "../../src/lib/resource-access";
 import { createAccessControlProvider } from "../../src/providers/access-control-provider";
+import { normalizeCurrentUser } from "../../src/providers/current-user";
 import type { CurrentUser } from "../../src/providers/current-user-types";
 import { resources } from "../../src/resources";
+import { ADMINS, type ConsoleResource, EVERYONE, OPERATORS } from "../../src/resources/types";
 import { accountsMe } from "./support/fakes";
 
 const as = (me: Partial<CurrentUser> | Error) =>
@@ -65,5 +67,51 @@ describe("access by action", () => {
     expect(names(member)).not.toContain("webhook-endpoints");
     expect(homeRoute(resources, accountsMe(admin))).toBe("/");
     expect(homeRoute(resources, accountsMe(member))).toBe("/organization/workspaces");
+  });
+});
+
+describe("the operator role", () => {
+  const declared = (access: ConsoleResource["meta"]["access"]) => ({ meta: { label: "X", access } });
+  const operatorOnly = declared({ list: OPERATORS, create: OPERATORS });
+
+  it("is held by provider operators on top of their organization role", () => {
+    expect(rolesOf({ is_admin: true })).toEqual(["admin"]);
+    expect(rolesOf({ is_admin: false, is_operator: false })).toEqual(["member"]);
+    expect(rolesOf({ is_admin: false, is_operator: true })).toEqual(["member", "operator"]);
+    expect(rolesOf({ is_admin: true, is_operator: true })).toEqual(["admin", "operator"]);
+    expect(rolesOf(null)).toEqual([]);
+  });
+
+  it("opens operator resources to operators only, and never anything to an unknown user", () => {
+    for (const user of [
+      { is_admin: false, is_operator: true },
+      { is_admin: true, is_operator: true },
+    ]) {
+      expect(allows(operatorOnly, "list", user)).toBe(true);
+      expect(allows(operatorOnly, "create", user)).toBe(true);
+      expect(allows(operatorOnly, "delete", user)).toBe(false);
+    }
+    for (const user of [{ is_admin: true }, { is_admin: false }, { is_admin: true, is_operator: false }]) {
+      expect(allows(operatorOnly, "list", user)).toBe(false);
+    }
+    expect(allows(operatorOnly, "list", null)).toBe(false);
+    expect(allows(declared({ list: EVERYONE }), "list", null)).toBe(false);
+    // Being an operator grants no organization rights.
+    expect(allows(declared({ list: ADMINS }), "list", { is_admin: false, is_operator: true })).toBe(false);
+    expect(allows(declared({ list: EVERYONE }), "list", { is_admin: false, is_operator: true })).toBe(true);
+  });
+
+  it("names who may do what is refused", () => {
+    expect(refusalReason(operatorOnly, "list")).toBe("Provider operators only");
+    expect(refusalReason(declared({ list: ADMINS }), "list")).toBe("Administrators only");
+    expect(refusalReason(undefined, "list")).toBe("Administrators only");
+  });
+
+  it("is never an impersonation session's, even if the API said otherwise", () => {
+    const auth = { user: { email: "member@acme.test" }, impersonatorUserId: "staff-1" } as never;
+    expect(normalizeCurrentUser({ is_operator: true }, auth).is_operator).toBe(false);
+    expect(normalizeCurrentUser({ is_operator: true, is_impersonating: true }, null).is_operator).toBe(false);
+    expect(normalizeCurrentUser({ is_operator: true }, null).is_operator).toBe(true);
+    expect(normalizeCurrentUser({}, null).is_operator).toBe(false);
   });
 });

@@ -1,4 +1,5 @@
-// Sider content: resource entries the user may open, Logout, and the "Account Page" footer.
+// Sider content: resource entries the user may open (grouped ones, like the operator area, under
+// their group's title after the others), Logout, and the "Account Page" footer.
 // Used inside the desktop Layout.Sider (collapsible to icons) and the mobile drawer.
 import { LogoutOutlined, UserOutlined } from "@ant-design/icons";
 import { Button, Flex, Menu, type MenuProps, Tooltip, theme } from "antd";
@@ -79,17 +80,31 @@ export function SiderNav({ user, collapsed, onLogout, onAccountPage, onNavigate 
     onMouseLeave: () => tips.leave(key),
   });
 
+  const entry = (r: (typeof visible)[number]) => ({
+    key: r.name,
+    ...hover(r.name, r.meta.label),
+    icon: r.meta.icon,
+    label: (
+      <Link to={r.list} onClick={onNavigate}>
+        {r.meta.label}
+      </Link>
+    ),
+  });
+  const groups = [...new Set(visible.flatMap((r) => (r.meta.siderGroup ? [r.meta.siderGroup] : [])))];
+
   const items: MenuProps["items"] = [
-    ...visible.map((r) => ({
-      key: r.name,
-      ...hover(r.name, r.meta.label),
-      icon: r.meta.icon,
-      label: (
-        <Link to={r.list} onClick={onNavigate}>
-          {r.meta.label}
-        </Link>
-      ),
-    })),
+    ...visible.filter((r) => !r.meta.siderGroup).map(entry),
+    // A group (the operator area) comes after the main entries, under its title, set apart by a
+    // line; only users who may open one of its entries see it.
+    ...groups.flatMap((group) => [
+      { type: "divider" as const, key: `divider-${group}` },
+      {
+        type: "group" as const,
+        key: `group-${group}`,
+        label: collapsed ? null : group,
+        children: visible.filter((r) => r.meta.siderGroup === group).map(entry),
+      },
+    ]),
     { type: "divider" as const },
     {
       key: LOGOUT_KEY,
