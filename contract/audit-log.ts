@@ -43,6 +43,19 @@ export const AUDIT_ACTIONS = {
   "user.backup_codes_regenerated": "A user made new two-factor backup codes.",
   "user.sessions_revoked":
     "A user's sessions were ended: the other ones on a password change, all on a reset.",
+  "price_rule.created":
+    "A provider operator set a price: a new price rule, which ends the open rule for the same dimensions.",
+  "operator.granted": "A user was made a provider operator.",
+  "operator.revoked": "A user stopped being a provider operator.",
+  "billing_cycle.opened": "A provider operator opened a billing cycle.",
+  "billing_cycle.closed": "A provider operator closed the open billing cycle.",
+  "payment.recorded": "A provider operator recorded a payment on a billing cycle.",
+  "workspace_group.changed":
+    "A provider operator created or changed a workspace group: its prepaid amount or its workspaces.",
+  "event_partition.archived":
+    "A provider operator archived a month of usage events (detached its partition).",
+  "event_partition.restored": "A provider operator attached an archived month of usage events again.",
+  "audit_log.purged": "A provider operator purged the audit log entries older than the retention period.",
 } as const;
 
 export type AuditAction = keyof typeof AUDIT_ACTIONS;
@@ -70,6 +83,12 @@ export const AUDIT_TARGET_TYPES = [
   "user",
   "budget",
   "webhook_endpoint",
+  "price_rule",
+  "billing_cycle",
+  "payment",
+  "workspace_group",
+  "event_partition",
+  "audit_log",
 ] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 

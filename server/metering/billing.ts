@@ -1,10 +1,12 @@
 /**
- * Operator actions on billing data (CLI and seed): resolving an organization, opening and closing
- * cycles, recording payments, and setting workspace groups. Every check happens before the first
- * write, and each action is one transaction, so a refused action writes nothing.
+ * Operator actions on billing data (operator API, CLI and seed): resolving an organization, opening
+ * and closing cycles, recording payments, and setting workspace groups. Every check happens before
+ * the first write, and each action is one transaction, so a refused action writes nothing; given
+ * an actor, the action's audit row is written in that transaction too (the seed passes none).
  */
 import { and, asc, eq, inArray, or, sql } from "drizzle-orm";
 import { z } from "zod";
+import { formatUsdExact } from "../../contract/money";
 import { liveWorkspacesOf } from "../db/live-workspaces";
 import {
   billingCycles,
@@ -14,14 +16,25 @@ import {
   workspaceGroups,
   workspaces,
 } from "../db/schema";
+import { type Actor, writeAudit } from "../platform/audit";
 import type { Db, Tx } from "../platform/database";
 import { evaluateAllBudgets, lockBudgets } from "./budgets-eval";
 import { noticeBudgetAlerts } from "./budgets-notify";
 import { type Cycle, listCycles } from "./cycles";
 import { monthStart } from "./filters";
 
-/** A refused action, with a message meant for the person who asked. */
-export class BillingError extends Error {}
+/**
+ * A refused action, with a message meant for the person who asked, and what kind of refusal it is
+ * (the operator API answers 400, 404 or 409 by it; the CLI exits 1 for all of them).
+ */
+export class BillingError extends Error {
+  constructor(
+    message: string,
+    readonly kind: "invalid" | "not_found" | "conflict" = "conflict",
+  ) {
+    super(message);
+  }
+}
 
 export type Org = { id: string; name: string };
 
@@ -35,9 +48,9 @@ export async function resolveOrganization(db: Db, ref: string): Promise<Org> {
   const exact = rows.find((r) => r.id === ref);
   if (exact) return exact;
   if (rows.length > 1)
-    throw new BillingError(`Several organizations are called "${ref}"; name it by its uuid.`);
+    throw new BillingError(`Several organizations are called "${ref}"; name it by its uuid.`, "invalid");
   const [org] = rows;
-  if (!org) throw new BillingError(`No organization with uuid, slug or name "${ref}".`);
+  if (!org) throw new BillingError(`No organization with uuid, slug or name "${ref}".`, "not_found");
   return org;
 }
 
@@ -58,7 +71,13 @@ const lockCycles = (tx: Tx, organizationUuid: string) =>
  * Opens a new current cycle from `startDate` (default: the 1st of this month, UTC). Refused while
  * another cycle is open, or when it would start before the last cycle ends.
  */
-export async function openCycle(db: Db, organizationUuid: string, startDate?: string, now = new Date()) {
+export async function openCycle(
+  db: Db,
+  organizationUuid: string,
+  startDate?: string,
+  opts: { now?: Date; actor?: Actor } = {},
+) {
+  const now = opts.now ?? new Date();
   const start = startDate ?? monthStart(now);
   let alertsChanged = false;
   const cycle = await db.transaction(async (tx: Tx) => {
@@ -79,6 +98,14 @@ export async function openCycle(db: Db, organizationUuid: string, startDate?: st
       .values({ organizationUuid, startDate: start, endDate: null })
       .returning({ billingCycleUuid: billingCycles.billingCycleUuid });
     if (!row) throw new Error("cycle not inserted");
+    if (opts.actor)
+      await writeAudit(tx, {
+        organizationUuid,
+        actor: opts.actor,
+        action: "billing_cycle.opened",
+        target: { type: "billing_cycle", id: row.billingCycleUuid, label: start },
+        after: { start_date: start, end_date: null },
+      });
     // A new cycle resolves the open budget alerts of the last one.
     alertsChanged = (await evaluateAllBudgets(tx, organizationUuid, now)).length > 0;
     return {
@@ -99,7 +126,7 @@ export async function openCycle(db: Db, organizationUuid: string, startDate?: st
 export async function closeCycle(
   db: Db,
   organizationUuid: string,
-  opts: { endDate?: string; openNext?: boolean; now?: Date } = {},
+  opts: { endDate?: string; openNext?: boolean; now?: Date; actor?: Actor } = {},
 ): Promise<{ closed: Cycle; opened: Cycle | null }> {
   const end = opts.endDate ?? monthStart(opts.now ?? new Date());
   let alertsChanged = false;
@@ -108,7 +135,7 @@ export async function closeCycle(
     // Before the cycle row's trigger locks the configuration counter, as budget changes do.
     await lockBudgets(tx, organizationUuid);
     const open = (await listCycles(tx, organizationUuid)).find((c) => c.endDate === null);
-    if (!open) throw new BillingError("The organization has no open cycle to close.");
+    if (!open) throw new BillingError("The organization has no open cycle to close.", "conflict");
     if (end <= open.startDate)
       throw new BillingError(
         `The open cycle starts on ${open.startDate}; its end date must be later (got ${end}).`,
@@ -126,6 +153,19 @@ export async function closeCycle(
       if (row)
         opened = { billingCycleUuid: row.billingCycleUuid, organizationUuid, startDate: end, endDate: null };
     }
+    if (opts.actor)
+      await writeAudit(tx, {
+        organizationUuid,
+        actor: opts.actor,
+        action: "billing_cycle.closed",
+        target: { type: "billing_cycle", id: open.billingCycleUuid, label: open.startDate },
+        before: { start_date: open.startDate, end_date: null },
+        after: {
+          start_date: open.startDate,
+          end_date: end,
+          next_billing_cycle_uuid: opened?.billingCycleUuid ?? null,
+        },
+      });
     // The next cycle resolves the open budget alerts of the closed one.
     alertsChanged = (await evaluateAllBudgets(tx, organizationUuid, opts.now)).length > 0;
     return { closed: { ...open, endDate: end }, opened };
@@ -138,31 +178,55 @@ export async function closeCycle(
 export async function recordPayment(
   db: Db,
   organizationUuid: string,
-  input: { amountMicros: bigint; billingCycleUuid?: string; note?: string | null },
+  input: { amountMicros: bigint; billingCycleUuid?: string; note?: string | null; actor?: Actor },
 ) {
-  if (input.amountMicros === 0n) throw new BillingError("A payment amount cannot be zero.");
+  if (input.amountMicros === 0n) throw new BillingError("A payment amount cannot be zero.", "invalid");
   const cycles = await listCycles(db, organizationUuid);
   const cycle = input.billingCycleUuid
     ? cycles.find((c) => c.billingCycleUuid === input.billingCycleUuid)
     : (cycles.find((c) => c.endDate === null) ?? cycles.at(-1));
   if (!cycle)
-    throw new BillingError(
-      input.billingCycleUuid
-        ? `The organization has no billing cycle ${input.billingCycleUuid}.`
-        : "The organization has no billing cycle yet; open one first.",
-    );
-  const [row] = await db
-    .insert(payments)
-    .values({
-      organizationUuid,
-      billingCycleUuid: cycle.billingCycleUuid,
-      amountMicros: input.amountMicros,
-      note: input.note ?? null,
-    })
-    .returning({ paymentUuid: payments.paymentUuid });
-  if (!row) throw new Error("payment not inserted");
-  return { paymentUuid: row.paymentUuid, cycle };
+    throw input.billingCycleUuid
+      ? new BillingError(`The organization has no billing cycle ${input.billingCycleUuid}.`, "not_found")
+      : new BillingError("The organization has no billing cycle yet; open one first.", "conflict");
+  const note = input.note ?? null;
+  return db.transaction(async (tx: Tx) => {
+    const [row] = await tx
+      .insert(payments)
+      .values({
+        organizationUuid,
+        billingCycleUuid: cycle.billingCycleUuid,
+        amountMicros: input.amountMicros,
+        note,
+      })
+      .returning({ paymentUuid: payments.paymentUuid, paidAt: payments.paidAt });
+    if (!row) throw new Error("payment not inserted");
+    if (input.actor)
+      await writeAudit(tx, {
+        organizationUuid,
+        actor: input.actor,
+        action: "payment.recorded",
+        target: { type: "payment", id: row.paymentUuid, label: `$${formatUsdExact(input.amountMicros)}` },
+        after: {
+          amount_usd: formatUsdExact(input.amountMicros),
+          billing_cycle_uuid: cycle.billingCycleUuid,
+          note,
+        },
+      });
+    return { paymentUuid: row.paymentUuid, paidAt: row.paidAt, cycle };
+  });
 }
+
+/** The names of a group's workspaces, by name. */
+const groupWorkspaceNames = async (tx: Tx, workspaceGroupUuid: string) =>
+  (
+    await tx
+      .select({ name: workspaces.name })
+      .from(workspaceGroupMembers)
+      .innerJoin(workspaces, eq(workspaces.workspaceUuid, workspaceGroupMembers.workspaceUuid))
+      .where(eq(workspaceGroupMembers.workspaceGroupUuid, workspaceGroupUuid))
+      .orderBy(asc(workspaces.name))
+  ).map((w) => w.name);
 
 /**
  * Creates or updates a workspace group: the prepaid amount when given, and the member workspaces
@@ -171,12 +235,12 @@ export async function recordPayment(
 export async function setGroup(
   db: Db,
   organizationUuid: string,
-  input: { name: string; prepaidMicros?: bigint; workspaces?: readonly string[] },
+  input: { name: string; prepaidMicros?: bigint; workspaces?: readonly string[]; actor?: Actor },
 ) {
   const name = input.name.trim();
-  if (!name) throw new BillingError("A group needs a name.");
+  if (!name) throw new BillingError("A group needs a name.", "invalid");
   if (input.prepaidMicros !== undefined && input.prepaidMicros < 0n)
-    throw new BillingError("A prepaid amount cannot be negative.");
+    throw new BillingError("A prepaid amount cannot be negative.", "invalid");
   let members: { workspaceUuid: string; name: string }[] | undefined;
   if (input.workspaces) {
     const refs = [...new Set(input.workspaces.map((w) => w.trim()).filter(Boolean))];
@@ -200,27 +264,29 @@ export async function setGroup(
     if (missing.length)
       throw new BillingError(
         `No live workspace ${missing.map((m) => `"${m}"`).join(", ")} in the organization.`,
+        "not_found",
       );
     members = rows;
   }
+  const whereGroup = and(
+    eq(workspaceGroups.organizationUuid, organizationUuid),
+    eq(workspaceGroups.groupName, name),
+  );
   return db.transaction(async (tx: Tx) => {
+    const [old] = await tx.select().from(workspaceGroups).where(whereGroup);
+    const before = old
+      ? {
+          prepaid_usd: formatUsdExact(old.prepaidMicros),
+          workspaces: await groupWorkspaceNames(tx, old.workspaceGroupUuid),
+        }
+      : null;
     await tx
       .insert(workspaceGroups)
       .values({ organizationUuid, groupName: name, prepaidMicros: input.prepaidMicros ?? 0n })
       .onConflictDoNothing({ target: [workspaceGroups.organizationUuid, workspaceGroups.groupName] });
     if (input.prepaidMicros !== undefined)
-      await tx
-        .update(workspaceGroups)
-        .set({ prepaidMicros: input.prepaidMicros })
-        .where(
-          and(eq(workspaceGroups.organizationUuid, organizationUuid), eq(workspaceGroups.groupName, name)),
-        );
-    const [group] = await tx
-      .select()
-      .from(workspaceGroups)
-      .where(
-        and(eq(workspaceGroups.organizationUuid, organizationUuid), eq(workspaceGroups.groupName, name)),
-      );
+      await tx.update(workspaceGroups).set({ prepaidMicros: input.prepaidMicros }).where(whereGroup);
+    const [group] = await tx.select().from(workspaceGroups).where(whereGroup);
     if (!group) throw new Error("group not stored");
     if (members) {
       await tx
@@ -234,12 +300,16 @@ export async function setGroup(
           })),
         );
     }
-    const current = await tx
-      .select({ name: workspaces.name })
-      .from(workspaceGroupMembers)
-      .innerJoin(workspaces, eq(workspaces.workspaceUuid, workspaceGroupMembers.workspaceUuid))
-      .where(eq(workspaceGroupMembers.workspaceGroupUuid, group.workspaceGroupUuid))
-      .orderBy(asc(workspaces.name));
-    return { group, workspaces: current.map((w) => w.name) };
+    const current = await groupWorkspaceNames(tx, group.workspaceGroupUuid);
+    if (input.actor)
+      await writeAudit(tx, {
+        organizationUuid,
+        actor: input.actor,
+        action: "workspace_group.changed",
+        target: { type: "workspace_group", id: group.workspaceGroupUuid, label: name },
+        before,
+        after: { prepaid_usd: formatUsdExact(group.prepaidMicros), workspaces: current },
+      });
+    return { group, workspaces: current };
   });
 }

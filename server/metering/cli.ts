@@ -6,7 +6,7 @@
 import { parseArgs } from "node:util";
 import { parseUsd } from "../../contract/money";
 import { parseDay } from "./billing";
-import type { PriceRuleInput } from "./prices";
+import { type PriceRuleInput, validFromInRange } from "./prices";
 
 export const METERING_USAGE = `  seed [--events <n>] [--seed <n>]
             create the demo organization if missing, and give it billing cycles, prices, groups,
@@ -326,6 +326,8 @@ export function parsePriceSetArgs(args: readonly string[]): Parsed<PriceRuleInpu
   if (flags["--valid-from"] !== undefined) {
     validFrom = new Date(flags["--valid-from"]);
     if (Number.isNaN(validFrom.getTime())) return fail("--valid-from must be an ISO 8601 date-time.");
+    if (!validFromInRange(validFrom))
+      return fail("--valid-from must be from 2000-01-01 to 2100-01-01 (UTC).");
   }
   return {
     ok: true,

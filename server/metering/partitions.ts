@@ -7,6 +7,7 @@
  * table of its own until an operator dumps and drops it, or restored.
  */
 import { sql } from "drizzle-orm";
+import { type Actor, writeAudit } from "../platform/audit";
 import type { Db } from "../platform/database";
 
 /** "YYYY-MM" of a UTC instant. */
@@ -151,7 +152,8 @@ export async function archiveRefusals(db: Db, month: string): Promise<ArchiveRef
 
 export type ArchiveResult =
   | { status: "archived"; table: string; rows: number }
-  | { status: "not_found" | "already_archived" }
+  | { status: "not_found" }
+  | { status: "already_archived" }
   | { status: "refused"; refusals: ArchiveRefusal[] };
 
 /**
@@ -159,7 +161,7 @@ export type ArchiveResult =
  * every query and index write of usage_events at once; the table stays until an operator dumps and
  * drops it. Refused while any organization with events in that month has its billing open there.
  */
-export async function archiveMonth(db: Db, month: string): Promise<ArchiveResult> {
+export async function archiveMonth(db: Db, month: string, actor?: Actor): Promise<ArchiveResult> {
   const months = await listMonths(db);
   const found = months.find((m) => m.month === month);
   if (!found) return { status: "not_found" };
@@ -174,7 +176,17 @@ export async function archiveMonth(db: Db, month: string): Promise<ArchiveResult
     )) as unknown as Rows<{ n: string }>;
     await tx.execute(sql`alter table usage_events detach partition ${sql.identifier(part)}`);
     await tx.execute(sql`alter table ${sql.identifier(part)} rename to ${sql.identifier(archive)}`);
-    return Number(counted.rows[0]?.n ?? 0);
+    const n = Number(counted.rows[0]?.n ?? 0);
+    if (actor)
+      await writeAudit(tx, {
+        organizationUuid: null,
+        actor,
+        action: "event_partition.archived",
+        target: { type: "event_partition", id: month, label: archive },
+        before: { table: part, attached: true },
+        after: { table: archive, attached: false, rows: n },
+      });
+    return n;
   });
   forgetMonths(db);
   return { status: "archived", table: archive, rows };
@@ -184,6 +196,7 @@ export async function archiveMonth(db: Db, month: string): Promise<ArchiveResult
 export async function restoreMonth(
   db: Db,
   month: string,
+  actor?: Actor,
 ): Promise<{ status: "restored" | "not_found" | "not_archived" }> {
   const months = await listMonths(db);
   const found = months.find((m) => m.month === month);
@@ -198,6 +211,15 @@ export async function restoreMonth(
         `alter table usage_events attach partition "${part}" for values from ('${start.toISOString()}') to ('${end.toISOString()}')`,
       ),
     );
+    if (actor)
+      await writeAudit(tx, {
+        organizationUuid: null,
+        actor,
+        action: "event_partition.restored",
+        target: { type: "event_partition", id: month, label: part },
+        before: { table: found.table, attached: false },
+        after: { table: part, attached: true },
+      });
   });
   return { status: "restored" };
 }

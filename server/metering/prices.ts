@@ -1,8 +1,24 @@
-import { and, type Column, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { and, type Column, desc, eq, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import { formatUsdExact, parseUsd } from "../../contract/money";
 import { priceRules } from "../db/schema";
+import { type Actor, writeAudit } from "../platform/audit";
 import type { Db, Tx } from "../platform/database";
 import type { PriceRule, RuleMetric } from "./pricing";
+
+/**
+ * The earliest and latest valid_from a price may be set with: usage is never older than 2000
+ * (limits.ts) and a date past 2100 is a typing mistake, not a plan; both the API and the CLI
+ * refuse outside, so no rule can be stored that the date types or the reports cannot handle.
+ */
+export const EARLIEST_VALID_FROM = new Date("2000-01-01T00:00:00Z");
+export const LATEST_VALID_FROM = new Date("2100-01-01T00:00:00Z");
+
+export const VALID_FROM_RANGE = "valid_from must be from 2000-01-01 to 2100-01-01 (UTC).";
+
+export const validFromInRange = (d: Date) =>
+  !Number.isNaN(d.getTime()) &&
+  d.getTime() >= EARLIEST_VALID_FROM.getTime() &&
+  d.getTime() <= LATEST_VALID_FROM.getTime();
 
 export type PriceRuleInput = {
   /** null or omitted: the global default price list. */
@@ -22,9 +38,9 @@ const blankToNull = (v: string | null | undefined) => (v?.trim() ? v.trim() : nu
 /**
  * Sets the price for one combination of dimensions from validFrom on: the rule currently open for
  * exactly the same dimensions (if it started earlier) ends at validFrom, and a new rule starts.
- * Returns the new rule.
+ * Returns the new rule. With an actor, the change's audit row is written in its transaction.
  */
-export async function setPriceRule(db: Db, input: PriceRuleInput): Promise<PriceRule> {
+export async function setPriceRule(db: Db, input: PriceRuleInput, actor?: Actor): Promise<PriceRule> {
   const unitPriceMicros = typeof input.unitPrice === "bigint" ? input.unitPrice : parseUsd(input.unitPrice);
   if (unitPriceMicros < 0n) throw new RangeError("A unit price cannot be negative.");
   const dims = {
@@ -35,9 +51,10 @@ export async function setPriceRule(db: Db, input: PriceRuleInput): Promise<Price
     ruleMetric: input.ruleMetric ?? null,
   };
   const validFrom = input.validFrom ?? new Date();
+  if (!validFromInRange(validFrom)) throw new RangeError(VALID_FROM_RANGE);
   const same = (col: Column, v: string | null) => (v === null ? isNull(col) : eq(col, v));
   return db.transaction(async (tx: Tx) => {
-    await tx
+    const ended = await tx
       .update(priceRules)
       .set({ validTo: validFrom })
       .where(
@@ -50,14 +67,54 @@ export async function setPriceRule(db: Db, input: PriceRuleInput): Promise<Price
           lt(priceRules.validFrom, validFrom),
           or(isNull(priceRules.validTo), sql`${priceRules.validTo} > ${validFrom.toISOString()}`),
         ),
-      );
+      )
+      .returning({ priceRuleUuid: priceRules.priceRuleUuid });
     const [row] = await tx
       .insert(priceRules)
       .values({ ...dims, unitPriceMicros, validFrom })
       .returning();
     if (!row) throw new Error("price rule not inserted");
-    return toRule(row);
+    const rule = toRule(row);
+    if (actor)
+      await writeAudit(tx, {
+        organizationUuid: rule.organizationUuid,
+        actor,
+        action: "price_rule.created",
+        target: { type: "price_rule", id: rule.priceRuleUuid, label: describeDimensions(rule) },
+        after: {
+          operation: rule.operation,
+          eval_type: rule.evalType,
+          modality: rule.modality,
+          rule_metric: rule.ruleMetric,
+          unit_price_usd: formatUsdExact(rule.unitPriceMicros),
+          valid_from: rule.validFrom.toISOString(),
+          ended_price_rule_uuids: ended.map((e) => e.priceRuleUuid),
+        },
+      });
+    return rule;
   });
+}
+
+/** Where a rule stands at `now`: in force, not yet, or over. */
+export function priceRuleStatus(r: Pick<PriceRule, "validFrom" | "validTo">, now = new Date()) {
+  if (r.validTo !== null && r.validTo.getTime() <= now.getTime()) return "ended" as const;
+  return r.validFrom.getTime() > now.getTime() ? ("scheduled" as const) : ("active" as const);
+}
+
+/**
+ * Every version of the price rules, ended ones too, newest valid_from first: of one organization
+ * (its own rules only), of the global list (`null`), or all of them (`undefined`).
+ */
+export async function listPriceRules(db: Db, organizationUuid?: string | null): Promise<PriceRule[]> {
+  let where: SQL | undefined;
+  if (organizationUuid === null) where = isNull(priceRules.organizationUuid);
+  else if (organizationUuid !== undefined) where = eq(priceRules.organizationUuid, organizationUuid);
+  const rows = await db
+    .select()
+    .from(priceRules)
+    .where(where)
+    .orderBy(desc(priceRules.validFrom), desc(priceRules.createdAt), desc(priceRules.priceRuleUuid));
+  return rows.map(toRule);
 }
 
 export function toRule(row: typeof priceRules.$inferSelect): PriceRule {
@@ -83,13 +140,17 @@ export async function loadPriceRules(db: Db | Tx, organizationUuid: string): Pro
   return rows.map(toRule);
 }
 
-/** One line describing a rule, for the CLI. */
-export function describeRule(r: PriceRule): string {
-  const dims = [
+/** A rule's dimensions as "operation=… eval_type=… modality=… rule_metric=…" ("*": any). */
+const describeDimensions = (r: PriceRule) =>
+  [
     `operation=${r.operation ?? "*"}`,
     `eval_type=${r.evalType ?? "*"}`,
     `modality=${r.modality ?? "*"}`,
     `rule_metric=${r.ruleMetric ?? "*"}`,
   ].join(" ");
+
+/** One line describing a rule, for the CLI. */
+export function describeRule(r: PriceRule): string {
+  const dims = describeDimensions(r);
   return `Price rule ${r.priceRuleUuid}: ${r.organizationUuid ? `organization ${r.organizationUuid}` : "global"} ${dims} unit price $${formatUsdExact(r.unitPriceMicros)} from ${r.validFrom.toISOString()}`;
 }

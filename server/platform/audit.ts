@@ -88,11 +88,23 @@ export async function writeAudits(tx: Tx | Db, entries: readonly AuditEntryInput
 
 /**
  * Deletes audit rows older than `retentionDays` through the database's purge function, the only
- * delete the table's trigger lets through; answers how many went.
+ * delete the table's trigger lets through; answers how many went. With an actor (an operator's
+ * purge, not the server's daily one) the purge is itself recorded, in the same transaction.
  */
-export async function purgeAuditLog(db: Db, retentionDays: number): Promise<number> {
+export async function purgeAuditLog(db: Db, retentionDays: number, actor?: Actor): Promise<number> {
   if (!Number.isInteger(retentionDays) || retentionDays < 1)
     throw new Error("The audit retention must be a whole number of days, at least 1.");
-  const result = await db.execute(sql`select audit_log_purge(${retentionDays}) as n`);
-  return Number((result as unknown as { rows: { n: number | string }[] }).rows[0]?.n ?? 0);
+  return db.transaction(async (tx: Tx) => {
+    const result = await tx.execute(sql`select audit_log_purge(${retentionDays}) as n`);
+    const purged = Number((result as unknown as { rows: { n: number | string }[] }).rows[0]?.n ?? 0);
+    if (actor)
+      await writeAudit(tx, {
+        organizationUuid: null,
+        actor,
+        action: "audit_log.purged",
+        target: { type: "audit_log", id: "audit_log", label: `older than ${retentionDays} days` },
+        after: { retention_days: retentionDays, purged },
+      });
+    return purged;
+  });
 }

@@ -47,6 +47,12 @@ const TARGET_LABELS: Record<AuditTargetType, string> = {
   user: "User",
   budget: "Budget",
   webhook_endpoint: "Webhook endpoint",
+  price_rule: "Price rule",
+  billing_cycle: "Billing cycle",
+  payment: "Payment",
+  workspace_group: "Workspace group",
+  event_partition: "Usage event month",
+  audit_log: "Audit log",
 };
 
 export const targetTypeLabel = (t: string): string => TARGET_LABELS[t as AuditTargetType] ?? t;

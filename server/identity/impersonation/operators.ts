@@ -1,10 +1,12 @@
-import { eq } from "drizzle-orm";
+import { asc, eq, like } from "drizzle-orm";
 import { user } from "../../db/schema";
-import type { Db } from "../../platform/database";
+import { type Actor, writeAudit } from "../../platform/audit";
+import type { Db, Tx } from "../../platform/database";
 
 // A provider operator is a user whose better-auth admin-plugin role is "admin": the plugin lets
 // exactly those users impersonate. It is a provider-wide power, unrelated to organization roles,
-// so it is granted only from the command line by whoever runs the installation.
+// so it is granted only by whoever runs the installation: the command line, or an operator
+// through the operator API.
 const OPERATOR_ROLE = "admin";
 
 export function isOperator(u: { role?: string | null }): boolean {
@@ -17,12 +19,50 @@ export async function isProviderOperator(db: Db, userId: string): Promise<boolea
   return !!u && !u.banned && isOperator(u);
 }
 
-/** Grants or revokes the operator role; false when no user has that email. */
-export async function setOperator(db: Db, email: string, grant: boolean): Promise<boolean> {
+/** Every user holding the operator role (banned ones too: they keep it, unused), by email. */
+export async function listOperators(db: Db): Promise<{ userId: string; email: string }[]> {
   const rows = await db
-    .update(user)
-    .set({ role: grant ? OPERATOR_ROLE : "user", updatedAt: new Date() })
-    .where(eq(user.email, email.trim().toLowerCase()))
-    .returning({ id: user.id });
-  return rows.length > 0;
+    .select({ userId: user.id, email: user.email, role: user.role })
+    .from(user)
+    .where(like(user.role, `%${OPERATOR_ROLE}%`))
+    .orderBy(asc(user.email));
+  return rows.filter(isOperator).map(({ userId, email }) => ({ userId, email }));
 }
+
+/**
+ * Grants or revokes the operator role: the user's id and email, or null when no user has that
+ * email. With an actor, the change's audit row (a platform entry: the role belongs to no
+ * organization) is written in the same transaction. Every check of the role reads the table, so
+ * the change counts at once.
+ */
+export async function setOperatorRole(
+  db: Db,
+  email: string,
+  grant: boolean,
+  actor?: Actor,
+): Promise<{ userId: string; email: string } | null> {
+  const address = email.trim().toLowerCase();
+  return db.transaction(async (tx: Tx) => {
+    const [before] = await tx.select({ role: user.role }).from(user).where(eq(user.email, address));
+    const [row] = await tx
+      .update(user)
+      .set({ role: grant ? OPERATOR_ROLE : "user", updatedAt: new Date() })
+      .where(eq(user.email, address))
+      .returning({ id: user.id });
+    if (!row) return null;
+    if (actor)
+      await writeAudit(tx, {
+        organizationUuid: null,
+        actor,
+        action: grant ? "operator.granted" : "operator.revoked",
+        target: { type: "user", id: row.id, label: address },
+        before: { operator: isOperator(before ?? {}) },
+        after: { operator: grant },
+      });
+    return { userId: row.id, email: address };
+  });
+}
+
+/** Grants or revokes the operator role; false when no user has that email. */
+export const setOperator = async (db: Db, email: string, grant: boolean, actor?: Actor) =>
+  (await setOperatorRole(db, email, grant, actor)) !== null;
