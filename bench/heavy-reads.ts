@@ -50,6 +50,8 @@ const server = spawn(process.execPath, ["--import", "tsx", "server/main.ts", "se
     LOG_LEVEL: "warn",
     API_RATE_LIMIT_PER_CREDENTIAL: "0",
     API_RATE_LIMIT_PER_ORG: "0",
+    INGEST_RATE_LIMIT_PER_KEY: "0",
+    INGEST_RATE_LIMIT_PER_ORG: "0",
   },
   stdio: ["ignore", "pipe", "inherit"],
 });

@@ -61,6 +61,8 @@ async function main() {
     // (e.g. API_RATE_LIMIT_PER_CREDENTIAL=1000000000 to measure what counting costs).
     API_RATE_LIMIT_PER_CREDENTIAL: process.env.API_RATE_LIMIT_PER_CREDENTIAL ?? "0",
     API_RATE_LIMIT_PER_ORG: process.env.API_RATE_LIMIT_PER_ORG ?? "0",
+    INGEST_RATE_LIMIT_PER_KEY: process.env.INGEST_RATE_LIMIT_PER_KEY ?? "0",
+    INGEST_RATE_LIMIT_PER_ORG: process.env.INGEST_RATE_LIMIT_PER_ORG ?? "0",
   });
   const product = await buildProduct(config, pino({ level: "silent" }));
   await product.seed(false);

@@ -57,6 +57,8 @@ function sharedEnv(databaseUrl: string, secretsKey: string, dataDir: string) {
     LOG_LEVEL: "silent",
     API_RATE_LIMIT_PER_CREDENTIAL: process.env.API_RATE_LIMIT_PER_CREDENTIAL ?? HUGE_LIMIT,
     API_RATE_LIMIT_PER_ORG: process.env.API_RATE_LIMIT_PER_ORG ?? HUGE_LIMIT,
+    INGEST_RATE_LIMIT_PER_KEY: process.env.INGEST_RATE_LIMIT_PER_KEY ?? HUGE_LIMIT,
+    INGEST_RATE_LIMIT_PER_ORG: process.env.INGEST_RATE_LIMIT_PER_ORG ?? HUGE_LIMIT,
   };
 }
 

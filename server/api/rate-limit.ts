@@ -114,6 +114,49 @@ export function createApiRateLimiter(db: Db, now: () => number = Date.now) {
 
 export type ApiRateLimiter = ReturnType<typeof createApiRateLimiter>;
 
+/**
+ * Sends the RateLimit-Limit, -Remaining and -Reset headers (and Retry-After when refused) of the
+ * decision recorded for a request in the returned map, on every answer of `app`'s scope.
+ */
+export function sendRateLimitHeaders(app: FastifyInstance): WeakMap<FastifyRequest, RateDecision> {
+  const decided = new WeakMap<FastifyRequest, RateDecision>();
+  app.addHook("onSend", async (req, reply, payload) => {
+    const d = decided.get(req);
+    if (!d) return payload;
+    reply.header("ratelimit-limit", String(d.limit));
+    reply.header("ratelimit-remaining", String(d.remaining));
+    reply.header("ratelimit-reset", String(d.resetSeconds));
+    if (!d.allowed) reply.header("retry-after", String(d.resetSeconds));
+    return payload;
+  });
+  return decided;
+}
+
+/**
+ * Counts a call against a credential's limit, then (unless that refused it) its organization's;
+ * answers the tighter decision, or undefined when both limits are off.
+ */
+export async function decideRate(
+  limiter: ApiRateLimiter,
+  credential: { key: string; limit: number },
+  org: { key: string; limit: number } | null,
+): Promise<RateDecision | undefined> {
+  let tightest: RateDecision | undefined;
+  if (credential.limit > 0) tightest = await limiter.hit(credential.key, credential.limit);
+  if (org && org.limit > 0 && tightest?.allowed !== false) {
+    const o = await limiter.hit(org.key, org.limit);
+    // The refused limit if any, else the one with the fewest calls left.
+    if (!tightest || !o.allowed || o.remaining < tightest.remaining) tightest = o;
+  }
+  return tightest;
+}
+
+export const rateLimitError = (d: RateDecision) =>
+  new ApiError(
+    "rate_limited",
+    `Too many requests: at most ${d.limit} a minute. Try again in ${d.resetSeconds} s.`,
+  );
+
 /** The credential a principal proved: its user for bearer tokens, the key itself for API keys. */
 function credentialKey(req: FastifyRequest, p: Principal): string {
   if (p.via === "api_key") {
@@ -138,35 +181,18 @@ export function installApiRateLimits(
 ): Authenticate {
   if (limits.perCredential <= 0 && limits.perOrg <= 0) return authenticate;
   const limiter = createApiRateLimiter(db);
-  const decided = new WeakMap<FastifyRequest, RateDecision>();
-
-  app.addHook("onSend", async (req, reply, payload) => {
-    const d = decided.get(req);
-    if (!d) return payload;
-    reply.header("ratelimit-limit", String(d.limit));
-    reply.header("ratelimit-remaining", String(d.remaining));
-    reply.header("ratelimit-reset", String(d.resetSeconds));
-    if (!d.allowed) reply.header("retry-after", String(d.resetSeconds));
-    return payload;
-  });
+  const decided = sendRateLimitHeaders(app);
 
   return async function rateLimited(req, opts) {
     const principal = await authenticate(req, opts);
     // The credential first: a call it refuses is not counted against the organization.
-    let tightest: RateDecision | undefined;
-    if (limits.perCredential > 0)
-      tightest = await limiter.hit(credentialKey(req, principal), limits.perCredential);
-    if (limits.perOrg > 0 && principal.org && tightest?.allowed !== false) {
-      const org = await limiter.hit(`org:${principal.org.org_id}`, limits.perOrg);
-      // The refused limit if any, else the one with the fewest calls left.
-      if (!tightest || !org.allowed || org.remaining < tightest.remaining) tightest = org;
-    }
+    const tightest = await decideRate(
+      limiter,
+      { key: credentialKey(req, principal), limit: limits.perCredential },
+      principal.org ? { key: `org:${principal.org.org_id}`, limit: limits.perOrg } : null,
+    );
     if (tightest) decided.set(req, tightest);
-    if (tightest && !tightest.allowed)
-      throw new ApiError(
-        "rate_limited",
-        `Too many requests: at most ${tightest.limit} a minute. Try again in ${tightest.resetSeconds} s.`,
-      );
+    if (tightest && !tightest.allowed) throw rateLimitError(tightest);
     return principal;
   };
 }

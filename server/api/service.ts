@@ -123,7 +123,7 @@ export async function createApiService(
         await routes.register(workspaceMemberRoutes, deps);
         await routes.register(operatorRoutes, deps);
         await routes.register(operatorIngestKeyRoutes, ingest);
-        await routes.register(usageIngestRoutes, ingest);
+        await routes.register(usageIngestRoutes, { ...ingest, rateLimits: config.ingestRateLimits });
         // One gate for the organization's expensive reads, whichever route they come through.
         const reads = createReadGate();
         await routes.register(usageQueryRoutes, { db: database.db, readDb: database.readDb, reads });

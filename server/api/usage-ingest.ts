@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -17,6 +18,7 @@ import { ApiError } from "../platform/errors";
 import type { IdentityGateway } from "../platform/identity-gateway";
 import { forbidden } from "./access";
 import { type BearerCaller, createBearerCallerAuth, notOperator } from "./operator-auth";
+import { createApiRateLimiter, decideRate, rateLimitError, sendRateLimitHeaders } from "./rate-limit";
 import type { IngestRouteDeps } from "./route-deps";
 import { failure, json } from "./schemas";
 
@@ -78,8 +80,17 @@ const UsageIngestQuerySchema = z.strictObject({
 const NDJSON = "application/x-ndjson";
 
 /** Who sends a batch: an ingestion key (an eval service) or a provider operator. */
+/**
+ * Ingestion calls per minute per ingestion key and per organization (0: off), shared by every API
+ * process (INGEST_RATE_LIMIT_PER_KEY, INGEST_RATE_LIMIT_PER_ORG). A call carries up to 10,000
+ * events, so the defaults — 100 and 200 calls a second — are far above what a busy eval service
+ * sends, and far below what one key can make a server do to everyone else.
+ */
+export type IngestRateLimits = { perKey: number; perOrg: number };
+export const DEFAULT_INGEST_RATE_LIMITS: IngestRateLimits = { perKey: 6_000, perOrg: 12_000 };
+
 type Sender =
-  | { kind: "ingest_key"; organizationUuid: string | null }
+  | { kind: "ingest_key"; organizationUuid: string | null; token: string }
   | { kind: "operator"; actor: Actor; ownOrg: string | null };
 
 const CUSTOMER_REFUSED =
@@ -101,7 +112,7 @@ function createSenderAuth(deps: IngestRouteDeps) {
       if (!isIngestKeyToken(token)) throw forbidden(CUSTOMER_REFUSED);
       const key = await deps.ingestKeys.verify(token);
       if (!key) throw new ApiError("unauthorized", "The ingestion key is not valid or was revoked.");
-      return { kind: "ingest_key", organizationUuid: key.organizationUuid };
+      return { kind: "ingest_key", organizationUuid: key.organizationUuid, token };
     }
     if (!req.headers.authorization)
       throw new ApiError("unauthorized", "Send an ingestion key in the x-api-key header.");
@@ -124,13 +135,33 @@ function createOrgCheck(gateway: IdentityGateway) {
 }
 
 /** POST /v1/usage/events: idempotent batch ingestion of priced usage events (JSON or NDJSON). */
-export const usageIngestRoutes: FastifyPluginAsyncZod<IngestRouteDeps> = async (app, deps) => {
+export const usageIngestRoutes: FastifyPluginAsyncZod<
+  IngestRouteDeps & { rateLimits?: IngestRateLimits }
+> = async (app, deps) => {
   const authenticate = createSenderAuth(deps);
   const orgExists = createOrgCheck(deps.gateway);
   const senders = new WeakMap<FastifyRequest, Sender>();
-  // The caller is known before the body is read.
+  const limits = deps.rateLimits ?? DEFAULT_INGEST_RATE_LIMITS;
+  const limiter = limits.perKey > 0 || limits.perOrg > 0 ? createApiRateLimiter(deps.db) : null;
+  const decided = sendRateLimitHeaders(app);
+  // The caller is known, and counted, before the body is read.
   app.addHook("onRequest", async (req) => {
-    senders.set(req, await authenticate(req));
+    const sender = await authenticate(req);
+    senders.set(req, sender);
+    // Ingestion keys only: operators' own calls (imports, credits) are not the eval services'.
+    if (!limiter || sender.kind !== "ingest_key") return;
+    const named = (req.query as { organization_uuid?: unknown }).organization_uuid;
+    const org = sender.organizationUuid ?? (typeof named === "string" ? named.slice(0, 64) : null);
+    const d = await decideRate(
+      limiter,
+      {
+        key: `ingest:${createHash("sha256").update(sender.token).digest("base64url").slice(0, 32)}`,
+        limit: limits.perKey,
+      },
+      org ? { key: `ingest-org:${org}`, limit: limits.perOrg } : null,
+    );
+    if (d) decided.set(req, d);
+    if (d && !d.allowed) throw rateLimitError(d);
   });
   // The NDJSON parser exists on this route only: one event per line; a line that is not a JSON
   // object becomes a rejected event, not a 400.

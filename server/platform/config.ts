@@ -173,6 +173,16 @@ const envSchema = z.object({
     .min(1, "AUDIT_RETENTION_DAYS must be at least 1")
     .max(36_500, "AUDIT_RETENTION_DAYS must be at most 36500 (100 years)")
     .default(AUDIT_DEFAULT_RETENTION_DAYS),
+  INGEST_RATE_LIMIT_PER_KEY: z.coerce
+    .number({ message: "INGEST_RATE_LIMIT_PER_KEY must be a number of requests per minute" })
+    .int("INGEST_RATE_LIMIT_PER_KEY must be a whole number")
+    .min(0, "INGEST_RATE_LIMIT_PER_KEY must be 0 (off) or more")
+    .default(6_000),
+  INGEST_RATE_LIMIT_PER_ORG: z.coerce
+    .number({ message: "INGEST_RATE_LIMIT_PER_ORG must be a number of requests per minute" })
+    .int("INGEST_RATE_LIMIT_PER_ORG must be a whole number")
+    .min(0, "INGEST_RATE_LIMIT_PER_ORG must be 0 (off) or more")
+    .default(12_000),
   READ_TIMEOUT_SECONDS: z.coerce
     .number({ message: "READ_TIMEOUT_SECONDS must be a number of seconds" })
     .min(0.1, "READ_TIMEOUT_SECONDS must be at least 0.1")
@@ -224,6 +234,8 @@ export type Config = {
   logLevel: string;
   /** /v1 requests per minute per credential and per organization (0: off), shared by every API process. */
   apiRateLimits: { perCredential: number; perOrg: number };
+  /** POST /v1/usage/events calls per minute per ingestion key and per organization (0: off). */
+  ingestRateLimits: { perKey: number; perOrg: number };
   /** Audit log entries older than this many days are purged (daily, and by `audit purge`). */
   auditRetentionDays: number;
   /**
@@ -315,6 +327,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     consoleDir: e.CONSOLE_DIR,
     logLevel: e.LOG_LEVEL,
     apiRateLimits: { perCredential: e.API_RATE_LIMIT_PER_CREDENTIAL, perOrg: e.API_RATE_LIMIT_PER_ORG },
+    ingestRateLimits: { perKey: e.INGEST_RATE_LIMIT_PER_KEY, perOrg: e.INGEST_RATE_LIMIT_PER_ORG },
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     webhooks: {
       allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS === "true",

@@ -2,6 +2,8 @@ import type { LightMyRequestResponse } from "fastify";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiService } from "../../server/api/service";
+import { resolveOrganization } from "../../server/metering/billing";
+import { createIngestKey } from "../../server/metering/ingest-keys";
 import { loadConfig } from "../../server/platform/config";
 import { type Database, openDatabase } from "../../server/platform/database";
 import { accessToken, backends, PASSWORD, startProduct, type TestProduct } from "./harness";
@@ -40,7 +42,12 @@ describe.each(backends())("API rate limits on $name", (backend) => {
   const services: { app: TestProduct["api"]["app"]; database: Database | null }[] = [];
 
   beforeAll(async () => {
-    p = await startProduct(backend, { API_RATE_LIMIT_PER_CREDENTIAL: "3", API_RATE_LIMIT_PER_ORG: "5" });
+    p = await startProduct(backend, {
+      API_RATE_LIMIT_PER_CREDENTIAL: "3",
+      API_RATE_LIMIT_PER_ORG: "5",
+      INGEST_RATE_LIMIT_PER_KEY: "2",
+      INGEST_RATE_LIMIT_PER_ORG: "3",
+    });
     admin = await accessToken(p, "admin@acme.test");
     member = await accessToken(p, "member@acme.test");
   });
@@ -74,6 +81,48 @@ describe.each(backends())("API rate limits on $name", (backend) => {
     const anonymous = await p.api.app.inject({ method: "GET", url: "/v1/accounts/me" });
     expect(anonymous.statusCode).toBe(401);
     expect(anonymous.headers["ratelimit-limit"]).toBeUndefined();
+  });
+
+  it("limits ingestion per ingestion key and per organization, never the operator's own calls", async () => {
+    const org = (await resolveOrganization(p.database.db, "Acme AI")).id;
+    const key = async () =>
+      (await createIngestKey(p.database.db, { name: "limits", organizationUuid: org })).token;
+    const [first, second] = [await key(), await key()];
+    let n = 0;
+    const send = (headers: Record<string, string>) =>
+      p.api.app.inject({
+        method: "POST",
+        url: `/v1/usage/events?organization_uuid=${org}`,
+        headers: { ...headers, "content-type": "application/json" },
+        payload: {
+          events: [
+            {
+              event_id: `limit-${Date.now()}-${n++}`,
+              occurred_at: new Date().toISOString(),
+              operation: "generation",
+              eval_type: "safety",
+            },
+          ],
+        },
+      });
+    await inOneWindow();
+    const a1 = await send({ "x-api-key": first });
+    expect(a1.statusCode, a1.body).toBe(200);
+    expectRateHeaders(a1, 2, 1);
+    expect((await send({ "x-api-key": first })).statusCode).toBe(200);
+    const refused = await send({ "x-api-key": first });
+    expectRefused(refused, 2);
+    // Refused before the body was read: nothing of it was stored.
+    expect(refused.json().error.message).toMatch(/^Too many requests: at most 2 a minute/);
+    // Another key of the same organization: the organization's 3 (two used by the first key).
+    const b1 = await send({ "x-api-key": second });
+    expect(b1.statusCode).toBe(200);
+    expectRateHeaders(b1, 3, 0);
+    expectRefused(await send({ "x-api-key": second }), 3);
+    // The provider's operator (backend key) is not an eval service: never counted.
+    const operator = await send({ authorization: `Bearer ${p.identity.ctx.backendApiKey}` });
+    expect(operator.statusCode, operator.body).toBe(200);
+    expect(operator.headers["ratelimit-limit"]).toBeUndefined();
   });
 
   it("shares the count between two API processes on one database", async () => {
