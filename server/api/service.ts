@@ -22,6 +22,7 @@ import { registerConsoleFiles } from "./console-files";
 import { evalRunRoutes } from "./eval-runs";
 import { operatorRoutes } from "./operator";
 import { operatorIngestKeyRoutes } from "./operator-ingest-keys";
+import { operatorUsageImportRoutes, USAGE_IMPORT_PATH } from "./operator-usage-import";
 import { organizationUserRoutes } from "./organization-users";
 import { createAuthenticator } from "./principal";
 import { installApiRateLimits } from "./rate-limit";
@@ -91,9 +92,10 @@ export async function createApiService(
     await budgetNotifier.close();
     budgetMail.close();
   });
-  // Batch ingestion rejects an event with such text on its own and keeps the others.
+  // Batch ingestion and usage import reject an event with such text on its own and keep the
+  // others (and the import's body is a stream, read by its route).
   refuseUnstorableText(app, (_code, message) => errorBody("invalid_request", message), {
-    ownBodyCheck: ["/v1/usage/events"],
+    ownBodyCheck: ["/v1/usage/events", USAGE_IMPORT_PATH],
   });
   const authenticate = installApiRateLimits(
     app,
@@ -123,6 +125,7 @@ export async function createApiService(
         await routes.register(workspaceMemberRoutes, deps);
         await routes.register(operatorRoutes, deps);
         await routes.register(operatorIngestKeyRoutes, ingest);
+        await routes.register(operatorUsageImportRoutes, ingest);
         await routes.register(usageIngestRoutes, { ...ingest, rateLimits: config.ingestRateLimits });
         // One gate for the organization's expensive reads, whichever route they come through.
         const reads = createReadGate();

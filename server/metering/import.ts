@@ -5,8 +5,9 @@
  */
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
-import type { Readable } from "node:stream";
+import { pipeline, Readable } from "node:stream";
 import Papa from "papaparse";
+import { type Actor, CLI_ACTOR, writeAudit } from "../platform/audit";
 import type { Db } from "../platform/database";
 import { MAX_EVENTS_PER_BATCH, MalformedEvent, UsageEventInput } from "./events";
 import { ingestUsage } from "./ingest";
@@ -44,34 +45,73 @@ export function parseNdjson(text: string): unknown[] {
   return events;
 }
 
-/** Splits a stream of text chunks into lines, each with its 1-based number. */
-async function* lines(chunks: AsyncIterable<string | Buffer>): AsyncGenerator<{ text: string; n: number }> {
+/**
+ * The longest NDJSON line or CSV record read (in characters): an event is about 1 KiB, so a longer
+ * one is a broken input (a missing line break, an unclosed quote), and stopping there keeps memory
+ * bounded whatever is sent.
+ */
+export const MAX_RECORD_CHARS = 1 << 20;
+
+type Line = { text: string; n: number; tooLong: boolean };
+
+/**
+ * Splits a stream of text chunks into lines, each with its 1-based number. A line longer than
+ * MAX_RECORD_CHARS is not kept: it comes out once, marked tooLong, and the rest of it is skipped.
+ */
+async function* lines(chunks: AsyncIterable<string>): AsyncGenerator<Line> {
   let rest = "";
   let n = 0;
+  let skipping = false;
   for await (const chunk of chunks) {
-    rest += typeof chunk === "string" ? chunk : chunk.toString("utf8");
+    rest += chunk;
     let at = rest.indexOf("\n");
     while (at >= 0) {
       const line = rest.slice(0, at);
       rest = rest.slice(at + 1);
       n += 1;
-      yield { text: line.endsWith("\r") ? line.slice(0, -1) : line, n };
+      if (skipping) skipping = false;
+      else if (line.length > MAX_RECORD_CHARS) yield { text: "", n, tooLong: true };
+      else yield { text: line.endsWith("\r") ? line.slice(0, -1) : line, n, tooLong: false };
       at = rest.indexOf("\n");
     }
+    if (rest.length > MAX_RECORD_CHARS) {
+      if (!skipping) yield { text: "", n: n + 1, tooLong: true };
+      skipping = true;
+      rest = "";
+    }
   }
-  if (rest) yield { text: rest.endsWith("\r") ? rest.slice(0, -1) : rest, n: n + 1 };
+  if (rest && !skipping)
+    yield { text: rest.endsWith("\r") ? rest.slice(0, -1) : rest, n: n + 1, tooLong: false };
 }
 
 /**
  * CSV records (RFC 4180: quoted fields may hold commas, quotes doubled, and line breaks) read by
- * papaparse as the file streams in, each with the line it starts on; blank lines are skipped.
+ * papaparse as the text streams in, each with the line it starts on; blank lines are skipped. A
+ * record still open after MAX_RECORD_CHARS (an unclosed quote swallowing the rest) stops the
+ * import: papaparse would otherwise hold all that follows in memory.
  */
-async function* csvRecords(input: Readable): AsyncGenerator<{ fields: string[]; line: number }> {
-  const rows: AsyncIterable<string[]> = input.pipe(
-    Papa.parse(Papa.NODE_STREAM_INPUT, { delimiter: ",", skipEmptyLines: false }),
-  );
+async function* csvRecords(input: AsyncIterable<string>): AsyncGenerator<{ fields: string[]; line: number }> {
+  let sinceRecord = 0;
   let line = 1;
+  // Fed in slices of 64 Ki characters, so that the records of a big chunk are read before the
+  // count runs on; papaparse may still be a few slices behind, hence the margin over one record.
+  async function* guarded() {
+    for await (const chunk of input)
+      for (let at = 0; at < chunk.length; at += 1 << 16) {
+        const slice = chunk.slice(at, at + (1 << 16));
+        sinceRecord += slice.length;
+        if (sinceRecord > 2 * MAX_RECORD_CHARS)
+          throw new ImportError(
+            `A CSV record runs past ${MAX_RECORD_CHARS} characters (an unclosed quote?); the import stopped before line ${line}.`,
+          );
+        yield slice;
+      }
+  }
+  const parser = Papa.parse(Papa.NODE_STREAM_INPUT, { delimiter: ",", skipEmptyLines: false });
+  // pipeline, not pipe: a failing input (a read error, the guard above) ends the parse with it.
+  const rows: AsyncIterable<string[]> = pipeline(Readable.from(guarded()), parser, () => {});
   for await (const fields of rows) {
+    sinceRecord = 0;
     const start = line;
     // A record ends with one line break, plus those inside its quoted fields.
     line += 1;
@@ -127,6 +167,16 @@ export class ImportError extends Error {}
 
 const KEEP_REJECTIONS = 20;
 
+export type ImportOptions = {
+  backfill?: boolean;
+  onProgress?: (p: ImportProgress) => void;
+  batchSize?: number;
+  /** Who imports: the audit row names them, and so does each credit or charge's (default: the CLI). */
+  by?: Actor;
+  /** How many rejections the result lists (default 20). */
+  keepRejections?: number;
+};
+
 /**
  * Imports a file into one organization. A bad header is refused before anything is written; bad
  * events are rejected one by one, like the API does.
@@ -135,7 +185,7 @@ export async function importUsageFile(
   db: Db,
   organizationUuid: string,
   path: string,
-  opts: { backfill?: boolean; onProgress?: (p: ImportProgress) => void; batchSize?: number } = {},
+  opts: ImportOptions = {},
 ): Promise<ImportResult> {
   const format = formatOf(path);
   if (!format) throw new ImportError(`${path}: the file must end in .csv, .ndjson or .jsonl.`);
@@ -150,12 +200,45 @@ export async function importUsageFile(
       `Cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`,
     );
   }
-  const batchSize = Math.min(opts.batchSize ?? MAX_EVENTS_PER_BATCH, MAX_EVENTS_PER_BATCH);
   const stream = createReadStream(path, { encoding: "utf8", highWaterMark: 1 << 20 });
+  try {
+    return await importUsage(db, organizationUuid, stream, {
+      ...opts,
+      format,
+      source: path,
+      totalBytes,
+      bytesRead: () => stream.bytesRead,
+    });
+  } finally {
+    stream.destroy();
+  }
+}
+
+/**
+ * Imports a stream of UTF-8 text (a file, a request body) in the given format, one batch at a time:
+ * memory stays at one batch and one record whatever the size. Ends with one usage.imported audit
+ * row holding the counts, also when the input fails part way (what was stored stays stored, and
+ * sending it all again finds those events duplicates).
+ */
+export async function importUsage(
+  db: Db,
+  organizationUuid: string,
+  input: AsyncIterable<string>,
+  opts: ImportOptions & {
+    format: ImportFormat;
+    /** Names the input in messages ("usage.csv: unknown column(s) …"). */
+    source: string;
+    totalBytes: number;
+    bytesRead: () => number;
+  },
+): Promise<ImportResult> {
+  const batchSize = Math.min(opts.batchSize ?? MAX_EVENTS_PER_BATCH, MAX_EVENTS_PER_BATCH);
+  const keep = opts.keepRejections ?? KEEP_REJECTIONS;
+  const by = opts.by ?? CLI_ACTOR;
   const started = performance.now();
   const progress: ImportProgress = {
     bytes: 0,
-    totalBytes,
+    totalBytes: opts.totalBytes,
     events: 0,
     accepted: 0,
     duplicates: 0,
@@ -167,19 +250,19 @@ export async function importUsageFile(
 
   const flush = async () => {
     if (!batch.length) return;
-    // The operator's command line: adjustments in the file are accepted, each one audited.
+    // An operator's import: adjustments in it are accepted, each one audited.
     const r = await ingestUsage(db, organizationUuid, batch, {
       backfill: opts.backfill ?? false,
-      adjustments: { by: { userId: null, email: null, source: "cli" } },
+      adjustments: { by },
     });
     progress.events += batch.length;
     progress.accepted += r.accepted;
     progress.duplicates += r.duplicates;
     progress.rejected += r.rejected.length;
     for (const x of r.rejected)
-      if (rejections.length < KEEP_REJECTIONS)
+      if (rejections.length < keep)
         rejections.push({ line: lineOf[x.index] ?? 0, event_id: x.event_id, reason: x.reason });
-    progress.bytes = stream.bytesRead;
+    progress.bytes = opts.bytesRead();
     opts.onProgress?.({ ...progress });
     batch = [];
     lineOf = [];
@@ -191,17 +274,21 @@ export async function importUsageFile(
   };
 
   try {
-    if (format === "ndjson") {
-      for await (const { text, n } of lines(stream)) if (text.trim()) await add(parseNdjsonLine(text, n), n);
+    if (opts.format === "ndjson") {
+      for await (const { text, n, tooLong } of lines(input)) {
+        if (tooLong)
+          await add(new MalformedEvent(`line ${n}: longer than ${MAX_RECORD_CHARS} characters`), n);
+        else if (text.trim()) await add(parseNdjsonLine(text, n), n);
+      }
     } else {
       let header: string[] | null = null;
-      for await (const { fields, line } of csvRecords(stream)) {
+      for await (const { fields, line } of csvRecords(input)) {
         if (!header) {
           header = fields.map((f, i) => (i === 0 ? f.replace(/^\uFEFF/, "") : f).trim());
           const unknown = unknownColumns(header);
           if (unknown.length)
             throw new ImportError(
-              `${path}: unknown column(s) ${unknown.join(", ")}; the header names event fields (event_id, occurred_at, operation, eval_type, …).`,
+              `${opts.source}: unknown column(s) ${unknown.join(", ")}; the header names event fields (event_id, occurred_at, operation, eval_type, …).`,
             );
           continue;
         }
@@ -209,8 +296,44 @@ export async function importUsageFile(
       }
     }
     await flush();
-  } finally {
-    stream.destroy();
+  } catch (err) {
+    // What was stored before the failure is audited too; the failure itself is what the caller sees.
+    if (progress.events)
+      await auditImport(db, organizationUuid, by, opts, progress, false).catch(() => undefined);
+    throw err;
   }
-  return { ...progress, bytes: totalBytes, rejections, seconds: (performance.now() - started) / 1000 };
+  await auditImport(db, organizationUuid, by, opts, progress, true);
+  return {
+    ...progress,
+    bytes: opts.totalBytes || opts.bytesRead(),
+    rejections,
+    seconds: (performance.now() - started) / 1000,
+  };
+}
+
+/** The import's one audit row: where from, and what became of its events. */
+async function auditImport(
+  db: Db,
+  organizationUuid: string,
+  by: Actor,
+  opts: { format: ImportFormat; backfill?: boolean; bytesRead: () => number },
+  p: ImportProgress,
+  completed: boolean,
+) {
+  await writeAudit(db, {
+    organizationUuid,
+    actor: by,
+    action: "usage.imported",
+    target: { type: "organization", id: organizationUuid },
+    after: {
+      format: opts.format,
+      backfill: opts.backfill ?? false,
+      bytes: opts.bytesRead(),
+      events: p.events,
+      accepted: p.accepted,
+      duplicates: p.duplicates,
+      rejected: p.rejected,
+      completed,
+    },
+  });
 }
