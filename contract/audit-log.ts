@@ -27,6 +27,7 @@ export const AUDIT_ACTIONS = {
   "sso.settings_changed": "The organization's SAML single sign-on settings changed.",
   "usage.adjustment_recorded": "A price adjustment (credit or charge) was recorded.",
   "usage.imported": "A provider operator imported a file of usage events (CSV or NDJSON).",
+  "demo.seeded": "A provider operator seeded the demo organization or its usage.",
   "impersonation.started": "A provider operator started impersonating a user.",
   "impersonation.ended": "A provider operator stopped impersonating a user.",
   "budget.created": "A monthly budget was set for the organization or a workspace.",

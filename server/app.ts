@@ -34,6 +34,7 @@ export async function buildProduct(
   const identity = await createIdentityService(config, db, logger);
   const api = await createApiService(config, db, identity.gateway, logger, {
     operatorKey: identity.ctx.backendApiKey,
+    identityAdmin: identity.admin,
   });
 
   const seed = (generate: boolean): Promise<SeedResult> =>

@@ -2,20 +2,13 @@
 // organization's first ingestion key.
 import cliProgress from "cli-progress";
 import type { Product } from "./app";
-import { resolveOrganization } from "./metering/billing";
 import { parseDemoEvents } from "./metering/cli";
-import { createIngestKey } from "./metering/ingest-keys";
 import { ConfigError } from "./platform/config";
-import { DEFAULT_DEMO_EVENTS, DEMO_ORG, seedDemoUsage } from "./seed";
+import { DEFAULT_DEMO_EVENTS, demoIngestKey, seedDemoUsage } from "./seed";
 
 /** An ingestion key for the demo organization, made with the demo; its token is printed once. */
 export async function createDemoIngestKey(product: Product): Promise<string> {
-  const org = await resolveOrganization(product.database.db, DEMO_ORG.slug);
-  const { token } = await createIngestKey(product.database.db, {
-    name: "Demo eval service",
-    organizationUuid: org.id,
-  });
-  return token;
+  return demoIngestKey(product.database.db);
 }
 
 /** DEMO_EVENTS, or the default; a bad value stops the CLI with one line. */

@@ -5,13 +5,15 @@ import type { WorkspaceStore } from "./api/workspace-store";
 import { billingCycles, payments, priceRules, usageEvents, workspaceGroups } from "./db/schema";
 import type { IdentityAdmin } from "./identity/admin";
 import type { RoleName } from "./identity/orgs/role-hierarchy";
-import { recordPayment, setGroup } from "./metering/billing";
+import { recordPayment, resolveOrganization, setGroup } from "./metering/billing";
 import { groupTotals, listCycles } from "./metering/cycles";
 import { monthStart } from "./metering/filters";
 import { generateUsageEvents } from "./metering/generate";
 import { ingestUsage } from "./metering/ingest";
+import { createIngestKey } from "./metering/ingest-keys";
 import { setPriceRule } from "./metering/prices";
 import type { RuleMetric } from "./metering/pricing";
+import type { Actor } from "./platform/audit";
 import type { Db } from "./platform/database";
 
 export const DEMO_ORG = { name: "Acme AI", slug: "acme-ai" };
@@ -80,6 +82,17 @@ export async function seedDemo(
     }
   }
   return { created: true, password, generatedPassword };
+}
+
+/** An ingestion key for the demo organization, made with the demo by `by` (default: the CLI). */
+export async function demoIngestKey(db: Db, by?: Actor): Promise<string> {
+  const org = await resolveOrganization(db, DEMO_ORG.slug);
+  const { token } = await createIngestKey(db, {
+    name: "Demo eval service",
+    organizationUuid: org.id,
+    ...(by ? { by } : {}),
+  });
+  return token;
 }
 
 /** Demo usage: how many events the embedded demo gets unless DEMO_EVENTS says otherwise. */

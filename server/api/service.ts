@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from "fastify";
+import type { IdentityAdmin } from "../identity/admin";
 import { createBudgetNotifier, createSendMail, registerBudgetNotifier } from "../metering/budgets-notify";
 import { createIngestKeyVerifier } from "../metering/ingest-keys";
 import type { Config } from "../platform/config";
@@ -22,6 +23,7 @@ import { registerConsoleFiles } from "./console-files";
 import { evalRunRoutes } from "./eval-runs";
 import { operatorRoutes } from "./operator";
 import { operatorIngestKeyRoutes } from "./operator-ingest-keys";
+import { operatorSeedRoutes } from "./operator-seed";
 import { operatorUsageImportRoutes, USAGE_IMPORT_PATH } from "./operator-usage-import";
 import { organizationUserRoutes } from "./organization-users";
 import { createAuthenticator } from "./principal";
@@ -44,8 +46,12 @@ export async function createApiService(
   database: Database,
   gateway: IdentityGateway,
   logger: FastifyBaseLogger,
-  /** The backend API key, with which operators' tools (the CLI) reach this server. */
-  opts: { operatorKey?: string } = {},
+  opts: {
+    /** The backend API key, with which operators' tools (the CLI) reach this server. */
+    operatorKey?: string;
+    /** The identity service's own writes, where it runs in this process: the demo seed needs them. */
+    identityAdmin?: IdentityAdmin;
+  } = {},
 ) {
   const app = createHttpApp(logger.child({ component: "api" }), {
     trustProxy: config.trustProxy,
@@ -126,6 +132,14 @@ export async function createApiService(
         await routes.register(operatorRoutes, deps);
         await routes.register(operatorIngestKeyRoutes, ingest);
         await routes.register(operatorUsageImportRoutes, ingest);
+        if (opts.identityAdmin)
+          await routes.register(operatorSeedRoutes, {
+            ...ingest,
+            identity: opts.identityAdmin,
+            workspaces,
+            demoPassword: config.demoPassword,
+            generatePassword: config.database.kind === "postgres" && !config.demoPassword,
+          });
         await routes.register(usageIngestRoutes, { ...ingest, rateLimits: config.ingestRateLimits });
         // One gate for the organization's expensive reads, whichever route they come through.
         const reads = createReadGate();

@@ -85,7 +85,7 @@ const money = (flag: string, value: string): Parsed<bigint> => {
 };
 
 /** The most events `seed` and DEMO_EVENTS generate (the generator streams; this bounds run time). */
-const MAX_SEED_EVENTS = 100_000_000;
+export const MAX_SEED_EVENTS = 100_000_000;
 
 /** DEMO_EVENTS from the environment: a whole number, default 100,000. */
 export function parseDemoEvents(value: string | undefined, fallback: number): Parsed<number> {
