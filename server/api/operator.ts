@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { ApiError } from "../platform/errors";
 import { workspaceJson } from "./access";
-import type { WorkspaceRouteDeps } from "./route-deps";
+import { OPERATOR_ERRORS } from "./operator-common";
+import { installOperatorGuard, OPERATOR_ROUTE_CONFIG, OPERATOR_TAGS } from "./operator-guard";
+import type { OperatorRouteDeps } from "./route-deps";
 import { failure, json, WorkspaceParamsSchema, WorkspaceSchema } from "./schemas";
 import type { RestoreResult } from "./workspace-store";
 
@@ -16,42 +18,34 @@ export function restoreError(r: Exclude<RestoreResult, { status: "restored" }>):
 }
 
 /**
- * /v1/operator: calls for provider operators (identity role "admin", granted with the CLI's
- * `operator grant`), across organizations. Bearer only; refused while impersonating.
+ * POST /v1/operator/workspaces/{workspace_uuid}/restore: a deleted workspace back, for provider
+ * operators (their own bearer token, not while impersonating, or the local operator credential the
+ * CLI's `workspace restore` uses), across organizations.
  */
-export const operatorRoutes: FastifyPluginAsyncZod<WorkspaceRouteDeps> = async (app, deps) => {
+export const operatorRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> = async (app, deps) => {
+  const actorOf = installOperatorGuard(app, deps, "restore workspaces");
+
   app.post(
     "/operator/workspaces/:workspace_uuid/restore",
     {
-      config: { auth: "bearer" },
+      config: OPERATOR_ROUTE_CONFIG,
       schema: {
-        tags: ["Operator"],
+        tags: OPERATOR_TAGS,
         summary: "Restore a deleted workspace",
         description:
-          "Provider operators only. Members regain access; fails if a live workspace took its name.",
+          "Provider operators only. Members regain access; fails if a live workspace took its name. " +
+          "Audited (workspace.restored).",
         params: WorkspaceParamsSchema,
         response: {
           200: json("The restored workspace", WorkspaceSchema),
-          400: failure("Invalid request"),
-          401: failure("Not signed in with a bearer token"),
-          403: failure("Not a provider operator"),
+          ...OPERATOR_ERRORS,
           404: failure("No such workspace"),
           409: failure("Not deleted, or its name is taken"),
         },
       },
-      async preHandler(req) {
-        const p = req.principal;
-        if (p.impersonatorUserId || !(await deps.gateway.isOperator(p.userId)))
-          throw new ApiError("forbidden", "Only provider operators can restore workspaces.");
-      },
     },
     async (req) => {
-      const p = req.principal;
-      const r = await deps.workspaces.restoreWorkspace(req.params.workspace_uuid, {
-        userId: p.userId,
-        email: p.email,
-        source: "console",
-      });
+      const r = await deps.workspaces.restoreWorkspace(req.params.workspace_uuid, actorOf(req));
       if (r.status !== "restored") throw restoreError(r);
       const org = await deps.gateway.findOrganization(r.workspace.organizationUuid);
       return workspaceJson(r.workspace, org?.name ?? "");

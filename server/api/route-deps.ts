@@ -19,3 +19,15 @@ export type IngestRouteDeps = {
   /** The backend API key, with which operators' tools may call as bearer. */
   operatorKey?: string;
 };
+
+/** What the operator route plugins (/v1/operator/…) are given; the guard needs the first three. */
+export type OperatorRouteDeps = {
+  db: Db;
+  gateway: IdentityGateway;
+  authenticate: Authenticate;
+  /** The backend API key: the local operator credential with which the CLI reaches this server. */
+  operatorKey?: string;
+  workspaces: WorkspaceStore;
+  /** AUDIT_RETENTION_DAYS: what an operator's audit purge keeps. */
+  auditRetentionDays: number;
+};

@@ -22,7 +22,14 @@ import { budgetRoutes } from "./budgets";
 import { registerConsoleFiles } from "./console-files";
 import { evalRunRoutes } from "./eval-runs";
 import { operatorRoutes } from "./operator";
+import { operatorAuditRoutes } from "./operator-audit";
+import { operatorBillingRoutes } from "./operator-billing";
+import { operatorGroupRoutes } from "./operator-groups";
 import { operatorIngestKeyRoutes } from "./operator-ingest-keys";
+import { operatorOperatorRoutes } from "./operator-operators";
+import { operatorOrganizationRoutes } from "./operator-organizations";
+import { operatorPartitionRoutes } from "./operator-partitions";
+import { operatorPriceRoutes } from "./operator-prices";
 import { operatorSeedRoutes } from "./operator-seed";
 import { operatorUsageImportRoutes, USAGE_IMPORT_PATH } from "./operator-usage-import";
 import { organizationUserRoutes } from "./organization-users";
@@ -118,6 +125,16 @@ export async function createApiService(
     ingestKeys: createIngestKeyVerifier(database.db),
     ...(operatorKey ? { operatorKey } : {}),
   };
+  // Every operator action (the console's operator area, and the CLI while a server runs on the
+  // embedded database): the same guard and credentials as the ingestion keys.
+  const operator = {
+    db: database.db,
+    gateway: caches.gateway,
+    authenticate,
+    workspaces,
+    auditRetentionDays: config.auditRetentionDays,
+    ...(operatorKey ? { operatorKey } : {}),
+  };
   await app.register(
     async (v1) => {
       await registerApiDocs(v1, config.apiPublicUrl);
@@ -129,8 +146,15 @@ export async function createApiService(
         await routes.register(myWorkspaceRoutes, deps);
         await routes.register(workspaceRoutes, deps);
         await routes.register(workspaceMemberRoutes, deps);
-        await routes.register(operatorRoutes, deps);
+        await routes.register(operatorRoutes, operator);
         await routes.register(operatorIngestKeyRoutes, ingest);
+        await routes.register(operatorOrganizationRoutes, operator);
+        await routes.register(operatorPriceRoutes, operator);
+        await routes.register(operatorOperatorRoutes, operator);
+        await routes.register(operatorBillingRoutes, operator);
+        await routes.register(operatorGroupRoutes, operator);
+        await routes.register(operatorPartitionRoutes, operator);
+        await routes.register(operatorAuditRoutes, operator);
         await routes.register(operatorUsageImportRoutes, ingest);
         if (opts.identityAdmin)
           await routes.register(operatorSeedRoutes, {

@@ -1,10 +1,19 @@
 /**
  * The `events` commands: usage_events' monthly partitions — list them, archive a closed month
  * (detach it; it stays as usage_events_archive_yYYYYmMM until dumped and dropped), restore one.
- * Parsing is pure (one line saying what is wrong); running returns the lines to print.
+ * Parsing is pure (one line saying what is wrong); running returns the lines to print, rendered
+ * from what was done, so the command prints the same through a running server's operator API.
  */
+import type { Actor } from "../platform/audit";
 import type { Db } from "../platform/database";
-import { archiveMonth, isMonth, listMonths, restoreMonth } from "./partitions";
+import {
+  type ArchiveRefusal,
+  archiveMonth,
+  isMonth,
+  listMonths,
+  type MonthPartition,
+  restoreMonth,
+} from "./partitions";
 
 export const EVENTS_USAGE = `  events months
             usage_events' monthly partitions: rows (estimated), size, attached or archived
@@ -43,50 +52,74 @@ export function parseEventsArgs(
 
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
 
-/** Runs the command: the lines to print, and whether it did what was asked. */
+/** Why a month was not archived or restored, in one line (the operator API answers the same). */
+export const eventsRefusal = {
+  notFound: (month: string) => `No partition holds ${month}.`,
+  noArchive: (month: string) => `No archived table holds ${month}.`,
+  refused: (month: string, refusals: readonly ArchiveRefusal[]) =>
+    `${month} cannot be archived yet: ${refusals
+      .map((x) => `organization ${x.organizationUuid} ${x.reason}`)
+      .join("; ")}.`,
+};
+
+/** What the command did: the months listed, or a month archived or restored (or already so). */
+export type EventsOutcome =
+  | { action: "months"; months: MonthPartition[] }
+  | { action: "archive"; month: string; status: "archived"; table: string; rows: number }
+  | { action: "archive"; month: string; status: "already_archived" }
+  | { action: "restore"; month: string; status: "restored" | "not_archived" };
+
+/** The lines the command prints for what it did. */
+export function eventsLines(o: EventsOutcome): string[] {
+  if (o.action === "months") {
+    if (!o.months.length) return ["No monthly partitions yet."];
+    return o.months.map(
+      (m) =>
+        `${m.month}  ${m.archived ? "archived" : "attached"}  ${m.table}  ~${m.rows} rows  ${mb(m.bytes)}`,
+    );
+  }
+  if (o.action === "archive")
+    return o.status === "archived"
+      ? [
+          `Archived ${o.month}: ${o.rows} events detached into ${o.table}.`,
+          `Dump it with pg_dump -t ${o.table}, then drop it; "events restore --month ${o.month}" attaches it again while it exists.`,
+        ]
+      : [`${o.month} is already archived.`];
+  return o.status === "restored"
+    ? [`Restored ${o.month}: its events are back in usage_events.`]
+    : [`${o.month} is not archived.`];
+}
+
+/** Does the command on the database: what was done, or the one line saying why not. */
+export async function doEventsCommand(
+  db: Db,
+  cmd: EventsCommand,
+  actor?: Actor,
+): Promise<{ ok: true; outcome: EventsOutcome } | { ok: false; refusal: string }> {
+  const done = (outcome: EventsOutcome) => ({ ok: true as const, outcome });
+  const refused = (refusal: string) => ({ ok: false as const, refusal });
+  if (cmd.action === "months") return done({ action: "months", months: await listMonths(db) });
+  const month = cmd.month;
+  if (cmd.action === "archive") {
+    const r = await archiveMonth(db, month, actor);
+    if (r.status === "not_found") return refused(eventsRefusal.notFound(month));
+    if (r.status === "refused") return refused(eventsRefusal.refused(month, r.refusals));
+    return done({ action: "archive", month, ...r });
+  }
+  const r = await restoreMonth(db, month, actor);
+  if (r.status === "not_found") return refused(eventsRefusal.noArchive(month));
+  return done({ action: "restore", month, status: r.status });
+}
+
+/**
+ * Runs the command on the database: the lines to print, and whether it did what was asked (a
+ * refusal is one line). With an actor, archiving and restoring are audited.
+ */
 export async function runEventsCommand(
   db: Db,
   cmd: EventsCommand,
+  actor?: Actor,
 ): Promise<{ ok: boolean; lines: string[] }> {
-  if (cmd.action === "months") {
-    const months = await listMonths(db);
-    if (!months.length) return { ok: true, lines: ["No monthly partitions yet."] };
-    return {
-      ok: true,
-      lines: months.map(
-        (m) =>
-          `${m.month}  ${m.archived ? "archived" : "attached"}  ${m.table}  ~${m.rows} rows  ${mb(m.bytes)}`,
-      ),
-    };
-  }
-  if (cmd.action === "archive") {
-    const r = await archiveMonth(db, cmd.month);
-    switch (r.status) {
-      case "archived":
-        return {
-          ok: true,
-          lines: [
-            `Archived ${cmd.month}: ${r.rows} events detached into ${r.table}.`,
-            `Dump it with pg_dump -t ${r.table}, then drop it; "events restore --month ${cmd.month}" attaches it again while it exists.`,
-          ],
-        };
-      case "already_archived":
-        return { ok: true, lines: [`${cmd.month} is already archived.`] };
-      case "not_found":
-        return { ok: false, lines: [`No partition holds ${cmd.month}.`] };
-      case "refused":
-        return {
-          ok: false,
-          lines: [
-            `${cmd.month} cannot be archived yet:`,
-            ...r.refusals.map((x) => `  organization ${x.organizationUuid} ${x.reason}`),
-          ],
-        };
-    }
-  }
-  const r = await restoreMonth(db, cmd.month);
-  if (r.status === "restored")
-    return { ok: true, lines: [`Restored ${cmd.month}: its events are back in usage_events.`] };
-  if (r.status === "not_archived") return { ok: true, lines: [`${cmd.month} is not archived.`] };
-  return { ok: false, lines: [`No archived table holds ${cmd.month}.`] };
+  const r = await doEventsCommand(db, cmd, actor);
+  return r.ok ? { ok: true, lines: eventsLines(r.outcome) } : { ok: false, lines: [r.refusal] };
 }

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import type { InjectOptions } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { budgetNotifierOf } from "../../server/metering/budgets-notify";
 import { registeredRoutes } from "../../server/platform/http";
 import { backends, startProduct, type TestProduct } from "./harness";
 import { rowsOf, setUpTenants, type Tenants } from "./tenants";
@@ -201,7 +202,19 @@ function operationsOf(doc: OpenApi): Operation[] {
   );
 }
 
-function productInputs(route: Operation, t: Tenants, headers: Record<string, string>): fc.Arbitrary<Input> {
+/**
+ * The organization the operator calls aim at: one of their own, so that a fuzzed call that is
+ * valid (a cycle closed, a price set) leaves Acme, which the later properties ingest into, alone.
+ */
+type FuzzOrg = { id: string; cycle: string };
+
+function productInputs(
+  route: Operation,
+  t: Tenants,
+  headers: Record<string, string>,
+  fuzzOrg: FuzzOrg,
+): fc.Arbitrary<Input> {
+  const operatorCall = route.path.startsWith("/v1/operator/");
   const good: Record<string, string> = {
     workspace_uuid: t.ws.safety,
     user_email: "member@acme.test",
@@ -214,6 +227,13 @@ function productInputs(route: Operation, t: Tenants, headers: Record<string, str
     budget_uuid: t.budgets.acme,
     // The usage report's required period start, so fuzzed reports get past it.
     starting_at: "2026-01-01",
+    // The operator calls': a month that exists, and an email no user has (a fuzzed grant must
+    // not make a customer an operator).
+    month: new Date().toISOString().slice(0, 7),
+    email: "nobody@acme.test",
+    ...(operatorCall
+      ? { organization: fuzzOrg.id, organization_uuid: fuzzOrg.id, billing_cycle_uuid: fuzzOrg.cycle }
+      : {}),
   };
   const params = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? "");
   const pathValue = fc.oneof(
@@ -328,6 +348,114 @@ function badEvent(t: Tenants, recent: string): fc.Arbitrary<Record<string, unkno
   );
 }
 
+const OPERATOR_RUNS = 1_500;
+
+/** Days a billing cycle cannot start or end on: year 0 and 1, impossible dates, out of range. */
+const badDay = fc.constantFrom(
+  "0001-01-01",
+  "0000-01-01",
+  "-000001-01-01",
+  "1999-12-31",
+  "2026-02-30",
+  "2026-13-01",
+  "2026-1-1",
+  "2100-01-02",
+  "10000-01-01",
+  "2026-01-01T00:00:00Z",
+  20260101,
+);
+
+/** A valid_from outside what a price may start at, or no date at all. */
+const badValidFrom = fc.oneof(
+  extremeDate,
+  fc.constantFrom("0001-01-01T00:00:00Z", "2100-01-01T00:00:01Z", "2026-01-01", "now", 1e308, -1),
+);
+
+/**
+ * Bodies for every operator write: each field now good, now one of the values its type cannot
+ * take (NUL, lone surrogates, year-1 dates, amounts past the bounds, wrong types).
+ */
+function operatorInputs(fuzzOrg: FuzzOrg, headers: Record<string, string>): fc.Arbitrary<Input> {
+  const org = fc.oneof(
+    { weight: 4, arbitrary: fc.constant(fuzzOrg.id) },
+    { weight: 1, arbitrary: fc.constantFrom("initech", "Initech", "%00", "%ED%A0%80", "nope") },
+  );
+  const field = (good: unknown, bad: fc.Arbitrary<unknown>) =>
+    fc.oneof(
+      { weight: 2, arbitrary: fc.constant(good) },
+      { weight: 2, arbitrary: bad },
+      { weight: 1, arbitrary: value },
+    );
+  const text = (good: string) => field(good, badText);
+  const body = (fields: Record<string, fc.Arbitrary<unknown>>) => fc.record(fields, { requiredKeys: [] });
+  const call = (
+    method: InjectOptions["method"],
+    path: (o: string) => string,
+    payload: fc.Arbitrary<Record<string, unknown>> | null,
+  ) =>
+    fc.tuple(org, payload ?? fc.constant(null)).map(([o, b]) => ({
+      method,
+      url: path(o),
+      headers: b ? { ...headers, "content-type": "application/json" } : headers,
+      ...(b ? { payload: JSON.stringify(b) } : {}),
+      kind: `operator ${method} ${path("{organization}")}`,
+    }));
+  const orgPath = (rest: string) => (o: string) => `/v1/operator/organizations/${o}${rest}`;
+  return fc.oneof(
+    call(
+      "POST",
+      () => "/v1/operator/price-rules",
+      body({
+        organization_uuid: field(fuzzOrg.id, fc.oneof(badUuid, fc.constant(null))),
+        operation: text("fuzz-op"),
+        eval_type: text("safety"),
+        modality: text("text"),
+        rule_metric: field("eval", badText),
+        unit_price_usd: field("0.0125", badMoney),
+        valid_from: field("2026-01-01T00:00:00Z", badValidFrom),
+      }),
+    ),
+    call("POST", orgPath("/billing-cycles"), body({ start_date: field("2099-01-01", badDay) })),
+    call(
+      "POST",
+      orgPath("/billing-cycles/close"),
+      body({ end_date: field("2099-01-01", badDay), open_next: field(false, value) }),
+    ),
+    call(
+      "POST",
+      orgPath("/payments"),
+      body({
+        amount_usd: field("1.25", badMoney),
+        billing_cycle_uuid: field(fuzzOrg.cycle, badUuid),
+        note: text("fuzzed"),
+      }),
+    ),
+    call(
+      "PUT",
+      orgPath("/workspace-groups"),
+      body({
+        name: text("Fuzzed group"),
+        prepaid_usd: field("10", badMoney),
+        workspaces: field(["Safety Research"], fc.array(fc.oneof(badText, value), { maxLength: 3 })),
+      }),
+    ),
+    call("POST", () => "/v1/operator/operators", body({ email: text("nobody@acme.test") })),
+    call("GET", (o) => `/v1/operator/organizations/${o}/billing-cycles`, null),
+  );
+}
+
+/** A stored billing cycle of the organization, for payments to name. */
+async function openFuzzCycle(p: TestProduct, organizationUuid: string): Promise<[string]> {
+  const res = await p.api.app.inject({
+    method: "POST",
+    url: `/v1/operator/organizations/${organizationUuid}/billing-cycles`,
+    headers: { authorization: `Bearer ${p.identity.ctx.backendApiKey}` },
+    payload: { start_date: "2026-01-01" },
+  });
+  if (res.statusCode !== 201) throw new Error(`cycle: ${res.statusCode} ${res.body}`);
+  return [res.json().billing_cycle_uuid as string];
+}
+
 const IDENTITY_FIELDS = [
   "email",
   "password",
@@ -387,6 +515,7 @@ const IDENTITY_EXCLUDED = new Set(["DELETE /api/fe/v3/delete_me", "POST /api/v1/
 describe.each(backends())("bad input on $name", (backend) => {
   let p: TestProduct;
   let t: Tenants;
+  let fuzzOrg: FuzzOrg;
   let total = 0;
 
   beforeAll(async () => {
@@ -394,6 +523,9 @@ describe.each(backends())("bad input on $name", (backend) => {
     // answer most of them with 429 before the input is looked at.
     p = await startProduct(backend, { API_RATE_LIMIT_PER_CREDENTIAL: "0", API_RATE_LIMIT_PER_ORG: "0" });
     t = await setUpTenants(p);
+    const initech = await p.identity.admin.createOrganization("Initech", "initech");
+    const [cycle] = await openFuzzCycle(p, initech.id);
+    fuzzOrg = { id: initech.id, cycle };
     await p.identity.app.ready();
   });
   afterAll(async () => {
@@ -414,6 +546,11 @@ describe.each(backends())("bad input on $name", (backend) => {
       "webhook_deliveries",
       "budgets",
       "budget_alerts",
+      "price_rules",
+      "billing_cycles",
+      "payments",
+      "workspace_groups",
+      "workspace_group_members",
     ],
     identity: [
       'identity."user"',
@@ -466,6 +603,9 @@ describe.each(backends())("bad input on $name", (backend) => {
         // One count per call that could have written: compared with the counts after the last such
         // call, which nothing has changed since (refused reads write nothing).
         if (write || res.statusCode < 400) {
+          // A change of billing cycles resolves budget alerts, whose emails and webhook deliveries
+          // are written after the answer: counted once they are.
+          if (write && res.statusCode < 400) await budgetNotifierOf(p.database.db)?.settled();
           const now = await counts(shape);
           const before = known;
           known = now;
@@ -485,12 +625,29 @@ describe.each(backends())("bad input on $name", (backend) => {
       expect(routes.map((r) => `${r.method} ${r.path}`)).toContain("GET /v1/usage/");
       const headers = { authorization: `Bearer ${t.tokens.get("admin@acme.test")}` };
       const per = Math.ceil(PRODUCT_RUNS / routes.length);
-      // Usage is sent with an ingestion key: with a customer's token the body would never be read.
+      // Usage is sent with an ingestion key, operator calls with the local operator credential:
+      // with a customer's token the input would never be read.
       const ingest = { "x-api-key": t.ingestKeys.acme };
+      const operator = { authorization: `Bearer ${p.identity.ctx.backendApiKey}` };
       for (const route of routes) {
-        const h = route.path === "/v1/usage/events" ? ingest : headers;
-        await run(p.api.app, productInputs(route, t, h), per, "api");
+        const h =
+          route.path === "/v1/usage/events"
+            ? ingest
+            : // Not the demo seed: a valid call would generate a whole demo's events each time.
+              route.path.startsWith("/v1/operator/") && !route.path.startsWith("/v1/operator/demo/")
+              ? operator
+              : headers;
+        await run(p.api.app, productInputs(route, t, h, fuzzOrg), per, "api");
       }
+    },
+    RUN_TIMEOUT,
+  );
+
+  it(
+    "never answers 5xx, always the error JSON, never a partial write: operator calls' own fields",
+    async () => {
+      const operator = { authorization: `Bearer ${p.identity.ctx.backendApiKey}` };
+      await run(p.api.app, operatorInputs(fuzzOrg, operator), OPERATOR_RUNS, "api");
     },
     RUN_TIMEOUT,
   );

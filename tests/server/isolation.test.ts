@@ -51,6 +51,9 @@ const statuses = (other: number, keys: number, member: number, orgKey = keys) =>
 const get = (url: string): Req => ({ method: "GET", url });
 const isOther = (a: ApiActor) => OTHERS.includes(a);
 
+/** "YYYY-MM" of now (UTC): the month Acme's events are in. */
+const thisMonth = () => new Date().toISOString().slice(0, 7);
+
 /** The usage report's period as query parameters: the last 40 days (UTC) through the default end. */
 const reportPeriod = () =>
   `starting_at=${new Date(Date.now() - 40 * 86_400_000).toISOString().slice(0, 10)}&bucket_width=1d`;
@@ -197,6 +200,104 @@ const API_ROWS: Record<string, ApiRow> = {
   },
   "POST /v1/operator/ingest-keys/{ingest_key_uuid}/revoke": {
     req: (t) => ({ method: "POST", url: `/v1/operator/ingest-keys/${t.ingestKeyIds.acme}/revoke` }),
+    expect: statuses(403, 401, 403),
+  },
+  // Every other operator action: provider operators only, whoever's data it names.
+  "GET /v1/operator/organizations": {
+    req: () => get("/v1/operator/organizations?search=acme"),
+    expect: statuses(403, 401, 403),
+  },
+  "GET /v1/operator/organizations/{organization}": {
+    req: (t) => get(`/v1/operator/organizations/${t.acmeId}`),
+    expect: statuses(403, 401, 403),
+  },
+  "GET /v1/operator/price-rules": {
+    req: (t) => get(`/v1/operator/price-rules?organization_uuid=${t.acmeId}`),
+    expect: statuses(403, 401, 403),
+  },
+  "POST /v1/operator/price-rules": {
+    req: (t) => ({
+      method: "POST",
+      url: "/v1/operator/price-rules",
+      payload: { organization_uuid: t.acmeId, operation: "generation", unit_price_usd: "0" },
+    }),
+    expect: statuses(403, 401, 403),
+  },
+  "GET /v1/operator/operators": {
+    req: () => get("/v1/operator/operators"),
+    expect: statuses(403, 401, 403),
+  },
+  "POST /v1/operator/operators": {
+    // Globex's administrator asks to be made an operator: Acme's users' roles are in the snapshot.
+    req: (_t, a) => ({
+      method: "POST",
+      url: "/v1/operator/operators",
+      payload: { email: isOther(a) ? "other@globex.test" : "member@acme.test" },
+    }),
+    expect: statuses(403, 401, 403),
+  },
+  "DELETE /v1/operator/operators/{email}": {
+    req: () => ({ method: "DELETE", url: "/v1/operator/operators/admin@acme.test" }),
+    expect: statuses(403, 401, 403),
+  },
+  "GET /v1/operator/organizations/{organization}/billing-cycles": {
+    req: (t) => get(`/v1/operator/organizations/${t.acmeId}/billing-cycles`),
+    expect: statuses(403, 401, 403),
+  },
+  "POST /v1/operator/organizations/{organization}/billing-cycles": {
+    req: (t) => ({
+      method: "POST",
+      url: `/v1/operator/organizations/${t.acmeId}/billing-cycles`,
+      payload: { start_date: "2099-01-01" },
+    }),
+    expect: statuses(403, 401, 403),
+  },
+  "POST /v1/operator/organizations/{organization}/billing-cycles/close": {
+    req: (t) => ({
+      method: "POST",
+      url: `/v1/operator/organizations/${t.acmeId}/billing-cycles/close`,
+      payload: { end_date: "2099-01-01" },
+    }),
+    expect: statuses(403, 401, 403),
+  },
+  "GET /v1/operator/organizations/{organization}/payments": {
+    req: (t) => get(`/v1/operator/organizations/${t.acmeId}/payments`),
+    expect: statuses(403, 401, 403),
+  },
+  "POST /v1/operator/organizations/{organization}/payments": {
+    req: (t) => ({
+      method: "POST",
+      url: `/v1/operator/organizations/${t.acmeId}/payments`,
+      payload: { amount_usd: "-1000", billing_cycle_uuid: t.acmeCycle },
+    }),
+    expect: statuses(403, 401, 403),
+  },
+  "GET /v1/operator/organizations/{organization}/workspace-groups": {
+    req: (t) => get(`/v1/operator/organizations/${t.acmeId}/workspace-groups`),
+    expect: statuses(403, 401, 403),
+  },
+  "PUT /v1/operator/organizations/{organization}/workspace-groups": {
+    req: (t) => ({
+      method: "PUT",
+      url: `/v1/operator/organizations/${t.acmeId}/workspace-groups`,
+      payload: { name: "Pwned", prepaid_usd: "1000000", workspaces: ["Safety Research"] },
+    }),
+    expect: statuses(403, 401, 403),
+  },
+  "GET /v1/operator/event-partitions": {
+    req: () => get("/v1/operator/event-partitions"),
+    expect: statuses(403, 401, 403),
+  },
+  "POST /v1/operator/event-partitions/{month}/archive": {
+    req: () => ({ method: "POST", url: `/v1/operator/event-partitions/${thisMonth()}/archive` }),
+    expect: statuses(403, 401, 403),
+  },
+  "POST /v1/operator/event-partitions/{month}/restore": {
+    req: () => ({ method: "POST", url: `/v1/operator/event-partitions/${thisMonth()}/restore` }),
+    expect: statuses(403, 401, 403),
+  },
+  "POST /v1/operator/audit-log/purge": {
+    req: () => ({ method: "POST", url: "/v1/operator/audit-log/purge" }),
     expect: statuses(403, 401, 403),
   },
   // Usage is the bill: administrators only. A member reads no usage, not even of their own

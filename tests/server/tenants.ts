@@ -195,6 +195,17 @@ export async function setUpTenants(p: TestProduct) {
       ),
       ingestKeys: await q(sql`select ingest_key_uuid, name, revoked_at from ingest_keys
         where organization_uuid = ${acme} or organization_uuid is null order by 1`),
+      // What the operator actions write: Acme's prices (and the global list), payments and
+      // groups, the event months, and who is an operator.
+      prices: await q(sql`select * from price_rules
+        where organization_uuid = ${acme} or organization_uuid is null order by 1`),
+      payments: await q(sql`select * from payments where organization_uuid = ${acme} order by 1`),
+      groups: await q(sql`select g.*, (select string_agg(m.workspace_uuid::text, ',' order by 1)
+        from workspace_group_members m where m.workspace_group_uuid = g.workspace_group_uuid) as members
+        from workspace_groups g where g.organization_uuid = ${acme} order by 1`),
+      months: await q(sql`select relname from pg_class
+        where relname ~ '^usage_events_(archive_)?y[0-9]{4}m[0-9]{2}$' order by 1`),
+      operators: await q(sql`select id from identity."user" where role like '%admin%' order by 1`),
       org: await q(sql`select * from identity.organization where id = ${acme}`),
       orgMembers: await q(sql`select * from identity.member where organization_id = ${acme} order by id`),
       invites: await q(sql`select * from identity.invitation where organization_id = ${acme} order by id`),

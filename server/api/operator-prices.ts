@@ -1,0 +1,162 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { formatUsdExact } from "../../contract/money";
+import { MAX_EVENT_COST_USD } from "../metering/limits";
+import { organizationSummary } from "../metering/organizations";
+import {
+  listPriceRules,
+  priceRuleStatus,
+  setPriceRule,
+  VALID_FROM_RANGE,
+  validFromInRange,
+} from "../metering/prices";
+import type { PriceRule, RuleMetric } from "../metering/pricing";
+import { ApiError } from "../platform/errors";
+import { OPERATOR_ERRORS, operatorText, usdInput } from "./operator-common";
+import { installOperatorGuard, OPERATOR_ROUTE_CONFIG, OPERATOR_TAGS } from "./operator-guard";
+import type { OperatorRouteDeps } from "./route-deps";
+import { failure, json } from "./schemas";
+
+const PriceRuleSchema = z
+  .object({
+    price_rule_uuid: z.uuid(),
+    organization_uuid: z.string().nullable().meta({ description: "null: the global price list." }),
+    operation: z.string().nullable().meta({ description: "null: any operation." }),
+    eval_type: z.string().nullable().meta({ description: "null: any eval type." }),
+    modality: z.string().nullable().meta({ description: "null: any modality (lower case)." }),
+    rule_metric: z.enum(["eval", "prompt"]).nullable().meta({ description: "null: either metric." }),
+    unit_price_usd: z.string().meta({ description: 'USD per unit, exact decimal string, e.g. "0.0125".' }),
+    valid_from: z.iso.datetime(),
+    valid_to: z.iso.datetime().nullable().meta({ description: "Exclusive; null while the rule is open." }),
+    status: z.enum(["active", "scheduled", "ended"]),
+  })
+  .meta({ id: "PriceRule" });
+
+const ListQuerySchema = z.strictObject({
+  organization_uuid: z
+    .union([z.literal("global"), z.uuid()], {
+      error: 'organization_uuid must be an organization uuid or "global".',
+    })
+    .optional()
+    .meta({ description: 'An organization\'s own rules, or "global" for the global list; omitted: all.' }),
+});
+
+const dimension = (field: string) =>
+  operatorText(field, 100)
+    .nullish()
+    .meta({ description: `Omitted or null: any ${field.replace("_", " ")}.` });
+
+/** The largest unit price: one unit must cost at most what one event may. */
+const MAX_UNIT_PRICE_USD = 1_000_000;
+
+const CreateBodySchema = z
+  .strictObject({
+    organization_uuid: z
+      .uuid({ error: "organization_uuid must be an organization uuid or null." })
+      .nullish()
+      .meta({ description: "The organization the price is for; omitted or null: the global list." }),
+    operation: dimension("operation"),
+    eval_type: dimension("eval_type"),
+    modality: dimension("modality"),
+    rule_metric: z
+      .enum(["eval", "prompt"], { error: 'rule_metric must be "eval", "prompt" or null.' })
+      .nullish(),
+    unit_price_usd: usdInput("unit_price_usd", { maxUsd: MAX_UNIT_PRICE_USD, zero: true }),
+    valid_from: z.iso
+      .datetime({ offset: true, error: "valid_from must be an ISO 8601 date-time." })
+      .refine((v) => validFromInRange(new Date(v)), { error: VALID_FROM_RANGE })
+      .optional()
+      .meta({ description: "When the price starts (default now); may be in the past, 2000 to 2100." }),
+  })
+  .meta({ id: "PriceRuleBody" });
+
+const isRuleMetric = (v: string | null): v is RuleMetric => v === "eval" || v === "prompt";
+
+const priceRuleJson = (r: PriceRule, now = new Date()) => ({
+  price_rule_uuid: r.priceRuleUuid,
+  organization_uuid: r.organizationUuid,
+  operation: r.operation,
+  eval_type: r.evalType,
+  modality: r.modality,
+  rule_metric: isRuleMetric(r.ruleMetric) ? r.ruleMetric : null,
+  unit_price_usd: formatUsdExact(r.unitPriceMicros),
+  valid_from: r.validFrom.toISOString(),
+  valid_to: r.validTo?.toISOString() ?? null,
+  status: priceRuleStatus(r, now),
+});
+
+const tags = OPERATOR_TAGS;
+const config = OPERATOR_ROUTE_CONFIG;
+
+/** /v1/operator/price-rules: the price list's history, and new prices, for provider operators. */
+export const operatorPriceRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> = async (app, deps) => {
+  const actorOf = installOperatorGuard(app, deps, "manage price rules");
+
+  app.get(
+    "/operator/price-rules",
+    {
+      config,
+      schema: {
+        tags,
+        summary: "List price rules with their history",
+        description:
+          "Provider operators only. Every version, ended ones too, newest valid_from first: an " +
+          "organization's own rules, the global list, or (without organization_uuid) all of them.",
+        querystring: ListQuerySchema,
+        response: {
+          200: json("The rules", z.object({ price_rules: z.array(PriceRuleSchema) })),
+          ...OPERATOR_ERRORS,
+        },
+      },
+    },
+    async (req) => {
+      const org = req.query.organization_uuid;
+      const rules = await listPriceRules(deps.db, org === "global" ? null : org);
+      const now = new Date();
+      return { price_rules: rules.map((r) => priceRuleJson(r, now)) };
+    },
+  );
+
+  app.post(
+    "/operator/price-rules",
+    {
+      config,
+      schema: {
+        tags,
+        summary: "Set a price",
+        description:
+          "Provider operators only. A new rule for its dimensions from valid_from on; the rule open " +
+          "for exactly the same dimensions ends there. Events are priced when they are ingested, by " +
+          `the rule in force at their time (at most $${MAX_EVENT_COST_USD} per event). Audited ` +
+          "(price_rule.created).",
+        body: CreateBodySchema,
+        response: {
+          201: json("The new rule", PriceRuleSchema),
+          ...OPERATOR_ERRORS,
+          404: failure("No such organization"),
+        },
+      },
+    },
+    async (req, reply) => {
+      const b = req.body;
+      // The organization must exist: a rule for a mistyped uuid would price nothing, silently.
+      const organizationUuid = b.organization_uuid ?? null;
+      if (organizationUuid && !(await organizationSummary(deps.db, organizationUuid)))
+        throw new ApiError("not_found", `No organization ${organizationUuid}.`);
+      const rule = await setPriceRule(
+        deps.db,
+        {
+          organizationUuid,
+          operation: b.operation ?? null,
+          evalType: b.eval_type ?? null,
+          modality: b.modality ?? null,
+          ruleMetric: b.rule_metric ?? null,
+          unitPrice: b.unit_price_usd,
+          ...(b.valid_from ? { validFrom: new Date(b.valid_from) } : {}),
+        },
+        actorOf(req),
+      );
+      return reply.status(201).send(priceRuleJson(rule));
+    },
+  );
+};
