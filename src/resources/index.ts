@@ -9,6 +9,10 @@ import { billing } from "./billing";
 import { billingCycles } from "./billing-cycles";
 import { budgetAlerts, budgets } from "./budgets";
 import { evalRuns } from "./eval-runs";
+import { operatorBillingCycles, operatorPayments } from "./operator-billing";
+import { operatorIngestKeys } from "./operator-ingest-keys";
+import { operatorOrganizations } from "./operator-organizations";
+import { operatorPriceRules } from "./operator-price-rules";
 import { organizationInvitations, organizationUsers } from "./organization-users";
 import type { ConsoleResource } from "./types";
 import { usageRecords } from "./usage-records";
@@ -26,6 +30,10 @@ export const resources: readonly ConsoleResource[] = [
   auditLog,
   webhookEndpoints,
   accountSettings,
+  // The operator area: its own sider group, after the organization's entries; operators only.
+  operatorOrganizations,
+  operatorPriceRules,
+  operatorIngestKeys,
   workspaceMembers,
   workspaceMemberCandidates,
   billingCycles,
@@ -34,6 +42,8 @@ export const resources: readonly ConsoleResource[] = [
   budgets,
   budgetAlerts,
   webhookDeliveries,
+  operatorBillingCycles,
+  operatorPayments,
 ];
 
 export function resourceByName(name: string | undefined): ConsoleResource | undefined {

@@ -115,3 +115,75 @@ describe("the operator role", () => {
     expect(normalizeCurrentUser({}, null).is_operator).toBe(false);
   });
 });
+
+describe("the operator area", () => {
+  const operatorResources = ["operator-organizations", "operator-price-rules", "operator-ingest-keys"];
+  const hidden = ["operator-billing-cycles", "operator-payments"];
+
+  it("is open to provider operators only, whatever their organization role", async () => {
+    for (const resource of [...operatorResources, ...hidden]) {
+      expect(await as({ is_admin: false, is_operator: true }).can({ resource, action: "list" })).toEqual({
+        can: true,
+      });
+      expect(await as({ is_admin: true, is_operator: true }).can({ resource, action: "list" })).toEqual({
+        can: true,
+      });
+      for (const customer of [admin, member]) {
+        expect(await as(customer).can({ resource, action: "list" })).toEqual({
+          can: false,
+          reason: "Provider operators only",
+        });
+      }
+    }
+    const operator = as({ is_admin: false, is_operator: true });
+    expect(await operator.can({ resource: "operator-organizations", action: "show" })).toEqual({ can: true });
+    expect(await operator.can({ resource: "operator-price-rules", action: "create" })).toEqual({ can: true });
+    expect(await operator.can({ resource: "operator-ingest-keys", action: "create" })).toEqual({ can: true });
+    expect(await operator.can({ resource: "operator-ingest-keys", action: "delete" })).toEqual({ can: true });
+    expect(await operator.can({ resource: "operator-billing-cycles", action: "edit" })).toEqual({
+      can: true,
+    });
+    expect(await operator.can({ resource: "operator-payments", action: "create" })).toEqual({ can: true });
+    // Nothing is changed or deleted that the API does not offer: price rules and payments stay.
+    expect(await operator.can({ resource: "operator-price-rules", action: "delete" })).toMatchObject({
+      can: false,
+    });
+    expect(await operator.can({ resource: "operator-payments", action: "delete" })).toMatchObject({
+      can: false,
+    });
+    for (const action of ["show", "create", "edit", "delete"]) {
+      expect(await as(admin).can({ resource: "operator-ingest-keys", action })).toMatchObject({ can: false });
+    }
+  });
+
+  it("does not make an operator an organization administrator", async () => {
+    const operator = as({ is_admin: false, is_operator: true });
+    expect(await operator.can({ resource: "billing", action: "list" })).toEqual({
+      can: false,
+      reason: "Administrators only",
+    });
+    expect(await operator.can({ resource: "workspaces", action: "create" })).toMatchObject({ can: false });
+    expect(await operator.can({ resource: "workspaces", action: "list" })).toEqual({ can: true });
+  });
+
+  it("has sider entries, after the organization's, for operators only; home stays the first entry", () => {
+    const names = (user: { is_admin: boolean; is_operator?: boolean }) =>
+      menuResources(resources, user).map((r) => r.name);
+    expect(names(admin).filter((n) => n.startsWith("operator-"))).toEqual([]);
+    expect(names(member).filter((n) => n.startsWith("operator-"))).toEqual([]);
+    const operatorAdmin = names({ is_admin: true, is_operator: true });
+    expect(operatorAdmin.slice(-3)).toEqual(operatorResources);
+    expect(operatorAdmin.slice(0, -3)).toEqual(names(admin));
+    expect(names({ is_admin: false, is_operator: true }).slice(-3)).toEqual(operatorResources);
+    for (const name of hidden) expect(operatorAdmin).not.toContain(name);
+    expect(
+      menuResources(resources, { is_admin: true, is_operator: true })
+        .slice(-3)
+        .every((r) => r.meta.siderGroup === "Operator"),
+    ).toBe(true);
+    expect(homeRoute(resources, accountsMe({ is_admin: true, is_operator: true }))).toBe("/");
+    expect(homeRoute(resources, accountsMe({ is_admin: false, is_operator: true }))).toBe(
+      "/organization/workspaces",
+    );
+  });
+});

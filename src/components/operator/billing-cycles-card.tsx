@@ -1,0 +1,191 @@
+// An organization's billing cycles on its operator page, newest first, with what was paid on each:
+// open a new cycle (when none is open), close the open one (its end date, and whether the next
+// one opens from it). Dates are UTC days; a cycle's end is exclusive.
+import { useModalForm, useTable } from "@refinedev/antd";
+import { CanAccess, type HttpError } from "@refinedev/core";
+import { Alert, Button, Card, Checkbox, DatePicker, Empty, Flex, Form, Table, Tag, Typography } from "antd";
+import { formatMoney } from "../../../contract/money";
+import { formatUtcDate } from "../../lib/billing/dates";
+import {
+  type CloseCycleAnswer,
+  closeCycleBody,
+  cyclePeriod,
+  type OperatorBillingCycle,
+  openCycleBody,
+} from "../../lib/operator";
+import { operatorBillingCycles as resource } from "../../resources/operator-billing";
+import { RefetchButton } from "../refetch-button";
+import { OperatorFormModal } from "./operator-form-modal";
+
+type Props = { organizationId: string };
+
+export function BillingCyclesCard({ organizationId }: Props) {
+  const meta = { organizationId };
+  const { tableProps, tableQuery } = useTable<OperatorBillingCycle, HttpError>({
+    resource: resource.name,
+    meta,
+    syncWithLocation: false,
+    pagination: { mode: "off" },
+    sorters: { mode: "off" },
+    filters: { mode: "off" },
+    errorNotification: false,
+  });
+  const cycles = tableQuery.data?.data ?? [];
+  const current = cycles.find((c) => c.status === "open");
+
+  const openModal = useModalForm<OperatorBillingCycle, HttpError, ReturnType<typeof openCycleBody>>({
+    resource: resource.name,
+    action: "create",
+    meta,
+    redirect: false,
+    errorNotification: false,
+    successNotification: (res) => ({
+      type: "success",
+      key: "billing-cycle",
+      message: res
+        ? `Billing cycle opened from ${formatUtcDate(res.data.start_date)}`
+        : "Billing cycle opened",
+    }),
+  });
+  // Closing is the open cycle's update: POST …/billing-cycles/close. There is no single cycle to
+  // read first, so the form loads nothing.
+  const closeModal = useModalForm<CloseCycleAnswer, HttpError, ReturnType<typeof closeCycleBody>>({
+    resource: resource.name,
+    action: "edit",
+    meta,
+    redirect: false,
+    queryOptions: { enabled: false },
+    errorNotification: false,
+    successNotification: (res) => ({
+      type: "success",
+      key: "billing-cycle",
+      message: res
+        ? `Billing cycle closed on ${formatUtcDate(res.data.closed.end_date)}${
+            res.data.opened ? "; the next one is open" : ""
+          }`
+        : "Billing cycle closed",
+    }),
+  });
+
+  const loading = tableQuery.isLoading;
+  return (
+    <Card
+      title="Billing cycles"
+      extra={
+        <Flex gap={8} wrap>
+          <RefetchButton query={tableQuery} />
+          <CanAccess resource={resource.name} action="create">
+            <Button disabled={loading || current !== undefined} onClick={() => openModal.show()}>
+              Open a cycle
+            </Button>
+          </CanAccess>
+          <CanAccess resource={resource.name} action="edit">
+            <Button
+              disabled={!current}
+              onClick={() => current && closeModal.show(current.billing_cycle_uuid)}
+            >
+              Close the open cycle
+            </Button>
+          </CanAccess>
+        </Flex>
+      }
+    >
+      {tableQuery.isError ? (
+        <Alert
+          type="error"
+          showIcon
+          message="The billing cycles could not be loaded."
+          description={tableQuery.error?.message}
+          action={<Typography.Link onClick={() => tableQuery.refetch()}>Retry</Typography.Link>}
+        />
+      ) : (
+        <Table<OperatorBillingCycle>
+          {...tableProps}
+          rowKey="billing_cycle_uuid"
+          size="middle"
+          pagination={false}
+          scroll={{ x: 640 }}
+          locale={{
+            emptyText: loading ? (
+              " "
+            ) : (
+              <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description="No billing cycles yet" />
+            ),
+          }}
+          columns={[
+            {
+              title: "Period",
+              key: "period",
+              render: (_, c) => cyclePeriod(c),
+            },
+            {
+              title: "Status",
+              dataIndex: "status",
+              key: "status",
+              width: 110,
+              render: (status: OperatorBillingCycle["status"]) =>
+                status === "open" ? <Tag color="success">Open</Tag> : <Tag>Closed</Tag>,
+            },
+            {
+              title: "Paid",
+              dataIndex: "paid_usd",
+              key: "paid_usd",
+              width: 140,
+              align: "right",
+              render: (paid: string) => formatMoney(paid),
+            },
+          ]}
+        />
+      )}
+      <OperatorFormModal
+        modal={openModal}
+        name="open-cycle"
+        title="Open a billing cycle"
+        okText="Open cycle"
+        toBody={openCycleBody}
+        intro={
+          <Typography.Paragraph type="secondary">
+            The new cycle becomes the organization's current one; it cannot start before the last cycle ends.
+          </Typography.Paragraph>
+        }
+      >
+        <Form.Item
+          label="Start date (UTC)"
+          name="start_date"
+          htmlFor="open-cycle-start"
+          extra="Empty: the 1st of this month."
+        >
+          <DatePicker id="open-cycle-start" placeholder="1st of this month" style={{ width: "100%" }} />
+        </Form.Item>
+      </OperatorFormModal>
+      <OperatorFormModal
+        modal={closeModal}
+        name="close-cycle"
+        title="Close the open billing cycle"
+        okText="Close cycle"
+        toBody={closeCycleBody}
+        initialValues={{ open_next: true }}
+        intro={
+          current ? (
+            <Typography.Paragraph type="secondary">
+              The cycle from {formatUtcDate(current.start_date)} ends at midnight UTC of the end date (not
+              included).
+            </Typography.Paragraph>
+          ) : null
+        }
+      >
+        <Form.Item
+          label="End date (UTC)"
+          name="end_date"
+          htmlFor="close-cycle-end"
+          extra="Empty: the 1st of this month."
+        >
+          <DatePicker id="close-cycle-end" placeholder="1st of this month" style={{ width: "100%" }} />
+        </Form.Item>
+        <Form.Item name="open_next" valuePropName="checked">
+          <Checkbox>Open the next cycle from the end date</Checkbox>
+        </Form.Item>
+      </OperatorFormModal>
+    </Card>
+  );
+}

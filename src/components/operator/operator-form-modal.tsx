@@ -1,0 +1,75 @@
+// The operator area's form dialogs (set a price, open or close a cycle, record a payment, create an
+// ingestion key), driven by Refine's useModalForm: the form's values become the call's body
+// (`toBody`), and the API's refusal is shown in the dialog itself, which stays open with the
+// input to correct. A new opening starts without the last refusal.
+import type { HttpError } from "@refinedev/core";
+import { Alert, Form, type FormProps, Modal, type ModalProps } from "antd";
+import { type ReactNode, useEffect } from "react";
+
+/** What the dialog uses of Refine's useModalForm (whatever the record it answers). */
+type ModalForm<TBody> = {
+  modalProps: ModalProps;
+  formProps: FormProps<TBody>;
+  mutation: { isError: boolean; error: HttpError | null; reset: () => void };
+};
+
+type Props<TValues, TBody> = {
+  modal: ModalForm<TBody>;
+  /** The form's name: it prefixes its fields' ids, so several forms can share a page. */
+  name: string;
+  title: string;
+  okText: string;
+  toBody: (values: TValues) => TBody;
+  initialValues?: Partial<TValues>;
+  /** Shown above the fields. */
+  intro?: ReactNode;
+  children: ReactNode;
+};
+
+export function OperatorFormModal<TValues, TBody>({
+  modal,
+  name,
+  title,
+  okText,
+  toBody,
+  initialValues,
+  intro,
+  children,
+}: Props<TValues, TBody>) {
+  const { modalProps, formProps, mutation } = modal;
+  const { reset } = mutation;
+  const { form } = formProps;
+  const open = modalProps.open === true;
+  // Each opening starts from the form's current initial values (say, the cycle open now) and
+  // without the last refusal. The form is mounted before the first opening (Refine renders the
+  // modal's content ahead), when those values may not have been known yet.
+  useEffect(() => {
+    if (!open) return;
+    reset();
+    form?.resetFields();
+  }, [open, reset, form]);
+  const refusal = mutation.isError ? mutation.error : null;
+  return (
+    <Modal {...modalProps} width={560} title={title} okText={okText} destroyOnHidden>
+      {intro}
+      <Form
+        {...formProps}
+        name={name}
+        layout="vertical"
+        initialValues={initialValues}
+        onFinish={async (values) => {
+          try {
+            await formProps.onFinish?.(toBody(values as unknown as TValues));
+          } catch {
+            // The refusal is shown below the fields; the dialog keeps the input.
+          }
+        }}
+      >
+        {children}
+      </Form>
+      {refusal ? (
+        <Alert type="error" showIcon role="alert" message={refusal.message || "The request failed."} />
+      ) : null}
+    </Modal>
+  );
+}

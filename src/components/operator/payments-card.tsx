@@ -1,0 +1,183 @@
+// An organization's payments on its operator page, newest first: amount (a negative one is a
+// refund), the billing cycle it was recorded on, its note; "Record payment" on a chosen cycle (the
+// open one by default). A payment changes its cycle's paid amount, so the cycles are read again.
+import { useModalForm, useSelect, useTable } from "@refinedev/antd";
+import { CanAccess, type HttpError, useInvalidate } from "@refinedev/core";
+import { Alert, Button, Card, Empty, Flex, Form, Input, Select, Table, Tag, Typography } from "antd";
+import { formatMoney, toMicros } from "../../../contract/money";
+import { formatUtcDateTime } from "../../lib/billing/dates";
+import {
+  cyclePeriod,
+  type OperatorBillingCycle,
+  type Payment,
+  paymentBody,
+  SIGNED_USD_PATTERN,
+} from "../../lib/operator";
+import { operatorBillingCycles, operatorPayments as resource } from "../../resources/operator-billing";
+import { RefetchButton } from "../refetch-button";
+import { OperatorFormModal } from "./operator-form-modal";
+
+type Props = { organizationId: string };
+
+export function PaymentsCard({ organizationId }: Props) {
+  const meta = { organizationId };
+  const invalidate = useInvalidate();
+  const { tableProps, tableQuery } = useTable<Payment, HttpError>({
+    resource: resource.name,
+    meta,
+    syncWithLocation: false,
+    pagination: { currentPage: 1, pageSize: 10, mode: "client" },
+    sorters: { mode: "off" },
+    filters: { mode: "off" },
+    errorNotification: false,
+  });
+  const modal = useModalForm<Payment, HttpError, ReturnType<typeof paymentBody>>({
+    resource: resource.name,
+    action: "create",
+    meta,
+    redirect: false,
+    errorNotification: false,
+    successNotification: (res) => ({
+      type: "success",
+      key: "payment-recorded",
+      message: res ? `Payment of ${formatMoney(res.data.amount_usd)} recorded` : "Payment recorded",
+    }),
+    onMutationSuccess: () => invalidate({ resource: operatorBillingCycles.name, invalidates: ["list"] }),
+  });
+  // The cycles, for the payments' cycle column and the form's choice (newest first, open one first).
+  const { selectProps, query: cyclesQuery } = useSelect<OperatorBillingCycle, HttpError>({
+    resource: operatorBillingCycles.name,
+    meta,
+    optionLabel: (c) => `${cyclePeriod(c)}${c.status === "open" ? " (open)" : ""}`,
+    optionValue: "billing_cycle_uuid",
+    pagination: { mode: "off" },
+    errorNotification: false,
+  });
+  const cycles = cyclesQuery.data?.data ?? [];
+  const periods = new Map(cycles.map((c) => [c.billing_cycle_uuid, cyclePeriod(c)]));
+  const openCycle = cycles.find((c) => c.status === "open");
+  const loading = tableQuery.isLoading;
+
+  return (
+    <Card
+      title="Payments"
+      extra={
+        <Flex gap={8} wrap>
+          <RefetchButton query={tableQuery} />
+          <CanAccess resource={resource.name} action="create">
+            <Button type="primary" onClick={() => modal.show()} disabled={cyclesQuery.isLoading}>
+              Record payment
+            </Button>
+          </CanAccess>
+        </Flex>
+      }
+    >
+      {tableQuery.isError ? (
+        <Alert
+          type="error"
+          showIcon
+          message="The payments could not be loaded."
+          description={tableQuery.error?.message}
+          action={<Typography.Link onClick={() => tableQuery.refetch()}>Retry</Typography.Link>}
+        />
+      ) : (
+        <Table<Payment>
+          {...tableProps}
+          rowKey="payment_uuid"
+          size="middle"
+          scroll={{ x: 720 }}
+          pagination={{ ...tableProps.pagination, showSizeChanger: false, hideOnSinglePage: true }}
+          locale={{
+            emptyText: loading ? (
+              " "
+            ) : (
+              <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description="No payments recorded" />
+            ),
+          }}
+          columns={[
+            {
+              title: "Recorded",
+              dataIndex: "created_at",
+              key: "created_at",
+              width: 200,
+              render: (at: string) => formatUtcDateTime(at),
+            },
+            {
+              title: "Amount",
+              dataIndex: "amount_usd",
+              key: "amount_usd",
+              width: 160,
+              align: "right",
+              render: (amount: string) => (
+                <Flex gap={6} justify="flex-end" align="center">
+                  {toMicros(amount) < 0n ? <Tag color="warning">Refund</Tag> : null}
+                  {formatMoney(amount)}
+                </Flex>
+              ),
+            },
+            {
+              title: "Billing cycle",
+              dataIndex: "billing_cycle_uuid",
+              key: "billing_cycle_uuid",
+              width: 240,
+              render: (uuid: string) => periods.get(uuid) ?? (cyclesQuery.isLoading ? "…" : uuid),
+            },
+            {
+              title: "Note",
+              dataIndex: "note",
+              key: "note",
+              ellipsis: true,
+              render: (note: string | null) => note || "—",
+            },
+          ]}
+        />
+      )}
+      <OperatorFormModal
+        modal={modal}
+        name="payment"
+        title="Record a payment"
+        okText="Record payment"
+        toBody={paymentBody}
+        initialValues={{ billing_cycle_uuid: openCycle?.billing_cycle_uuid }}
+      >
+        <Form.Item
+          label="Amount (USD)"
+          name="amount_usd"
+          htmlFor="payment-amount"
+          rules={[
+            { required: true, whitespace: true, message: "Enter the amount paid in USD." },
+            {
+              pattern: SIGNED_USD_PATTERN,
+              message: 'Enter a USD amount such as "1250.00" (negative for a refund, at most 6 decimals).',
+            },
+          ]}
+          extra="Negative for a refund."
+        >
+          <Input id="payment-amount" prefix="$" inputMode="decimal" placeholder="1250.00" autoFocus />
+        </Form.Item>
+        <Form.Item
+          label="Billing cycle"
+          name="billing_cycle_uuid"
+          htmlFor="payment-cycle"
+          extra="Empty: the open cycle (else the latest)."
+        >
+          <Select
+            id="payment-cycle"
+            options={selectProps.options}
+            loading={selectProps.loading}
+            allowClear
+            placeholder="The open cycle"
+          />
+        </Form.Item>
+        <Form.Item label="Note" name="note" htmlFor="payment-note">
+          <Input.TextArea
+            id="payment-note"
+            maxLength={1000}
+            rows={2}
+            placeholder="Optional, e.g. a wire reference"
+          />
+        </Form.Item>
+      </OperatorFormModal>
+    </Card>
+  );
+}

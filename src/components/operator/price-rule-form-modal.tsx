@@ -1,0 +1,142 @@
+// "Set price": a new price rule for the global price list or one organization. The dimensions it
+// leaves empty match anything (operation, eval type, modality, metric); the unit price is an exact
+// USD decimal; it is in force from `valid_from` (now when empty, and it may be in the past). The
+// rule open for exactly the same dimensions ends where the new one starts.
+import type { UseModalFormReturnType } from "@refinedev/antd";
+import type { HttpError } from "@refinedev/core";
+import { AutoComplete, Col, DatePicker, Form, Input, Row, Select, Typography } from "antd";
+import {
+  EVAL_TYPE_SUGGESTIONS,
+  GLOBAL_SCOPE,
+  MODALITY_SUGGESTIONS,
+  OPERATION_SUGGESTIONS,
+  type PriceRule,
+  type PriceRuleFormValues,
+  priceRuleBody,
+  RULE_METRIC_LABELS,
+  USD_PATTERN,
+} from "../../lib/operator";
+import { OperatorFormModal } from "./operator-form-modal";
+import { OrganizationSelect } from "./organization-select";
+
+export type PriceRuleModal = UseModalFormReturnType<PriceRule, HttpError, ReturnType<typeof priceRuleBody>>;
+
+type Props = {
+  modal: PriceRuleModal;
+  /** The organization page's dialog sets that organization's prices only. */
+  fixedOrganization?: { organization_uuid: string; name: string };
+};
+
+const suggestions = (values: string[]) => values.map((value) => ({ value }));
+
+export function PriceRuleFormModal({ modal, fixedOrganization }: Props) {
+  const open = modal.modalProps.open === true;
+  return (
+    <OperatorFormModal
+      modal={modal}
+      name="price-rule"
+      title="Set price"
+      okText="Set price"
+      toBody={(values: PriceRuleFormValues) =>
+        priceRuleBody(fixedOrganization ? { ...values, scope: fixedOrganization.organization_uuid } : values)
+      }
+      initialValues={{ scope: GLOBAL_SCOPE }}
+      intro={
+        <Typography.Paragraph type="secondary">
+          Leave a dimension empty to match any value. The rule open for exactly the same dimensions ends when
+          this one starts.
+        </Typography.Paragraph>
+      }
+    >
+      {fixedOrganization ? (
+        <Form.Item label="Price list">
+          <Typography.Text strong>{fixedOrganization.name}</Typography.Text>
+        </Form.Item>
+      ) : (
+        <Form.Item
+          label="Price list"
+          name="scope"
+          htmlFor="price-rule-scope"
+          rules={[{ required: true, message: "Choose the global price list or an organization." }]}
+        >
+          <OrganizationSelect
+            id="price-rule-scope"
+            enabled={open}
+            extra={[{ value: GLOBAL_SCOPE, label: "Global (every organization)" }]}
+          />
+        </Form.Item>
+      )}
+      <Row gutter={16}>
+        <Col xs={24} sm={12}>
+          <Form.Item label="Operation" name="operation" htmlFor="price-rule-operation">
+            <AutoComplete
+              id="price-rule-operation"
+              options={suggestions(OPERATION_SUGGESTIONS)}
+              placeholder="Any operation"
+              allowClear
+            />
+          </Form.Item>
+        </Col>
+        <Col xs={24} sm={12}>
+          <Form.Item label="Eval type" name="eval_type" htmlFor="price-rule-eval-type">
+            <AutoComplete
+              id="price-rule-eval-type"
+              options={EVAL_TYPE_SUGGESTIONS}
+              placeholder="Any eval type"
+              allowClear
+            />
+          </Form.Item>
+        </Col>
+        <Col xs={24} sm={12}>
+          <Form.Item label="Modality" name="modality" htmlFor="price-rule-modality">
+            <AutoComplete
+              id="price-rule-modality"
+              options={suggestions(MODALITY_SUGGESTIONS)}
+              placeholder="Any modality"
+              allowClear
+            />
+          </Form.Item>
+        </Col>
+        <Col xs={24} sm={12}>
+          <Form.Item label="Rule metric" name="rule_metric" htmlFor="price-rule-metric">
+            <Select
+              id="price-rule-metric"
+              placeholder="Any metric"
+              allowClear
+              options={Object.entries(RULE_METRIC_LABELS).map(([value, label]) => ({ value, label }))}
+            />
+          </Form.Item>
+        </Col>
+      </Row>
+      <Form.Item
+        label="Unit price (USD)"
+        name="unit_price_usd"
+        htmlFor="price-rule-unit-price"
+        rules={[
+          { required: true, whitespace: true, message: "Enter the price of one unit in USD." },
+          {
+            pattern: USD_PATTERN,
+            message: 'Enter a USD amount such as "0.0125" (at most 6 decimals, not negative).',
+          },
+        ]}
+        extra="USD per unit (one eval or one prompt), up to 6 decimals."
+      >
+        <Input id="price-rule-unit-price" prefix="$" inputMode="decimal" placeholder="0.0125" />
+      </Form.Item>
+      <Form.Item
+        label="Valid from (UTC)"
+        name="valid_from"
+        htmlFor="price-rule-valid-from"
+        extra="Empty: now. May be in the past: events ingested later with an earlier time get this price; events already priced keep theirs."
+      >
+        <DatePicker
+          id="price-rule-valid-from"
+          showTime={{ format: "HH:mm" }}
+          format="YYYY-MM-DD HH:mm"
+          placeholder="Now"
+          style={{ width: "100%" }}
+        />
+      </Form.Item>
+    </OperatorFormModal>
+  );
+}

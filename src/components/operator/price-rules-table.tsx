@@ -1,0 +1,172 @@
+// Price rules with their history, newest first (Refine's useTable props): what each one prices
+// (price list, operation, eval type, modality, metric), its unit price and when it is in force,
+// with its status. Spins while loading, says when there are none, shows a load error in place.
+import { type HttpError, useLink, useMany, useNavigation } from "@refinedev/core";
+import { Alert, Empty, Flex, Table, type TableProps, Tag, Typography } from "antd";
+import { formatUnitPrice } from "../../../contract/money";
+import {
+  dimensionLabel,
+  formatRuleTime,
+  type OperatorOrganization,
+  PRICE_RULE_STATUS,
+  type PriceRule,
+  type PriceRuleStatus,
+  ruleEvalTypeLabel,
+  ruleMetricLabel,
+} from "../../lib/operator";
+import { operatorOrganizations } from "../../resources/operator-organizations";
+
+type Props = {
+  tableProps: TableProps<PriceRule>;
+  query: { isLoading: boolean; isError: boolean; error?: HttpError | null; refetch: () => unknown };
+  /** Show each rule's price list (global or its organization): the page lists several. */
+  showScope?: boolean;
+  emptyText: string;
+};
+
+/** The names of the organizations the rules on screen belong to. */
+function useOrganizationNames(rules: readonly PriceRule[], enabled: boolean) {
+  const ids = [...new Set(rules.flatMap((r) => (r.organization_uuid ? [r.organization_uuid] : [])))];
+  const { result } = useMany<OperatorOrganization, HttpError>({
+    resource: operatorOrganizations.name,
+    ids,
+    errorNotification: false,
+    queryOptions: { enabled: enabled && ids.length > 0 },
+  });
+  return new Map((result.data ?? []).map((o) => [o.organization_uuid, o.name]));
+}
+
+export function PriceRulesTable({ tableProps, query, showScope = false, emptyText }: Props) {
+  const Link = useLink();
+  const { showUrl } = useNavigation();
+  const rules = (tableProps.dataSource ?? []) as readonly PriceRule[];
+  const names = useOrganizationNames(rules, showScope);
+
+  if (query.isError) {
+    return (
+      <Alert
+        type="error"
+        showIcon
+        message="The price rules could not be loaded."
+        description={query.error?.message}
+        action={<Typography.Link onClick={() => query.refetch()}>Retry</Typography.Link>}
+      />
+    );
+  }
+  return (
+    <Table<PriceRule>
+      {...tableProps}
+      rowKey="price_rule_uuid"
+      size="middle"
+      scroll={{ x: showScope ? 1075 : 915 }}
+      pagination={
+        tableProps.pagination === false
+          ? false
+          : {
+              ...tableProps.pagination,
+              showSizeChanger: false,
+              hideOnSinglePage: true,
+              showTotal: (total) => `${total} rule${total === 1 ? "" : "s"}`,
+            }
+      }
+      locale={{
+        emptyText: query.isLoading ? (
+          " "
+        ) : (
+          <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={emptyText} />
+        ),
+      }}
+      columns={[
+        ...(showScope
+          ? [
+              {
+                title: "Price list",
+                dataIndex: "organization_uuid",
+                key: "scope",
+                width: 160,
+                ellipsis: true,
+                render: (org: string | null) =>
+                  org ? (
+                    <Link to={showUrl(operatorOrganizations.name, org)}>{names.get(org) ?? org}</Link>
+                  ) : (
+                    <Tag>Global</Tag>
+                  ),
+              },
+            ]
+          : []),
+        {
+          title: "Operation",
+          dataIndex: "operation",
+          key: "operation",
+          width: 100,
+          ellipsis: true,
+          render: (v: string | null) => dimensionLabel(v),
+        },
+        {
+          title: "Eval type",
+          dataIndex: "eval_type",
+          key: "eval_type",
+          width: 140,
+          render: (v: string | null) =>
+            v ? (
+              <Flex vertical gap={0}>
+                <span>{ruleEvalTypeLabel(v)}</span>
+                <Typography.Text type="secondary" code style={{ fontSize: 12 }}>
+                  {v}
+                </Typography.Text>
+              </Flex>
+            ) : (
+              ruleEvalTypeLabel(v)
+            ),
+        },
+        {
+          title: "Modality",
+          dataIndex: "modality",
+          key: "modality",
+          width: 100,
+          ellipsis: true,
+          render: (v: string | null) => dimensionLabel(v),
+        },
+        {
+          title: "Metric",
+          dataIndex: "rule_metric",
+          key: "rule_metric",
+          width: 100,
+          render: (v: PriceRule["rule_metric"]) => ruleMetricLabel(v),
+        },
+        {
+          title: "Unit price",
+          dataIndex: "unit_price_usd",
+          key: "unit_price_usd",
+          width: 100,
+          align: "right" as const,
+          render: (v: string) => formatUnitPrice(v),
+        },
+        {
+          title: "Valid from (UTC)",
+          dataIndex: "valid_from",
+          key: "valid_from",
+          width: 140,
+          render: (v: string) => formatRuleTime(v),
+        },
+        {
+          title: "Valid to (UTC)",
+          dataIndex: "valid_to",
+          key: "valid_to",
+          width: 140,
+          render: (v: string | null) => (v ? formatRuleTime(v) : "Open"),
+        },
+        {
+          title: "Status",
+          dataIndex: "status",
+          key: "status",
+          width: 95,
+          fixed: "right" as const,
+          render: (status: PriceRuleStatus) => (
+            <Tag color={PRICE_RULE_STATUS[status].color}>{PRICE_RULE_STATUS[status].label}</Tag>
+          ),
+        },
+      ]}
+    />
+  );
+}
