@@ -509,6 +509,135 @@ function identityInputs(method: string, url: string, headers: Record<string, str
   }));
 }
 
+const IMPORT_RUNS = 400;
+const SEED_RUNS = 150;
+
+/**
+ * Usage import bodies as an operator sends them: NDJSON of bad events, broken lines, NUL bytes and
+ * over-long lines; CSV with unknown or NUL columns, ragged rows and stray quotes; other types.
+ */
+function importInputs(t: Tenants, orgId: string, headers: Record<string, string>): fc.Arbitrary<Input> {
+  const recent = new Date(Date.now() - 60_000).toISOString();
+  const org = fc.oneof(
+    { weight: 4, arbitrary: fc.constant(orgId) },
+    { weight: 1, arbitrary: fc.constantFrom("nope", "%00", "%ED%A0%80", "x".repeat(300), "a%2Fb") },
+  );
+  const query = fc.constantFrom(
+    "",
+    "?backfill=true",
+    "?backfill=false",
+    "?backfill=yes",
+    "?backfill=%00",
+    "?backfill=true&backfill=false",
+    "?organization_uuid=x",
+  );
+  const line = fc.oneof(
+    { weight: 4, arbitrary: badEvent(t, recent).map((e) => JSON.stringify(e)) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .nat()
+        .map((n) =>
+          JSON.stringify({
+            event_id: `imp-${n}`,
+            occurred_at: recent,
+            operation: "generation",
+            eval_type: "safety",
+          }),
+        ),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        "",
+        "{",
+        "null",
+        "[]",
+        "\u0000",
+        '{"event_id":"a\u0000"}',
+        "x".repeat(1_100_000),
+      ),
+    },
+    { weight: 1, arbitrary: fc.string({ unit: "binary", maxLength: 40 }) },
+  );
+  const ndjson = fc
+    .tuple(fc.array(line, { maxLength: 8 }), fc.constantFrom("\n", "\r\n"))
+    .map(([lines, eol]) => ({ type: "application/x-ndjson", body: lines.join(eol) }));
+  const column = fc.oneof(
+    {
+      weight: 4,
+      arbitrary: fc.constantFrom(
+        "event_id",
+        "occurred_at",
+        "operation",
+        "eval_type",
+        "quantity",
+        "cost",
+        "notes",
+      ),
+    },
+    { weight: 1, arbitrary: fc.constantFrom("when", "event\u0000id", "\uD800", "__proto__", "") },
+  );
+  const cell = fc.oneof(
+    scalar.map((v) => (typeof v === "string" ? v : (JSON.stringify(v) ?? ""))),
+    badText,
+    fc.constantFrom('"', '""', '"a,b"', "\n", recent, "generation"),
+  );
+  const csv = fc
+    .tuple(
+      fc.array(column, { minLength: 1, maxLength: 6 }),
+      fc.array(fc.array(cell, { maxLength: 7 }), { maxLength: 6 }),
+    )
+    .map(([header, rows]) => ({
+      type: "text/csv",
+      body: [header, ...rows].map((r) => r.join(",")).join("\r\n"),
+    }));
+  const other = fc.constantFrom(
+    { type: "application/json", body: '{"events":[]}' },
+    { type: "text/plain", body: "event_id\nx" },
+    { type: "text/csv; charset=latin1", body: "event_id\nx" },
+    { type: "multipart/form-data; boundary=x", body: "--x--" },
+    { type: "", body: "" },
+  );
+  const body = fc.oneof(
+    { weight: 3, arbitrary: ndjson },
+    { weight: 3, arbitrary: csv },
+    { weight: 1, arbitrary: other },
+  );
+  return fc.tuple(org, query, body).map(([o, q, b]) => ({
+    method: "POST",
+    url: `/v1/operator/organizations/${o}/usage/import${q}`,
+    headers: b.type ? { ...headers, "content-type": b.type } : headers,
+    payload: b.body,
+    kind: `usage import (${b.type || "no type"})`,
+  }));
+}
+
+/** Demo seed bodies: mostly values the fields cannot take; valid ones ask for a handful of events. */
+function seedInputs(headers: Record<string, string>): fc.Arbitrary<Input> {
+  const events = fc.oneof(
+    fc.constantFrom(-1, 1.5, "10", null, 100_000_001, 2 ** 53, 1e308, "\u0000", [5], { n: 5 }),
+    fc.integer({ min: 0, max: 20 }),
+  );
+  const seed = fc.oneof(
+    fc.constantFrom(-1, 2 ** 32, "abc", "1e3", "", " 7", "\u0000", "\uD800", 1.5, null, true),
+    fc.integer({ min: 0, max: 3 }),
+  );
+  const object = fc
+    .tuple(fc.record({ events, seed }, { requiredKeys: ["events"] }), objectOver([], {}))
+    .map(([fields, extra]) => ({ ...extra, ...fields }));
+  // Never a body that leaves events out (a JSON null is no body): that seeds 100,000 events.
+  return rawBody(object)
+    .filter((b) => !(b.type === "application/json" && b.body.trim() === "null"))
+    .map((b) => ({
+      method: "POST",
+      url: "/v1/operator/demo/seed",
+      headers: { ...headers, "content-type": b.type },
+      payload: b.body,
+      kind: `demo seed: ${b.kind}`,
+    }));
+}
+
 // Calls left out of the identity runs: they end the very session the runs use.
 const IDENTITY_EXCLUDED = new Set(["DELETE /api/fe/v3/delete_me", "POST /api/v1/logout"]);
 
@@ -910,6 +1039,53 @@ describe.each(backends())("bad input on $name", (backend) => {
       }
     }
   });
+
+  it(
+    "usage import and demo seed: never 5xx, always the error JSON, counts that add up, no write when refused",
+    async () => {
+      const operator = { authorization: `Bearer ${p.identity.ctx.backendApiKey}` };
+      // An organization of its own: what the import stores leaves Acme's usage alone.
+      const umbrella = await p.identity.admin.createOrganization("Umbrella", "umbrella");
+      let known = await counts("api");
+      await fc.assert(
+        fc.asyncProperty(importInputs(t, umbrella.id, operator), async (input) => {
+          const res = await p.api.app.inject({
+            method: input.method,
+            url: input.url,
+            headers: input.headers,
+            payload: input.payload ?? "",
+          });
+          total++;
+          const where = `${input.kind}: ${input.url.slice(0, 120)} ${(input.payload ?? "").slice(0, 200)} → ${res.statusCode} ${res.body.slice(0, 300)}`;
+          if (res.statusCode >= 500) throw new Error(`5xx for ${where}`);
+          const now = await counts("api");
+          const before = known;
+          known = now;
+          if (res.statusCode >= 400) {
+            const err = (res.json() as { error?: { code?: unknown; message?: unknown } }).error;
+            if (typeof err?.code !== "string" || typeof err.message !== "string")
+              throw new Error(`not the error JSON for ${where}`);
+            if (now !== before) throw new Error(`a refused import changed rows: ${where}`);
+            return;
+          }
+          const r = res.json() as {
+            events: number;
+            accepted: number;
+            duplicates: number;
+            rejected: number;
+            rejections: unknown[];
+          };
+          if (r.accepted + r.duplicates + r.rejected !== r.events)
+            throw new Error(`counts do not add up: ${where}`);
+          if (r.rejections.length > Math.min(r.rejected, 100)) throw new Error(`rejections listed: ${where}`);
+        }),
+        { seed: SEED, numRuns: IMPORT_RUNS, endOnFailure: true },
+      );
+      // Valid seeds ask for a handful of events: the demo exists, so only its usage grows.
+      await run(p.api.app, seedInputs(operator), SEED_RUNS, "api");
+    },
+    RUN_TIMEOUT,
+  );
 
   it("ran at least 21,000 inputs", () => {
     expect(total).toBeGreaterThanOrEqual(21_000);

@@ -202,6 +202,27 @@ const API_ROWS: Record<string, ApiRow> = {
     req: (t) => ({ method: "POST", url: `/v1/operator/ingest-keys/${t.ingestKeyIds.acme}/revoke` }),
     expect: statuses(403, 401, 403),
   },
+  // Usage imported into Acme (backfilled, with a credit) and the demo seed: provider operators
+  // only, refused before the body is read.
+  "POST /v1/operator/organizations/{organization}/usage/import": {
+    req: (t) => ({
+      method: "POST",
+      url: `/v1/operator/organizations/${t.acmeId}/usage/import?backfill=true`,
+      payload: {
+        event_id: "acme-import-1",
+        occurred_at: new Date(Date.now() - 60_000).toISOString(),
+        operation: "generation",
+        eval_type: "safety",
+        cost: "-100.00",
+        notes: "credit",
+      },
+    }),
+    expect: statuses(403, 401, 403),
+  },
+  "POST /v1/operator/demo/seed": {
+    req: () => ({ method: "POST", url: "/v1/operator/demo/seed", payload: { events: 10 } }),
+    expect: statuses(403, 401, 403),
+  },
   // Every other operator action: provider operators only, whoever's data it names.
   "GET /v1/operator/organizations": {
     req: () => get("/v1/operator/organizations?search=acme"),
