@@ -1,18 +1,10 @@
-import { z } from "zod";
-import { formatUsdExact } from "../contract/money";
-import { restoreError } from "./api/operator";
 import { DEFAULT_INGEST_KEY_NAME } from "./api/operator-ingest-keys";
 import { buildProduct, type Product } from "./app";
+import { OPERATOR_COMMANDS, parseOperatorCommand } from "./cli/operator-commands";
+import { runOperator } from "./cli/operator-run";
+import { findRunningServer } from "./cli/running-server";
 import { createDemoIngestKey, demoEvents, progressBar, seedUsage } from "./demo-cli";
-import { setOperator } from "./identity/impersonation/operators";
-import {
-  BillingError,
-  closeCycle,
-  openCycle,
-  recordPayment,
-  resolveOrganization,
-  setGroup,
-} from "./metering/billing";
+import { BillingError, resolveOrganization } from "./metering/billing";
 import {
   INGEST_KEY_USAGE,
   type IngestKeyCommand,
@@ -20,20 +12,16 @@ import {
   type MeteringCommand,
   parseIngestKeyArgs,
   parseMeteringArgs,
-  parsePriceSetArgs,
   parseSeedArgs,
 } from "./metering/cli";
-import { EVENTS_USAGE, parseEventsArgs, runEventsCommand } from "./metering/events-cli";
+import { EVENTS_USAGE } from "./metering/events-cli";
 import { ImportError, importUsageFile } from "./metering/import";
 import {
   databaseBackend,
-  findRunningServer,
   IngestKeyError,
   runIngestKeyCommand,
   serverBackend,
 } from "./metering/ingest-key-cli";
-import { describeRule, setPriceRule } from "./metering/prices";
-import { purgeAuditLog } from "./platform/audit";
 import { type Config, ConfigError, loadConfig } from "./platform/config";
 import { createLogger } from "./platform/logger";
 import { DEMO_ORG, DEMO_USERS } from "./seed";
@@ -53,11 +41,14 @@ Commands:
             delete audit log entries older than AUDIT_RETENTION_DAYS (default 400); a serving
             process also does this once a day
   price set --operation <op> --eval-type <type> --unit-price <usd> [--modality <m>]
-            [--rule-metric eval|prompt] [--org <organization uuid>] [--valid-from <ISO>]
+            [--rule-metric eval|prompt] [--org <org>] [--valid-from <ISO>]
             set a price rule (global unless --org); it replaces the open rule for the same dimensions
 ${METERING_USAGE}
 ${EVENTS_USAGE}
 ${INGEST_KEY_USAGE}
+
+On the embedded database, while a server runs on DATA_DIR, the operator commands (operator,
+workspace, audit, price, cycle, payment, group, events, ingest-key) go through that server.
 
 Configuration comes from the environment; see .env.example.`;
 
@@ -99,78 +90,46 @@ async function ingestKey(config: Config, cmd: IngestKeyCommand) {
   }
 }
 
-/** usage import, cycle open|close, payment record, group set. */
-async function runMetering(product: Product, cmd: MeteringCommand) {
+/** usage import (the other metering commands are operator commands, cli/operator-commands.ts). */
+async function runMetering(product: Product, cmd: Extract<MeteringCommand, { kind: "import" }>) {
   const db = product.database.db;
   const org = await resolveOrganization(db, cmd.org);
-  if (cmd.kind === "import") {
-    const bar = progressBar(
-      "  {file} [{bar}] {percentage}% | {events} events: {accepted} accepted, {duplicates} duplicates, {rejected} rejected",
-    );
-    let started = false;
-    const file = cmd.file.split(/[\\/]/).pop() ?? cmd.file;
-    const r = await importUsageFile(db, org.id, cmd.file, {
-      backfill: cmd.backfill,
-      onProgress(p) {
-        const payload = {
-          file,
-          events: p.events,
-          accepted: p.accepted,
-          duplicates: p.duplicates,
-          rejected: p.rejected,
-        };
-        if (!started) bar.start(p.totalBytes || 1, 0, payload);
-        started = true;
-        bar.update(Math.min(p.bytes, p.totalBytes || 1), payload);
-      },
-    });
-    if (started) {
-      bar.update(r.totalBytes || 1);
-      bar.stop();
-    }
-    for (const x of r.rejections)
-      console.error(`  line ${x.line}${x.event_id ? ` (${x.event_id})` : ""}: ${x.reason}`);
-    if (r.rejected > r.rejections.length)
-      console.error(`  … and ${r.rejected - r.rejections.length} more rejected.`);
-    const rate = r.seconds > 0 ? Math.round(r.events / r.seconds) : r.events;
-    console.log(
-      `Imported ${cmd.file} into ${org.name}: ${r.accepted} accepted, ${r.duplicates} duplicates, ${r.rejected} rejected (${r.events} events in ${r.seconds.toFixed(1)} s, ${rate}/s).`,
-    );
-    if (r.rejected) process.exitCode = 1;
-  } else if (cmd.kind === "cycle-open") {
-    const c = await openCycle(db, org.id, cmd.start);
-    console.log(`Opened billing cycle ${c.billingCycleUuid} for ${org.name} from ${c.startDate}.`);
-  } else if (cmd.kind === "cycle-close") {
-    const { closed, opened } = await closeCycle(db, org.id, {
-      ...(cmd.end ? { endDate: cmd.end } : {}),
-      openNext: cmd.openNext,
-    });
-    console.log(
-      `Closed billing cycle ${closed.billingCycleUuid} of ${org.name}: ${closed.startDate} to ${closed.endDate}.` +
-        (opened ? ` Opened ${opened.billingCycleUuid} from ${opened.startDate}.` : ""),
-    );
-  } else if (cmd.kind === "payment") {
-    const p = await recordPayment(db, org.id, {
-      amountMicros: cmd.amountMicros,
-      ...(cmd.cycle ? { billingCycleUuid: cmd.cycle } : {}),
-      note: cmd.note ?? null,
-    });
-    console.log(
-      `Recorded payment ${p.paymentUuid} of $${formatUsdExact(cmd.amountMicros)} for ${org.name}, cycle from ${p.cycle.startDate}.`,
-    );
-  } else {
-    const g = await setGroup(db, org.id, {
-      name: cmd.name,
-      ...(cmd.prepaidMicros !== undefined ? { prepaidMicros: cmd.prepaidMicros } : {}),
-      ...(cmd.workspaces ? { workspaces: cmd.workspaces } : {}),
-    });
-    console.log(
-      `Group "${g.group.groupName}" of ${org.name}: prepaid $${formatUsdExact(g.group.prepaidMicros)}, workspaces: ${g.workspaces.join(", ") || "(none)"}.`,
-    );
+  const bar = progressBar(
+    "  {file} [{bar}] {percentage}% | {events} events: {accepted} accepted, {duplicates} duplicates, {rejected} rejected",
+  );
+  let started = false;
+  const file = cmd.file.split(/[\\/]/).pop() ?? cmd.file;
+  const r = await importUsageFile(db, org.id, cmd.file, {
+    backfill: cmd.backfill,
+    onProgress(p) {
+      const payload = {
+        file,
+        events: p.events,
+        accepted: p.accepted,
+        duplicates: p.duplicates,
+        rejected: p.rejected,
+      };
+      if (!started) bar.start(p.totalBytes || 1, 0, payload);
+      started = true;
+      bar.update(Math.min(p.bytes, p.totalBytes || 1), payload);
+    },
+  });
+  if (started) {
+    bar.update(r.totalBytes || 1);
+    bar.stop();
   }
+  for (const x of r.rejections)
+    console.error(`  line ${x.line}${x.event_id ? ` (${x.event_id})` : ""}: ${x.reason}`);
+  if (r.rejected > r.rejections.length)
+    console.error(`  … and ${r.rejected - r.rejections.length} more rejected.`);
+  const rate = r.seconds > 0 ? Math.round(r.events / r.seconds) : r.events;
+  console.log(
+    `Imported ${cmd.file} into ${org.name}: ${r.accepted} accepted, ${r.duplicates} duplicates, ${r.rejected} rejected (${r.events} events in ${r.seconds.toFixed(1)} s, ${rate}/s).`,
+  );
+  if (r.rejected) process.exitCode = 1;
 }
 
-const METERING_COMMANDS = ["usage", "cycle", "payment", "group"];
+const METERING_COMMANDS = ["usage"];
 
 /** Refuses the command line: the reason on stderr, exit status 2. */
 function refuseArgs(message: string) {
@@ -184,40 +143,25 @@ async function run(command: string | undefined) {
     return;
   }
   if (
-    ![
-      "serve",
-      "migrate",
-      "seed",
-      "operator",
-      "workspace",
-      "price",
-      "ingest-key",
-      "audit",
-      "events",
-      ...METERING_COMMANDS,
-    ].includes(command)
+    !["serve", "migrate", "seed", "ingest-key", ...OPERATOR_COMMANDS, ...METERING_COMMANDS].includes(command)
   ) {
     return refuseArgs(`Unknown command "${command}".\n\n${USAGE}`);
   }
   const args = process.argv.slice(3);
-  const [action, email] = args;
-  if (command === "operator" && (!email || (action !== "grant" && action !== "revoke")))
-    return refuseArgs(`Usage: tsx server/main.ts operator grant|revoke <email>`);
-  if (command === "audit" && (action !== "purge" || args.length !== 1))
-    return refuseArgs("Usage: tsx server/main.ts audit purge");
-  if (command === "workspace" && (action !== "restore" || !email || !z.uuid().safeParse(email).success))
-    return refuseArgs(`Usage: tsx server/main.ts workspace restore <workspace uuid>`);
-  const priceArgs = command === "price" ? parsePriceSetArgs(args) : null;
+  const operatorArgs = parseOperatorCommand(command, args);
   const seedArgs = command === "seed" ? parseSeedArgs(args) : null;
   const metering = METERING_COMMANDS.includes(command) ? parseMeteringArgs(command, args) : null;
   const ingestKeyArgs = command === "ingest-key" ? parseIngestKeyArgs(args) : null;
-  const eventsArgs = command === "events" ? parseEventsArgs(args) : null;
   // At most one of them is parsed: the one of this command.
-  for (const parsed of [priceArgs, seedArgs, metering, ingestKeyArgs, eventsArgs])
+  for (const parsed of [operatorArgs, seedArgs, metering, ingestKeyArgs])
     if (parsed && !parsed.ok) return refuseArgs(parsed.error);
   const config = loadConfig();
   if (command === "serve") return serve(config);
   if (ingestKeyArgs?.ok) return ingestKey(config, ingestKeyArgs.value);
+  if (operatorArgs?.ok) {
+    process.exitCode = await runOperator(config, operatorArgs.value);
+    return;
+  }
   const seedEvents = seedArgs?.ok ? (seedArgs.value.events ?? demoEvents()) : 0;
   const product = await buildProduct(
     config,
@@ -237,7 +181,7 @@ async function run(command: string | undefined) {
       } else console.log(`Demo organization: ${r.reason}.`);
       const u = await seedUsage(product, seedEvents, seedArgs?.ok ? seedArgs.value.seed : undefined, true);
       if (!u.seeded) console.log(`Demo usage: nothing to do, ${u.reason}.`);
-    } else if (metering?.ok) {
+    } else if (metering?.ok && metering.value.kind === "import") {
       try {
         await runMetering(product, metering.value);
       } catch (err) {
@@ -245,37 +189,6 @@ async function run(command: string | undefined) {
         console.error(err.message);
         process.exitCode = 1;
       }
-    } else if (command === "workspace" && email) {
-      const r = await product.api.workspaces.restoreWorkspace(email, {
-        userId: null,
-        email: null,
-        source: "cli",
-      });
-      if (r.status === "restored") console.log(`Workspace "${r.workspace.name}" (${email}) is restored.`);
-      else {
-        console.error(restoreError(r).message);
-        process.exitCode = 1;
-      }
-    } else if (command === "audit") {
-      const purged = await purgeAuditLog(product.database.db, config.auditRetentionDays);
-      console.log(
-        `Purged ${purged} audit log ${purged === 1 ? "entry" : "entries"} older than ${config.auditRetentionDays} days.`,
-      );
-    } else if (eventsArgs?.ok) {
-      const r = await runEventsCommand(product.database.db, eventsArgs.value);
-      for (const line of r.lines) (r.ok ? console.log : console.error)(line);
-      if (!r.ok) process.exitCode = 1;
-    } else if (priceArgs?.ok) {
-      console.log(describeRule(await setPriceRule(product.database.db, priceArgs.value)));
-    } else if (command === "operator" && email) {
-      const grant = action === "grant";
-      if (!(await setOperator(product.database.db, email, grant))) {
-        console.error(`No user with email ${email}.`);
-        process.exitCode = 1;
-      } else
-        console.log(
-          grant ? `${email} is now a provider operator.` : `${email} is no longer a provider operator.`,
-        );
     }
   } finally {
     await product.close();

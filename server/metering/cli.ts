@@ -293,7 +293,7 @@ export function parseIngestKeyArgs(args: readonly string[]): Parsed<IngestKeyCom
 
 const PRICE_SET_USAGE =
   "Usage: tsx server/main.ts price set --operation <op> --eval-type <type> --unit-price <usd>\n" +
-  "         [--modality <m>] [--rule-metric eval|prompt] [--org <organization uuid>] [--valid-from <ISO date-time>]\n" +
+  "         [--modality <m>] [--rule-metric eval|prompt] [--org <org>] [--valid-from <ISO date-time>]\n" +
   "       Omitted dimensions match anything; without --org the rule joins the global price list.";
 
 const PRICE_FLAGS = [

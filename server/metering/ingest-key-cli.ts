@@ -1,11 +1,8 @@
 /**
- * The `ingest-key` commands. PGlite admits one process: while a server runs on the embedded
- * database, the CLI asks that server (its operator API, with the backend API key) instead of
- * opening the database; the server leaves its address and that key in DATA_DIR/api-server.json
- * (owner-only, like the database files beside it, which hold the same key) while it runs.
+ * The `ingest-key` commands: on the database itself, or, while a server runs on the embedded
+ * database, through that server's operator API (see cli/running-server.ts).
  */
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { type RunningServer, ServerCallError, serverCaller } from "../cli/running-server";
 import type { Db } from "../platform/database";
 import { BillingError, resolveOrganization } from "./billing";
 import type { IngestKeyCommand } from "./cli";
@@ -17,47 +14,9 @@ import {
   revokeIngestKey,
 } from "./ingest-keys";
 
-const RUNNING_SERVER_FILE = "api-server.json";
+// The server (serve.ts) records itself with these; they live with the other CLI-to-server parts.
+export { findRunningServer, recordRunningServer } from "../cli/running-server";
 
-type RunningServer = { pid: number; url: string; operator_key: string };
-
-/** Records the running server in the data directory (call once it listens). */
-export function recordRunningServer(dataDir: string, server: { url: string; operatorKey: string }) {
-  const file = join(resolve(dataDir), RUNNING_SERVER_FILE);
-  const body: RunningServer = { pid: process.pid, url: server.url, operator_key: server.operatorKey };
-  writeFileSync(file, `${JSON.stringify(body)}\n`, { mode: 0o600 });
-  return () => {
-    try {
-      const now = JSON.parse(readFileSync(file, "utf8")) as RunningServer;
-      if (now.pid === process.pid) rmSync(file, { force: true });
-    } catch {
-      // Already gone.
-    }
-  };
-}
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-};
-
-/** The server running on this data directory, if one does (a file left by a dead one is ignored). */
-export function findRunningServer(dataDir: string): RunningServer | null {
-  try {
-    const r = JSON.parse(readFileSync(join(resolve(dataDir), RUNNING_SERVER_FILE), "utf8")) as RunningServer;
-    if (typeof r.pid !== "number" || typeof r.url !== "string" || typeof r.operator_key !== "string")
-      return null;
-    return alive(r.pid) ? r : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The operator API's JSON for a key (also what the direct path prints from). */
 /** What a command needs, either from the database or from a running server. */
 type Backend = {
   create(org: string | undefined, name: string): Promise<IngestKeyJson & { token: string }>;
@@ -93,27 +52,15 @@ export function databaseBackend(db: Db): Backend {
   };
 }
 
-export function serverBackend(server: { url: string; operator_key: string }): Backend {
+export function serverBackend(server: Pick<RunningServer, "url" | "operator_key">): Backend {
+  const calls = serverCaller(server);
   async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    let res: Response;
     try {
-      res = await fetch(`${server.url}/v1/operator/ingest-keys${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${server.operator_key}`,
-          ...(body ? { "content-type": "application/json" } : {}),
-        },
-        ...(body ? { body: JSON.stringify(body) } : {}),
-        signal: AbortSignal.timeout(30_000),
-      });
+      return await calls<T>(method, `/v1/operator/ingest-keys${path}`, body);
     } catch (err) {
-      throw new IngestKeyError(
-        `The server running on this data directory does not answer at ${server.url} (${(err as Error).message}).`,
-      );
+      if (err instanceof ServerCallError) throw new IngestKeyError(err.message);
+      throw err;
     }
-    const json = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
-    if (!res.ok) throw new IngestKeyError(json?.error?.message ?? `The server answered ${res.status}.`);
-    return json as T;
   }
   return {
     create: (org, name) => call("POST", "", { name, ...(org ? { organization: org } : {}) }),
