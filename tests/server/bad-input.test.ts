@@ -535,16 +535,14 @@ function importInputs(t: Tenants, orgId: string, headers: Record<string, string>
     { weight: 4, arbitrary: badEvent(t, recent).map((e) => JSON.stringify(e)) },
     {
       weight: 1,
-      arbitrary: fc
-        .nat()
-        .map((n) =>
-          JSON.stringify({
-            event_id: `imp-${n}`,
-            occurred_at: recent,
-            operation: "generation",
-            eval_type: "safety",
-          }),
-        ),
+      arbitrary: fc.nat().map((n) =>
+        JSON.stringify({
+          event_id: `imp-${n}`,
+          occurred_at: recent,
+          operation: "generation",
+          eval_type: "safety",
+        }),
+      ),
     },
     {
       weight: 1,
