@@ -249,6 +249,8 @@ describe.each(backends())("workspace validation, audit, restore and OpenAPI on $
         "POST /v1/operator/event-partitions/{month}/archive",
         "POST /v1/operator/event-partitions/{month}/restore",
         "POST /v1/operator/audit-log/purge",
+        "POST /v1/operator/organizations/{organization}/usage/import",
+        "POST /v1/operator/demo/seed",
         "GET /v1/accounts/organization/billingcycles",
         "POST /v1/usage/events",
         "GET /v1/usage/",
