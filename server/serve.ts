@@ -2,8 +2,8 @@
 // listen, print the sign-in (and a new demo's ingestion key), and shut down cleanly on a signal.
 import { createServer } from "node:net";
 import { buildProduct } from "./app";
+import { recordRunningServer } from "./cli/running-server";
 import { createDemoIngestKey, demoEvents, seedUsage } from "./demo-cli";
-import { recordRunningServer } from "./metering/ingest-key-cli";
 import { scheduleAuditPurge } from "./platform/audit-retention";
 import { type Config, ConfigError } from "./platform/config";
 import { describeHolder, lockHolder } from "./platform/data-dir-lock";

@@ -7,6 +7,7 @@
  */
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { lockHolder } from "../platform/data-dir-lock";
 
 const RUNNING_SERVER_FILE = "api-server.json";
 
@@ -27,22 +28,18 @@ export function recordRunningServer(dataDir: string, server: { url: string; oper
   };
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-};
-
-/** The server running on this data directory, if one does (a file left by a dead one is ignored). */
+/**
+ * The server running on this data directory, if one does: the file's pid must be the live server
+ * holding the directory's lock (platform/data-dir-lock.ts), so a file left by a killed server —
+ * even one whose pid now belongs to another process — is ignored.
+ */
 export function findRunningServer(dataDir: string): RunningServer | null {
   try {
     const r = JSON.parse(readFileSync(join(resolve(dataDir), RUNNING_SERVER_FILE), "utf8")) as RunningServer;
     if (typeof r.pid !== "number" || typeof r.url !== "string" || typeof r.operator_key !== "string")
       return null;
-    return alive(r.pid) ? r : null;
+    const holder = lockHolder(dataDir);
+    return holder?.role === "server" && holder.pid === r.pid ? r : null;
   } catch {
     return null;
   }
