@@ -1,21 +1,19 @@
 import { DEFAULT_INGEST_KEY_NAME } from "./api/operator-ingest-keys";
-import { buildProduct, type Product } from "./app";
+import { buildProduct } from "./app";
 import { OPERATOR_COMMANDS, parseOperatorCommand } from "./cli/operator-commands";
 import { runOperator } from "./cli/operator-run";
 import { findRunningServer } from "./cli/running-server";
-import { createDemoIngestKey, demoEvents, progressBar, seedUsage } from "./demo-cli";
-import { BillingError, resolveOrganization } from "./metering/billing";
+import { runSeed } from "./cli/seed";
+import { runUsageImport } from "./cli/usage-import";
 import {
   INGEST_KEY_USAGE,
   type IngestKeyCommand,
   METERING_USAGE,
-  type MeteringCommand,
   parseIngestKeyArgs,
   parseMeteringArgs,
   parseSeedArgs,
 } from "./metering/cli";
 import { EVENTS_USAGE } from "./metering/events-cli";
-import { ImportError, importUsageFile } from "./metering/import";
 import {
   databaseBackend,
   IngestKeyError,
@@ -24,7 +22,6 @@ import {
 } from "./metering/ingest-key-cli";
 import { type Config, ConfigError, loadConfig } from "./platform/config";
 import { createLogger } from "./platform/logger";
-import { DEMO_ORG, DEMO_USERS } from "./seed";
 import { serve } from "./serve";
 
 const USAGE = `Usage: tsx server/main.ts <command>
@@ -48,7 +45,8 @@ ${EVENTS_USAGE}
 ${INGEST_KEY_USAGE}
 
 On the embedded database, while a server runs on DATA_DIR, the operator commands (operator,
-workspace, audit, price, cycle, payment, group, events, ingest-key) go through that server.
+workspace, audit, price, cycle, payment, group, events, ingest-key, usage import, seed) go through
+that server.
 
 Configuration comes from the environment; see .env.example.`;
 
@@ -90,45 +88,6 @@ async function ingestKey(config: Config, cmd: IngestKeyCommand) {
   }
 }
 
-/** usage import (the other metering commands are operator commands, cli/operator-commands.ts). */
-async function runMetering(product: Product, cmd: Extract<MeteringCommand, { kind: "import" }>) {
-  const db = product.database.db;
-  const org = await resolveOrganization(db, cmd.org);
-  const bar = progressBar(
-    "  {file} [{bar}] {percentage}% | {events} events: {accepted} accepted, {duplicates} duplicates, {rejected} rejected",
-  );
-  let started = false;
-  const file = cmd.file.split(/[\\/]/).pop() ?? cmd.file;
-  const r = await importUsageFile(db, org.id, cmd.file, {
-    backfill: cmd.backfill,
-    onProgress(p) {
-      const payload = {
-        file,
-        events: p.events,
-        accepted: p.accepted,
-        duplicates: p.duplicates,
-        rejected: p.rejected,
-      };
-      if (!started) bar.start(p.totalBytes || 1, 0, payload);
-      started = true;
-      bar.update(Math.min(p.bytes, p.totalBytes || 1), payload);
-    },
-  });
-  if (started) {
-    bar.update(r.totalBytes || 1);
-    bar.stop();
-  }
-  for (const x of r.rejections)
-    console.error(`  line ${x.line}${x.event_id ? ` (${x.event_id})` : ""}: ${x.reason}`);
-  if (r.rejected > r.rejections.length)
-    console.error(`  … and ${r.rejected - r.rejections.length} more rejected.`);
-  const rate = r.seconds > 0 ? Math.round(r.events / r.seconds) : r.events;
-  console.log(
-    `Imported ${cmd.file} into ${org.name}: ${r.accepted} accepted, ${r.duplicates} duplicates, ${r.rejected} rejected (${r.events} events in ${r.seconds.toFixed(1)} s, ${rate}/s).`,
-  );
-  if (r.rejected) process.exitCode = 1;
-}
-
 const METERING_COMMANDS = ["usage"];
 
 /** Refuses the command line: the reason on stderr, exit status 2. */
@@ -162,34 +121,20 @@ async function run(command: string | undefined) {
     process.exitCode = await runOperator(config, operatorArgs.value);
     return;
   }
-  const seedEvents = seedArgs?.ok ? (seedArgs.value.events ?? demoEvents()) : 0;
+  if (seedArgs?.ok) {
+    process.exitCode = await runSeed(config, seedArgs.value);
+    return;
+  }
+  if (metering?.ok && metering.value.kind === "import") {
+    process.exitCode = await runUsageImport(config, metering.value);
+    return;
+  }
   const product = await buildProduct(
     config,
     createLogger(config.logLevel === "info" ? "warn" : config.logLevel),
   );
   try {
     if (command === "migrate") console.log("Migrations applied.");
-    else if (command === "seed") {
-      const r = await product.seed(config.database.kind === "postgres" && !config.demoPassword);
-      if (r.created) {
-        console.log(
-          `Demo organization created. Password for ${DEMO_USERS.map((u) => u.email).join(", ")}: ${r.password}`,
-        );
-        console.log(
-          `Demo ingestion key for ${DEMO_ORG.name} (shown only now), x-api-key: ${await createDemoIngestKey(product)}`,
-        );
-      } else console.log(`Demo organization: ${r.reason}.`);
-      const u = await seedUsage(product, seedEvents, seedArgs?.ok ? seedArgs.value.seed : undefined, true);
-      if (!u.seeded) console.log(`Demo usage: nothing to do, ${u.reason}.`);
-    } else if (metering?.ok && metering.value.kind === "import") {
-      try {
-        await runMetering(product, metering.value);
-      } catch (err) {
-        if (!(err instanceof BillingError || err instanceof ImportError)) throw err;
-        console.error(err.message);
-        process.exitCode = 1;
-      }
-    }
   } finally {
     await product.close();
   }
