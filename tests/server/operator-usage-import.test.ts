@@ -1,3 +1,4 @@
+import { request } from "node:http";
 import { Readable } from "node:stream";
 import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -148,6 +149,40 @@ describe.each(backends())("usage import through the operator API on $name", (bac
     expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
     expect(res.json()).toMatchObject({ events: total, accepted: total, rejected: 0 });
     expect(await stored("big-")).toBe(total);
+  }, 120_000);
+
+  it("stores each batch as the body arrives, before the body has ended", async () => {
+    const address = await p.api.app.listen({ port: 0, host: "127.0.0.1" });
+    const url = new URL(`/v1/operator/organizations/${org}/usage/import`, address);
+    let storedBeforeEnd = 0;
+    const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(url, {
+        method: "POST",
+        headers: { ...local(), "content-type": "application/x-ndjson" },
+      });
+      req.on("response", (res) => {
+        let body = "";
+        res.on("data", (c) => (body += c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on("error", reject);
+      void (async () => {
+        // A whole batch, then the body stays open until the server has stored it.
+        req.write(
+          `${Array.from({ length: 10_000 }, (_, i) => JSON.stringify(ev(`live-${i}`))).join("\n")}\n`,
+        );
+        const until = Date.now() + 60_000;
+        while ((await stored("live-")) < 10_000 && Date.now() < until)
+          await new Promise((r) => setTimeout(r, 200));
+        storedBeforeEnd = await stored("live-");
+        req.end(`${JSON.stringify(ev("live-last"))}\n`);
+      })().catch(reject);
+    });
+    const res = await answer;
+    expect(res.status, res.body).toBe(200);
+    expect(storedBeforeEnd).toBe(10_000);
+    expect(JSON.parse(res.body)).toMatchObject({ events: 10_001, accepted: 10_001 });
+    expect(await stored("live-")).toBe(10_001);
   }, 120_000);
 
   it("rejects an over-long NDJSON line as one event, and stops a runaway CSV record with a 400", async () => {
