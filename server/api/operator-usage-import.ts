@@ -1,12 +1,11 @@
 import { type Readable, Transform } from "node:stream";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { BillingError, resolveOrganization } from "../metering/billing";
-import { isStorableText } from "../metering/events";
 import { ImportError, type ImportFormat, importUsage, MAX_RECORD_CHARS } from "../metering/import";
 import { MAX_EVENTS_PER_BATCH } from "../metering/limits";
 import type { Db } from "../platform/database";
 import { ApiError } from "../platform/errors";
+import { OrganizationParamsSchema, organizationOf } from "./operator-common";
 import {
   installOperatorGuard,
   OPERATOR_ROUTE_CONFIG,
@@ -64,15 +63,6 @@ function bodyText(body: Readable) {
   return { text: counter as AsyncIterable<string>, bytes: () => bytes };
 }
 
-const ImportParamsSchema = z.strictObject({
-  organization: z
-    .string({ error: "organization must be a string." })
-    .min(1, { error: "organization must not be empty." })
-    .max(200, { error: "organization must be at most 200 characters." })
-    .refine(isStorableText, { error: "organization must not contain NUL characters or unpaired surrogates." })
-    .meta({ description: "The organization's uuid, slug or exact name." }),
-});
-
 const ImportQuerySchema = z.strictObject({
   backfill: z.enum(["true", "false"], { error: 'backfill must be "true" or "false".' }).optional().meta({
     description: "Accept events in closed billing cycles (not before the first cycle). Default false.",
@@ -103,16 +93,6 @@ const ImportResultSchema = z
     seconds: z.number().min(0),
   })
   .meta({ id: "UsageImportResult" });
-
-/** The organization named by uuid, slug or exact name; 404 when none is. */
-async function organizationOf(db: Db, ref: string) {
-  try {
-    return await resolveOrganization(db, ref);
-  } catch (err) {
-    if (err instanceof BillingError) throw new ApiError("not_found", err.message);
-    throw err;
-  }
-}
 
 /**
  * POST /v1/operator/organizations/{organization}/usage/import: what `usage import` does, over HTTP.
@@ -154,7 +134,7 @@ export const operatorUsageImportRoutes: FastifyPluginAsyncZod<OperatorGuardDeps 
           `or record longer than ${MAX_RECORD_CHARS.toLocaleString("en-US")} characters is rejected ` +
           "(NDJSON) or stops the import (CSV, 400). A CSV header naming something other than event " +
           "fields is refused before anything is stored. One audit entry (usage.imported) per call.",
-        params: ImportParamsSchema,
+        params: OrganizationParamsSchema,
         querystring: ImportQuerySchema,
         consumes: Object.keys(TYPES),
         body: ImportBodySchema,

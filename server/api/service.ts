@@ -155,12 +155,11 @@ export async function createApiService(
         await routes.register(operatorGroupRoutes, operator);
         await routes.register(operatorPartitionRoutes, operator);
         await routes.register(operatorAuditRoutes, operator);
-        await routes.register(operatorUsageImportRoutes, ingest);
+        await routes.register(operatorUsageImportRoutes, operator);
         if (opts.identityAdmin)
           await routes.register(operatorSeedRoutes, {
-            ...ingest,
+            ...operator,
             identity: opts.identityAdmin,
-            workspaces,
             demoPassword: config.demoPassword,
             generatePassword: config.database.kind === "postgres" && !config.demoPassword,
           });
