@@ -35,7 +35,7 @@ describe("configuration", () => {
     });
     expect(c.publicUrl).toBe("http://localhost:4000");
     expect(c.authPublicUrl).toBe("http://localhost:4001");
-    expect(c.database).toEqual({ kind: "postgres", url: "postgres://u@db:5432/app" });
+    expect(c.database).toEqual({ kind: "postgres", url: "postgres://u@db:5432/app", readTimeoutMs: 20_000 });
     expect(c.allowedOrigins).toEqual(["http://localhost:4000", "http://localhost:5173", "https://x.example"]);
   });
 
@@ -48,7 +48,10 @@ describe("configuration", () => {
       kind: "postgres",
       url: "postgres://u@db:5432/app",
       readUrl: "postgres://u@replica:5432/app",
+      readTimeoutMs: 20_000,
     });
+    expect(loadConfig({ READ_TIMEOUT_SECONDS: "2.5" }).database.readTimeoutMs).toBe(2_500);
+    expect(fails({ READ_TIMEOUT_SECONDS: "0" })).toContain("READ_TIMEOUT_SECONDS must be at least 0.1");
     expect(fails({ DATABASE_READ_URL: "postgres://u@replica:5432/app" })).toContain(
       "DATABASE_READ_URL (a read replica) needs DATABASE_URL",
     );
