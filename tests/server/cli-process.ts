@@ -32,3 +32,23 @@ export async function waitFor(check: () => boolean, ms: number) {
   }
   throw new Error("timed out");
 }
+
+/**
+ * A bearer token of a demo user of a served product, signed in through the hosted form as a
+ * browser posts it (from the identity service's own origin), then refreshed.
+ */
+export async function accessTokenOverHttp(authUrl: string, email: string, password: string): Promise<string> {
+  const login = await fetch(`${authUrl}/login`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", origin: authUrl },
+    body: new URLSearchParams({ email, password }).toString(),
+    redirect: "manual",
+  });
+  if (login.status !== 303) throw new Error(`sign-in of ${email} answered ${login.status}`);
+  const cookie = login.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
+  const refreshed = await fetch(`${authUrl}/api/v1/refresh_token`, { headers: { cookie } });
+  return ((await refreshed.json()) as { access_token: string }).access_token;
+}

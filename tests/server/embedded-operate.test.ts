@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { runCli, waitFor } from "./cli-process";
+import { accessTokenOverHttp, runCli, waitFor } from "./cli-process";
 
 // The embedded default as operated: while the server serves and usage keeps coming in, every
 // operator command goes through it and its effect shows in the API at once; then the server is
@@ -35,21 +35,7 @@ async function cli(...args: string[]) {
 }
 
 /** A bearer token of a demo user, signed in through the hosted form as a browser would. */
-async function tokenOf(email: string): Promise<string> {
-  const login = await fetch(`${AUTH}/login`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", origin: AUTH },
-    body: new URLSearchParams({ email, password: PASSWORD }).toString(),
-    redirect: "manual",
-  });
-  expect(login.status).toBe(303);
-  const cookie = login.headers
-    .getSetCookie()
-    .map((c) => c.split(";")[0])
-    .join("; ");
-  const refreshed = await fetch(`${AUTH}/api/v1/refresh_token`, { headers: { cookie } });
-  return ((await refreshed.json()) as { access_token: string }).access_token;
-}
+const tokenOf = (email: string) => accessTokenOverHttp(AUTH, email, PASSWORD);
 
 type Json = Record<string, unknown>;
 const call = async (method: string, path: string, headers: Record<string, string>, body?: unknown) => {

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { runCli, waitFor } from "./cli-process";
+import { accessTokenOverHttp, runCli, waitFor } from "./cli-process";
 
 // The operator commands on the embedded database while a server serves it: each goes through the
 // server's operator API (the running server sees the change at once) and prints what it printed
@@ -31,21 +31,7 @@ async function cli(...args: string[]) {
 }
 
 /** A bearer token of a demo user, signed in through the hosted form as a browser would. */
-async function tokenOf(email: string): Promise<string> {
-  const login = await fetch(`${AUTH}/login`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", origin: AUTH },
-    body: new URLSearchParams({ email, password: PASSWORD }).toString(),
-    redirect: "manual",
-  });
-  expect(login.status).toBe(303);
-  const cookie = login.headers
-    .getSetCookie()
-    .map((c) => c.split(";")[0])
-    .join("; ");
-  const refreshed = await fetch(`${AUTH}/api/v1/refresh_token`, { headers: { cookie } });
-  return ((await refreshed.json()) as { access_token: string }).access_token;
-}
+const tokenOf = (email: string) => accessTokenOverHttp(AUTH, email, PASSWORD);
 
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
 
