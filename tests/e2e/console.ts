@@ -19,6 +19,21 @@ export const actionButton = (scope: Locator, label: string) =>
 export const dialog = (page: Page, title: string) => page.getByRole("dialog").filter({ hasText: title });
 export const toast = (page: Page) => page.locator(".ant-notification-notice");
 
+/**
+ * Picks `option` in the antd select inside `scope` and waits until it shows as chosen with its
+ * dropdown closed. A click that lands while the dropdown is still opening can leave it open over
+ * the dialog's buttons with nothing chosen, so the whole gesture is retried until it holds.
+ */
+export async function chooseOption(page: Page, scope: Locator, option: string) {
+  const open = page.locator(".ant-select-dropdown:visible");
+  await expect(async () => {
+    if ((await open.count()) === 0) await scope.locator(".ant-select-selector").click();
+    await open.locator(`.ant-select-item-option[title="${option}"]`).click({ timeout: 2_000 });
+    await expect(scope.locator(".ant-select-selection-item")).toHaveText(option, { timeout: 1_000 });
+    await expect(open).toHaveCount(0, { timeout: 1_000 });
+  }).toPass({ timeout: 20_000 });
+}
+
 /** Headers that call the API as the signed-in page does: with its access token. */
 export async function sessionHeaders(page: Page) {
   const auth = await page.request.get(`${E2E.auth}/api/v1/refresh_token`, {

@@ -1,6 +1,6 @@
 import { expect, type Page, test } from "@playwright/test";
 import { acceptInvitationAsNewUser } from "./accept-invitation";
-import { actionButton, dialog, signIn, toast } from "./console";
+import { actionButton, chooseOption, dialog, signIn, toast } from "./console";
 
 // The Users page on the identity service's organization calls: an administrator invites someone
 // who accepts from the emailed link, changes their role and removes them; a member only looks.
@@ -57,8 +57,7 @@ test("an administrator invites a user, who accepts from the email; then changes 
   // Change role.
   await page.getByRole("button", { name: `Change role of ${invitee}` }).click();
   const change = dialog(page, "Change role");
-  await change.getByLabel("Role").click();
-  await page.getByTitle("Admin", { exact: true }).click();
+  await chooseOption(page, change, "Admin");
   await actionButton(change, "Save role").click();
   await expect(toast(page).getByText(`${invitee} is now Admin.`)).toBeVisible();
   await expect(added.getByText("Admin", { exact: true })).toBeVisible();
