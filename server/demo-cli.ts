@@ -1,14 +1,60 @@
 // The demo on the command line: its usage seeded with a progress bar, DEMO_EVENTS, and the demo
-// organization's first ingestion key.
+// organization's first ingestion key (kept in an owner-only file, never printed).
+import { randomBytes } from "node:crypto";
+import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { join } from "node:path";
 import cliProgress from "cli-progress";
 import type { Product } from "./app";
 import { parseDemoEvents } from "./metering/cli";
 import { ConfigError } from "./platform/config";
-import { DEFAULT_DEMO_EVENTS, demoIngestKey, seedDemoUsage } from "./seed";
+import { DEFAULT_DEMO_EVENTS, DEMO_ORG, demoIngestKey, seedDemoUsage } from "./seed";
 
-/** An ingestion key for the demo organization, made with the demo; its token is printed once. */
+/** An ingestion key for the demo organization, made with the demo; its token goes to a file only. */
 export async function createDemoIngestKey(product: Product): Promise<string> {
   return demoIngestKey(product.database.db);
+}
+
+/** Where the demo's ingestion key is kept: DATA_DIR/demo-ingest-key. */
+export const DEMO_KEY_FILE = "demo-ingest-key";
+
+/**
+ * Writes the demo's ingestion key to `<dataDir>/demo-ingest-key` (mode 0600, the token and a
+ * newline): under a private name first, then renamed over any earlier one, so a reader sees the
+ * old file or the whole new one. Answers its path.
+ */
+export function writeDemoIngestKey(dataDir: string, token: string): string {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const path = join(dataDir, DEMO_KEY_FILE);
+  const temp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  const fd = openSync(temp, "wx", 0o600);
+  try {
+    writeSync(fd, `${token}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    chmodSync(temp, 0o600); // the umask may have narrowed it further, never widened; be exact
+    renameSync(temp, path);
+  } catch (err) {
+    rmSync(temp, { force: true });
+    throw err;
+  }
+  return path;
+}
+
+/**
+ * Keeps a new demo's ingestion key in DATA_DIR (on PostgreSQL too: the directory that holds
+ * secrets.key when SECRETS_KEY is unset) and answers the line that says where it is. The token is
+ * never printed: the output is a log stream, and no secret goes there.
+ */
+export function saveDemoIngestKey(dataDir: string, token: string): string {
+  try {
+    const path = writeDemoIngestKey(dataDir, token);
+    return `Demo ingestion key for ${DEMO_ORG.name}: in ${path} (owner-only; \`ingest-key create\` makes more)`;
+  } catch (err) {
+    return `Demo ingestion key for ${DEMO_ORG.name}: not kept, ${join(dataDir, DEMO_KEY_FILE)} cannot be written (${(err as Error).message}); \`ingest-key create\` makes one`;
+  }
 }
 
 /** DEMO_EVENTS, or the default; a bad value stops the CLI with one line. */

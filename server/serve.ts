@@ -1,16 +1,17 @@
 // The serve command: check the ports, build the product, seed the demo on a first embedded start,
-// listen, print the sign-in (and a new demo's ingestion key), and shut down cleanly on a signal.
+// listen, print the sign-in (and where a new demo's ingestion key is kept), and shut down cleanly
+// on a signal.
 import { createServer } from "node:net";
 import { buildProduct } from "./app";
 import { recordRunningServer } from "./cli/running-server";
-import { createDemoIngestKey, demoEvents, seedUsage } from "./demo-cli";
+import { createDemoIngestKey, demoEvents, saveDemoIngestKey, seedUsage } from "./demo-cli";
 import { scheduleAuditPurge } from "./platform/audit-retention";
 import { type Config, ConfigError } from "./platform/config";
 import { describeHolder, lockHolder } from "./platform/data-dir-lock";
 import { createLogger } from "./platform/logger";
-import { DEMO_ORG, DEMO_USERS } from "./seed";
+import { DEMO_USERS } from "./seed";
 
-function printSignIn(config: Config, password: string | null, note: string, demoKey: string | null) {
+function printSignIn(config: Config, password: string | null, note: string, demoKeyLine: string | null) {
   const lines = [
     "",
     "  Eval Console is running",
@@ -24,14 +25,7 @@ function printSignIn(config: Config, password: string | null, note: string, demo
         `    ${u.email.padEnd(20)} ${u.role === "Admin" ? "administrator" : u.workspaces.length ? "member" : "member, no workspace"}`,
     ),
     `    password: ${password ?? "(set when the demo was first created; `npm run seed` prints a new one only on a new database)"}`,
-    ...(demoKey
-      ? [
-          "",
-          `  Demo ingestion key for ${DEMO_ORG.name} (shown only now; \`ingest-key create\` makes more):`,
-          `    x-api-key: ${demoKey}`,
-          `    POST ${config.apiPublicUrl}/v1/usage/events`,
-        ]
-      : []),
+    ...(demoKeyLine ? ["", `  ${demoKeyLine}`, `    POST ${config.apiPublicUrl}/v1/usage/events`] : []),
     "",
   ];
   console.log(lines.join("\n"));
@@ -65,12 +59,12 @@ export async function serve(config: Config) {
     config.seedDemo === "always" || (config.seedDemo === "auto" && config.database.kind === "pglite");
   let password: string | null = config.demoPassword ?? null;
   let note = "DEMO_PASSWORD";
-  let demoKey: string | null = null;
+  let demoKeyLine: string | null = null;
   if (shouldSeed) {
     const result = await product.seed(config.database.kind === "postgres");
     await seedUsage(product, demoEvents(), undefined, false);
     if (result.created) {
-      demoKey = await createDemoIngestKey(product);
+      demoKeyLine = saveDemoIngestKey(config.dataDir, await createDemoIngestKey(product));
       password = result.password;
       note = result.generatedPassword
         ? "generated now; it is not shown again"
@@ -117,5 +111,5 @@ export async function serve(config: Config) {
     process.on("exit", () => forgetServer());
   }
   scheduleAuditPurge(product.database.db, config.auditRetentionDays, logger);
-  printSignIn(config, password, note, demoKey);
+  printSignIn(config, password, note, demoKeyLine);
 }

@@ -4,10 +4,10 @@
  * lines drive the bar); otherwise it is done on the database here. Both print the same lines.
  */
 import { buildProduct } from "../app";
-import { createDemoIngestKey, demoEvents, progressBar, seedUsage } from "../demo-cli";
+import { createDemoIngestKey, demoEvents, progressBar, saveDemoIngestKey, seedUsage } from "../demo-cli";
 import type { Config } from "../platform/config";
 import { createLogger } from "../platform/logger";
-import { DEMO_ORG, DEMO_USERS } from "../seed";
+import { DEMO_USERS } from "../seed";
 import { findRunningServer, type RunningServer } from "./running-server";
 
 type SeedArgs = { events?: number; seed?: number };
@@ -21,17 +21,20 @@ type SeedAnswer = {
   usage: { seeded: boolean; reason: string | null; generated: number; accepted: number; seconds: number };
 };
 
-/** What is printed when the demo was just made: its password and ingestion key, shown this once. */
-const organizationLines = (password: string, key: string) => [
+/**
+ * What is printed when the demo was just made: its password, shown this once, and where its
+ * ingestion key was written (DATA_DIR/demo-ingest-key; the token itself is never printed).
+ */
+const organizationLines = (config: Config, password: string, key: string | null) => [
   `Demo organization created. Password for ${DEMO_USERS.map((u) => u.email).join(", ")}: ${password}`,
-  `Demo ingestion key for ${DEMO_ORG.name} (shown only now), x-api-key: ${key}`,
+  ...(key ? [saveDemoIngestKey(config.dataDir, key)] : []),
 ];
 
 /** Runs the command and answers its exit status. */
 export async function runSeed(config: Config, args: SeedArgs): Promise<number> {
   const events = args.events ?? demoEvents();
   const running = config.database.kind === "pglite" ? findRunningServer(config.database.dataDir) : null;
-  if (running) return throughServer(running, { ...args, events });
+  if (running) return throughServer(config, running, { ...args, events });
   const product = await buildProduct(
     config,
     createLogger(config.logLevel === "info" ? "warn" : config.logLevel),
@@ -39,7 +42,8 @@ export async function runSeed(config: Config, args: SeedArgs): Promise<number> {
   try {
     const r = await product.seed(config.database.kind === "postgres" && !config.demoPassword);
     if (r.created)
-      for (const line of organizationLines(r.password, await createDemoIngestKey(product))) console.log(line);
+      for (const line of organizationLines(config, r.password, await createDemoIngestKey(product)))
+        console.log(line);
     else console.log(`Demo organization: ${r.reason}.`);
     const u = await seedUsage(product, events, args.seed, true);
     if (!u.seeded) console.log(`Demo usage: nothing to do, ${u.reason}.`);
@@ -50,7 +54,11 @@ export async function runSeed(config: Config, args: SeedArgs): Promise<number> {
 }
 
 /** POST /v1/operator/demo/seed with progress lines; the answer printed as the direct path prints it. */
-async function throughServer(server: RunningServer, args: SeedArgs & { events: number }): Promise<number> {
+async function throughServer(
+  config: Config,
+  server: RunningServer,
+  args: SeedArgs & { events: number },
+): Promise<number> {
   let res: Response;
   try {
     res = await fetch(`${server.url}/v1/operator/demo/seed`, {
@@ -104,7 +112,7 @@ async function throughServer(server: RunningServer, args: SeedArgs & { events: n
     return 1;
   }
   if (result.created)
-    for (const line of organizationLines(result.password ?? "", result.ingest_key ?? "")) console.log(line);
+    for (const line of organizationLines(config, result.password ?? "", result.ingest_key)) console.log(line);
   else console.log(`Demo organization: ${result.reason}.`);
   const u = result.usage;
   if (u.seeded && u.generated)

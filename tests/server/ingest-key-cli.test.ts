@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -48,13 +48,23 @@ describe("ingest-key CLI on the embedded database", () => {
       DEMO_PASSWORD: "cli-demo-password",
       DEMO_EVENTS: "200",
     };
-    const server = run(env, ["serve"]);
+    // The server logs at info (its JSON request log too), to see that no token reaches the log.
+    const server = run({ ...env, LOG_LEVEL: "info" }, ["serve"]);
     try {
       await waitFor(() => server.out().includes("Eval Console is running"), 90_000);
-      // A fresh start prints a demo ingestion key once, beside the demo sign-in.
-      expect(server.out()).toContain("Demo ingestion key for Acme AI");
-      const demoKey = token(server.out());
-      expect(demoKey).not.toBe("");
+      // A fresh start keeps a demo ingestion key in an owner-only file and prints only where it
+      // is: the output is a log stream, and no token appears in it.
+      const keyFile = join(dataDir, "demo-ingest-key");
+      expect(server.out()).toContain(
+        `Demo ingestion key for Acme AI: in ${keyFile} (owner-only; \`ingest-key create\` makes more)`,
+      );
+      expect(`${server.out()}${server.err()}`).not.toMatch(/eci_/);
+      expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+      expect(readdirSync(dataDir).filter((f) => f.startsWith("demo-ingest-key"))).toEqual([
+        "demo-ingest-key",
+      ]);
+      const demoKey = readFileSync(keyFile, "utf8").trim();
+      expect(demoKey).toMatch(/^eci_[A-Za-z0-9_-]{43}$/);
       const demo = await send(demoKey, "cli-demo-1");
       expect(demo.status).toBe(200);
       expect(await demo.json()).toMatchObject({ accepted: 1 });
@@ -84,6 +94,8 @@ describe("ingest-key CLI on the embedded database", () => {
       expect(again.code).toBe(1);
       expect(again.err.trim()).toBe("The ingestion key is already revoked.");
       expect((await send(demoKey, "cli-demo-2")).status).toBe(200);
+      // Nor did serving, creating or revoking keys put one in the server's output.
+      expect(`${server.out()}${server.err()}`).not.toMatch(/eci_/);
     } finally {
       server.child.kill("SIGTERM");
       expect(await server.exited).toBe(0);

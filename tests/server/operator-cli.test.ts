@@ -42,7 +42,7 @@ describe("operator commands on the embedded database", () => {
     let sent = 0;
     try {
       await waitFor(() => server.out().includes("Eval Console is running"), 120_000);
-      const demoKey = /eci_[A-Za-z0-9_-]{43}/.exec(server.out())?.[0] ?? "";
+      const demoKey = readFileSync(join(dataDir, "demo-ingest-key"), "utf8").trim();
       const { operator_key: operatorKey } = JSON.parse(
         readFileSync(join(dataDir, "api-server.json"), "utf8"),
       );
