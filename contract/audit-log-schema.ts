@@ -12,7 +12,10 @@ const snapshot = z.record(z.string(), z.unknown()).nullable().meta({
 
 export const AuditEntrySchema = z
   .object({
-    audit_entry_id: z.string().meta({ description: "Increases with every entry." }),
+    audit_entry_id: z.uuid().meta({
+      description:
+        "The entry's id: a random UUID, which says nothing of when it was written or of other organizations' entries.",
+    }),
     at: z.iso.datetime(),
     action: z.enum(AUDIT_ACTION_NAMES),
     actor_user_id: z.string().nullable().meta({ description: "null for the command line." }),

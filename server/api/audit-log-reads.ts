@@ -37,7 +37,8 @@ function whereOf(organizationUuid: string, f: AuditFilters): SQL | undefined {
 type Row = typeof auditLog.$inferSelect;
 
 export const auditEntryJson = (r: Row): AuditEntry => ({
-  audit_entry_id: String(r.id),
+  // The random public id: the internal id counts every organization's entries.
+  audit_entry_id: r.entryUuid,
   at: r.at.toISOString(),
   action: r.action as AuditAction,
   actor_user_id: r.actorUserId,
@@ -51,7 +52,10 @@ export const auditEntryJson = (r: Row): AuditEntry => ({
   after: (r.after as Record<string, unknown> | null) ?? null,
 });
 
-/** Entries newest first, in the order they were recorded (id), after the keyset `beforeId`. */
+/**
+ * Entries newest first, in the order they were recorded (the internal id), after the keyset
+ * `beforeId`; the keyset stays inside the export and is never shown.
+ */
 async function rowsBefore(db: Db, where: SQL | undefined, beforeId: number | null, limit: number) {
   return db
     .select()

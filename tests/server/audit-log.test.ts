@@ -222,8 +222,9 @@ describe.each(backends())("audit log on $name", (backend) => {
   it("filters by actor, action, target and days, pages newest first, and refuses members", async () => {
     const all = await read("?page_size=200");
     expect(all.total).toBeGreaterThan(5);
-    const ids = all.entries.map((e) => Number(e.audit_entry_id));
-    expect([...ids].sort((a, b) => b - a)).toEqual(ids);
+    const ids = all.entries.map((e) => e.audit_entry_id);
+    const times = all.entries.map((e) => e.at);
+    expect([...times].sort().reverse()).toEqual(times);
     expect(all.entries.every((e) => AUDIT_ACTION_NAMES.includes(e.action))).toBe(true);
 
     const byActor = await read("?actor=ADMIN@acme.test");
@@ -236,8 +237,8 @@ describe.each(backends())("audit log on $name", (backend) => {
 
     const p1 = await read("?page_size=2&page=1");
     const p2 = await read("?page_size=2&page=2");
-    expect(p1.entries.map((e) => e.audit_entry_id)).toEqual(ids.slice(0, 2).map(String));
-    expect(p2.entries.map((e) => e.audit_entry_id)).toEqual(ids.slice(2, 4).map(String));
+    expect(p1.entries.map((e) => e.audit_entry_id)).toEqual(ids.slice(0, 2));
+    expect(p2.entries.map((e) => e.audit_entry_id)).toEqual(ids.slice(2, 4));
     expect(p1.total).toBe(all.total);
 
     const today = new Date().toISOString().slice(0, 10);
@@ -269,6 +270,69 @@ describe.each(backends())("audit log on $name", (backend) => {
     // Another organization's administrator reads their own log, never Acme's.
     const other = await read("?page_size=200", "other");
     expect(JSON.stringify(other)).not.toContain("acme.test");
+  });
+
+  it("shows ids and pages that tell one organization nothing of another's entries", async () => {
+    const db = t.p.database.db;
+    const create = async (who: "admin" | "other", name: string) => {
+      const org = who === "admin" ? t.f.acmeId : t.f.globexId;
+      const res = await t.f.call(who, "POST", "/v1/workspaces/", { name, organization_uuid: org });
+      expect(res.statusCode, res.body).toBe(201);
+    };
+    // Both organizations act in turn, so their entries interleave in the table's internal order.
+    for (let i = 1; i <= 4; i++) {
+      await create("admin", `Acme turn ${i}`);
+      await create("other", `Globex turn ${i}`);
+    }
+    const acme = await read("?page_size=200");
+    const globex = await read("?page_size=200", "other");
+    const internal = new Map(
+      (
+        (await db.execute(
+          sql`select id::text as id, audit_entry_uuid::text as uuid, organization_uuid as org from audit_log
+              where organization_uuid in (${t.f.acmeId}, ${t.f.globexId}) order by id`,
+        )) as unknown as { rows: { id: string; uuid: string; org: string }[] }
+      ).rows.map((r) => [r.uuid, r]),
+    );
+    const orgsInOrder = [...internal.values()].map((r) => r.org);
+    const turns = orgsInOrder.filter((org, i) => i > 0 && org !== orgsInOrder[i - 1]).length;
+    expect(turns).toBeGreaterThanOrEqual(7);
+
+    // Every id shown is a random UUID of one of the reader's own entries, never the internal
+    // sequence number (whose gaps would count the other organization's entries).
+    const v4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+    for (const [page, org] of [
+      [acme, t.f.acmeId],
+      [globex, t.f.globexId],
+    ] as const) {
+      expect(page.entries.length).toBe(page.total);
+      for (const e of page.entries) {
+        expect(e.audit_entry_id).toMatch(v4);
+        expect(internal.get(e.audit_entry_id)?.org).toBe(org);
+      }
+      const body = JSON.stringify(page);
+      for (const r of internal.values()) expect(body).not.toContain(`"${r.id}"`);
+    }
+    expect(new Set([...acme.entries, ...globex.entries].map((e) => e.audit_entry_id)).size).toBe(
+      acme.total + globex.total,
+    );
+
+    // Paging returns every entry exactly once, in order, whatever the page size, while the other
+    // organization keeps writing: its entries move neither the pages nor the total.
+    for (const size of [1, 3, 7]) {
+      const seen: string[] = [];
+      for (let page = 1; seen.length < acme.total; page++) {
+        const got = await read(`?page_size=${size}&page=${page}`);
+        expect(got.total).toBe(acme.total);
+        expect(got.entries.length).toBeGreaterThan(0);
+        seen.push(...got.entries.map((e) => e.audit_entry_id));
+        await create("other", `Globex while Acme pages ${size}.${page}`);
+      }
+      expect(seen).toEqual(acme.entries.map((e) => e.audit_entry_id));
+    }
+    const globexAfter = await read("?page_size=200", "other");
+    expect(globexAfter.total).toBeGreaterThan(globex.total);
+    expect(globexAfter.entries.slice(-globex.total)).toEqual(globex.entries);
   });
 
   it("exports the filtered entries as CSV by Accept or format, with the contract's columns", async () => {

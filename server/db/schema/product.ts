@@ -56,7 +56,14 @@ export const currentWorkspace = pgTable(
 export const auditLog = pgTable(
   "audit_log",
   {
+    /**
+     * The order entries were recorded in, across every organization: internal only (reading an
+     * organization's log newest first); never shown, since its gaps would tell one tenant how busy
+     * the others are.
+     */
     id: bigserial("id", { mode: "number" }).primaryKey(),
+    /** The entry's id as the API, the console and exports show it: random, so it reveals nothing. */
+    entryUuid: uuid("audit_entry_uuid").notNull().unique().default(sql`gen_random_uuid()`),
     at: timestamp("at", { withTimezone: true }).notNull().defaultNow(),
     /** null for a platform-wide target (an ingestion key for every organization). */
     organizationUuid: text("organization_uuid"),
