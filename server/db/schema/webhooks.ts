@@ -16,6 +16,14 @@ export const webhookEndpoints = pgTable(
     /** The event types (contract/budgets.ts WEBHOOK_EVENT_TYPES) this endpoint receives. */
     eventTypes: text("event_types").array().notNull(),
     enabled: boolean("enabled").notNull().default(true),
+    /**
+     * The circuit breaker (server/webhooks/worker.ts): attempts failed in a row, how many times the
+     * breaker opened since the last success (each cool-down twice the last), and while it is open,
+     * until when the endpoint's due deliveries wait. A success resets all three.
+     */
+    consecutiveFailures: integer("consecutive_failures").notNull().default(0),
+    breakerTrips: integer("breaker_trips").notNull().default(0),
+    pausedUntil: timestamp("paused_until", { withTimezone: true }),
     /** `enc:v1:…`: the `whsec_…` signing secret sealed under SECRETS_KEY. */
     secretSealed: text("secret_sealed").notNull(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
@@ -49,6 +57,8 @@ export const webhookDeliveries = pgTable(
     /** When a pending delivery is due; while an attempt is under way, the end of its lease. */
     nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }),
     lastAttemptAt: timestamp("last_attempt_at", { withTimezone: true }),
+    /** While an attempt is under way (in flight), the end of its lease; null otherwise. */
+    leasedUntil: timestamp("leased_until", { withTimezone: true }),
     lastStatusCode: integer("last_status_code"),
     /** The last failure: an error, or the start of a non-2xx answer's body (at most 1 kB). */
     lastError: text("last_error"),
@@ -60,6 +70,12 @@ export const webhookDeliveries = pgTable(
     check("webhook_deliveries_last_error_length", sql`char_length(${t.lastError}) <= 1024`),
     // The due queue: only pending rows, by when they are due.
     index("webhook_deliveries_due_idx").on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    // One endpoint's due deliveries, oldest first (the fair claim takes a few per endpoint).
+    index("webhook_deliveries_endpoint_due_idx")
+      .on(t.endpointUuid, t.nextAttemptAt)
+      .where(sql`${t.status} = 'pending'`),
+    // The attempts in flight, counted against the per-organization and per-endpoint caps.
+    index("webhook_deliveries_in_flight_idx").on(t.leasedUntil).where(sql`${t.leasedUntil} is not null`),
     // The per-endpoint delivery log, newest first.
     index("webhook_deliveries_endpoint_idx").on(t.endpointUuid, t.createdAt, t.deliveryUuid),
     index("webhook_deliveries_event_idx").on(t.eventId),

@@ -1,0 +1,1 @@
+ALTER TABLE "webhook_endpoints" ADD COLUMN "breaker_trips" integer DEFAULT 0 NOT NULL;
