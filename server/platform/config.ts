@@ -196,6 +196,40 @@ const envSchema = z.object({
     .min(0.01, "WEBHOOK_RETRY_BASE_SECONDS must be at least 0.01")
     .max(3600, "WEBHOOK_RETRY_BASE_SECONDS must be at most 3600")
     .default(30),
+  WEBHOOK_CONCURRENCY: z.coerce
+    .number({ message: "WEBHOOK_CONCURRENCY must be a number of deliveries" })
+    .int("WEBHOOK_CONCURRENCY must be a whole number")
+    .min(1, "WEBHOOK_CONCURRENCY must be at least 1")
+    .max(1000, "WEBHOOK_CONCURRENCY must be at most 1000")
+    .default(32),
+  WEBHOOK_MAX_IN_FLIGHT_PER_ORG: z.coerce
+    .number({ message: "WEBHOOK_MAX_IN_FLIGHT_PER_ORG must be a number of deliveries" })
+    .int("WEBHOOK_MAX_IN_FLIGHT_PER_ORG must be a whole number")
+    .min(1, "WEBHOOK_MAX_IN_FLIGHT_PER_ORG must be at least 1")
+    .max(1000, "WEBHOOK_MAX_IN_FLIGHT_PER_ORG must be at most 1000")
+    .default(8),
+  WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: z.coerce
+    .number({ message: "WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT must be a number of deliveries" })
+    .int("WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT must be a whole number")
+    .min(1, "WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT must be at least 1")
+    .max(1000, "WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT must be at most 1000")
+    .default(4),
+  WEBHOOK_BREAKER_FAILURES: z.coerce
+    .number({ message: "WEBHOOK_BREAKER_FAILURES must be a number of failed attempts" })
+    .int("WEBHOOK_BREAKER_FAILURES must be a whole number")
+    .min(0, "WEBHOOK_BREAKER_FAILURES must be 0 (off) or more")
+    .max(1000, "WEBHOOK_BREAKER_FAILURES must be at most 1000")
+    .default(5),
+  WEBHOOK_BREAKER_COOLDOWN_SECONDS: z.coerce
+    .number({ message: "WEBHOOK_BREAKER_COOLDOWN_SECONDS must be a number of seconds" })
+    .min(0.01, "WEBHOOK_BREAKER_COOLDOWN_SECONDS must be at least 0.01")
+    .max(3600, "WEBHOOK_BREAKER_COOLDOWN_SECONDS must be at most 3600")
+    .default(60),
+  WEBHOOK_SEND_RATE_LIMIT_PER_ORG: z.coerce
+    .number({ message: "WEBHOOK_SEND_RATE_LIMIT_PER_ORG must be a number of requests per minute" })
+    .int("WEBHOOK_SEND_RATE_LIMIT_PER_ORG must be a whole number")
+    .min(0, "WEBHOOK_SEND_RATE_LIMIT_PER_ORG must be 0 (off) or more")
+    .default(30),
 });
 
 export type Config = {
@@ -241,9 +275,21 @@ export type Config = {
   /**
    * Webhook deliveries (docs/webhooks.md): whether endpoint URLs may resolve to loopback, private
    * or link-local addresses (off by default: a URL must not reach into the servers' own network),
-   * and the first retry's delay, which later retries multiply (30 s, 2 min, 10 min, 1 h, 6 h…).
+   * and the first retry's delay, which later retries multiply (30 s, 2 min, 10 min, 1 h, 6 h…);
+   * attempts in flight at once per API process, per organization and per endpoint (the last two
+   * across every process); the circuit breaker (failed attempts in a row that pause an endpoint, 0:
+   * off, and its first cool-down); and test/retry calls per minute per organization (0: off).
    */
-  webhooks: { allowPrivateUrls: boolean; retryBaseSeconds: number };
+  webhooks: {
+    allowPrivateUrls: boolean;
+    retryBaseSeconds: number;
+    concurrency: number;
+    maxInFlightPerOrg: number;
+    maxInFlightPerEndpoint: number;
+    breakerFailures: number;
+    breakerCooldownSeconds: number;
+    sendRateLimitPerOrg: number;
+  };
   /**
    * Which proxies in front of the servers may set the client address and protocol
    * (X-Forwarded-For / -Proto); false trusts none, so per-IP limits count the socket's peer.
@@ -332,6 +378,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhooks: {
       allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS === "true",
       retryBaseSeconds: e.WEBHOOK_RETRY_BASE_SECONDS,
+      concurrency: e.WEBHOOK_CONCURRENCY,
+      maxInFlightPerOrg: e.WEBHOOK_MAX_IN_FLIGHT_PER_ORG,
+      maxInFlightPerEndpoint: e.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT,
+      breakerFailures: e.WEBHOOK_BREAKER_FAILURES,
+      breakerCooldownSeconds: e.WEBHOOK_BREAKER_COOLDOWN_SECONDS,
+      sendRateLimitPerOrg: e.WEBHOOK_SEND_RATE_LIMIT_PER_ORG,
     },
     trustProxy,
     environment: cleaned,

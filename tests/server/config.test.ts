@@ -61,10 +61,18 @@ describe("configuration", () => {
   });
 
   it("refuses private webhook URLs and retries after 30 s unless WEBHOOK_* settings say otherwise", () => {
-    expect(loadConfig({}).webhooks).toEqual({ allowPrivateUrls: false, retryBaseSeconds: 30 });
+    const defaults = {
+      concurrency: 32,
+      maxInFlightPerOrg: 8,
+      maxInFlightPerEndpoint: 4,
+      breakerFailures: 5,
+      breakerCooldownSeconds: 60,
+      sendRateLimitPerOrg: 30,
+    };
+    expect(loadConfig({}).webhooks).toEqual({ allowPrivateUrls: false, retryBaseSeconds: 30, ...defaults });
     expect(
       loadConfig({ WEBHOOK_ALLOW_PRIVATE_URLS: "true", WEBHOOK_RETRY_BASE_SECONDS: "0.5" }).webhooks,
-    ).toEqual({ allowPrivateUrls: true, retryBaseSeconds: 0.5 });
+    ).toEqual({ allowPrivateUrls: true, retryBaseSeconds: 0.5, ...defaults });
     expect(fails({ WEBHOOK_ALLOW_PRIVATE_URLS: "yes" })).toMatch(
       /WEBHOOK_ALLOW_PRIVATE_URLS must be true or false/,
     );
@@ -73,6 +81,44 @@ describe("configuration", () => {
     );
     expect(fails({ WEBHOOK_RETRY_BASE_SECONDS: "soon" })).toMatch(
       /WEBHOOK_RETRY_BASE_SECONDS must be a number/,
+    );
+  });
+
+  it("shares webhook deliveries fairly with the WEBHOOK_* caps, breaker and test/retry limit", () => {
+    expect(
+      loadConfig({
+        WEBHOOK_CONCURRENCY: "64",
+        WEBHOOK_MAX_IN_FLIGHT_PER_ORG: "4",
+        WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: "1",
+        WEBHOOK_BREAKER_FAILURES: "0",
+        WEBHOOK_BREAKER_COOLDOWN_SECONDS: "0.5",
+        WEBHOOK_SEND_RATE_LIMIT_PER_ORG: "0",
+      }).webhooks,
+    ).toEqual({
+      allowPrivateUrls: false,
+      retryBaseSeconds: 30,
+      concurrency: 64,
+      maxInFlightPerOrg: 4,
+      maxInFlightPerEndpoint: 1,
+      breakerFailures: 0,
+      breakerCooldownSeconds: 0.5,
+      sendRateLimitPerOrg: 0,
+    });
+    expect(fails({ WEBHOOK_CONCURRENCY: "0" })).toMatch(/WEBHOOK_CONCURRENCY must be at least 1/);
+    expect(fails({ WEBHOOK_MAX_IN_FLIGHT_PER_ORG: "0" })).toMatch(
+      /WEBHOOK_MAX_IN_FLIGHT_PER_ORG must be at least 1/,
+    );
+    expect(fails({ WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: "1.5" })).toMatch(
+      /WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT must be a whole number/,
+    );
+    expect(fails({ WEBHOOK_BREAKER_FAILURES: "-1" })).toMatch(
+      /WEBHOOK_BREAKER_FAILURES must be 0 \(off\) or more/,
+    );
+    expect(fails({ WEBHOOK_BREAKER_COOLDOWN_SECONDS: "0" })).toMatch(
+      /WEBHOOK_BREAKER_COOLDOWN_SECONDS must be at least 0.01/,
+    );
+    expect(fails({ WEBHOOK_SEND_RATE_LIMIT_PER_ORG: "many" })).toMatch(
+      /WEBHOOK_SEND_RATE_LIMIT_PER_ORG must be a number/,
     );
   });
 
