@@ -119,3 +119,18 @@ export const UsageSeriesSchema = z
   .object({ billing_cycle_uuid: z.uuid(), grouping: GroupingSchema, buckets: z.array(SeriesBucketSchema) })
   .meta({ id: "UsageSeries" });
 export type UsageSeries = z.infer<typeof UsageSeriesSchema>;
+
+/**
+ * The organization's usage events awaiting pricing: accepted, but no price rule matched them yet.
+ * They are in no total until a provider operator sets a price that covers them.
+ */
+export const AwaitingPricingSchema = z
+  .object({
+    events: z.int().min(0).meta({ description: "Events awaiting pricing (not in any total or bill yet)." }),
+    oldest_occurred_at: z.iso
+      .datetime()
+      .nullable()
+      .meta({ description: "The oldest awaiting event's occurred_at; null when none awaits." }),
+  })
+  .meta({ id: "AwaitingPricing" });
+export type AwaitingPricing = z.infer<typeof AwaitingPricingSchema>;

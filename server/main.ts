@@ -40,6 +40,9 @@ Commands:
   price set --operation <op> --eval-type <type> --unit-price <usd> [--modality <m>]
             [--rule-metric eval|prompt] [--org <org>] [--valid-from <ISO>]
             set a price rule (global unless --org); it replaces the open rule for the same dimensions
+  price awaiting --org <org>
+            list the organization's usage awaiting pricing (no rule matched it) per dimension,
+            oldest first; setting a price that covers it prices it once
 ${METERING_USAGE}
 ${EVENTS_USAGE}
 ${INGEST_KEY_USAGE}

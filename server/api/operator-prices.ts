@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { formatUsdExact } from "../../contract/money";
+import { awaitingReport } from "../metering/awaiting-pricing";
 import { MAX_EVENT_COST_USD } from "../metering/limits";
 import { organizationSummary } from "../metering/organizations";
 import {
@@ -12,7 +13,13 @@ import {
 } from "../metering/prices";
 import type { PriceRule, RuleMetric } from "../metering/pricing";
 import { ApiError } from "../platform/errors";
-import { OPERATOR_ERRORS, operatorText, usdInput } from "./operator-common";
+import {
+  OPERATOR_ERRORS,
+  OrganizationParamsSchema,
+  operatorText,
+  organizationOf,
+  usdInput,
+} from "./operator-common";
 import { installOperatorGuard, OPERATOR_ROUTE_CONFIG, OPERATOR_TAGS } from "./operator-guard";
 import type { OperatorRouteDeps } from "./route-deps";
 import { failure, json } from "./schemas";
@@ -70,6 +77,34 @@ const CreateBodySchema = z
   })
   .meta({ id: "PriceRuleBody" });
 
+const AwaitingGroupSchema = z.object({
+  operation: z.string(),
+  eval_type: z.string(),
+  modality: z.string().meta({ description: 'Lower case; "" when the events have none.' }),
+  rule_metric: z.string(),
+  events: z.int().min(0),
+  quantity: z.int().min(0),
+  oldest_occurred_at: z.iso.datetime(),
+  newest_occurred_at: z.iso.datetime(),
+  held: z.int().min(0).meta({
+    description:
+      "Events a price rule already covers but that could not be priced (a closed cycle, an archived month, the cost limit).",
+  }),
+  held_reasons: z.array(z.string()).meta({ description: "Why they are held (distinct, at most 5)." }),
+});
+
+const AwaitingPricingReportSchema = z
+  .object({
+    organization_uuid: z.string(),
+    events: z.int().min(0).meta({ description: "Events awaiting pricing in all." }),
+    oldest_occurred_at: z.iso.datetime().nullable(),
+    dimensions: z.array(AwaitingGroupSchema).meta({
+      description:
+        "Per operation, eval type, modality and rule metric; the group with the oldest event first.",
+    }),
+  })
+  .meta({ id: "OperatorAwaitingPricing" });
+
 const isRuleMetric = (v: string | null): v is RuleMetric => v === "eval" || v === "prompt";
 
 const priceRuleJson = (r: PriceRule, now = new Date()) => ({
@@ -117,6 +152,31 @@ export const operatorPriceRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> = asy
     },
   );
 
+  app.get(
+    "/operator/organizations/:organization/awaiting-pricing",
+    {
+      config,
+      schema: {
+        tags,
+        summary: "List an organization's usage awaiting pricing",
+        description:
+          "Provider operators only. The events accepted while no price rule matched them, grouped by " +
+          "operation, eval type, modality and rule metric, the group with the oldest event first. " +
+          "Setting a price rule that covers a group prices its events once (POST /v1/operator/price-rules).",
+        params: OrganizationParamsSchema,
+        response: {
+          200: json("The events awaiting pricing", AwaitingPricingReportSchema),
+          ...OPERATOR_ERRORS,
+          404: failure("No such organization"),
+        },
+      },
+    },
+    async (req) => {
+      const org = await organizationOf(deps.db, req.params.organization);
+      return awaitingReport(deps.db, org.id);
+    },
+  );
+
   app.post(
     "/operator/price-rules",
     {
@@ -127,7 +187,8 @@ export const operatorPriceRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> = asy
         description:
           "Provider operators only. A new rule for its dimensions from valid_from on; the rule open " +
           "for exactly the same dimensions ends there. Events are priced when they are ingested, by " +
-          `the rule in force at their time (at most $${MAX_EVENT_COST_USD} per event). Audited ` +
+          `the rule in force at their time (at most $${MAX_EVENT_COST_USD} per event); events awaiting ` +
+          "pricing that the new rule covers are priced right after it is stored, once. Audited " +
           "(price_rule.created).",
         body: CreateBodySchema,
         response: {

@@ -85,6 +85,10 @@ const ImportResultSchema = z
   .object({
     events: z.int().min(0).meta({ description: "Events read (lines or records, blank ones skipped)." }),
     accepted: z.int().min(0).meta({ description: "Events stored by this call." }),
+    awaiting_pricing: z.int().min(0).meta({
+      description:
+        "Of the accepted events, those no price rule matches yet: stored, priced once a rule covers them.",
+    }),
     duplicates: z.int().min(0).meta({ description: "Events whose event_id the organization already has." }),
     rejected: z.int().min(0).meta({ description: "Events refused, each for its own reason." }),
     rejections: z
@@ -166,6 +170,7 @@ export const operatorUsageImportRoutes: FastifyPluginAsyncZod<OperatorGuardDeps 
         return {
           events: r.events,
           accepted: r.accepted,
+          awaiting_pricing: r.awaitingPricing,
           duplicates: r.duplicates,
           rejected: r.rejected,
           rejections: r.rejections,

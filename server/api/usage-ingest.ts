@@ -43,7 +43,17 @@ const UsageBatchSchema = z
 
 const UsageIngestResultSchema = z
   .object({
-    accepted: z.int().min(0).meta({ description: "Events stored by this call." }),
+    accepted: z.int().min(0).meta({
+      description: "Events stored by this call, those awaiting pricing (awaiting_pricing) included.",
+    }),
+    awaiting_pricing: z
+      .int()
+      .min(0)
+      .meta({
+        description:
+          "Of the accepted events, those no price rule matches yet: kept (a resend is a duplicate), counted " +
+          "apart from the bill, and priced as soon as a provider operator sets a rule that covers them.",
+      }),
     duplicates: z.int().min(0).meta({
       description:
         "Events whose event_id the organization already has (or repeated in the batch); not stored again.",
@@ -190,13 +200,15 @@ export const usageIngestRoutes: FastifyPluginAsyncZod<
           "tokens and customer API keys get 403. Events are rejected with a reason when they are more than " +
           "5 minutes in the future, before the organization's first billing cycle (or before " +
           `${EARLIEST_OCCURRED_AT.toISOString().slice(0, 10)} when it has none), in another organization's ` +
-          `workspace, without a matching price rule, with a quantity outside 1..${MAX_QUANTITY}, a priced cost ` +
+          `workspace, with a quantity outside 1..${MAX_QUANTITY}, a priced cost ` +
           `above $${MAX_EVENT_COST_USD}, or text with NUL characters or unpaired surrogates. An explicit ` +
           "cost (a credit or charge, with notes) is accepted only from a provider operator (bearer token) and " +
           "is written to the audit log; from an ingestion key the event is rejected. Events in a closed " +
           "billing cycle are rejected unless an operator sends them with backfill=true. With Content-Type " +
           "application/x-ndjson the body is one event per line (blank lines skipped); a line that is not a " +
-          "JSON object is a rejected event at its index, and the response is the same.",
+          "JSON object is a rejected event at its index, and the response is the same. A valid event that " +
+          "no price rule matches is accepted and awaits pricing (counted in awaiting_pricing): it is not " +
+          "billed, not even as $0, until a provider operator sets a price that covers it.",
         querystring: UsageIngestQuerySchema,
         body: UsageBatchSchema,
         response: {

@@ -3,7 +3,13 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { CSV_HEADERS, MAX_EXPORT_ROWS } from "../../contract/usage-csv";
 import { GROUND_TRUTH_VALUES, GROUPINGS, JAILBREAK_VALUES } from "../../contract/usage-query";
-import { UsageRecordsPageSchema, UsageSeriesSchema, UsageSummarySchema } from "../../contract/usage-schemas";
+import {
+  AwaitingPricingSchema,
+  UsageRecordsPageSchema,
+  UsageSeriesSchema,
+  UsageSummarySchema,
+} from "../../contract/usage-schemas";
+import { awaitingSummary } from "../metering/awaiting-pricing";
 import { type Cycle, findCycle } from "../metering/cycles";
 import type { UsageFilters } from "../metering/filters";
 import {
@@ -221,6 +227,31 @@ export const usageQueryRoutes: FastifyPluginAsyncZod<{
   recordsRoute("/usage/", listSummary);
   // The same without the trailing slash, left out of the document.
   recordsRoute("/usage", listSummary, true);
+
+  app.get(
+    "/usage/awaiting-pricing",
+    {
+      config,
+      schema: {
+        tags,
+        summary: "Usage awaiting pricing",
+        description:
+          "How many of the organization's usage events were accepted while no price rule matched them, " +
+          "and the oldest one's time. They are in no total, chart or bill (not even as $0) until the " +
+          `provider sets a price that covers them; then they are priced once and counted.${WHO}`,
+        response: {
+          200: json("The count", AwaitingPricingSchema),
+          400: errors[400],
+          401: errors[401],
+          403: errors[403],
+        },
+      },
+    },
+    async (req) => {
+      const s = await awaitingSummary(db, adminOrg(req).org_id);
+      return { events: s.events, oldest_occurred_at: s.oldestOccurredAt?.toISOString() ?? null };
+    },
+  );
 
   app.get(
     "/usage/summary",

@@ -1,5 +1,5 @@
 /**
- * The operator commands (price set, operator grant|revoke, workspace restore, cycle open|close,
+ * The operator commands (price set|awaiting, operator grant|revoke, workspace restore, cycle open|close,
  * payment record, group set, events months|archive|restore, audit purge): what the command line
  * asks for, and the lines it prints. The work is done by a backend — the database itself, or the
  * operator API of the server running on the embedded database — so both print the same lines and
@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { formatUsdExact } from "../../contract/money";
+import { type AwaitingReport, awaitingLines } from "../metering/awaiting-pricing";
 import { type MeteringCommand, parseMeteringArgs, parsePriceSetArgs } from "../metering/cli";
 import { type EventsCommand, type EventsOutcome, eventsLines, parseEventsArgs } from "../metering/events-cli";
 import { describeRule, type PriceRuleInput } from "../metering/prices";
@@ -14,6 +15,7 @@ import type { PriceRule } from "../metering/pricing";
 
 export type OperatorCommand =
   | { kind: "price"; input: PriceRuleInput }
+  | { kind: "price-awaiting"; org: string }
   | { kind: "operator"; email: string; grant: boolean }
   | { kind: "workspace-restore"; workspaceUuid: string }
   | Exclude<MeteringCommand, { kind: "import" }>
@@ -54,6 +56,12 @@ export function parseOperatorCommand(
         return { ok: false, error: "Usage: tsx server/main.ts audit purge" };
       return { ok: true, value: { kind: "audit-purge" } };
     case "price": {
+      if (action === "awaiting") {
+        const [, flag, org, ...more] = args;
+        if (flag !== "--org" || !org || more.length)
+          return { ok: false, error: "Usage: tsx server/main.ts price awaiting --org <org>" };
+        return { ok: true, value: { kind: "price-awaiting", org } };
+      }
       const r = parsePriceSetArgs(args);
       return r.ok ? { ok: true, value: { kind: "price", input: r.value } } : r;
     }
@@ -90,6 +98,8 @@ type CycleShape = { billingCycleUuid: string; startDate: string; endDate: string
 export type OperatorBackend = {
   organization(ref: string): Promise<{ id: string; name: string }>;
   setPrice(input: PriceRuleInput): Promise<PriceRule>;
+  /** The organization's usage awaiting pricing, per dimension. */
+  awaitingPricing(organizationUuid: string): Promise<AwaitingReport>;
   /** False when no user has that email. */
   setOperator(email: string, grant: boolean): Promise<boolean>;
   restoreWorkspace(workspaceUuid: string): Promise<{ name: string }>;
@@ -136,6 +146,11 @@ async function run(cmd: OperatorCommand, b: OperatorBackend, out: Output) {
       const ref = cmd.input.organizationUuid;
       const organizationUuid = ref ? (await b.organization(ref)).id : null;
       out.log(describeRule(await b.setPrice({ ...cmd.input, organizationUuid })));
+      return;
+    }
+    case "price-awaiting": {
+      const org = await b.organization(cmd.org);
+      for (const line of awaitingLines(org.name, await b.awaitingPricing(org.id))) out.log(line);
       return;
     }
     case "operator":

@@ -6,6 +6,7 @@
 import { restoreError } from "../api/operator";
 import type { Product } from "../app";
 import { setOperator } from "../identity/impersonation/operators";
+import { awaitingReport } from "../metering/awaiting-pricing";
 import {
   BillingError,
   closeCycle,
@@ -31,6 +32,7 @@ export function databaseOperatorBackend(product: Product): OperatorBackend {
   return {
     organization: (ref) => resolveOrganization(db, ref).catch(refused),
     setPrice: (input) => setPriceRule(db, input, actor),
+    awaitingPricing: (org) => awaitingReport(db, org),
     setOperator: (email, grant) => setOperator(db, email, grant, actor),
     async restoreWorkspace(uuid) {
       const r = await product.api.workspaces.restoreWorkspace(uuid, actor);

@@ -5,6 +5,7 @@
  * other refusal exit 1.
  */
 import { formatUsdExact, parseUsd } from "../../contract/money";
+import type { AwaitingReport } from "../metering/awaiting-pricing";
 import type { EventsOutcome } from "../metering/events-cli";
 import type { MonthPartition } from "../metering/partitions";
 import type { PriceRule } from "../metering/pricing";
@@ -70,6 +71,9 @@ export function serverOperatorBackend(call: ServerCall): OperatorBackend {
         validFrom: new Date(r.valid_from),
         validTo: r.valid_to ? new Date(r.valid_to) : null,
       } satisfies PriceRule;
+    },
+    async awaitingPricing(org) {
+      return api<AwaitingReport>("GET", orgPath(org, "/awaiting-pricing"));
     },
     async setOperator(email, grant) {
       try {

@@ -153,6 +153,8 @@ export type ImportProgress = {
   totalBytes: number;
   events: number;
   accepted: number;
+  /** Of the accepted events, those no price rule matches yet (awaiting pricing). */
+  awaitingPricing: number;
   duplicates: number;
   rejected: number;
 };
@@ -241,6 +243,7 @@ export async function importUsage(
     totalBytes: opts.totalBytes,
     events: 0,
     accepted: 0,
+    awaitingPricing: 0,
     duplicates: 0,
     rejected: 0,
   };
@@ -257,6 +260,7 @@ export async function importUsage(
     });
     progress.events += batch.length;
     progress.accepted += r.accepted;
+    progress.awaitingPricing += r.awaiting_pricing;
     progress.duplicates += r.duplicates;
     progress.rejected += r.rejected.length;
     for (const x of r.rejected)
@@ -331,6 +335,7 @@ async function auditImport(
       bytes: opts.bytesRead(),
       events: p.events,
       accepted: p.accepted,
+      awaiting_pricing: p.awaitingPricing,
       duplicates: p.duplicates,
       rejected: p.rejected,
       completed,

@@ -3,6 +3,7 @@ import { formatUsdExact } from "../../contract/money";
 import type { usageDaily, usageEvents } from "../db/schema";
 import { type Actor, writeAudit } from "../platform/audit";
 import type { Db, Tx } from "../platform/database";
+import { priceAwaitingEvents } from "./awaiting-pricing";
 import { cachedBudgets } from "./budgets-cache";
 import { evaluateIngestedBudgets } from "./budgets-eval";
 import { noticeBudgetAlerts } from "./budgets-notify";
@@ -11,14 +12,25 @@ import { MalformedEvent, utcDay, type ValidEvent, validateEvent } from "./events
 import { ingestConfigCache } from "./ingest-config";
 import { EARLIEST_OCCURRED_AT, MAX_EVENT_COST_MICROS, MAX_EVENT_COST_USD } from "./limits";
 import { ensureMonths, forgetMonths, isMissingPartition, monthOf } from "./partitions";
-import { noRuleReason } from "./pricing";
 import { addToRollups } from "./rollups";
 import { arrayLiteral } from "./sql-arrays";
 
 export type Rejection = { index: number; event_id: string | null; reason: string };
-export type IngestResult = { accepted: number; duplicates: number; rejected: Rejection[] };
+/**
+ * accepted counts every event stored by the call, awaiting_pricing those of them that no price rule
+ * matched: kept (their event_id taken) and priced as soon as an operator sets a rule that covers
+ * them (awaiting-pricing.ts), never billed as $0.
+ */
+export type IngestResult = {
+  accepted: number;
+  awaiting_pricing: number;
+  duplicates: number;
+  rejected: Rejection[];
+};
 
 type EventRow = typeof usageEvents.$inferInsert;
+/** An event row on its way to usage_events, or (awaiting) to usage_events_awaiting. */
+type StoredRow = EventRow & { awaiting?: boolean; backfill?: boolean };
 type DailyRow = typeof usageDaily.$inferInsert;
 
 // An event's usage_daily dimensions, with the defaults its stored row gets too. Events are folded
@@ -83,28 +95,53 @@ export type IngestOptions = {
 export const ADJUSTMENT_REFUSED =
   "cost is for price adjustments, which only provider operators can make; send the usage without cost and it is priced by the price rules";
 
+/** An accepted event's row in usage_events_awaiting (no price yet). */
+const awaitingRow = (organizationUuid: string, e: ValidEvent): EventRow => ({
+  organizationUuid,
+  eventId: e.eventId,
+  occurredAt: e.occurredAt,
+  workspaceUuid: e.workspaceUuid,
+  evalUuid: e.evalUuid,
+  evalRunUuid: e.evalRunUuid,
+  name: e.name,
+  operation: e.operation,
+  evalType: e.evalType,
+  modality: e.modality,
+  isJailbreak: e.isJailbreak,
+  hasGroundTruth: e.hasGroundTruth,
+  createdBy: e.createdBy,
+  quantity: e.quantity,
+  ruleMetric: e.ruleMetric,
+  unitPriceMicros: 0n,
+  costMicros: 0n,
+  priceRuleUuid: null,
+  notes: e.notes,
+});
+
 /** The closed cycle holding `day` ("YYYY-MM-DD"), if any (cycles sorted by start date). */
-function closedCycleAt(cycles: readonly Cycle[], day: string): Cycle | undefined {
+export function closedCycleAt(cycles: readonly Cycle[], day: string): Cycle | undefined {
   return cycles.find((c) => c.endDate !== null && c.startDate <= day && day < c.endDate);
 }
 
 /** One column of the rows as an array literal (see sql-arrays.ts). */
-const column = (rows: readonly EventRow[], value: (r: EventRow) => string | null) => {
+const column = <R extends EventRow>(rows: readonly R[], value: (r: R) => string | null) => {
   const out = new Array<string | null>(rows.length);
-  for (let i = 0; i < rows.length; i++) out[i] = value(rows[i] as EventRow);
+  for (let i = 0; i < rows.length; i++) out[i] = value(rows[i] as R);
   return arrayLiteral(out);
 };
 const bool = (v: boolean | undefined) => (v ? "t" : "f");
 
 /**
  * Stores event rows and their idempotency keys in one statement with a fixed text: each column
- * travels as one array parameter, unpacked by unnest (a batch of any size is 19 parameters, and
+ * travels as one array parameter, unpacked by unnest (a batch of any size is 21 parameters, and
  * neither drizzle nor the driver builds or parses per-row SQL). The keys go first, into
  * usage_event_keys — usage_events, partitioned by month, cannot hold a unique key without the month
- * — and only the events whose key was new are stored. A batch racing with another that holds one
- * of its keys waits for that one to commit, then skips the event. Returns the event ids stored.
+ * — and only the events whose key was new are stored: priced ones in usage_events, those awaiting
+ * pricing in usage_events_awaiting (one key insert for both, in the rows' order, so concurrent
+ * batches lock keys in one order). A batch racing with another that holds one of its keys waits for
+ * that one to commit, then skips the event. Returns the event ids stored.
  */
-async function insertEvents(tx: Tx, organizationUuid: string, rows: EventRow[]): Promise<string[]> {
+async function insertEvents(tx: Tx, organizationUuid: string, rows: StoredRow[]): Promise<string[]> {
   const result = await tx.execute(sql`
     with x as (
       select * from unnest(${column(rows, (r) => r.eventId)}::text[],
@@ -124,22 +161,41 @@ async function insertEvents(tx: Tx, organizationUuid: string, rows: EventRow[]):
         ${column(rows, (r) => String(r.unitPriceMicros))}::bigint[],
         ${column(rows, (r) => String(r.costMicros))}::bigint[],
         ${column(rows, (r) => r.priceRuleUuid ?? null)}::uuid[],
-        ${column(rows, (r) => r.notes ?? null)}::text[])
+        ${column(rows, (r) => r.notes ?? null)}::text[],
+        ${column(rows, (r) => bool(r.awaiting))}::boolean[],
+        ${column(rows, (r) => bool(r.backfill))}::boolean[])
         as x(event_id, occurred_at, workspace_uuid, eval_uuid, eval_run_uuid, name, operation,
              eval_type, modality, is_jailbreak, has_ground_truth, created_by, quantity, rule_metric,
-             unit_price_micros, cost_micros, price_rule_uuid, notes)
+             unit_price_micros, cost_micros, price_rule_uuid, notes, awaiting, backfill)
     ),
     k as (
       insert into usage_event_keys (organization_uuid, event_id, occurred_at)
       select ${organizationUuid}, event_id, occurred_at from x
       on conflict (organization_uuid, event_id) do nothing
       returning event_id
+    ),
+    priced as (
+      insert into usage_events (organization_uuid, event_id, occurred_at, workspace_uuid, eval_uuid,
+        eval_run_uuid, name, operation, eval_type, modality, is_jailbreak, has_ground_truth, created_by,
+        quantity, rule_metric, unit_price_micros, cost_micros, price_rule_uuid, notes)
+      select ${organizationUuid}, x.event_id, x.occurred_at, x.workspace_uuid, x.eval_uuid,
+             x.eval_run_uuid, x.name, x.operation, x.eval_type, x.modality, x.is_jailbreak,
+             x.has_ground_truth, x.created_by, x.quantity, x.rule_metric, x.unit_price_micros,
+             x.cost_micros, x.price_rule_uuid, x.notes
+        from x join k using (event_id) where not x.awaiting
+      returning event_id
+    ),
+    held as (
+      insert into usage_events_awaiting (organization_uuid, event_id, occurred_at, workspace_uuid,
+        eval_uuid, eval_run_uuid, name, operation, eval_type, modality, is_jailbreak, has_ground_truth,
+        created_by, quantity, rule_metric, notes, backfill)
+      select ${organizationUuid}, x.event_id, x.occurred_at, x.workspace_uuid, x.eval_uuid,
+             x.eval_run_uuid, x.name, x.operation, x.eval_type, x.modality, x.is_jailbreak,
+             x.has_ground_truth, x.created_by, x.quantity, x.rule_metric, x.notes, x.backfill
+        from x join k using (event_id) where x.awaiting
+      returning event_id
     )
-    insert into usage_events (organization_uuid, event_id, occurred_at, workspace_uuid, eval_uuid,
-      eval_run_uuid, name, operation, eval_type, modality, is_jailbreak, has_ground_truth, created_by,
-      quantity, rule_metric, unit_price_micros, cost_micros, price_rule_uuid, notes)
-    select ${organizationUuid}, x.* from x join k using (event_id)
-    returning event_id`);
+    select event_id from priced union all select event_id from held`);
   return (result as unknown as { rows: { event_id: string }[] }).rows.map((r) => r.event_id);
 }
 
@@ -170,7 +226,7 @@ export async function ingestUsage(
     if (v.ok) valid.push({ index, event: v.event });
     else rejected.push({ index, event_id: v.eventId, reason: v.reason });
   });
-  if (!valid.length) return { accepted: 0, duplicates: 0, rejected };
+  if (!valid.length) return { accepted: 0, awaiting_pricing: 0, duplicates: 0, rejected };
 
   const configs = ingestConfigCache(db);
   const config = await configs.get(organizationUuid);
@@ -185,6 +241,8 @@ export async function ingestUsage(
   const known = wsIds.size ? await configs.liveWorkspaces(config, organizationUuid, [...wsIds]) : wsIds;
 
   const rows = new Map<string, EventRow>();
+  // Events no price rule matches: kept, awaiting pricing (they need no partition until priced).
+  const awaiting = new Map<string, StoredRow>();
   const indexOf = new Map<string, number>();
   const isAdjustment = new Set<string>();
   let duplicates = 0;
@@ -222,12 +280,17 @@ export async function ingestUsage(
       occurredAt: e.occurredAt,
     };
     const rule = price(priceable);
-    if (!rule && e.costMicros === null) {
-      reject(noRuleReason(priceable));
+    if (rows.has(e.eventId) || awaiting.has(e.eventId)) {
+      duplicates += 1; // repeated within the batch: the first occurrence counts
       continue;
     }
-    if (rows.has(e.eventId)) {
-      duplicates += 1; // repeated within the batch: the first occurrence counts
+    if (!rule && e.costMicros === null) {
+      awaiting.set(e.eventId, {
+        ...awaitingRow(organizationUuid, e),
+        awaiting: true,
+        backfill: opts.backfill === true,
+      });
+      indexOf.set(e.eventId, index);
       continue;
     }
     const unitPriceMicros = rule?.unitPriceMicros ?? 0n;
@@ -294,16 +357,21 @@ export async function ingestUsage(
   if (rows.size) await rejectArchived(await ensureMonths(db, monthsOfRows()));
 
   // Sorted by event_id so concurrent batches wait on each other instead of deadlocking.
-  const pendingRows = () =>
-    [...rows.values()].sort((a, b) => (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0));
+  const pendingRows = (): StoredRow[] =>
+    [...rows.values(), ...awaiting.values()].sort((a, b) =>
+      a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0,
+    );
   let pending = pendingRows();
   let alertsChanged = false;
+  let held = 0;
   const store = () =>
     db.transaction(async (tx: Tx) => {
       const inserted: EventRow[] = [];
+      held = 0;
       for (const eventId of await insertEvents(tx, organizationUuid, pending)) {
         const row = rows.get(eventId);
         if (row) inserted.push(row);
+        else if (awaiting.has(eventId)) held += 1;
       }
       // Both rollups and the usage version (the usage caches key on it), in this transaction.
       await addToRollups(tx, organizationUuid, rollUp(organizationUuid, inserted));
@@ -326,7 +394,7 @@ export async function ingestUsage(
       if (budgets.length && inserted.length)
         alertsChanged =
           (await evaluateIngestedBudgets(tx, organizationUuid, cycles, inserted, now)).length > 0;
-      return inserted.length;
+      return inserted.length + held;
     });
   let accepted = 0;
   if (pending.length) {
@@ -342,7 +410,11 @@ export async function ingestUsage(
     }
   }
   if (alertsChanged) noticeBudgetAlerts(db, organizationUuid);
+  // A rule committed after this batch read the configuration may cover what it just held: the
+  // pricing run that rule's change started may have looked before these rows were committed.
+  if (held && (await configs.get(organizationUuid)).version !== config.version)
+    await priceAwaitingEvents(db, organizationUuid, { now });
   rejected.sort((a, b) => a.index - b.index);
   duplicates += pending.length - accepted;
-  return { accepted, duplicates, rejected };
+  return { accepted, awaiting_pricing: held, duplicates, rejected };
 }

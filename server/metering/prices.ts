@@ -3,6 +3,7 @@ import { formatUsdExact, parseUsd } from "../../contract/money";
 import { priceRules } from "../db/schema";
 import { type Actor, writeAudit } from "../platform/audit";
 import type { Db, Tx } from "../platform/database";
+import { priceAwaitingEvents } from "./awaiting-pricing";
 import type { PriceRule, RuleMetric } from "./pricing";
 
 /**
@@ -38,7 +39,10 @@ const blankToNull = (v: string | null | undefined) => (v?.trim() ? v.trim() : nu
 /**
  * Sets the price for one combination of dimensions from validFrom on: the rule currently open for
  * exactly the same dimensions (if it started earlier) ends at validFrom, and a new rule starts.
- * Returns the new rule. With an actor, the change's audit row is written in its transaction.
+ * Returns the new rule. With an actor, the change's audit row is written in its transaction. Once
+ * it is committed, the events awaiting pricing that the rule now covers (of its organization, or
+ * of every organization for a global rule) are priced, in transactions of their own
+ * (awaiting-pricing.ts).
  */
 export async function setPriceRule(db: Db, input: PriceRuleInput, actor?: Actor): Promise<PriceRule> {
   const unitPriceMicros = typeof input.unitPrice === "bigint" ? input.unitPrice : parseUsd(input.unitPrice);
@@ -53,7 +57,7 @@ export async function setPriceRule(db: Db, input: PriceRuleInput, actor?: Actor)
   const validFrom = input.validFrom ?? new Date();
   if (!validFromInRange(validFrom)) throw new RangeError(VALID_FROM_RANGE);
   const same = (col: Column, v: string | null) => (v === null ? isNull(col) : eq(col, v));
-  return db.transaction(async (tx: Tx) => {
+  const created = await db.transaction(async (tx: Tx) => {
     const ended = await tx
       .update(priceRules)
       .set({ validTo: validFrom })
@@ -93,6 +97,8 @@ export async function setPriceRule(db: Db, input: PriceRuleInput, actor?: Actor)
       });
     return rule;
   });
+  await priceAwaitingEvents(db, created.organizationUuid);
+  return created;
 }
 
 /** Where a rule stands at `now`: in force, not yet, or over. */
@@ -128,6 +134,7 @@ export function toRule(row: typeof priceRules.$inferSelect): PriceRule {
     unitPriceMicros: row.unitPriceMicros,
     validFrom: row.validFrom,
     validTo: row.validTo,
+    builtIn: row.builtIn,
   };
 }
 

@@ -13,6 +13,8 @@ export type PriceRule = {
   unitPriceMicros: bigint;
   validFrom: Date;
   validTo: Date | null;
+  /** A rule of the default price list shipped with the product (ranked below operators' rules). */
+  builtIn?: boolean;
 };
 
 export type Priceable = {
@@ -55,12 +57,15 @@ export function specificity(rule: PriceRule): number {
 
 /**
  * Orders two applicable rules, best first: an organization's own rule before the global price
- * list, then the most specific (most non-wildcard dimensions), then the newest valid_from, then
- * the uuid so that the choice never depends on row order.
+ * list, an operator's global rule before the default list shipped with the product (built in),
+ * then the most specific (most non-wildcard dimensions), then the newest valid_from, then the uuid
+ * so that the choice never depends on row order.
  */
 export function compareRules(a: PriceRule, b: PriceRule): number {
   const own = Number(b.organizationUuid !== null) - Number(a.organizationUuid !== null);
   if (own) return own;
+  const shipped = Number(a.builtIn === true) - Number(b.builtIn === true);
+  if (shipped) return shipped;
   const spec = specificity(b) - specificity(a);
   if (spec) return spec;
   const newer = b.validFrom.getTime() - a.validFrom.getTime();

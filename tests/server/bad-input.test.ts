@@ -441,6 +441,7 @@ function operatorInputs(fuzzOrg: FuzzOrg, headers: Record<string, string>): fc.A
     ),
     call("POST", () => "/v1/operator/operators", body({ email: text("nobody@acme.test") })),
     call("GET", (o) => `/v1/operator/organizations/${o}/billing-cycles`, null),
+    call("GET", (o) => `/v1/operator/organizations/${o}/awaiting-pricing`, null),
   );
 }
 
@@ -667,6 +668,7 @@ describe.each(backends())("bad input on $name", (backend) => {
       "current_workspace",
       "audit_log",
       "usage_events",
+      "usage_events_awaiting",
       "usage_daily",
       "eval_runs",
       "webhook_endpoints",

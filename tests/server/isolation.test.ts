@@ -244,6 +244,10 @@ const API_ROWS: Record<string, ApiRow> = {
     }),
     expect: statuses(403, 401, 403),
   },
+  "GET /v1/operator/organizations/{organization}/awaiting-pricing": {
+    req: (t) => get(`/v1/operator/organizations/${t.acmeId}/awaiting-pricing`),
+    expect: statuses(403, 401, 403),
+  },
   "GET /v1/operator/operators": {
     req: () => get("/v1/operator/operators"),
     expect: statuses(403, 401, 403),
@@ -346,6 +350,14 @@ const API_ROWS: Record<string, ApiRow> = {
   "GET /v1/usage/summary#own": {
     req: (t) => get(`/v1/usage/summary?workspace_uuid=${t.ws.safety}`),
     expect: statuses(200, 200, 403),
+  },
+  "GET /v1/usage/awaiting-pricing#own": {
+    // No parameter names an organization: each caller reads its own count (Globex has none).
+    req: () => get("/v1/usage/awaiting-pricing"),
+    expect: statuses(200, 200, 403),
+    check: (res) => {
+      if (res.statusCode === 200) expect(res.json()).toEqual({ events: 0, oldest_occurred_at: null });
+    },
   },
   "GET /v1/usage/series": {
     req: (t) => get(`/v1/usage/series?billing_cycle_uuid=${t.acmeCycle}`),

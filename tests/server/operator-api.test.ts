@@ -113,6 +113,7 @@ describe.each(backends())("operator API on $name", (backend) => {
         "get /v1/operator/organizations/{organization}",
         "get /v1/operator/price-rules",
         "post /v1/operator/price-rules",
+        "get /v1/operator/organizations/{organization}/awaiting-pricing",
         "get /v1/operator/operators",
         "post /v1/operator/operators",
         "delete /v1/operator/operators/{email}",

@@ -224,6 +224,12 @@ describe("operator commands on the embedded database", () => {
       expect(
         (await cli("price", "set", "--unit-price", "1", "--valid-from", "0001-01-01T00:00:00Z")).code,
       ).toBe(2);
+      // price awaiting: the demo's own catch-all price leaves nothing awaiting.
+      expect(await cli("price", "awaiting", "--org", "acme-ai")).toMatchObject({
+        code: 0,
+        out: expect.stringMatching(/^No usage of .+ awaits pricing\.$/),
+      });
+      expect((await cli("price", "awaiting")).code).toBe(2);
       expect((await cli("payment", "record", "--org", "acme-ai", "--amount", "0")).code).toBe(2);
 
       // Ingestion went on throughout, and none of the commands opened the database behind the server.

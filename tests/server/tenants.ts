@@ -88,6 +88,18 @@ export async function setUpTenants(p: TestProduct) {
     });
     if (res.statusCode !== 200 || res.json().accepted !== 5) throw new Error(`ingest: ${res.body}`);
   }
+  // One Acme event no price rule matches: it awaits pricing (the awaiting-pricing routes' data).
+  const unpriced = await p.api.app.inject({
+    method: "POST",
+    url: "/v1/usage/events",
+    headers: { "x-api-key": ingestKeys.acme },
+    payload: {
+      events: [
+        { event_id: "acme-ev-unpriced", occurred_at: recent, operation: "acme-op", eval_type: "bleu" },
+      ],
+    },
+  });
+  if (unpriced.json().awaiting_pricing !== 1) throw new Error(`ingest: ${unpriced.body}`);
   // Reads create an organization's first billing cycle; make them exist before any comparison.
   const cycles = (await f.call("admin", "GET", "/v1/accounts/organization/billingcycles")).json() as {
     billing_cycle_uuid: string;
@@ -184,6 +196,9 @@ export async function setUpTenants(p: TestProduct) {
         sum(cost_micros)::text as cost from usage_events where organization_uuid = ${acme}`),
       daily: await q(sql`select count(*)::int as n, sum(cost_micros_sum)::text as cost
         from usage_daily where organization_uuid = ${acme}`),
+      awaiting: await q(
+        sql`select * from usage_events_awaiting where organization_uuid = ${acme} order by event_id`,
+      ),
       cycles: await q(sql`select * from billing_cycles where organization_uuid = ${acme} order by 1`),
       budgets: await q(sql`select * from budgets where organization_uuid = ${acme} order by 1`),
       budgetAlerts: await q(sql`select * from budget_alerts where organization_uuid = ${acme} order by 1`),

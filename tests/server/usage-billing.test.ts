@@ -129,7 +129,7 @@ describe.each(backends())("billing operations, NDJSON and backfill on $name", (b
     const auth = { authorization: `Bearer ${operator}` };
     const ok = await post({ events }, auth, `?backfill=true&organization_uuid=${org}`);
     expect(ok.statusCode, ok.body).toBe(200);
-    expect(ok.json()).toEqual({ accepted: 2, duplicates: 1, rejected: [] });
+    expect(ok.json()).toEqual({ accepted: 2, awaiting_pricing: 0, duplicates: 1, rejected: [] });
     expect(sumOf(await groupTotals(db, closed)) - before).toBe(20_000n);
     const missing = await post({ events }, auth, "?backfill=true&organization_uuid=no-such-org");
     expect(missing.statusCode).toBe(404);

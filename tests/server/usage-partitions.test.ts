@@ -75,10 +75,16 @@ describe.each(backends())("usage events by month on $name", (backend) => {
     const april = ev({ event_id: "same-id", occurred_at: "2026-04-10T00:00:00Z" });
     expect(await ingestUsage(db(), org, [march, april])).toEqual({
       accepted: 1,
+      awaiting_pricing: 0,
       duplicates: 1,
       rejected: [],
     });
-    expect(await ingestUsage(db(), org, [april])).toEqual({ accepted: 0, duplicates: 1, rejected: [] });
+    expect(await ingestUsage(db(), org, [april])).toEqual({
+      accepted: 0,
+      awaiting_pricing: 0,
+      duplicates: 1,
+      rejected: [],
+    });
     expect(await ingestUsage(otherProcess(), org, [april, march])).toMatchObject({
       accepted: 0,
       duplicates: 2,
@@ -203,8 +209,9 @@ describe.each(backends())("usage events by month on $name", (backend) => {
       validFrom: new Date(at),
     });
     expect(await priced("cfg-2")).toBe("300000");
-    // A change to the global price list counts for every organization.
-    expect(await priced("cfg-3", "cfg-global")).toMatch(/^no price rule matches operation=cfg-global/);
+    // A change to the global price list counts for every organization: the shipped default price
+    // of the event's eval type first, then an operator's global price, which wins over it.
+    expect(await priced("cfg-3-default", "cfg-global")).toBe("20000");
     await setPriceRule(other, { operation: "cfg-global", unitPrice: "0.05", validFrom: PAST });
     expect(await priced("cfg-3", "cfg-global")).toBe("50000");
     await other

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseUsd } from "../../contract/money";
@@ -9,9 +10,11 @@ import {
   type UsageFilters,
 } from "../../server/metering/filters";
 import { generateUsageEvents } from "../../server/metering/generate";
+import { ingestUsage } from "../../server/metering/ingest";
+import { setPriceRule } from "../../server/metering/prices";
 import { backends, startProduct, type TestProduct } from "./harness";
 import { allRecords, toFilterable, usageQuery, usdMicros } from "./usage-reads";
-import { addCycle, sendAsOperator, setSixDecimalPrices } from "./usage-setup";
+import { addCycle, PAST, sendAsOperator, setSixDecimalPrices } from "./usage-setup";
 import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";
 
 const EVENTS = 1200;
@@ -124,5 +127,124 @@ describe.each(backends())("usage totals reconcile for random filters on $name", 
     );
     // The property means little if every combination filtered everything out.
     expect(nonEmpty).toBeGreaterThan(5);
+  });
+});
+
+/**
+ * Random streams of batches in which some events match no price rule, with price rules added
+ * between them: no accepted event is lost or counted twice (each is either priced in usage_events
+ * or awaiting pricing, never both, and its key is taken once), every event a rule covers is priced
+ * at that rule's price, and the rollups equal the priced events to the micro-dollar.
+ */
+describe.each(backends())("usage awaiting pricing keeps every event once on $name", (backend) => {
+  let p: TestProduct;
+  beforeAll(async () => {
+    p = await startProduct(backend);
+  });
+  afterAll(async () => p?.dispose());
+
+  // Operations and eval types no default price matches: only the rules the stream adds price them.
+  const OPERATIONS = ["op-a", "op-b", "op-c", "op-d"];
+  const event = fc.record({
+    id: fc.integer({ min: 0, max: 30 }),
+    operation: fc.constantFrom(...OPERATIONS),
+    evalType: fc.constantFrom("et-x", "et-y"),
+    quantity: fc.integer({ min: 1, max: 5 }),
+    day: fc.integer({ min: 1, max: 28 }),
+  });
+  const step = fc.oneof(
+    {
+      weight: 3,
+      arbitrary: fc.record({
+        kind: fc.constant("batch" as const),
+        events: fc.array(event, { maxLength: 12 }),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        kind: fc.constant("rule" as const),
+        operation: fc.constantFrom(...OPERATIONS),
+        micros: fc.integer({ min: 0, max: 999_999 }),
+      }),
+    },
+  );
+
+  type Rows<T> = { rows: T[] };
+  let run = 0;
+
+  it("accepts, prices and counts each event exactly once", async () => {
+    const db = p.database.db;
+    const q = async <T>(text: ReturnType<typeof sql>) =>
+      ((await db.execute(text)) as unknown as Rows<T>).rows;
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 8 }), async (steps) => {
+        const org = `org-awaiting-prop-${++run}`;
+        const accepted = new Map<string, { operation: string; quantity: number }>();
+        const prices = new Map<string, bigint>();
+        for (const s of steps) {
+          if (s.kind === "rule") {
+            // One rule per operation: a second one from the same date would tie with it.
+            if (prices.has(s.operation)) continue;
+            await setPriceRule(db, {
+              organizationUuid: org,
+              operation: s.operation,
+              unitPrice: BigInt(s.micros),
+              validFrom: PAST,
+            });
+            prices.set(s.operation, BigInt(s.micros));
+            continue;
+          }
+          const batch = s.events.map((e) => ({
+            event_id: `e-${e.id}`,
+            occurred_at: `2026-03-${String(e.day).padStart(2, "0")}T12:00:00Z`,
+            operation: e.operation,
+            eval_type: e.evalType,
+            quantity: e.quantity,
+          }));
+          const fresh = new Map<string, { operation: string; quantity: number }>();
+          for (const e of s.events)
+            if (!accepted.has(`e-${e.id}`) && !fresh.has(`e-${e.id}`))
+              fresh.set(`e-${e.id}`, { operation: e.operation, quantity: e.quantity });
+          const r = await ingestUsage(db, org, batch);
+          expect(r.rejected).toEqual([]);
+          expect(r.accepted).toBe(fresh.size);
+          expect(r.duplicates).toBe(batch.length - fresh.size);
+          expect(r.awaiting_pricing).toBe([...fresh.values()].filter((e) => !prices.has(e.operation)).length);
+          for (const [id, e] of fresh) accepted.set(id, e);
+        }
+
+        const priced = await q<{ event_id: string; cost_micros: string }>(
+          sql`select event_id, cost_micros::text from usage_events where organization_uuid = ${org}`,
+        );
+        const awaiting = await q<{ event_id: string }>(
+          sql`select event_id from usage_events_awaiting where organization_uuid = ${org}`,
+        );
+        const [keys] = await q<{ n: number }>(
+          sql`select count(*)::int as n from usage_event_keys where organization_uuid = ${org}`,
+        );
+        const ids = [...priced.map((r) => r.event_id), ...awaiting.map((r) => r.event_id)];
+        // Every accepted event once, priced or awaiting, never both; its key taken once.
+        expect(ids.sort()).toEqual([...accepted.keys()].sort());
+        expect(keys?.n).toBe(accepted.size);
+        // Priced exactly when its operation has a rule, at that rule's price.
+        for (const [id, e] of accepted) {
+          const price = prices.get(e.operation);
+          const row = priced.find((r) => r.event_id === id);
+          if (price === undefined) expect(row, id).toBeUndefined();
+          else expect(row?.cost_micros, id).toBe(String(price * BigInt(e.quantity)));
+        }
+        // The rollups hold the priced events, to the micro-dollar.
+        const cost = priced.reduce((sum, r) => sum + BigInt(r.cost_micros), 0n);
+        for (const table of ["usage_daily", "usage_daily_mid", "usage_daily_coarse"]) {
+          const [sums] = await q<{ n: string; c: string }>(
+            sql`select coalesce(sum(event_count), 0)::text as n, coalesce(sum(cost_micros_sum), 0)::text as c
+                  from ${sql.identifier(table)} where organization_uuid = ${org}`,
+          );
+          expect([table, sums?.n, sums?.c]).toEqual([table, String(priced.length), String(cost)]);
+        }
+      }),
+      { seed: 20261127, numRuns: 25, endOnFailure: true },
+    );
   });
 });

@@ -37,6 +37,11 @@ export const priceRules = pgTable(
     validFrom: timestamp("valid_from", { withTimezone: true }).notNull().defaultNow(),
     validTo: timestamp("valid_to", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    /**
+     * A rule of the default price list shipped with the product (migration 0018): global, and
+     * ranked below every rule an operator sets, so any price set through the API wins over it.
+     */
+    builtIn: boolean("built_in").notNull().default(false),
   },
   (t) => [index("price_rules_org_idx").on(t.organizationUuid, t.operation)],
 );
@@ -151,6 +156,44 @@ export const usageEventKeys = pgTable(
     occurredAt: timestamp("occurred_at", { withTimezone: true }).notNull(),
   },
   (t) => [primaryKey({ name: "usage_event_keys_pkey", columns: [t.organizationUuid, t.eventId] })],
+);
+
+/**
+ * Usage events accepted while no price rule matched them, held here until one does (awaiting
+ * pricing): their idempotency key is already in usage_event_keys, so a resend is a duplicate. They
+ * are in no rollup and no bill until priced: prices.ts's awaiting-pricing move deletes them from here
+ * and stores them in usage_events and the rollups in one transaction, under a per-organization lock,
+ * so each is priced exactly once. `backfill` records that an operator sent it into a closed cycle;
+ * `held_reason` says why a rule already covers it but it could not be priced yet (a closed cycle,
+ * an archived month, the cost limit).
+ */
+export const usageEventsAwaiting = pgTable(
+  "usage_events_awaiting",
+  {
+    organizationUuid: text("organization_uuid").notNull(),
+    eventId: text("event_id").notNull(),
+    occurredAt: timestamp("occurred_at", { withTimezone: true }).notNull(),
+    workspaceUuid: uuid("workspace_uuid"),
+    evalUuid: text("eval_uuid"),
+    evalRunUuid: text("eval_run_uuid"),
+    name: text("name"),
+    operation: text("operation").notNull(),
+    evalType: text("eval_type").notNull(),
+    modality: text("modality").notNull().default(""),
+    isJailbreak: boolean("is_jailbreak").notNull().default(false),
+    hasGroundTruth: boolean("has_ground_truth").notNull().default(false),
+    createdBy: text("created_by"),
+    quantity: bigint("quantity", { mode: "number" }).notNull().default(1),
+    ruleMetric: text("rule_metric").notNull().default("eval"),
+    notes: text("notes"),
+    backfill: boolean("backfill").notNull().default(false),
+    heldReason: text("held_reason"),
+    receivedAt: timestamp("received_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ name: "usage_events_awaiting_pkey", columns: [t.organizationUuid, t.eventId] }),
+    index("usage_events_awaiting_org_occurred_idx").on(t.organizationUuid, t.occurredAt, t.eventId),
+  ],
 );
 
 /**
