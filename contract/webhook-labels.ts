@@ -10,6 +10,10 @@ export const WEBHOOK_TEST_EVENT_TYPE = "webhook.test";
 export const WEBHOOK_DELIVERY_STATUSES = ["pending", "succeeded", "failed"] as const;
 export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
 
+/** An endpoint's circuit breaker (docs/webhooks.md "Fair delivery and the circuit breaker"). */
+export const WEBHOOK_BREAKER_STATES = ["closed", "open", "half_open"] as const;
+export type WebhookBreakerState = (typeof WEBHOOK_BREAKER_STATES)[number];
+
 /** At most this many endpoints per organization. */
 export const MAX_WEBHOOK_ENDPOINTS = 20;
 export const MAX_WEBHOOK_DESCRIPTION_LENGTH = 500;

@@ -9,6 +9,7 @@ import { pageNumberParam, pageSizeParam } from "./paging";
 import {
   MAX_WEBHOOK_DELIVERY_PAGE_SIZE,
   MAX_WEBHOOK_DESCRIPTION_LENGTH,
+  WEBHOOK_BREAKER_STATES,
   WEBHOOK_DELIVERY_STATUSES,
   WEBHOOK_TEST_EVENT_TYPE,
 } from "./webhook-labels";
@@ -68,6 +69,23 @@ export const WebhookEndpointSchema = z
     enabled: z
       .boolean()
       .meta({ description: "A disabled endpoint's deliveries wait until it is enabled again." }),
+    breaker: z
+      .object({
+        state: z.enum(WEBHOOK_BREAKER_STATES).meta({
+          description:
+            "closed: deliveries flow; open: failed attempts in a row paused the endpoint until paused_until " +
+            "(its due deliveries wait); half_open: the cool-down is over and one attempt at a time probes " +
+            "the receiver; a success closes it, a failure opens it again for twice as long.",
+        }),
+        consecutive_failures: z
+          .int()
+          .meta({ description: "Attempts failed in a row since the last success." }),
+        paused_until: z.iso
+          .datetime()
+          .nullable()
+          .meta({ description: "While open: when the cool-down ends; else null." }),
+      })
+      .meta({ description: "The endpoint's circuit breaker (docs/webhooks.md)." }),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
   })

@@ -82,10 +82,12 @@ export async function createApiService(
     db: database.db,
     keyring: webhookKeyring(config, database),
     allowPrivateUrls: config.webhooks.allowPrivateUrls,
+    sendRateLimitPerOrg: config.webhooks.sendRateLimitPerOrg,
   };
   const webhookWorker = createWebhookWorker({
     ...webhooks,
     retryBaseSeconds: config.webhooks.retryBaseSeconds,
+    limits: config.webhooks,
     ...(database.listen ? { listen: database.listen } : {}),
     log: app.log,
   });

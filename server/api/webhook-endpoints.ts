@@ -1,3 +1,4 @@
+import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import {
@@ -32,10 +33,20 @@ import {
 } from "../webhooks/endpoints";
 import { parseWebhookUrl, resolveWebhookHost, WebhookUrlError } from "../webhooks/url-guard";
 import { actorOf } from "./audit";
+import { createApiRateLimiter, decideRate, rateLimitError, sendRateLimitHeaders } from "./rate-limit";
 import { adminOrg } from "./route-hooks";
 import { failure, json, noContent } from "./schemas";
 
-export type WebhookRouteDeps = { db: Db; keyring: Keyring; allowPrivateUrls: boolean };
+export type WebhookRouteDeps = {
+  db: Db;
+  keyring: Keyring;
+  allowPrivateUrls: boolean;
+  /** Test events and retries by hand per minute per organization (WEBHOOK_SEND_RATE_LIMIT_PER_ORG; 0: off). */
+  sendRateLimitPerOrg?: number;
+};
+
+/** The default of WEBHOOK_SEND_RATE_LIMIT_PER_ORG. */
+export const DEFAULT_WEBHOOK_SEND_RATE_LIMIT = 30;
 
 const tags = ["Webhooks"];
 const config = (action: string) => ({ auth: "bearer_or_api_key" as const, admin: action });
@@ -83,6 +94,29 @@ const SIGNING =
  */
 export const webhookEndpointRoutes: FastifyPluginAsyncZod<WebhookRouteDeps> = async (app, deps) => {
   const { db, keyring, allowPrivateUrls } = deps;
+  const sendLimit = deps.sendRateLimitPerOrg ?? DEFAULT_WEBHOOK_SEND_RATE_LIMIT;
+  const limiter = sendLimit > 0 ? createApiRateLimiter(db) : null;
+  const decided = sendRateLimitHeaders(app);
+  const tooMany = failure(
+    "Too many test events and retries in the organization this minute (Retry-After: seconds to wait)",
+  );
+  const limitNote = sendLimit
+    ? ` At most ${sendLimit} test events and retries a minute per organization (429 with Retry-After beyond).`
+    : "";
+
+  /**
+   * The organization of an administrator's test or retry call, counted against the organization's
+   * limit of such calls (they make the workers send at once); 429 past it, with Retry-After and the
+   * RateLimit headers, which every counted answer carries.
+   */
+  async function countSend(req: FastifyRequest): Promise<string> {
+    const org = adminOrg(req).org_id;
+    if (!limiter) return org;
+    const d = await decideRate(limiter, { key: `webhook-send:org:${org}`, limit: sendLimit }, null);
+    if (d) decided.set(req, d);
+    if (d && !d.allowed) throw rateLimitError(d);
+    return org;
+  }
 
   app.get(
     "/webhook-endpoints",
@@ -223,17 +257,19 @@ export const webhookEndpointRoutes: FastifyPluginAsyncZod<WebhookRouteDeps> = as
         summary: "Send a test event",
         description:
           "Queues a signed webhook.test event to this endpoint (sent at once, retried like any delivery) " +
-          "and answers its delivery, which the delivery log then follows.",
+          "and answers its delivery, which the delivery log then follows. If the endpoint's circuit breaker " +
+          `is open, its cool-down ends: the test is the next probe.${limitNote}`,
         params: EndpointParams,
         response: {
           202: json("Queued", WebhookDeliverySchema),
           ...oneErrors,
           409: failure("The endpoint is disabled"),
+          429: tooMany,
         },
       },
     },
     async (req, reply) =>
-      reply.status(202).send(await sendTestEvent(db, adminOrg(req).org_id, req.params.endpoint_uuid)),
+      reply.status(202).send(await sendTestEvent(db, await countSend(req), req.params.endpoint_uuid)),
   );
 
   app.get(
@@ -267,12 +303,14 @@ export const webhookEndpointRoutes: FastifyPluginAsyncZod<WebhookRouteDeps> = as
         summary: "Retry a delivery",
         description:
           "Makes the delivery due now: a failed one gets one more attempt, a succeeded one is sent again " +
-          "(same event id), a pending one skips the rest of its wait.",
+          "(same event id), a pending one skips the rest of its wait (and an open circuit breaker's " +
+          `cool-down).${limitNote}`,
         params: DeliveryParams,
         response: {
           202: json("Queued", WebhookDeliverySchema),
           ...oneErrors,
           409: failure("The endpoint is disabled"),
+          429: tooMany,
         },
       },
     },
@@ -280,7 +318,7 @@ export const webhookEndpointRoutes: FastifyPluginAsyncZod<WebhookRouteDeps> = as
       reply
         .status(202)
         .send(
-          await retryDelivery(db, adminOrg(req).org_id, req.params.endpoint_uuid, req.params.delivery_uuid),
+          await retryDelivery(db, await countSend(req), req.params.endpoint_uuid, req.params.delivery_uuid),
         ),
   );
 };

@@ -36,9 +36,31 @@ export const endpointJson = (r: EndpointRow): WebhookEndpoint => ({
   description: r.description,
   events: r.eventTypes as WebhookEventType[],
   enabled: r.enabled,
+  breaker: breakerJson(r),
   created_at: r.createdAt.toISOString(),
   updated_at: r.updatedAt.toISOString(),
 });
+
+/** Open while its cool-down runs; half open once it is over, until an attempt succeeds. */
+function breakerJson(r: EndpointRow): WebhookEndpoint["breaker"] {
+  const open = r.pausedUntil !== null && r.pausedUntil.getTime() > Date.now();
+  return {
+    state: open ? "open" : r.breakerTrips > 0 ? "half_open" : "closed",
+    consecutive_failures: r.consecutiveFailures,
+    paused_until: open ? (r.pausedUntil as Date).toISOString() : null,
+  };
+}
+
+/**
+ * Ends an open breaker's cool-down at once (a test event or a retry by hand): the endpoint is half
+ * open, so the next attempt probes the receiver, one at a time, and a success closes the breaker.
+ */
+async function endCoolDown(tx: Tx, id: string) {
+  await tx
+    .update(webhookEndpoints)
+    .set({ pausedUntil: null })
+    .where(and(eq(webhookEndpoints.endpointUuid, id), sql`${webhookEndpoints.pausedUntil} is not null`));
+}
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -167,6 +189,9 @@ export async function updateEndpoint(
 ): Promise<WebhookEndpoint> {
   return db.transaction(async (tx) => {
     const before = await findEndpoint(tx, org, id, true);
+    const resetBreaker =
+      ((patch.url !== undefined && patch.url !== before.url) || (patch.enabled && !before.enabled)) &&
+      (before.consecutiveFailures > 0 || before.breakerTrips > 0 || before.pausedUntil !== null);
     const [row] = await tx
       .update(webhookEndpoints)
       .set({
@@ -174,6 +199,8 @@ export async function updateEndpoint(
         ...(patch.description !== undefined ? { description: patch.description } : {}),
         ...(patch.events !== undefined ? { eventTypes: patch.events } : {}),
         ...(patch.enabled !== undefined ? { enabled: patch.enabled } : {}),
+        // A new receiver, or one enabled again, starts with a closed breaker.
+        ...(resetBreaker ? { consecutiveFailures: 0, breakerTrips: 0, pausedUntil: null } : {}),
         updatedAt: sql`now()`,
       })
       .where(eq(webhookEndpoints.endpointUuid, id))
@@ -193,8 +220,8 @@ export async function updateEndpoint(
         before: Object.fromEntries(changed.map((k) => [k, b[k]])),
         after: Object.fromEntries(changed.map((k) => [k, a[k]])),
       });
-    // An endpoint enabled again: its waiting deliveries are due.
-    if (patch.enabled && !before.enabled) await wakeWorkers(tx);
+    // An endpoint enabled again, or its breaker closed: its waiting deliveries are due.
+    if ((patch.enabled && !before.enabled) || resetBreaker) await wakeWorkers(tx);
     return endpointJson(after);
   });
 }
@@ -246,6 +273,7 @@ export async function sendTestEvent(db: Db, org: string, id: string): Promise<We
     const endpoint = await findEndpoint(tx, org, id);
     if (!endpoint.enabled)
       throw new ApiError("conflict", "The endpoint is disabled: enable it to send a test event.");
+    await endCoolDown(tx, id);
     const event = buildEvent(org, WEBHOOK_TEST_EVENT_TYPE, {
       endpoint_uuid: id,
       message: "A test event from Eval Console: the endpoint receives and verifies signed deliveries.",
@@ -306,6 +334,7 @@ export async function retryDelivery(db: Db, org: string, id: string, deliveryId:
       .where(and(eq(webhookDeliveries.endpointUuid, id), eq(webhookDeliveries.deliveryUuid, deliveryId)))
       .returning();
     if (!row) throw new ApiError("not_found", "No such delivery of this webhook endpoint.");
+    await endCoolDown(tx, id);
     await wakeWorkers(tx);
     return deliveryJson(row);
   });

@@ -647,9 +647,13 @@ describe.each(backends())("bad input on $name", (backend) => {
   let total = 0;
 
   beforeAll(async () => {
-    // Thousands of calls a minute with one token: the /v1 rate limits (tested on their own) would
-    // answer most of them with 429 before the input is looked at.
-    p = await startProduct(backend, { API_RATE_LIMIT_PER_CREDENTIAL: "0", API_RATE_LIMIT_PER_ORG: "0" });
+    // Thousands of calls a minute with one token: the /v1 rate limits and the webhook test/retry
+    // limit (tested on their own) would answer most of them with 429 before the input is looked at.
+    p = await startProduct(backend, {
+      API_RATE_LIMIT_PER_CREDENTIAL: "0",
+      API_RATE_LIMIT_PER_ORG: "0",
+      WEBHOOK_SEND_RATE_LIMIT_PER_ORG: "0",
+    });
     t = await setUpTenants(p);
     const initech = await p.identity.admin.createOrganization("Initech", "initech");
     const [cycle] = await openFuzzCycle(p, initech.id);

@@ -75,10 +75,13 @@ export async function waitForDelivery(
   }
 }
 
-/** Makes every pending delivery due now (skipping the backoff wait). */
+/** Makes every pending delivery due now (skipping the backoff wait and any breaker's cool-down). */
 export async function makeDue(p: TestProduct) {
   await p.database.db.execute(
-    sql`update webhook_deliveries set next_attempt_at = now() where status = 'pending'`,
+    sql`update webhook_deliveries set next_attempt_at = now() where status = 'pending' and leased_until is null`,
+  );
+  await p.database.db.execute(
+    sql`update webhook_endpoints set paused_until = null where paused_until is not null`,
   );
 }
 

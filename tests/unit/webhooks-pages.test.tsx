@@ -17,6 +17,7 @@ const endpoint = (over: Partial<WebhookEndpoint> = {}): WebhookEndpoint => ({
   description: "Ops pager",
   events: ["budget.alert.triggered", "budget.alert.resolved"],
   enabled: true,
+  breaker: { state: "closed", consecutive_failures: 0, paused_until: null },
   created_at: "2026-11-20T10:00:00.000Z",
   updated_at: "2026-11-20T10:00:00.000Z",
   ...over,
@@ -258,6 +259,44 @@ describe("Webhook endpoint page", () => {
     );
     await waitFor(() => expect(retries.bodies).toHaveLength(1));
     expect(await screen.findByText("Delivery queued again")).toBeInTheDocument();
+  });
+
+  it("shows when the circuit breaker paused the endpoint, and when it probes", async () => {
+    const paused = endpoint({
+      breaker: { state: "open", consecutive_failures: 5, paused_until: "2026-11-20T10:15:00.000Z" },
+    });
+    const page = renderPage(<WebhookShowPage />, {
+      route,
+      path,
+      me: ADMIN,
+      handlers: [
+        http.get(api(`/v1/webhook-endpoints/${ID}`), () => HttpResponse.json(paused)),
+        http.get(api(`/v1/webhook-endpoints/${ID}/deliveries`), () =>
+          HttpResponse.json({ deliveries: [], total: 0, page: 1, page_size: 20 }),
+        ),
+      ],
+    });
+    expect(await screen.findByText("Paused")).toBeInTheDocument();
+    expect(screen.getByText(/5 failed attempts in a row: deliveries wait until/)).toBeInTheDocument();
+    page.unmount();
+
+    renderPage(<WebhookShowPage />, {
+      route,
+      path,
+      me: ADMIN,
+      handlers: [
+        http.get(api(`/v1/webhook-endpoints/${ID}`), () =>
+          HttpResponse.json(
+            endpoint({ breaker: { state: "half_open", consecutive_failures: 6, paused_until: null } }),
+          ),
+        ),
+        http.get(api(`/v1/webhook-endpoints/${ID}/deliveries`), () =>
+          HttpResponse.json({ deliveries: [], total: 0, page: 1, page_size: 20 }),
+        ),
+      ],
+    });
+    expect(await screen.findByText("Probing")).toBeInTheDocument();
+    expect(screen.getByText(/one delivery at a time until one succeeds/)).toBeInTheDocument();
   });
 
   it("says when the endpoint does not exist", async () => {

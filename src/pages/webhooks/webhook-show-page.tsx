@@ -271,6 +271,21 @@ export function WebhookShowPage() {
                 </Typography.Text>
               </Flex>
             </Descriptions.Item>
+            {endpoint.breaker && endpoint.breaker.state !== "closed" ? (
+              <Descriptions.Item label="Delivery">
+                <Flex gap={8} align="center" wrap>
+                  <Tag color={endpoint.breaker.state === "open" ? "red" : "orange"}>
+                    {endpoint.breaker.state === "open" ? "Paused" : "Probing"}
+                  </Tag>
+                  <Typography.Text type="secondary">
+                    {`${endpoint.breaker.consecutive_failures} failed attempts in a row: `}
+                    {endpoint.breaker.state === "open"
+                      ? `deliveries wait until ${formatTime(endpoint.breaker.paused_until ?? "")} (a test event tries at once)`
+                      : "one delivery at a time until one succeeds"}
+                  </Typography.Text>
+                </Flex>
+              </Descriptions.Item>
+            ) : null}
             <Descriptions.Item label="Created">{formatTime(endpoint.created_at)}</Descriptions.Item>
           </Descriptions>
           <DeliveryLog endpoint={endpoint} onRetry={(d) => actions.retry(endpoint, d)} />
