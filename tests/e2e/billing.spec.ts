@@ -398,8 +398,9 @@ test("Refresh reads the chart's series again and the chart redraws", async ({ pa
 test("while the page loads, the pager never shows a zero count and nothing jumps", async ({ page }) => {
   // Every text the pager shows (or its absence) from the first render, and the layout shift.
   await page.addInitScript(() => {
-    const w = window as unknown as { pagerTexts: string[]; layoutShift: number };
+    const w = window as unknown as { pagerTexts: string[]; awaitingTexts: string[]; layoutShift: number };
     w.pagerTexts = [];
+    w.awaitingTexts = [];
     w.layoutShift = 0;
     new PerformanceObserver((list) => {
       for (const entry of list.getEntries() as unknown as { value: number; hadRecentInput: boolean }[])
@@ -408,6 +409,8 @@ test("while the page loads, the pager never shows a zero count and nothing jumps
     new MutationObserver(() => {
       const text = document.querySelector('[data-testid="records-pagination"]')?.textContent ?? "<none>";
       if (w.pagerTexts.at(-1) !== text) w.pagerTexts.push(text);
+      const awaiting = document.querySelector('[data-testid="awaiting-pricing"]')?.textContent;
+      if (awaiting && w.awaitingTexts.at(-1) !== awaiting) w.awaitingTexts.push(awaiting);
     }).observe(document, { childList: true, subtree: true, characterData: true });
   });
   // The records answer slowly, as on a busy server.
@@ -418,10 +421,14 @@ test("while the page loads, the pager never shows a zero count and nothing jumps
   await signIn(page, "admin@acme.test", "/");
   const pager = page.getByTestId("records-pagination");
   await expect(pager).toHaveText(/^Page 1 of [\d,]+ \([\d,]+ total records\)$/);
-  const { pagerTexts, layoutShift } = await page.evaluate(() => {
-    const w = window as unknown as { pagerTexts: string[]; layoutShift: number };
-    return { pagerTexts: w.pagerTexts, layoutShift: w.layoutShift };
+  // The usage awaiting pricing: the demo's prices cover all of it; never a count of 0 on the way.
+  await expect(page.getByTestId("awaiting-pricing")).toHaveText("No usage awaiting pricing");
+  const { pagerTexts, awaitingTexts, layoutShift } = await page.evaluate(() => {
+    const w = window as unknown as { pagerTexts: string[]; awaitingTexts: string[]; layoutShift: number };
+    return { pagerTexts: w.pagerTexts, awaitingTexts: w.awaitingTexts, layoutShift: w.layoutShift };
   });
+  expect(awaitingTexts.filter((t) => /\b0\b/.test(t))).toEqual([]);
+  expect(awaitingTexts.at(-1)).toBe("No usage awaiting pricing");
   const shown = pagerTexts.slice(pagerTexts.findIndex((t) => t !== "<none>"));
   expect(shown[0]).toBe("Loading...");
   expect(shown.slice(1)).toEqual([(await pager.textContent()) ?? ""]);

@@ -127,7 +127,7 @@ const bucket = (date: string, price: string, evalType = "safety"): SeriesBucket 
 });
 
 /** The product API as the page reads it; every request is kept for the assertions. */
-function billingApi({ recordsDelay = 0, cyclesDelay = 0 } = {}) {
+function billingApi({ recordsDelay = 0, cyclesDelay = 0, awaitingDelay = 0, awaitingEvents = 0 } = {}) {
   const seen: URL[] = [];
   let seriesBuckets = [bucket("2026-02-02", "1.5")];
   const keep = (request: Request) => {
@@ -160,6 +160,14 @@ function billingApi({ recordsDelay = 0, cyclesDelay = 0 } = {}) {
           deleted_at: "2026-01-09T00:00:00Z",
         },
       ]);
+    }),
+    http.get(api("/v1/usage/awaiting-pricing"), async ({ request }) => {
+      keep(request);
+      await delay(awaitingDelay);
+      return HttpResponse.json({
+        events: awaitingEvents,
+        oldest_occurred_at: awaitingEvents ? "2026-02-03T00:00:00Z" : null,
+      });
     }),
     http.get(api("/v1/usage/summary"), ({ request }) =>
       HttpResponse.json(summary(keep(request).get("billing_cycle_uuid") ?? FEB)),
@@ -212,6 +220,25 @@ const tableSettled = () => waitFor(() => expect(document.querySelector(".ant-spi
 const pagerText = () => screen.getByTestId("records-pagination").textContent;
 
 describe("Billing & Usage", { timeout: 60_000 }, () => {
+  it("shows how many events await pricing, and never a zero while the count loads", async () => {
+    renderBilling("/", { awaitingDelay: 400, awaitingEvents: 1204 });
+    const line = await screen.findByTestId("awaiting-pricing");
+    expect(line).toHaveTextContent("Checking for usage awaiting pricing…");
+    expect(line.textContent).not.toMatch(/\b0\b/);
+    await waitFor(() =>
+      expect(screen.getByTestId("awaiting-pricing")).toHaveTextContent(
+        "1,204 events awaiting pricing (not in this total)",
+      ),
+    );
+  });
+
+  it("says so when no usage awaits pricing", async () => {
+    renderBilling();
+    await waitFor(() =>
+      expect(screen.getByTestId("awaiting-pricing")).toHaveTextContent("No usage awaiting pricing"),
+    );
+  });
+
   it("shows totals, the latest period, the summary and the first page of records", async () => {
     const { calls, location } = renderBilling();
     expect(await screen.findByText("Billing & Usage", { selector: "h2" })).toBeInTheDocument();

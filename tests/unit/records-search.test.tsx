@@ -79,6 +79,9 @@ function setup() {
     ),
     http.get(api("/v1/workspaces/"), () => HttpResponse.json([])),
     http.get(api("/v1/usage/summary"), () => HttpResponse.json(summary)),
+    http.get(api("/v1/usage/awaiting-pricing"), () =>
+      HttpResponse.json({ events: 0, oldest_occurred_at: null }),
+    ),
     http.get(api("/v1/usage/series"), ({ request }) =>
       HttpResponse.json({
         billing_cycle_uuid: CYCLE,

@@ -16,7 +16,13 @@ import { RecordsTable } from "./records-table";
 import { TotalsStrip } from "./totals-strip";
 import { UsageChart } from "./usage-chart";
 import { UsageSummary } from "./usage-summary";
-import { useBillingCycles, useBillingWorkspaces, useUsageSeries, useUsageSummary } from "./use-billing-data";
+import {
+  useAwaitingPricing,
+  useBillingCycles,
+  useBillingWorkspaces,
+  useUsageSeries,
+  useUsageSummary,
+} from "./use-billing-data";
 import { useBillingState } from "./use-billing-state";
 import { WorkspaceSelect } from "./workspace-select";
 
@@ -31,11 +37,13 @@ export function BillingPage() {
   const chartShown = !useIsMobile();
   const chart = useUsageSeries(cycleUuid, state.filters, state.view.grouping, chartShown);
   const invalidate = useInvalidate();
+  const { awaiting, query: awaitingQuery } = useAwaitingPricing();
 
   // Everything the page shows is read again; what is on screen stays until the answers are in.
   const refresh = () => {
     cyclesQuery.refetch();
     summaryQuery.refetch();
+    awaitingQuery.refetch();
     if (chartShown && cycleUuid) chart.query.refetch();
     invalidate({ resource: usageRecords.name, invalidates: ["list"] });
   };
@@ -85,7 +93,11 @@ export function BillingPage() {
           onReplace={state.setFilters}
         />
       </Card>
-      <TotalsStrip cycle={state.cycle} loading={cyclesQuery.isLoading} />
+      <TotalsStrip
+        cycle={state.cycle}
+        loading={cyclesQuery.isLoading}
+        awaiting={{ awaiting, loading: awaitingQuery.isLoading, failed: awaitingQuery.isError }}
+      />
       <BudgetsSection />
       {summaryQuery.isError ? (
         <Alert

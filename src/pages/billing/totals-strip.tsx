@@ -1,8 +1,10 @@
-// Total Cost (with one line per workspace group when there are several), Paid and Balance.
-import { Card, Col, Flex, Row, Skeleton, Typography } from "antd";
+// Total Cost (with one line per workspace group when there are several, and the usage awaiting
+// pricing, which no total includes yet), Paid and Balance.
+import { Card, Col, Flex, Row, Skeleton, Tooltip, Typography } from "antd";
 import type { ReactNode } from "react";
 import type { BillingCycle } from "../../../contract/billing-cycle-schema";
 import { formatBalance, formatMoney, toMicros } from "../../../contract/money";
+import type { AwaitingPricing } from "../../../contract/usage-schemas";
 import { balanceCaption, balanceMicros, groupBreakdown, totalCostMicros } from "../../lib/billing/totals";
 
 export const CREDIT_GREEN = "#49aa19";
@@ -33,14 +35,61 @@ function Stat({
   );
 }
 
-export function TotalsStrip({ cycle, loading }: { cycle: BillingCycle | undefined; loading: boolean }) {
+/** The state of the awaiting-pricing count: its answer, or loading, or failed. */
+export type AwaitingState = { awaiting: AwaitingPricing | undefined; loading: boolean; failed: boolean };
+
+const AWAITING_HELP =
+  "Usage events your eval services sent that no price covers yet. They are kept, and priced and " +
+  "added to your bill once your provider sets their price; until then they are in no total.";
+
+/**
+ * One caption-sized line, the same height in every state (so nothing moves when the count comes):
+ * never a zero while the count is loading.
+ */
+export function AwaitingLine({ state }: { state: AwaitingState }) {
+  const { awaiting, loading, failed } = state;
+  let text: string;
+  let warn = false;
+  if (awaiting) {
+    const n = awaiting.events;
+    warn = n > 0;
+    text = n
+      ? `${n.toLocaleString("en-US")} ${n === 1 ? "event" : "events"} awaiting pricing (not in this total)`
+      : "No usage awaiting pricing";
+  } else if (loading) text = "Checking for usage awaiting pricing…";
+  else text = failed ? "Usage awaiting pricing could not be checked" : "Checking for usage awaiting pricing…";
+  return (
+    <Tooltip title={AWAITING_HELP}>
+      <Typography.Text
+        type={warn ? "warning" : "secondary"}
+        style={{ fontSize: 12, display: "block" }}
+        data-testid="awaiting-pricing"
+        aria-busy={!awaiting && loading ? true : undefined}
+      >
+        {text}
+      </Typography.Text>
+    </Tooltip>
+  );
+}
+
+export function TotalsStrip({
+  cycle,
+  loading,
+  awaiting,
+}: {
+  cycle: BillingCycle | undefined;
+  loading: boolean;
+  awaiting: AwaitingState;
+}) {
   if (loading && !cycle) {
     return (
       <Row gutter={[16, 16]} style={{ marginBottom: 16 }}>
         {["Total Cost", "Paid", "Balance"].map((label) => (
           <Col key={label} xs={24} md={8}>
-            <Card size="small">
+            <Card size="small" style={{ height: "100%" }}>
               <Skeleton active paragraph={{ rows: 1 }} title={{ width: 80 }} />
+              {/* The count loads on its own: its line holds its room from the start. */}
+              {label === "Total Cost" ? <AwaitingLine state={awaiting} /> : null}
             </Card>
           </Col>
         ))}
@@ -54,6 +103,7 @@ export function TotalsStrip({ cycle, loading }: { cycle: BillingCycle | undefine
     <Row gutter={[16, 16]} style={{ marginBottom: 16 }}>
       <Col xs={24} md={8}>
         <Stat label="Total Cost" testId="total-cost" value={formatMoney(totalCostMicros(cycle))}>
+          <AwaitingLine state={awaiting} />
           {groups.length ? (
             <Flex vertical gap={2} style={{ marginTop: 8 }} data-testid="total-cost-groups">
               {groups.map((g) => (

@@ -4,7 +4,7 @@
 import { type HttpError, useCustom, useList } from "@refinedev/core";
 import { useMemo } from "react";
 import type { BillingCycle } from "../../../contract/billing-cycle-schema";
-import type { Grouping, UsageSeries, UsageSummary } from "../../../contract/usage-schemas";
+import type { AwaitingPricing, Grouping, UsageSeries, UsageSummary } from "../../../contract/usage-schemas";
 import { type BillingFilters, usageQuery } from "../../lib/billing/filters";
 import { sortCycles } from "../../lib/billing/totals";
 import { WORKSPACE_STALE_MS, type WorkspaceRecord } from "../../lib/workspaces";
@@ -31,6 +31,17 @@ export function useUsageSummary(cycleUuid: string | undefined, filters: BillingF
     queryOptions: { enabled: !!cycleUuid, placeholderData: keepPrevious },
   });
   return { summary: cycleUuid ? query.data?.data : undefined, query };
+}
+
+/** How many of the organization's usage events await pricing (not in any total yet). */
+export function useAwaitingPricing() {
+  const { query } = useCustom<AwaitingPricing, HttpError>({
+    url: "/v1/usage/awaiting-pricing",
+    method: "get",
+    errorNotification: false,
+  });
+  const data = query.data?.data;
+  return { awaiting: typeof data?.events === "number" ? data : undefined, query };
 }
 
 export function useUsageSeries(
