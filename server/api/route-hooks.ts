@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { ApiError } from "../platform/errors";
+import { runAsTenant } from "../platform/tenant-scope";
 import { requireAdmin } from "./access";
 import type { Authenticate, OrgMemberClaim, Principal } from "./principal";
 import { serializerCompiler, validatorCompiler } from "./validation";
@@ -46,6 +47,12 @@ export function installApiRouteHooks(app: FastifyInstance, authenticate: Authent
 
   app.addHook("onRoute", (route) => {
     if (!route.config?.auth) throw new Error(`${route.method} ${route.url} declares no config.auth`);
+    // The handler works for the caller's organization: shared queues take turns by it.
+    const handler = route.handler;
+    route.handler = function tenantHandler(req, reply) {
+      const tenant = req.principal?.org?.org_id ?? (req.principal ? `user:${req.principal.userId}` : "");
+      return runAsTenant(tenant, () => handler.call(this, req, reply));
+    };
   });
 
   app.addHook("onRequest", async (req, reply) => {

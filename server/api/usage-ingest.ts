@@ -16,6 +16,7 @@ import {
 import type { Actor } from "../platform/audit";
 import { ApiError } from "../platform/errors";
 import type { IdentityGateway } from "../platform/identity-gateway";
+import { runAsTenant } from "../platform/tenant-scope";
 import { forbidden } from "./access";
 import { type BearerCaller, createBearerCallerAuth, notOperator } from "./operator-auth";
 import { createApiRateLimiter, decideRate, rateLimitError, sendRateLimitHeaders } from "./rate-limit";
@@ -254,10 +255,13 @@ export const usageIngestRoutes: FastifyPluginAsyncZod<
         orgId = target;
         await orgExists(orgId);
       }
-      return ingestUsage(deps.db, orgId, body.events, {
-        backfill,
-        ...(sender.kind === "operator" ? { adjustments: { by: sender.actor } } : {}),
-      });
+      // Its statements take turns with other organizations' work (tenant-scope.ts).
+      return runAsTenant(orgId, () =>
+        ingestUsage(deps.db, orgId, body.events, {
+          backfill,
+          ...(sender.kind === "operator" ? { adjustments: { by: sender.actor } } : {}),
+        }),
+      );
     },
   );
 };

@@ -2,6 +2,7 @@
 // the part of PGlite's interface Drizzle uses (query, transaction) that sends each statement to
 // the worker and waits for its answer, so a long statement never blocks this thread's event loop.
 import { Worker } from "node:worker_threads";
+import { currentTenant } from "./tenant-scope";
 
 type QueryOptions = { rowMode?: "array" | "object"; parsers?: Record<number, unknown> };
 type Answer = { id: number; ok: boolean; result?: unknown; error?: Record<string, unknown> };
@@ -96,17 +97,29 @@ export class PGliteWorkerClient implements Queryable {
 
   /**
    * The database runs one statement (or transaction) at a time, so what waits is a queue, and it
-   * is kept here rather than in the worker: work of the serving path ("now": sign-ins, writes,
-   * small reads) is sent before dashboard reads ("later": reports, exports, searches) that were
-   * waiting, so a call of another organization waits for at most the one report statement
-   * already running, not for every one queued before it.
+   * is kept here rather than in the worker. Organizations take turns (tenant-scope.ts): each has
+   * its own queue, and the next statement comes from the next organization with work waiting, so
+   * one tenant's flood of writes or reports delays another's call by at most one statement of
+   * each busy tenant, never by everything it queued. Within one organization, work of the
+   * serving path ("now": writes, small reads) goes before its dashboard reads ("later": reports,
+   * exports, searches). Work outside any request (sign-ins, the webhook worker) is one more
+   * tenant in the rotation.
    */
-  readonly #waiting: Record<Priority, Turn[]> = { now: [], later: [] };
+  readonly #waiting = new Map<string, Record<Priority, Turn[]>>();
+  /** Tenants with work waiting, in the order they are served next. */
+  readonly #rotation: string[] = [];
   #busy = false;
 
   #take<T>(priority: Priority, work: () => Promise<T>, abandoned?: () => boolean): Promise<T> {
+    const tenant = currentTenant();
     return new Promise<T>((resolve, reject) => {
-      this.#waiting[priority].push({
+      let queues = this.#waiting.get(tenant);
+      if (!queues) {
+        queues = { now: [], later: [] };
+        this.#waiting.set(tenant, queues);
+        this.#rotation.push(tenant);
+      }
+      queues[priority].push({
         work,
         resolve: resolve as (v: unknown) => void,
         reject,
@@ -116,9 +129,20 @@ export class PGliteWorkerClient implements Queryable {
     });
   }
 
+  /** The next turn: the first waiting work of the tenant whose turn it is. */
+  #dequeue(): Turn | undefined {
+    const tenant = this.#rotation.shift();
+    if (tenant === undefined) return undefined;
+    const queues = this.#waiting.get(tenant);
+    const turn = queues?.now.shift() ?? queues?.later.shift();
+    if (queues && (queues.now.length || queues.later.length)) this.#rotation.push(tenant);
+    else this.#waiting.delete(tenant);
+    return turn;
+  }
+
   #nextTurn() {
     if (this.#busy) return;
-    const turn = this.#waiting.now.shift() ?? this.#waiting.later.shift();
+    const turn = this.#dequeue();
     if (!turn) return;
     // A caller that gave up while waiting (its read's time limit) is not run at all.
     if (turn.abandoned()) {
