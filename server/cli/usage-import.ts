@@ -21,7 +21,7 @@ type ImportCommand = Extract<MeteringCommand, { kind: "import" }>;
 type Outcome = Pick<
   ImportResult,
   "events" | "accepted" | "duplicates" | "rejected" | "rejections" | "seconds"
->;
+> & { awaitingPricing?: number };
 
 /** The rejections the command lists; the counts cover the others. */
 const LISTED = 20;
@@ -52,8 +52,10 @@ function report(file: string, org: string, r: Outcome): number {
   const listed = Math.min(r.rejections.length, LISTED);
   if (r.rejected > listed) console.error(`  … and ${r.rejected - listed} more rejected.`);
   const rate = r.seconds > 0 ? Math.round(r.events / r.seconds) : r.events;
+  // Accepted events no price rule matches yet: stored, priced once a rule covers them.
+  const awaiting = r.awaitingPricing ? ` (${r.awaitingPricing} awaiting pricing)` : "";
   console.log(
-    `Imported ${file} into ${org}: ${r.accepted} accepted, ${r.duplicates} duplicates, ${r.rejected} rejected (${r.events} events in ${r.seconds.toFixed(1)} s, ${rate}/s).`,
+    `Imported ${file} into ${org}: ${r.accepted} accepted${awaiting}, ${r.duplicates} duplicates, ${r.rejected} rejected (${r.events} events in ${r.seconds.toFixed(1)} s, ${rate}/s).`,
   );
   return r.rejected ? 1 : 0;
 }
@@ -131,7 +133,8 @@ async function throughServer(server: RunningServer, cmd: ImportCommand) {
       (sent) => bar.update(Math.min(sent, size || 1)),
     );
     bar.update(size || 1);
-    return { org: org.name, result: result as Outcome };
+    const answer = result as Outcome & { awaiting_pricing?: number };
+    return { org: org.name, result: { ...answer, awaitingPricing: answer.awaiting_pricing ?? 0 } };
   } finally {
     bar.stop();
   }

@@ -104,6 +104,25 @@ describe.each(backends())("usage awaiting pricing on $name", (backend) => {
     expect(after.dailyEvents).toBe(before.dailyEvents);
   });
 
+  it("counts events awaiting pricing in an operator's file import, and in its audit entry", async () => {
+    const body = [
+      JSON.stringify(ev({ event_id: "aw-import-1", operation: "import-op", eval_type: "import-et" })),
+      JSON.stringify(ev({ event_id: "aw-import-2", operation: "generation", eval_type: "safety" })),
+    ].join("\n");
+    const res = await p.api.app.inject({
+      method: "POST",
+      url: `/v1/operator/organizations/${f.acmeId}/usage/import`,
+      headers: { ...local(), "content-type": "application/x-ndjson" },
+      payload: body,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ events: 2, accepted: 2, awaiting_pricing: 1, rejected: 0 });
+    const [audit] = await query<{ after: Record<string, unknown> }>(
+      `select after from audit_log where action = 'usage.imported' and organization_uuid = '${f.acmeId}' order by id desc limit 1`,
+    );
+    expect(audit?.after).toMatchObject({ accepted: 2, awaiting_pricing: 1 });
+  });
+
   it("counts awaiting events for the organization's administrators and, per dimension, for operators", async () => {
     await ingest([
       ev({ event_id: "aw-count-1", occurred_at: "2026-03-01T08:00:00Z", operation: "ocr", eval_type: "cer" }),
