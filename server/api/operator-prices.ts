@@ -36,6 +36,10 @@ const PriceRuleSchema = z
     valid_from: z.iso.datetime(),
     valid_to: z.iso.datetime().nullable().meta({ description: "Exclusive; null while the rule is open." }),
     status: z.enum(["active", "scheduled", "ended"]),
+    built_in: z.boolean().meta({
+      description:
+        "A rule of the default price list shipped with the product (global); any rule an operator sets wins over it.",
+    }),
   })
   .meta({ id: "PriceRule" });
 
@@ -118,6 +122,7 @@ const priceRuleJson = (r: PriceRule, now = new Date()) => ({
   valid_from: r.validFrom.toISOString(),
   valid_to: r.validTo?.toISOString() ?? null,
   status: priceRuleStatus(r, now),
+  built_in: r.builtIn === true,
 });
 
 const tags = OPERATOR_TAGS;

@@ -30,6 +30,8 @@ export type PriceRule = {
   valid_from: string;
   valid_to: string | null;
   status: PriceRuleStatus;
+  /** A rule of the default price list shipped with the product (ranked below operators' rules). */
+  built_in?: boolean;
 };
 
 export type OperatorBillingCycle = {

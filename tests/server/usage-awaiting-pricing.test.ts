@@ -297,6 +297,18 @@ describe.each(backends())("usage awaiting pricing on $name", (backend) => {
       new Set(["safety", "image_safety", "jailbreak", "accuracy", "hallucination"]),
     );
     expect(defaults.every((r) => r.organizationUuid === null)).toBe(true);
+    // Listed with the global price list, marked as the shipped defaults.
+    const listed = await f.call(
+      "none",
+      "GET",
+      "/v1/operator/price-rules?organization_uuid=global",
+      undefined,
+      local(),
+    );
+    const shipped = (listed.json().price_rules as { built_in: boolean; eval_type: string | null }[]).filter(
+      (r) => r.built_in,
+    );
+    expect(shipped).toHaveLength(defaults.length);
     const { organizationUuid } = await newOrganization();
     const key = (await createIngestKey(db(), { name: "new", organizationUuid })).token;
     const res = await ingest(

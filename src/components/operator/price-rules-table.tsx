@@ -85,9 +85,13 @@ export function PriceRulesTable({ tableProps, query, showScope = false, emptyTex
                 key: "scope",
                 width: 160,
                 ellipsis: true,
-                render: (org: string | null) =>
+                render: (org: string | null, rule: PriceRule) =>
                   org ? (
                     <Link to={showUrl(operatorOrganizations.name, org)}>{names.get(org) ?? org}</Link>
+                  ) : rule.built_in ? (
+                    <Tag title="Shipped with the product; any price an operator sets wins over it">
+                      Global · default
+                    </Tag>
                   ) : (
                     <Tag>Global</Tag>
                   ),
