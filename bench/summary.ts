@@ -60,6 +60,11 @@ const BENCHES: Bench[] = [
     target: "22 pages while reports run",
     args: ["bench/heavy-reads.ts", "--events", "20000", "--probes", "100"],
   },
+  {
+    name: "noisy-neighbour",
+    target: "23 one tenant beside a noisy one",
+    args: ["bench/noisy-neighbour.ts", "--events", "20000", "--probes", "60"],
+  },
 ];
 
 const argv = process.argv.slice(2);
