@@ -9,8 +9,9 @@
  * evaluation as ingestion does. Until then they are in no rollup and no bill; the API counts them.
  *
  * An event a rule covers is still held (and says why, in held_reason) when its day is in a closed
- * billing cycle (unless an operator sent it with backfill), when its month's events are archived,
- * or when its priced cost exceeds the per-event limit. It is tried again at the next price change.
+ * billing cycle (unless an operator sent it with backfill) or before the first cycle (opened after
+ * it was accepted), when its month's events are archived, or when its priced cost exceeds the
+ * per-event limit. It is tried again at the next price change.
  */
 import { sql } from "drizzle-orm";
 import { formatUsdExact } from "../../contract/money";
@@ -90,6 +91,8 @@ async function priceOrganization(db: Db, organizationUuid: string, now: Date): P
     loadBudgets(db, organizationUuid),
   ]);
   const price = createRuleMatcher(rules);
+  // Usage before the first billing cycle belongs to no bill (ingestion refuses it too).
+  const first = cycles[0];
   let after: { at: string; id: string } | null = null;
   let alertsChanged = false;
   for (;;) {
@@ -121,7 +124,12 @@ async function priceOrganization(db: Db, organizationUuid: string, now: Date): P
       if (!rule) continue;
       const closed = row.backfill ? undefined : closedCycleAt(cycles, utcDay(occurredAt));
       const cost = rule.unitPriceMicros * BigInt(row.quantity);
-      if (closed)
+      if (first && utcDay(occurredAt) < first.startDate)
+        held.set(
+          row.event_id,
+          `a price rule covers it, but occurred_at ${occurredAt.toISOString()} is before the organization's first billing cycle, which starts ${first.startDate}`,
+        );
+      else if (closed)
         held.set(
           row.event_id,
           `a price rule covers it, but occurred_at ${occurredAt.toISOString()} falls in the closed billing cycle ${closed.startDate} to ${closed.endDate}; an operator must resend it with backfill`,

@@ -4,8 +4,9 @@ import { parseUsd } from "../../contract/money";
 import { parseOperatorCommand, runOperatorCommand } from "../../server/cli/operator-commands";
 import { databaseOperatorBackend } from "../../server/cli/operator-database";
 import { priceRules } from "../../server/db/schema";
-import { priceAwaitingEvents } from "../../server/metering/awaiting-pricing";
+import { awaitingByDimension, priceAwaitingEvents } from "../../server/metering/awaiting-pricing";
 import { closeCycle } from "../../server/metering/billing";
+import { ingestUsage } from "../../server/metering/ingest";
 import { createIngestKey } from "../../server/metering/ingest-keys";
 import { setPriceRule } from "../../server/metering/prices";
 import { backends, startProduct, type TestProduct } from "./harness";
@@ -289,6 +290,22 @@ describe.each(backends())("usage awaiting pricing on $name", (backend) => {
     );
     expect(op.json().dimensions[0]).toMatchObject({ eval_type: "wer", held: 1 });
     expect(op.json().dimensions[0].held_reasons[0]).toMatch(/closed billing cycle 2026-01-01 to 2026-02-01/);
+  });
+
+  it("leaves an event from before a first billing cycle opened meanwhile awaiting", async () => {
+    const org = "org-awaiting-first-cycle";
+    expect(
+      await ingestUsage(db(), org, [ev({ event_id: "aw-early-1", occurred_at: "2026-01-05T00:00:00Z" })]),
+    ).toMatchObject({ accepted: 1, awaiting_pricing: 1 });
+    await addCycle(p, org, "2026-02-01", null);
+    const run = await setPriceRule(db(), { organizationUuid: org, unitPrice: "1", validFrom: PAST }).then(
+      () => awaitingByDimension(db(), org),
+    );
+    expect(run).toMatchObject([{ events: 1, held: 1 }]);
+    expect(run[0]?.heldReasons[0]).toMatch(
+      /before the organization's first billing cycle, which starts 2026-02-01/,
+    );
+    expect((await state(org)).events).toBe(0);
   });
 
   it("prices a new organization's first event with the default price list", async () => {
