@@ -9,8 +9,9 @@ import { closeCycle } from "../../server/metering/billing";
 import { ingestUsage } from "../../server/metering/ingest";
 import { createIngestKey } from "../../server/metering/ingest-keys";
 import { setPriceRule } from "../../server/metering/prices";
+import { setUpBudgets } from "./budgets-fixture";
 import { backends, startProduct, type TestProduct } from "./harness";
-import { addCycle, type IngestResult, PAST, USAGE_EVENTS_URL } from "./usage-setup";
+import { addCycle, type IngestResult, PAST, sendAsOperator, USAGE_EVENTS_URL } from "./usage-setup";
 import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";
 
 // Usage no price rule matches is accepted and awaits pricing: kept once, counted apart from the
@@ -378,4 +379,54 @@ describe.each(backends())("usage awaiting pricing on $name", (backend) => {
     const org = await p.identity.admin.createOrganization("Newco", "newco");
     return { organizationUuid: org.id };
   }
+});
+
+describe.each(backends())("usage priced from awaiting pricing counts toward budgets on $name", (backend) => {
+  let p: TestProduct;
+  let f: Fixture;
+  let b: Awaited<ReturnType<typeof setUpBudgets>>;
+  beforeAll(async () => {
+    p = await startProduct(backend);
+    f = await setUpWorkspaces(p);
+    b = await setUpBudgets(p, f);
+  });
+  afterAll(async () => p?.dispose());
+
+  it("alerts a budget when awaiting usage is priced, as when it is ingested priced", async () => {
+    const redTeam = await f.idOf("Red Team");
+    const budget = await b.createBudget("admin", {
+      scope: "workspace",
+      workspace_uuid: redTeam,
+      amount: "100",
+    });
+    const sent = await sendAsOperator(p, f.acmeId, [
+      {
+        event_id: "aw-budget-1",
+        occurred_at: new Date(Date.now() - 1000).toISOString(),
+        operation: "translation",
+        eval_type: "bleu",
+        workspace_uuid: redTeam,
+        quantity: 6000,
+      },
+    ]);
+    expect(sent).toMatchObject({ accepted: 1, awaiting_pricing: 1 });
+    await b.notifier.settled();
+    expect(b.takeMails()).toEqual([]);
+    expect(await b.budget("admin", budget.budget_uuid)).toMatchObject({ spent: "0.00" });
+
+    await setPriceRule(p.database.db, {
+      organizationUuid: f.acmeId,
+      operation: "translation",
+      unitPrice: "0.01",
+      validFrom: PAST,
+    });
+    await b.notifier.settled();
+    expect(b.takeMails()).toEqual([
+      "admin@acme.test: Budget alert: Red Team reached 50% of its $100.00 monthly budget",
+    ]);
+    expect(await b.budget("admin", budget.budget_uuid)).toMatchObject({
+      spent: "60.00",
+      triggered_thresholds: [50],
+    });
+  });
 });
