@@ -11,6 +11,7 @@
 //
 // Usage: npx tsx bench/noisy-neighbour.ts [--events 20000] [--probes 100] [--deliveries 5]
 //        [--port 3480] [--postgres]   (--postgres: DATABASE_URL's server, else the embedded one)
+//        [--noise webhooks,ingest,reads]   (the kinds of noise; all by default)
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { loadavg } from "node:os";
@@ -27,12 +28,16 @@ const { values: flags } = parseArgs({
     deliveries: { type: "string", default: "5" },
     port: { type: "string", default: "3480" },
     postgres: { type: "boolean", default: false },
+    noise: { type: "string", default: "webhooks,ingest,reads" },
   },
 });
 const EVENTS = Number(flags.events);
 const PROBES = Number(flags.probes);
 const DELIVERIES = Number(flags.deliveries);
 const postgres = flags.postgres === true;
+/** Which kinds of noise run (all by default; fewer to see what each costs the quiet tenant). */
+const NOISE = new Set(String(flags.noise).split(","));
+const times = (kind: string, n: number) => (NOISE.has(kind) ? Array.from({ length: n }, (_, i) => i) : []);
 if (postgres && !process.env.DATABASE_URL) throw new Error("--postgres needs DATABASE_URL");
 
 const served = serveProduct({
@@ -120,6 +125,7 @@ const usageBatch = () =>
 
 async function main() {
   const results = startResults("noisy-neighbour", postgres ? "postgresql" : "pglite", {
+    noise: [...NOISE].join(","),
     events: EVENTS,
     probes: PROBES,
     deliveries: DELIVERIES,
@@ -135,10 +141,7 @@ async function main() {
   const noisyHooks: Endpoint[] = [];
   for (let i = 0; i < 10; i++)
     noisyHooks.push(await endpoint(noisy, `${hook}/${i % 2 ? "fail" : "slow"}/${i}`));
-  const { token: ingestKey } = await served.operator<{ token: string }>("POST", "/v1/operator/ingest-keys", {
-    name: "noisy flood",
-    organization: "Acme AI",
-  });
+  const ingestKey = served.ingestKey("Acme AI", "noisy flood");
 
   const quietCalls = {
     summary: () => probe(`${API}/v1/usage/summary`, PROBES, bearer),
@@ -173,7 +176,7 @@ async function main() {
   const noisyAuth = { authorization: `Bearer ${noisy}` };
   let next = 0;
   const noise = [
-    ...[0, 1, 2].map(() =>
+    ...times("webhooks", 3).map(() =>
       loop(
         () =>
           fetch(`${API}/v1/webhook-endpoints/${noisyHooks[next++ % noisyHooks.length]?.endpoint_uuid}/test`, {
@@ -184,7 +187,7 @@ async function main() {
         counts.tests,
       ),
     ),
-    ...[0, 1, 2, 3].map(() =>
+    ...times("ingest", 4).map(() =>
       loop(
         () =>
           fetch(`${API}/v1/usage/events`, {
@@ -196,14 +199,16 @@ async function main() {
         counts.ingest,
       ),
     ),
-    ...[0, 1].map(() =>
+    ...times("reads", 2).map(() =>
       loop(
         () => fetch(report, { headers: { ...noisyAuth, accept: "text/csv" } }),
         abort.signal,
         counts.reads,
       ),
     ),
-    loop(() => fetch(search, { headers: noisyAuth }), abort.signal, counts.reads),
+    ...times("reads", 1).map(() =>
+      loop(() => fetch(search, { headers: noisyAuth }), abort.signal, counts.reads),
+    ),
   ];
   await new Promise((r) => setTimeout(r, 3000));
   const busy = await measure("beside the noise");
@@ -239,7 +244,7 @@ async function main() {
     `noisy heavy reads answered: ${describeCounts(counts.reads)}`,
   ];
   console.log(
-    `\nnoisy neighbour (${EVENTS} demo events, ${postgres ? "postgresql" : "pglite"}), load average ${loadavg()
+    `\nnoisy neighbour (${EVENTS} demo events, ${postgres ? "postgresql" : "pglite"}, noise: ${[...NOISE].join(", ")}), load average ${loadavg()
       .map((x) => x.toFixed(2))
       .join(" ")}`,
   );

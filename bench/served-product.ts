@@ -2,8 +2,8 @@
 // process on a fresh data directory (or DATABASE_URL's PostgreSQL), the demo seeded, and the calls
 // a benchmark needs to sign in, create a second organization and time requests. Shared by
 // heavy-reads.ts and noisy-neighbour.ts.
-import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -20,8 +20,8 @@ export type ServedProduct = {
   accessToken: (email: string) => Promise<string>;
   /** A new organization made by `email` (as any signed-in user can), and its admin's token. */
   newOrganization: (email: string, name: string) => Promise<{ orgId: string; token: string }>;
-  /** A JSON call as the running server's local operator (DATA_DIR/api-server.json's credential). */
-  operator: <T>(method: string, path: string, body?: unknown) => Promise<T>;
+  /** A new ingestion key for `org` (`ingest-key create`, as an operator runs it): its token. */
+  ingestKey: (org: string, name: string) => string;
   stop: () => void;
 };
 
@@ -40,22 +40,22 @@ export function serveProduct(opts: {
   const auth = `http://127.0.0.1:${opts.port + 1}`;
   const password = `${opts.label}-bench-password`;
   const dataDir = mkdtempSync(join(tmpdir(), `eval-console-bench-${opts.label}-`));
+  const env = {
+    DATABASE_URL: opts.postgres ? (process.env.DATABASE_URL ?? "") : "",
+    DATABASE_READ_URL: "",
+    DATA_DIR: dataDir,
+    PORT: String(opts.port),
+    AUTH_PORT: String(opts.port + 1),
+    PUBLIC_URL: api,
+    AUTH_PUBLIC_URL: auth,
+    DEMO_PASSWORD: password,
+    DEMO_EVENTS: String(opts.events),
+    SEED_DEMO: "always",
+    LOG_LEVEL: "warn",
+    ...opts.env,
+  };
   const server = spawn(process.execPath, ["--import", "tsx", "server/main.ts", "serve"], {
-    env: {
-      ...process.env,
-      DATABASE_URL: opts.postgres ? (process.env.DATABASE_URL ?? "") : "",
-      DATABASE_READ_URL: "",
-      DATA_DIR: dataDir,
-      PORT: String(opts.port),
-      AUTH_PORT: String(opts.port + 1),
-      PUBLIC_URL: api,
-      AUTH_PUBLIC_URL: auth,
-      DEMO_PASSWORD: password,
-      DEMO_EVENTS: String(opts.events),
-      SEED_DEMO: "always",
-      LOG_LEVEL: "warn",
-      ...opts.env,
-    },
+    env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });
   let out = "";
@@ -106,20 +106,15 @@ export function serveProduct(opts: {
       const orgId = ((await made.json()) as { org_id: string }).org_id;
       return { orgId, token: await token(cookie, orgId) };
     },
-    async operator<T>(method: string, path: string, body?: unknown): Promise<T> {
-      const running = JSON.parse(readFileSync(join(dataDir, "api-server.json"), "utf8")) as {
-        operator_key: string;
-      };
-      const res = await fetch(`${api}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${running.operator_key}`,
-          ...(body !== undefined ? { "content-type": "application/json" } : {}),
-        },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
-      if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-      return (await res.json()) as T;
+    ingestKey(org, name) {
+      const printed = execFileSync(
+        process.execPath,
+        ["--import", "tsx", "server/main.ts", "ingest-key", "create", "--org", org, "--name", name],
+        { env: { ...process.env, ...env }, encoding: "utf8" },
+      );
+      const token = /eci_[A-Za-z0-9_-]{43}/.exec(printed)?.[0];
+      if (!token) throw new Error(`ingest-key create printed no token:\n${printed}`);
+      return token;
     },
     stop() {
       server.kill("SIGTERM");
