@@ -9,7 +9,7 @@
  * evaluation as ingestion does. Until then they are in no rollup and no bill; the API counts them.
  *
  * An event a rule covers is still held (and says why, in held_reason) when its day is in a closed
- * billing cycle (unless an operator sent it with backfill) or before the first cycle (opened after
+ * billing cycle (unless an operator sent it, or sends it again, with backfill) or before the first cycle (opened after
  * it was accepted), when its month's events are archived, or when its priced cost exceeds the
  * per-event limit. It is tried again at the next price change.
  */
@@ -132,7 +132,7 @@ async function priceOrganization(db: Db, organizationUuid: string, now: Date): P
       else if (closed)
         held.set(
           row.event_id,
-          `a price rule covers it, but occurred_at ${occurredAt.toISOString()} falls in the closed billing cycle ${closed.startDate} to ${closed.endDate}; an operator must resend it with backfill`,
+          `a price rule covers it, but occurred_at ${occurredAt.toISOString()} falls in the closed billing cycle ${closed.startDate} to ${closed.endDate}; an operator can send it again with backfill=true to bill it there`,
         );
       else if (cost > MAX_EVENT_COST_MICROS)
         held.set(

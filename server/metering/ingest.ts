@@ -118,6 +118,16 @@ const awaitingRow = (organizationUuid: string, e: ValidEvent): EventRow => ({
   notes: e.notes,
 });
 
+/** Marks awaiting events of the organization as backfilled; whether any was. */
+async function allowBackfill(db: Db, organizationUuid: string, eventIds: string[]): Promise<boolean> {
+  const result = (await db.execute(sql`
+    update usage_events_awaiting set backfill = true, held_reason = null
+     where organization_uuid = ${organizationUuid} and event_id = any(${arrayLiteral(eventIds)}::text[])
+       and not backfill
+    returning event_id`)) as unknown as { rows: unknown[] };
+  return result.rows.length > 0;
+}
+
 /** The closed cycle holding `day` ("YYYY-MM-DD"), if any (cycles sorted by start date). */
 export function closedCycleAt(cycles: readonly Cycle[], day: string): Cycle | undefined {
   return cycles.find((c) => c.endDate !== null && c.startDate <= day && day < c.endDate);
@@ -368,7 +378,9 @@ export async function ingestUsage(
     db.transaction(async (tx: Tx) => {
       const inserted: EventRow[] = [];
       held = 0;
-      for (const eventId of await insertEvents(tx, organizationUuid, pending)) {
+      const ids = await insertEvents(tx, organizationUuid, pending);
+      storedIds = new Set(ids);
+      for (const eventId of ids) {
         const row = rows.get(eventId);
         if (row) inserted.push(row);
         else if (awaiting.has(eventId)) held += 1;
@@ -397,6 +409,7 @@ export async function ingestUsage(
       return inserted.length + held;
     });
   let accepted = 0;
+  let storedIds = new Set<string>();
   if (pending.length) {
     try {
       accepted = await store();
@@ -412,8 +425,14 @@ export async function ingestUsage(
   if (alertsChanged) noticeBudgetAlerts(db, organizationUuid);
   // A rule committed after this batch read the configuration may cover what it just held: the
   // pricing run that rule's change started may have looked before these rows were committed.
-  if (held && (await configs.get(organizationUuid)).version !== config.version)
-    await priceAwaitingEvents(db, organizationUuid, { now });
+  let priceAgain = held > 0 && (await configs.get(organizationUuid)).version !== config.version;
+  // An operator's backfill resending events held awaiting pricing (their cycle closed since):
+  // duplicates, but now allowed into their closed cycle, so they are priced.
+  if (opts.backfill) {
+    const resent = pending.filter((r) => !storedIds.has(r.eventId)).map((r) => r.eventId);
+    if (resent.length && (await allowBackfill(db, organizationUuid, resent))) priceAgain = true;
+  }
+  if (priceAgain) await priceAwaitingEvents(db, organizationUuid, { now });
   rejected.sort((a, b) => a.index - b.index);
   duplicates += pending.length - accepted;
   return { accepted, awaiting_pricing: held, duplicates, rejected };

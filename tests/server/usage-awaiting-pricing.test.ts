@@ -291,6 +291,23 @@ describe.each(backends())("usage awaiting pricing on $name", (backend) => {
     );
     expect(op.json().dimensions[0]).toMatchObject({ eval_type: "wer", held: 1 });
     expect(op.json().dimensions[0].held_reasons[0]).toMatch(/closed billing cycle 2026-01-01 to 2026-02-01/);
+    // An operator sends it again with backfill: a duplicate, and the held event is priced there.
+    const resent = await p.api.app.inject({
+      method: "POST",
+      url: `${USAGE_EVENTS_URL}?backfill=true&organization_uuid=${f.globexId}`,
+      headers: local(),
+      payload: {
+        events: [ev({ event_id: "aw-closed-1", occurred_at: "2026-01-10T00:00:00Z", eval_type: "wer" })],
+      },
+    });
+    expect(resent.statusCode, resent.body).toBe(200);
+    expect(resent.json()).toMatchObject({ accepted: 0, duplicates: 1, rejected: [] });
+    const after = await expectRollupsMatch(f.globexId);
+    expect(after).toMatchObject({ awaiting: 0, events: 1, eventCost: 500_000 });
+    const [day] = await query<{ day: string }>(
+      `select day::text from usage_daily where organization_uuid = '${f.globexId}'`,
+    );
+    expect(day?.day).toBe("2026-01-10");
   });
 
   it("leaves an event from before a first billing cycle opened meanwhile awaiting", async () => {
