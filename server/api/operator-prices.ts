@@ -36,6 +36,10 @@ const PriceRuleSchema = z
     valid_from: z.iso.datetime(),
     valid_to: z.iso.datetime().nullable().meta({ description: "Exclusive; null while the rule is open." }),
     status: z.enum(["active", "scheduled", "ended"]),
+    version: z.int().meta({
+      description:
+        "The rule's version within its lineage (same organization and dimensions): 1 for the first, one more for each later price.",
+    }),
     built_in: z.boolean().meta({
       description:
         "A rule of the default price list shipped with the product (global); any rule an operator sets wins over it.",
@@ -123,6 +127,7 @@ const priceRuleJson = (r: PriceRule, now = new Date()) => ({
   valid_to: r.validTo?.toISOString() ?? null,
   status: priceRuleStatus(r, now),
   built_in: r.builtIn === true,
+  version: r.version ?? 1,
 });
 
 const tags = OPERATOR_TAGS;

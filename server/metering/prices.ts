@@ -57,17 +57,28 @@ export async function setPriceRule(db: Db, input: PriceRuleInput, actor?: Actor)
   const validFrom = input.validFrom ?? new Date();
   if (!validFromInRange(validFrom)) throw new RangeError(VALID_FROM_RANGE);
   const same = (col: Column, v: string | null) => (v === null ? isNull(col) : eq(col, v));
+  const lineage = and(
+    same(priceRules.organizationUuid, dims.organizationUuid),
+    same(priceRules.operation, dims.operation),
+    same(priceRules.evalType, dims.evalType),
+    same(priceRules.modality, dims.modality),
+    same(priceRules.ruleMetric, dims.ruleMetric),
+  );
   const created = await db.transaction(async (tx: Tx) => {
+    // One rule of a lineage is set at a time, so two prices set at once get distinct versions.
+    const key = JSON.stringify(Object.values(dims));
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`price_rules:${key}`}, 0))`);
+    const [latest] = await tx
+      .select({ version: sql<number>`coalesce(max(${priceRules.version}), 0)::integer` })
+      .from(priceRules)
+      .where(lineage);
+    const version = Number(latest?.version ?? 0) + 1;
     const ended = await tx
       .update(priceRules)
       .set({ validTo: validFrom })
       .where(
         and(
-          same(priceRules.organizationUuid, dims.organizationUuid),
-          same(priceRules.operation, dims.operation),
-          same(priceRules.evalType, dims.evalType),
-          same(priceRules.modality, dims.modality),
-          same(priceRules.ruleMetric, dims.ruleMetric),
+          lineage,
           lt(priceRules.validFrom, validFrom),
           or(isNull(priceRules.validTo), sql`${priceRules.validTo} > ${validFrom.toISOString()}`),
         ),
@@ -75,7 +86,7 @@ export async function setPriceRule(db: Db, input: PriceRuleInput, actor?: Actor)
       .returning({ priceRuleUuid: priceRules.priceRuleUuid });
     const [row] = await tx
       .insert(priceRules)
-      .values({ ...dims, unitPriceMicros, validFrom })
+      .values({ ...dims, unitPriceMicros, validFrom, version })
       .returning();
     if (!row) throw new Error("price rule not inserted");
     const rule = toRule(row);
@@ -92,6 +103,7 @@ export async function setPriceRule(db: Db, input: PriceRuleInput, actor?: Actor)
           rule_metric: rule.ruleMetric,
           unit_price_usd: formatUsdExact(rule.unitPriceMicros),
           valid_from: rule.validFrom.toISOString(),
+          version: rule.version,
           ended_price_rule_uuids: ended.map((e) => e.priceRuleUuid),
         },
       });
@@ -135,6 +147,7 @@ export function toRule(row: typeof priceRules.$inferSelect): PriceRule {
     validFrom: row.validFrom,
     validTo: row.validTo,
     builtIn: row.builtIn,
+    version: row.version,
   };
 }
 

@@ -15,6 +15,8 @@ export type PriceRule = {
   validTo: Date | null;
   /** A rule of the default price list shipped with the product (ranked below operators' rules). */
   builtIn?: boolean;
+  /** The version within its lineage (same organization and dimensions): 1, 2, … as set. */
+  version?: number;
 };
 
 export type Priceable = {

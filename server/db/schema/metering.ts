@@ -5,6 +5,7 @@ import {
   boolean,
   date,
   index,
+  integer,
   pgTable,
   primaryKey,
   text,
@@ -42,6 +43,13 @@ export const priceRules = pgTable(
      * ranked below every rule an operator sets, so any price set through the API wins over it.
      */
     builtIn: boolean("built_in").notNull().default(false),
+    /**
+     * The rule's version within its lineage (the same organization and dimensions): 1 for the
+     * first rule, one more for each later one setPriceRule sets (migration 0022 numbered the rows
+     * before it by created_at). A row is never changed but for its valid_to, so an event's
+     * price_rule_uuid names the version that priced it.
+     */
+    version: integer("version").notNull().default(1),
   },
   (t) => [index("price_rules_org_idx").on(t.organizationUuid, t.operation)],
 );
