@@ -1,6 +1,7 @@
 /**
  * The usage export's columns (spec: Date, Eval, Operation, Eval Type, Eval ID, Run ID, Workspace,
- * Created By, Quantity, Unit Price, Cost, Price Adjustment Note) and how a record fills each cell.
+ * Created By, Quantity, Unit Price, Cost, Price Adjustment Note; then, for provenance, the price
+ * rule that priced the record and its version) and how a record fills each cell.
  * The server writes the export with them; the console and the tests check the header against them.
  */
 import type { UsageRecord } from "./usage-schemas";
@@ -29,6 +30,11 @@ export const CSV_COLUMNS: readonly Column[] = [
   { header: "Unit Price", cell: (r) => r.unit_price },
   { header: "Cost", cell: (r) => r.cost },
   { header: "Price Adjustment Note", cell: (r) => textCell(r.notes) },
+  { header: "Price Rule ID", cell: (r) => r.price_rule_uuid ?? "" },
+  {
+    header: "Price Rule Version",
+    cell: (r) => (r.price_rule_version === null ? "" : String(r.price_rule_version)),
+  },
 ];
 
 /** The header row, in order. */

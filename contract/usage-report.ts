@@ -22,6 +22,7 @@ export const REPORT_GROUP_BY = [
   "eval_run",
   "created_by",
   "api_key",
+  "price_rule",
 ] as const;
 export type ReportGroupBy = (typeof REPORT_GROUP_BY)[number];
 
@@ -34,6 +35,11 @@ export type ReportGroupBy = (typeof REPORT_GROUP_BY)[number];
 export const API_KEY_GROUPING =
   "group_by api_key: the API key (its id) that started the event's eval run through POST /v1/eval-runs; " +
   "null: not started with an API key (a bearer token, a run not started through the API, or no run).";
+
+/** What group_by price_rule means: the rule version that priced the events (provenance). */
+export const PRICE_RULE_GROUPING =
+  "group_by price_rule: the price rule that priced the events (its uuid names one version of the rule), " +
+  "its version and unit price; null: a price adjustment without a rule.";
 
 export const REPORT_DEFAULT_PAGE_SIZE = 100;
 export const REPORT_MAX_PAGE_SIZE = 1_000;
@@ -189,6 +195,15 @@ export const UsageReportRowSchema = z
     eval_run_uuid: z.string().nullable().optional().meta({ description: "group_by eval_run; null: none." }),
     created_by: z.string().nullable().optional().meta({ description: "group_by created_by; null: none." }),
     api_key_id: z.string().nullable().optional().meta({ description: API_KEY_GROUPING }),
+    price_rule_uuid: z.uuid().nullable().optional().meta({ description: PRICE_RULE_GROUPING }),
+    price_rule_version: z
+      .int()
+      .nullable()
+      .optional()
+      .meta({ description: "group_by price_rule: the rule's version within its lineage." }),
+    unit_price: MoneySchema.nullable()
+      .optional()
+      .meta({ description: "group_by price_rule: the rule's unit price (USD per unit)." }),
     ...sums,
   })
   .meta({ id: "UsageReportRow" });
@@ -228,6 +243,13 @@ export const REPORT_CSV_COLUMNS: readonly Column[] = [
   { header: "Run ID", groupBy: "eval_run", cell: (r) => textCell(r.eval_run_uuid ?? null) },
   { header: "Created By", groupBy: "created_by", cell: (r) => textCell(r.created_by ?? null) },
   { header: "API Key ID", groupBy: "api_key", cell: (r) => textCell(r.api_key_id ?? null) },
+  { header: "Price Rule ID", groupBy: "price_rule", cell: (r) => r.price_rule_uuid ?? "" },
+  {
+    header: "Price Rule Version",
+    groupBy: "price_rule",
+    cell: (r) => (r.price_rule_version == null ? "" : String(r.price_rule_version)),
+  },
+  { header: "Unit Price", groupBy: "price_rule", cell: (r) => r.unit_price ?? "" },
   { header: "Events", cell: (r) => String(r.events) },
   { header: "Count", cell: (r) => String(r.count) },
   { header: "Cost", cell: (r) => r.cost },

@@ -35,7 +35,13 @@ export const UsageRecordSchema = z
     workspace_uuid: z.uuid().nullable(),
     workspace_name: z.string().meta({ description: 'The workspace\'s name, else "Unknown Workspace".' }),
     notes: z.string().nullable().meta({ description: "Price adjustment note." }),
-    price_rule_uuid: z.uuid().nullable(),
+    price_rule_uuid: z.uuid().nullable().meta({
+      description: "The price rule that priced the event; null for a price adjustment without one.",
+    }),
+    price_rule_version: z.int().nullable().meta({
+      description:
+        "That rule's version within its lineage (same organization and dimensions): 1 for the first rule, one more for each later price. A rule never changes, so this is the version that priced the event.",
+    }),
     rule_metric: z.string(),
     modality: z.string().nullable(),
     is_jailbreak: z.boolean(),

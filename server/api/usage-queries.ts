@@ -71,6 +71,10 @@ export const filterShape = {
     .max(200, { error: "eval_run_uuid must be at most 200 characters." })
     .optional()
     .meta({ description: "One eval run's usage only (its exact id, as the events carry it)." }),
+  price_rule_uuid: z.uuid({ error: "price_rule_uuid must be a UUID." }).optional().meta({
+    description:
+      "The usage one price rule priced only (its uuid names one version of the rule, as the records' price_rule_uuid).",
+  }),
 };
 
 type FilterQuery = z.output<z.ZodObject<typeof filterShape>>;
@@ -87,6 +91,7 @@ export function filtersOf(q: FilterQuery): UsageFilters {
     jailbreak: q.jailbreak ?? null,
     search: q.search ? q.search : null,
     evalRun: q.eval_run_uuid ? q.eval_run_uuid : null,
+    priceRule: q.price_rule_uuid ? q.price_rule_uuid.toLowerCase() : null,
   };
 }
 

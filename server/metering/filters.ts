@@ -12,6 +12,8 @@ export type UsageFilters = UsageFilterSet & {
   search: string | null;
   /** One eval run's events only (exact eval_run_uuid); forces raw events, as the rollups have no run. */
   evalRun?: string | null;
+  /** The events one price rule (one version) priced only; forces raw events, as the rollups have no rule. */
+  priceRule?: string | null;
 };
 
 export const NO_FILTERS: UsageFilters = { ...NO_USAGE_FILTERS, search: null };
@@ -57,12 +59,16 @@ export function hasFilters(f: UsageFilters): boolean {
     f.groundTruth !== null ||
     f.jailbreak !== null ||
     !!f.search ||
-    !!f.evalRun
+    !!f.evalRun ||
+    !!f.priceRule
   );
 }
 
-/** Whether the filters need the raw events (a search, or one run): the rollups cannot answer them. */
-export const readsRawEvents = (f: UsageFilters) => !!f.search || !!f.evalRun;
+/**
+ * Whether the filters need the raw events (a search, one run or one price rule): the rollups cannot
+ * answer them.
+ */
+export const readsRawEvents = (f: UsageFilters) => !!f.search || !!f.evalRun || !!f.priceRule;
 
 const DAY_MS = 86_400_000;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;

@@ -3,11 +3,11 @@ import { and, desc, type SQL, sql } from "drizzle-orm";
 import Papa from "papaparse";
 import { CSV_HEADERS, csvCells, MAX_EXPORT_ROWS } from "../../contract/usage-csv";
 import type { UsageRecord } from "../../contract/usage-schemas";
-import { usageEvents, workspaces } from "../db/schema";
+import { priceRules, usageEvents, workspaces } from "../db/schema";
 import type { Db } from "../platform/database";
 import type { Cycle } from "./cycles";
 import type { UsageFilters } from "./filters";
-import { type RecordRow, recordColumns, recordJson } from "./usage-records";
+import { priceRuleJoin, type RecordRow, recordColumns, recordJson } from "./usage-records";
 import { eventWhere, workspaceJoin, workspaceMatches } from "./usage-sql";
 
 /**
@@ -62,6 +62,7 @@ export async function* csvLines(
       .select(recordColumns)
       .from(usageEvents)
       .leftJoin(workspaces, workspaceJoin)
+      .leftJoin(priceRules, priceRuleJoin)
       .where(and(where, cursor))
       .orderBy(desc(usageEvents.occurredAt), desc(usageEvents.usageEventUuid))
       .limit(Math.min(CSV_BATCH, maxRows - sentRows + 1))) as RecordRow[];

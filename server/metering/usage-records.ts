@@ -1,9 +1,9 @@
 // The records table: paged, sorted, filtered usage events.
-import { asc, desc, type SQLWrapper } from "drizzle-orm";
+import { asc, desc, eq, type SQLWrapper } from "drizzle-orm";
 import { formatUsdExact } from "../../contract/money";
 import type { RecordSortField } from "../../contract/usage-query";
 import type { UsageRecord } from "../../contract/usage-schemas";
-import { usageEvents, workspaces } from "../db/schema";
+import { priceRules, usageEvents, workspaces } from "../db/schema";
 import type { Db } from "../platform/database";
 import { type Cycle, eventsInCycle } from "./cycles";
 import type { UsageFilters } from "./filters";
@@ -39,6 +39,7 @@ export const recordColumns = {
   workspaceName,
   notes: usageEvents.notes,
   priceRuleUuid: usageEvents.priceRuleUuid,
+  priceRuleVersion: priceRules.version,
   ruleMetric: usageEvents.ruleMetric,
   modality: usageEvents.modality,
   isJailbreak: usageEvents.isJailbreak,
@@ -61,6 +62,7 @@ export type RecordRow = {
   workspaceName: string;
   notes: string | null;
   priceRuleUuid: string | null;
+  priceRuleVersion: number | null;
   ruleMetric: string;
   modality: string;
   isJailbreak: boolean;
@@ -85,12 +87,19 @@ export function recordJson(r: RecordRow): UsageRecord {
     workspace_name: r.workspaceName,
     notes: r.notes,
     price_rule_uuid: r.priceRuleUuid,
+    price_rule_version: r.priceRuleUuid === null ? null : (r.priceRuleVersion ?? null),
     rule_metric: r.ruleMetric,
     modality: r.modality || null,
     is_jailbreak: r.isJailbreak,
     has_ground_truth: r.hasGroundTruth,
   };
 }
+/**
+ * The rule that priced each event (its version): at most one row, as price_rule_uuid is the key.
+ * Rules are global or the event's own organization's, so the join reads no other tenant's rule.
+ */
+export const priceRuleJoin = eq(priceRules.priceRuleUuid, usageEvents.priceRuleUuid);
+
 export const orderFor = (sort: SortKey, descending: boolean) => {
   const dir = descending ? desc : asc;
   // Ties broken by date then uuid (same direction) so pages never overlap or skip rows.
@@ -116,6 +125,7 @@ export async function recordsOnPage(
     .select(recordColumns)
     .from(usageEvents)
     .leftJoin(workspaces, workspaceJoin)
+    .leftJoin(priceRules, priceRuleJoin)
     .where(where)
     .orderBy(...orderFor(opts.sort, opts.descending))
     .limit(opts.pageSize)
@@ -129,6 +139,7 @@ export async function newestEvents(db: Db, cycle: Cycle, limit: number) {
     .select(recordColumns)
     .from(usageEvents)
     .leftJoin(workspaces, workspaceJoin)
+    .leftJoin(priceRules, priceRuleJoin)
     .where(eventsInCycle(cycle))
     .orderBy(desc(usageEvents.occurredAt), desc(usageEvents.usageEventUuid))
     .limit(limit + 1)) as RecordRow[];

@@ -35,7 +35,10 @@ export type ReportQuery = {
 
 export type ReportSource = "usage_daily_coarse" | "usage_daily_mid" | "usage_daily" | "usage_events";
 
-/** The dimensions the daily rollups keep; eval runs, creators and API keys only come with the raw events. */
+/**
+ * The dimensions the daily rollups keep; eval runs, creators, API keys and price rules only come
+ * with the raw events.
+ */
 const ROLLUP_GROUPS: readonly ReportGroupBy[] = ["workspace", "eval_type", "operation", "modality"];
 
 /**
@@ -92,6 +95,7 @@ function shapeOf(q: ReportQuery, source: ReportSource): Shape {
         gte(e.occurredAt, q.start),
         lt(e.occurredAt, q.end),
         f.evalRun ? eq(e.evalRunUuid, f.evalRun) : undefined,
+        f.priceRule ? eq(e.priceRuleUuid, f.priceRule) : undefined,
         dimensionFilter(eventDims, f),
         searchFilter(f.search, q.matches),
       ),
@@ -103,6 +107,7 @@ function shapeOf(q: ReportQuery, source: ReportSource): Shape {
         eval_run: sql`${e.evalRunUuid}`,
         created_by: sql`${e.createdBy}`,
         api_key: sql`${evalRuns.startedByApiKeyId}`,
+        price_rule: sql`${e.priceRuleUuid}`,
       },
       // Only a run of the event's own organization counts: a run id named by another tenant's
       // events never maps them to this tenant's keys (nor the reverse).
@@ -144,6 +149,7 @@ function shapeOf(q: ReportQuery, source: ReportSource): Shape {
       eval_run: null,
       created_by: null,
       api_key: null,
+      price_rule: null,
     },
     events: sql`sum(${t.eventCount})`,
     quantity: sql`sum(${t.quantitySum})`,
@@ -161,6 +167,7 @@ export type ReportSqlRow = {
   eval_run?: string | null;
   created_by?: string | null;
   api_key?: string | null;
+  price_rule?: string | null;
   events: string;
   quantity: string;
   cost: string;

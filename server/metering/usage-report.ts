@@ -1,6 +1,7 @@
 // The usage & cost report: pages of rows (bucket × group_by values) with exact sums, their opaque
 // cursors, and the whole report as CSV. The SQL is usage-report-sql.ts.
 import { createHash } from "node:crypto";
+import { inArray } from "drizzle-orm";
 import Papa from "papaparse";
 import { formatUsdExact } from "../../contract/money";
 import {
@@ -10,6 +11,7 @@ import {
   type UsageReportPage,
   type UsageReportRow,
 } from "../../contract/usage-report";
+import { priceRules } from "../db/schema";
 import type { Db } from "../platform/database";
 import { workspaceNames } from "./usage-cache";
 import { nextBucket } from "./usage-report-buckets";
@@ -67,8 +69,33 @@ const sums = (events: string, quantity: string, cost: string) => ({
   cost: formatUsdExact(BigInt(cost)),
 });
 
-/** A database row as the API's row: the bucket clipped to the period, workspace names filled in. */
-function rowOf(q: ReportQuery, r: ReportSqlRow, names: ReadonlyMap<string, string>): UsageReportRow {
+type RuleFacts = { version: number; unitPriceMicros: bigint };
+type Lookups = { names: ReadonlyMap<string, string>; rules: ReadonlyMap<string, RuleFacts> };
+
+/**
+ * group_by price_rule: the version and unit price of the rules the rows name (a rule row never
+ * changes but for its end, so these are what priced the events).
+ */
+async function rulesFor(db: Db, q: ReportQuery, rows: readonly ReportSqlRow[]) {
+  const uuids = [...new Set(rows.map((r) => r.price_rule).filter((u): u is string => !!u))];
+  const out = new Map<string, RuleFacts>();
+  if (!q.groupBy.includes("price_rule") || uuids.length === 0) return out;
+  for (let i = 0; i < uuids.length; i += 1000) {
+    const found = await db
+      .select({
+        uuid: priceRules.priceRuleUuid,
+        version: priceRules.version,
+        unitPriceMicros: priceRules.unitPriceMicros,
+      })
+      .from(priceRules)
+      .where(inArray(priceRules.priceRuleUuid, uuids.slice(i, i + 1000)));
+    for (const f of found) out.set(f.uuid, { version: f.version, unitPriceMicros: f.unitPriceMicros });
+  }
+  return out;
+}
+
+/** A database row as the API's row: the bucket clipped to the period, workspace names and rules filled in. */
+function rowOf(q: ReportQuery, r: ReportSqlRow, { names, rules }: Lookups): UsageReportRow {
   const start = new Date(r.bucket);
   const end = nextBucket(start, q.width);
   const row: UsageReportRow = {
@@ -88,7 +115,14 @@ function rowOf(q: ReportQuery, r: ReportSqlRow, names: ReadonlyMap<string, strin
     else if (g === "modality") row.modality = r.modality ?? "";
     else if (g === "eval_run") row.eval_run_uuid = r.eval_run ?? null;
     else if (g === "created_by") row.created_by = r.created_by ?? null;
-    else row.api_key_id = r.api_key ?? null;
+    else if (g === "api_key") row.api_key_id = r.api_key ?? null;
+    else {
+      const id = r.price_rule ?? null;
+      const rule = id === null ? undefined : rules.get(id);
+      row.price_rule_uuid = id;
+      row.price_rule_version = rule?.version ?? null;
+      row.unit_price = rule ? formatUsdExact(rule.unitPriceMicros) : null;
+    }
   }
   return { ...row, ...sums(r.events, r.quantity, r.cost) };
 }
@@ -104,6 +138,7 @@ export async function reportPage(
   limit: number,
 ): Promise<UsageReportPage> {
   const [rows, names] = await Promise.all([reportRows(db, q, { offset, limit }), namesFor(db, q)]);
+  const lookups = { names, rules: await rulesFor(db, q, rows) };
   // A cursor past the last row (the usage shrank since: an archived month) still gets the totals.
   const head = rows[0] ?? (offset > 0 ? (await reportRows(db, q, { offset: 0, limit: 1 }))[0] : undefined);
   const totalRows = Number(head?.totalRows ?? 0);
@@ -113,7 +148,7 @@ export async function reportPage(
     ending_at: q.end.toISOString(),
     bucket_width: q.width,
     group_by: [...q.groupBy],
-    data: rows.map((r) => rowOf(q, r, names)),
+    data: rows.map((r) => rowOf(q, r, lookups)),
     totals: head ? sums(head.totalEvents, head.totalQuantity, head.totalCost) : sums("0", "0", "0"),
     total_rows: totalRows,
     has_more: hasMore,
@@ -134,11 +169,12 @@ export async function reportCsv(db: Db, q: ReportQuery): Promise<AsyncGenerator<
     namesFor(db, q),
   ]);
   if (rows.length > REPORT_MAX_CSV_ROWS) throw new ReportTooLarge(Number(rows[0]?.totalRows ?? rows.length));
+  const lookups = { names, rules: await rulesFor(db, q, rows) };
   const header = reportCsvHeaders(q.groupBy);
   async function* lines(): AsyncGenerator<string> {
     yield `${Papa.unparse([header], { newline: "\r\n" })}\r\n`;
     for (let i = 0; i < rows.length; i += CSV_CHUNK) {
-      const cells = rows.slice(i, i + CSV_CHUNK).map((r) => reportCsvCells(rowOf(q, r, names), q.groupBy));
+      const cells = rows.slice(i, i + CSV_CHUNK).map((r) => reportCsvCells(rowOf(q, r, lookups), q.groupBy));
       yield `${Papa.unparse(cells, { newline: "\r\n" })}\r\n`;
     }
   }

@@ -194,6 +194,7 @@ export const eventWhere = (cycle: Cycle, f: UsageFilters, matches: WorkspaceMatc
   and(
     eventsInCycle(cycle),
     f.evalRun ? eq(usageEvents.evalRunUuid, f.evalRun) : undefined,
+    f.priceRule ? eq(usageEvents.priceRuleUuid, f.priceRule) : undefined,
     dimensionFilter(eventDims, f),
     searchFilter(f.search, matches),
   );

@@ -222,6 +222,7 @@ function productInputs(
     billing_cycle_uuid: t.acmeCycle,
     name: "Fuzzed",
     eval_run_uuid: "acme-ev-run",
+    price_rule_uuid: t.priceRules.acme,
     endpoint_uuid: t.webhooks.acme,
     delivery_uuid: t.webhooks.acmeDelivery,
     budget_uuid: t.budgets.acme,
@@ -1028,6 +1029,9 @@ describe.each(backends())("bad input on $name", (backend) => {
       ["starting_at=2026-01-01&page=eyJvIjotMSwiZiI6IngifQ", /cursor/],
       ["starting_at=2026-01-01&page_size=1e9", /page_size/],
       ["starting_at=2026-01-01&format=xml", /format must be json or csv/],
+      ["starting_at=2026-01-01&price_rule_uuid=not-a-uuid", /price_rule_uuid must be a UUID/],
+      ["starting_at=2026-01-01&price_rule_uuid=%00", /price_rule_uuid must be a UUID/],
+      ["starting_at=2026-01-01&price_rule_uuid='%20or%201=1%20--", /price_rule_uuid must be a UUID/],
     ];
     const token = t.tokens.get("admin@acme.test");
     for (const [query, message] of cases) {

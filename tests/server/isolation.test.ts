@@ -343,6 +343,34 @@ const API_ROWS: Record<string, ApiRow> = {
     req: (t) => get(`/v1/usage/records?workspace_uuid=${t.ws.safety}`),
     expect: statuses(200, 200, 403),
   },
+  // Filtered by price rule: Acme's own rule matches nothing of Globex's (no error either), and the
+  // global rule, shared by both, only Globex's own events.
+  "GET /v1/usage/records#price_rule": {
+    req: (t) => get(`/v1/usage/records?price_rule_uuid=${t.priceRules.acme}`),
+    expect: statuses(200, 200, 403),
+    check: (res) => {
+      if (res.statusCode === 200) expect(res.json()).toMatchObject({ records: [], total: 0 });
+    },
+  },
+  "GET /v1/usage/records#global_price_rule": {
+    req: (t) => get(`/v1/usage/records?price_rule_uuid=${t.priceRules.global}&page_size=100`),
+    expect: statuses(200, 200, 403),
+    check: (res) => {
+      if (res.statusCode !== 200) return;
+      const records = res.json().records as { eval_run_uuid: string; price_rule_version: number }[];
+      expect(records.length).toBe(5);
+      expect(new Set(records.map((r) => [r.eval_run_uuid, r.price_rule_version].join()))).toEqual(
+        new Set(["globex-ev-run,1"]),
+      );
+    },
+  },
+  "GET /v1/usage/summary#price_rule": {
+    req: (t) => get(`/v1/usage/summary?price_rule_uuid=${t.priceRules.acme}`),
+    expect: statuses(200, 200, 403),
+    check: (res) => {
+      if (res.statusCode === 200) expect(res.json().totals).toMatchObject({ events: 0 });
+    },
+  },
   "GET /v1/usage/summary": {
     req: (t) => get(`/v1/usage/summary?billing_cycle_uuid=${t.acmeCycle}`),
     expect: statuses(404, 404, 403),
@@ -379,6 +407,14 @@ const API_ROWS: Record<string, ApiRow> = {
   // filtering on Acme's workspace gets no row of it, and Globex's own usage only in CSV.
   "GET /v1/usage/report": {
     req: (t) => get(`/v1/usage/report?${reportPeriod()}&group_by=workspace&workspace_uuid=${t.ws.safety}`),
+    expect: statuses(200, 200, 403),
+    check: (res) => {
+      if (res.statusCode === 200) expect(res.json()).toMatchObject({ data: [], total_rows: 0 });
+    },
+  },
+  "GET /v1/usage/report#price_rule": {
+    req: (t) =>
+      get(`/v1/usage/report?${reportPeriod()}&group_by=price_rule&price_rule_uuid=${t.priceRules.acme}`),
     expect: statuses(200, 200, 403),
     check: (res) => {
       if (res.statusCode === 200) expect(res.json()).toMatchObject({ data: [], total_rows: 0 });

@@ -51,7 +51,17 @@ export async function setUpTenants(p: TestProduct) {
   const ingestKeys = { acme: acmeIngest.token, globex: globexIngest.token };
   const ingestKeyIds = { acme: acmeIngest.key.ingestKeyUuid, globex: globexIngest.key.ingestKeyUuid };
 
-  await setPriceRule(db, { operation: "generation", unitPrice: "0.01", validFrom: PAST });
+  const globalRule = await setPriceRule(db, { operation: "generation", unitPrice: "0.01", validFrom: PAST });
+  // Acme's own rule for its safety generation (the same price): the rule its events name, which
+  // Globex's callers filter on to find nothing.
+  const acmeRule = await setPriceRule(db, {
+    organizationUuid: f.acmeId,
+    operation: "generation",
+    evalType: "safety",
+    unitPrice: "0.01",
+    validFrom: PAST,
+  });
+  const priceRules = { global: globalRule.priceRuleUuid, acme: acmeRule.priceRuleUuid };
 
   const safety = await f.idOf("Safety Research");
   const redTeam = await f.idOf("Red Team");
@@ -259,6 +269,7 @@ export async function setUpTenants(p: TestProduct) {
     ingestKeys,
     ingestKeyIds,
     ws: { safety, redTeam, oldLab, globex: globexWs },
+    priceRules,
     acmeCycle,
     webhooks,
     budgets,

@@ -60,6 +60,7 @@ const records = Array.from({ length: 25 }, (_, i) => ({
   workspace_name: "Safety Research",
   notes: null,
   price_rule_uuid: null,
+  price_rule_version: null,
   rule_metric: "eval",
   modality: "text",
   is_jailbreak: false,

@@ -19,6 +19,7 @@ const record: UsageRecord = {
   workspace_name: "Unknown Workspace",
   notes: "+credit\nsecond line",
   price_rule_uuid: null,
+  price_rule_version: null,
   rule_metric: "eval",
   modality: "text",
   is_jailbreak: false,
@@ -40,6 +41,8 @@ describe("the usage export's columns", () => {
       "Unit Price",
       "Cost",
       "Price Adjustment Note",
+      "Price Rule ID",
+      "Price Rule Version",
     ]);
   });
 
@@ -57,7 +60,16 @@ describe("the usage export's columns", () => {
       "0.0125",
       "-0.50",
       "'+credit\nsecond line",
+      "",
+      "",
     ]);
+    // Provenance: the rule that priced the record and its version.
+    const priced = {
+      ...record,
+      price_rule_uuid: "00000000-0000-4000-8000-0000000000aa",
+      price_rule_version: 2,
+    };
+    expect(csvCells(priced).slice(-2)).toEqual(["00000000-0000-4000-8000-0000000000aa", "2"]);
     for (const lead of ["=", "+", "-", "@", "\t", "\r"]) expect(textCell(`${lead}x`)).toBe(`'${lead}x`);
     expect(textCell("plain")).toBe("plain");
     expect(textCell(null)).toBe("");

@@ -183,6 +183,7 @@ const record = (i: number, cost: string, operation: string): UsageRecord => ({
   workspace_name: "Safety Research",
   notes: null,
   price_rule_uuid: null,
+  price_rule_version: null,
   rule_metric: "eval",
   modality: null,
   is_jailbreak: false,

@@ -27,6 +27,7 @@ const record = (i: number) => ({
   workspace_name: "Unknown Workspace",
   notes: null,
   price_rule_uuid: null,
+  price_rule_version: null,
   rule_metric: "eval",
   modality: "text",
   is_jailbreak: false,
