@@ -1,4 +1,5 @@
-// The 'Usage Event Details' hover card of a records row: every field of the event.
+// The 'Usage Event Details' hover card of a records row: every field of the event, with the price
+// rule (uuid and version) that priced it and the arithmetic of its cost.
 import { useLink } from "@refinedev/core";
 import { Descriptions, Flex, Typography } from "antd";
 import { capitalizeWords, evalTypeLabel } from "../../../contract/eval-types";
@@ -32,6 +33,24 @@ function RunLink({ run }: { run: string | null }) {
   );
 }
 
+/** The rule that priced the event: its uuid (copyable) and version; "-" for an adjustment without one. */
+function PriceRule({ record }: { record: UsageRecord }) {
+  if (!record.price_rule_uuid) return "-";
+  return (
+    <Flex gap={8} align="center" wrap>
+      {mono(record.price_rule_uuid)}
+      {record.price_rule_version !== null && <span>Version {record.price_rule_version}</span>}
+    </Flex>
+  );
+}
+
+/**
+ * How the cost came about: quantity × unit price = cost, the cost exact (sub-cent digits kept), so
+ * the product reads right ("3 × $0.0125 = $0.0375").
+ */
+export const costArithmetic = (record: Pick<UsageRecord, "quantity" | "unit_price" | "cost">) =>
+  `${record.quantity ?? 1} × ${formatUnitPrice(record.unit_price)} = ${formatUnitPrice(record.cost)}`;
+
 export function EventDetails({ record }: { record: UsageRecord }) {
   return (
     <Descriptions
@@ -50,6 +69,8 @@ export function EventDetails({ record }: { record: UsageRecord }) {
         { key: "quantity", label: "Quantity", children: String(record.quantity ?? 1) },
         { key: "unit", label: "Unit Price", children: formatUnitPrice(record.unit_price) },
         { key: "cost", label: "Cost", children: formatMoney(record.cost) },
+        { key: "arithmetic", label: "Quantity × Unit Price", children: costArithmetic(record) },
+        { key: "rule", label: "Price Rule", children: <PriceRule record={record} /> },
         { key: "note", label: "Price Adjustment Note", children: orDash(record.notes) },
         { key: "modality", label: "Modality", children: capitalizeWords(record.modality) || "-" },
         { key: "metric", label: "Metric", children: capitalizeWords(record.rule_metric) || "-" },

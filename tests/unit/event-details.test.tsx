@@ -1,0 +1,73 @@
+import { screen, within } from "@testing-library/react";
+import { describe, expect, it } from "vitest";
+import type { UsageRecord } from "../../contract/usage-schemas";
+import { costArithmetic, EventDetails } from "../../src/pages/billing/event-details";
+import { renderPage } from "./support/render-page";
+
+const RULE = "7c0d5a2e-1b3f-4e6a-9d8c-0123456789ab";
+
+const record = (over: Partial<UsageRecord> = {}): UsageRecord => ({
+  usage_event_uuid: "00000000-0000-4000-8000-000000000001",
+  date: "2026-11-13T08:00:00.000Z",
+  name: "Jailbreak Sweep",
+  operation: "generation",
+  eval_type: "safety",
+  created_by: "svc@acme.test",
+  quantity: 3,
+  unit_price: "0.0125",
+  cost: "0.0375",
+  eval_uuid: null,
+  eval_run_uuid: null,
+  workspace_uuid: null,
+  workspace_name: "No Workspace",
+  notes: null,
+  price_rule_uuid: RULE,
+  price_rule_version: 2,
+  rule_metric: "eval",
+  modality: null,
+  is_jailbreak: false,
+  has_ground_truth: false,
+  ...over,
+});
+
+/** The value cell beside a label of the details card. */
+const rowOf = (label: string) => {
+  const row = screen.getByText(label).closest("tr");
+  if (!row) throw new Error(`no row labelled ${label}`);
+  return row;
+};
+
+describe("Usage event details: provenance", () => {
+  it("shows the price rule that priced the event, its version, and quantity × unit price = cost", async () => {
+    renderPage(<EventDetails record={record()} />, { route: "/" });
+    await screen.findByText("Price Rule");
+    const rule = rowOf("Price Rule");
+    expect(within(rule).getByText(RULE)).toBeInTheDocument();
+    expect(within(rule).getByText("Version 2")).toBeInTheDocument();
+    expect(within(rowOf("Unit Price")).getByText("$0.0125")).toBeInTheDocument();
+    expect(within(rowOf("Quantity × Unit Price")).getByText("3 × $0.0125 = $0.0375")).toBeInTheDocument();
+  });
+
+  it("shows a dash for an event no rule priced (a price adjustment)", async () => {
+    renderPage(
+      <EventDetails
+        record={record({
+          price_rule_uuid: null,
+          price_rule_version: null,
+          quantity: 1,
+          unit_price: "-5",
+          cost: "-5",
+          notes: "credit",
+        })}
+      />,
+      { route: "/" },
+    );
+    await screen.findByText("Price Rule");
+    expect(within(rowOf("Price Rule")).getByText("-")).toBeInTheDocument();
+    expect(within(rowOf("Quantity × Unit Price")).getByText("1 × -$5.00 = -$5.00")).toBeInTheDocument();
+  });
+
+  it("keeps sub-cent digits in the arithmetic so it reads right", () => {
+    expect(costArithmetic({ quantity: 7, unit_price: "0.001", cost: "0.007" })).toBe("7 × $0.001 = $0.007");
+  });
+});
