@@ -55,7 +55,7 @@ describe("Usage event details: provenance", () => {
           price_rule_uuid: null,
           price_rule_version: null,
           quantity: 1,
-          unit_price: "-5",
+          unit_price: "0",
           cost: "-5",
           notes: "credit",
         })}
@@ -64,10 +64,18 @@ describe("Usage event details: provenance", () => {
     );
     await screen.findByText("Price Rule");
     expect(within(rowOf("Price Rule")).getByText("-")).toBeInTheDocument();
-    expect(within(rowOf("Quantity × Unit Price")).getByText("1 × -$5.00 = -$5.00")).toBeInTheDocument();
+    expect(
+      within(rowOf("Quantity × Unit Price")).getByText(
+        "1 × $0.00 = $0.00; the cost, -$5.00, was sent with the event (a price adjustment)",
+      ),
+    ).toBeInTheDocument();
   });
 
   it("keeps sub-cent digits in the arithmetic so it reads right", () => {
     expect(costArithmetic({ quantity: 7, unit_price: "0.001", cost: "0.007" })).toBe("7 × $0.001 = $0.007");
+    // An adjustment a rule matched keeps the rule's price but its own cost.
+    expect(costArithmetic({ quantity: 2, unit_price: "0.01", cost: "-3" })).toBe(
+      "2 × $0.01 = $0.02; the cost, -$3.00, was sent with the event (a price adjustment)",
+    );
   });
 });

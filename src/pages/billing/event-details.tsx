@@ -3,7 +3,7 @@
 import { useLink } from "@refinedev/core";
 import { Descriptions, Flex, Typography } from "antd";
 import { capitalizeWords, evalTypeLabel } from "../../../contract/eval-types";
-import { formatMoney, formatUnitPrice } from "../../../contract/money";
+import { formatMoney, formatUnitPrice, formatUsdExact, toMicros } from "../../../contract/money";
 import type { UsageRecord } from "../../../contract/usage-schemas";
 import { formatUtcDateTime } from "../../lib/billing/dates";
 import { operationLabel, orDash } from "../../lib/billing/labels";
@@ -46,10 +46,16 @@ function PriceRule({ record }: { record: UsageRecord }) {
 
 /**
  * How the cost came about: quantity × unit price = cost, the cost exact (sub-cent digits kept), so
- * the product reads right ("3 × $0.0125 = $0.0375").
+ * the product reads right ("3 × $0.0125 = $0.0375"). A price adjustment is sent with its own cost,
+ * which the product does not make: then both are shown, and why they differ.
  */
-export const costArithmetic = (record: Pick<UsageRecord, "quantity" | "unit_price" | "cost">) =>
-  `${record.quantity ?? 1} × ${formatUnitPrice(record.unit_price)} = ${formatUnitPrice(record.cost)}`;
+export function costArithmetic(record: Pick<UsageRecord, "quantity" | "unit_price" | "cost">): string {
+  const quantity = record.quantity ?? 1;
+  const product = BigInt(quantity) * toMicros(record.unit_price);
+  const arithmetic = `${quantity} × ${formatUnitPrice(record.unit_price)} = ${formatUnitPrice(formatUsdExact(product))}`;
+  if (product === toMicros(record.cost)) return arithmetic;
+  return `${arithmetic}; the cost, ${formatUnitPrice(record.cost)}, was sent with the event (a price adjustment)`;
+}
 
 export function EventDetails({ record }: { record: UsageRecord }) {
   return (
