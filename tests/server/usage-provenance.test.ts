@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { sql } from "drizzle-orm";
 import Papa from "papaparse";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatUsdExact, parseUsd } from "../../contract/money";
@@ -94,6 +96,22 @@ describe.each(backends())("price rule provenance on $name", (backend) => {
     expect(
       (await listPriceRules(p.database.db, fx.globexId)).find((r) => r.priceRuleUuid === globexRule),
     ).toMatchObject({ version: 1 });
+  });
+
+  it("migration 0022 numbers existing rules as setPriceRule would: by lineage, in the order they were set", async () => {
+    const db = p.database.db;
+    const migration = readFileSync("server/db/migrations/0022_price_rule_version.sql", "utf8");
+    const backfill = migration.split("--> statement-breakpoint")[1] ?? "";
+    expect(backfill).toMatch(/UPDATE "price_rules"/);
+    const versions = async () => new Map((await listPriceRules(db)).map((r) => [r.priceRuleUuid, r.version]));
+    const before = await versions();
+    // As the rows stood before the column: every rule at the default, 1.
+    await db.execute(sql`update price_rules set version = 1`);
+    await db.execute(sql.raw(backfill));
+    expect(await versions()).toEqual(before);
+    expect([before.get(v1), before.get(v2), before.get(shared), before.get(globexRule)]).toEqual([
+      1, 2, 1, 1,
+    ]);
   });
 
   it("records carry the uuid, version and unit price of the rule that priced each event, across the change", async () => {
