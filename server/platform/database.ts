@@ -162,6 +162,9 @@ const endFirst = (pool: pg.Pool) => async (err: unknown) => {
   throw err;
 };
 
+/** How long a checked-out client whose connection ended may stay unreleased (see openPool). */
+const ABANDONED_CLIENT_GRACE_MS = 2_000;
+
 /** Connections of the dashboard reads' pool, per process. */
 const READ_POOL_SIZE = 5;
 
@@ -184,7 +187,31 @@ async function openPool(
   // the server drops (PostgreSQL restarting) between two statements of a transaction emitted an
   // unhandled 'error' and killed the process. The statement in flight, or the next one, fails
   // with the error instead, and the pool discards the broken client when it is released.
-  pool.on("connect", (client) => client.on("error", () => {}));
+  pool.on("connect", (client) => {
+    client.on("error", () => {});
+    client.on("end", () => releaseIfAbandoned(client));
+  });
+  // Drizzle's transaction sends BEGIN before its try/finally, so when BEGIN fails on a connection
+  // the server cut (a restart, a terminated backend) the client is never released: it would stay
+  // checked out for good, a pool slot lost per failed BEGIN, and pool.end() at shutdown would wait
+  // for it forever. A checked-out client whose connection has ended and that nobody released
+  // within a grace period is released here, as broken, so the pool discards it.
+  const checkedOut = new Set<pg.PoolClient>();
+  pool.on("acquire", (client) => {
+    checkedOut.add(client);
+    if ((client as unknown as { _ending?: boolean })._ending) releaseIfAbandoned(client);
+  });
+  pool.on("release", (_err, client) => checkedOut.delete(client));
+  function releaseIfAbandoned(client: pg.PoolClient) {
+    setTimeout(() => {
+      if (!checkedOut.delete(client)) return;
+      try {
+        client.release(new Error("connection ended while checked out"));
+      } catch {
+        // Released meanwhile after all.
+      }
+    }, ABANDONED_CLIENT_GRACE_MS).unref();
+  }
   try {
     const c = await pool.connect();
     c.release();
