@@ -95,8 +95,12 @@ export type IngestOptions = {
 export const ADJUSTMENT_REFUSED =
   "cost is for price adjustments, which only provider operators can make; send the usage without cost and it is priced by the price rules";
 
-/** An accepted event's row in usage_events_awaiting (no price yet). */
-const awaitingRow = (organizationUuid: string, e: ValidEvent): EventRow => ({
+type Price = Pick<EventRow, "unitPriceMicros" | "costMicros" | "priceRuleUuid">;
+/** No price yet: an accepted event's row in usage_events_awaiting. */
+const UNPRICED: Price = { unitPriceMicros: 0n, costMicros: 0n, priceRuleUuid: null };
+
+/** An accepted event's row: in usage_events with its price, or awaiting pricing without one. */
+const eventRow = (organizationUuid: string, e: ValidEvent, price: Price = UNPRICED): EventRow => ({
   organizationUuid,
   eventId: e.eventId,
   occurredAt: e.occurredAt,
@@ -112,10 +116,8 @@ const awaitingRow = (organizationUuid: string, e: ValidEvent): EventRow => ({
   createdBy: e.createdBy,
   quantity: e.quantity,
   ruleMetric: e.ruleMetric,
-  unitPriceMicros: 0n,
-  costMicros: 0n,
-  priceRuleUuid: null,
   notes: e.notes,
+  ...price,
 });
 
 /** Marks awaiting events of the organization as backfilled; whether any was. */
@@ -296,7 +298,7 @@ export async function ingestUsage(
     }
     if (!rule && e.costMicros === null) {
       awaiting.set(e.eventId, {
-        ...awaitingRow(organizationUuid, e),
+        ...eventRow(organizationUuid, e),
         awaiting: true,
         backfill: opts.backfill === true,
       });
@@ -311,27 +313,14 @@ export async function ingestUsage(
       );
       continue;
     }
-    rows.set(e.eventId, {
-      organizationUuid,
-      eventId: e.eventId,
-      occurredAt: e.occurredAt,
-      workspaceUuid: e.workspaceUuid,
-      evalUuid: e.evalUuid,
-      evalRunUuid: e.evalRunUuid,
-      name: e.name,
-      operation: e.operation,
-      evalType: e.evalType,
-      modality: e.modality,
-      isJailbreak: e.isJailbreak,
-      hasGroundTruth: e.hasGroundTruth,
-      createdBy: e.createdBy,
-      quantity: e.quantity,
-      ruleMetric: e.ruleMetric,
-      unitPriceMicros,
-      costMicros,
-      priceRuleUuid: rule?.priceRuleUuid ?? null,
-      notes: e.notes,
-    });
+    rows.set(
+      e.eventId,
+      eventRow(organizationUuid, e, {
+        unitPriceMicros,
+        costMicros,
+        priceRuleUuid: rule?.priceRuleUuid ?? null,
+      }),
+    );
     indexOf.set(e.eventId, index);
     if (e.costMicros !== null) isAdjustment.add(e.eventId);
   }
