@@ -1,7 +1,7 @@
 // The Billing & Usage page alone, on the network as the product API answers it (mocked with msw):
 // totals, period, summary, records with paging and sorting, filters, the view in the address,
 // Refresh, and loading states that never show zeros.
-import { screen, waitFor, within } from "@testing-library/react";
+import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { delay, HttpResponse, http } from "msw";
 import { describe, expect, it, vi } from "vitest";
@@ -128,7 +128,13 @@ const bucket = (date: string, price: string, evalType = "safety"): SeriesBucket 
 });
 
 /** The product API as the page reads it; every request is kept for the assertions. */
-function billingApi({ recordsDelay = 0, cyclesDelay = 0, awaitingDelay = 0, awaitingEvents = 0 } = {}) {
+function billingApi({
+  recordsDelay = 0,
+  cyclesDelay = 0,
+  awaitingDelay = 0,
+  awaitingEvents = 0,
+  cycleList = cycles,
+} = {}) {
   const seen: URL[] = [];
   let seriesBuckets = [bucket("2026-02-02", "1.5")];
   const keep = (request: Request) => {
@@ -140,7 +146,7 @@ function billingApi({ recordsDelay = 0, cyclesDelay = 0, awaitingDelay = 0, awai
     http.get(api("/v1/accounts/organization/billingcycles"), async ({ request }) => {
       keep(request);
       await delay(cyclesDelay);
-      return HttpResponse.json(cycles);
+      return HttpResponse.json(cycleList);
     }),
     http.get(api("/v1/workspaces/"), ({ request }) => {
       keep(request);
@@ -305,6 +311,37 @@ describe("Billing & Usage", { timeout: 60_000 }, () => {
     expect(location()).toBe(`/?period=${JAN}`);
     await user.click(screen.getByLabelText("Next billing period"));
     expect(screen.getByTestId("billing-period")).toHaveTextContent("Feb 1, 2026 - Present");
+    expect(location()).toBe("/");
+  });
+
+  it("moves one period per click, however quickly the clicks come", async () => {
+    const DEC = "33333333-3333-4333-8333-333333333333";
+    const december = {
+      ...cycles[1],
+      billing_cycle_uuid: DEC,
+      billing_cycle_start_date: "2025-12-01",
+      billing_cycle_end_date: "2026-01-01",
+    };
+    const { location } = renderBilling("/", { cycleList: [...cycles, december] });
+    expect(await screen.findByTestId("billing-period")).toHaveTextContent("Feb 1, 2026 - Present");
+    // Two clicks before the page renders again (as when a render is slow or deferred).
+    const back = screen.getByLabelText("Previous billing period");
+    act(() => {
+      fireEvent.click(back);
+      fireEvent.click(back);
+    });
+    await waitFor(() =>
+      expect(screen.getByTestId("billing-period")).toHaveTextContent("Dec 1, 2025 - Jan 1, 2026"),
+    );
+    expect(location()).toBe(`/?period=${DEC}`);
+    const forward = screen.getByLabelText("Next billing period");
+    act(() => {
+      fireEvent.click(forward);
+      fireEvent.click(forward);
+    });
+    await waitFor(() =>
+      expect(screen.getByTestId("billing-period")).toHaveTextContent("Feb 1, 2026 - Present"),
+    );
     expect(location()).toBe("/");
   });
 

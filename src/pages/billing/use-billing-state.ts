@@ -2,7 +2,7 @@
 // cycle, the filters every view applies, the chart's toggles and the records' search, sort and
 // page. A reload or a shared link opens the same view. Changes replace the address rather than
 // adding history entries, so Back leaves the page instead of stepping through every click.
-import { useCallback, useEffect, useMemo } from "react";
+import { useCallback, useEffect, useMemo, useRef } from "react";
 import { useSearchParams } from "react-router";
 import type { BillingCycle } from "../../../contract/billing-cycle-schema";
 import type { Grouping } from "../../../contract/usage-schemas";
@@ -18,15 +18,23 @@ export function useBillingState(cycles: readonly BillingCycle[] | undefined) {
   const [params, setParams] = useSearchParams();
   const view = useMemo(() => parseBillingView(params), [params]);
 
+  // React Router hands a functional update the parameters of the last render, not of the last
+  // update: two clicks before a re-render would both start from the same view (two quick clicks
+  // on "Next billing period" moved one cycle). Each change starts from the address it last wrote.
+  const latest = useRef(params);
+  const rendered = useRef(params);
+  if (rendered.current !== params) {
+    rendered.current = params;
+    latest.current = params;
+  }
   const change = useCallback(
-    (next: (current: BillingView) => Partial<BillingView>) =>
-      setParams(
-        (current) => {
-          const was = parseBillingView(current);
-          return writeBillingView({ ...was, ...next(was) }, current);
-        },
-        { replace: true },
-      ),
+    (next: (current: BillingView) => Partial<BillingView>) => {
+      const current = latest.current;
+      const was = parseBillingView(current);
+      const written = writeBillingView({ ...was, ...next(was) }, current);
+      latest.current = written;
+      setParams(written, { replace: true });
+    },
     [setParams],
   );
 
@@ -45,14 +53,17 @@ export function useBillingState(cycles: readonly BillingCycle[] | undefined) {
   }, [params, view, unknownCycle, setParams]);
 
   const step = useCallback(
-    (delta: -1 | 1) => {
-      const nextIndex = index + delta;
-      const next = list[nextIndex];
-      // The latest cycle is the default: its address stays without a period.
-      const cycleUuid = nextIndex === list.length - 1 ? null : (next?.billing_cycle_uuid ?? null);
-      if (next) change(() => ({ cycleUuid, page: 1 }));
-    },
-    [list, index, change],
+    (delta: -1 | 1) =>
+      change((was) => {
+        // From the cycle the address holds now, which a click just before may have moved.
+        const at = list.findIndex((c) => c.billing_cycle_uuid === was.cycleUuid);
+        const nextIndex = (at === -1 ? list.length - 1 : at) + delta;
+        const next = list[nextIndex];
+        if (!next) return {};
+        // The latest cycle is the default: its address stays without a period.
+        return { cycleUuid: nextIndex === list.length - 1 ? null : next.billing_cycle_uuid, page: 1 };
+      }),
+    [list, change],
   );
 
   const update = useCallback(
