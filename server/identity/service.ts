@@ -6,6 +6,7 @@ import { registerHealth } from "../platform/health";
 import { acceptEmptyJsonBodies, acceptForms, allowOrigins, createHttpApp } from "../platform/http";
 import type { ApiKeyIdentity, IdentityGateway } from "../platform/identity-gateway";
 import { resolveKeyring } from "../platform/secrets";
+import { refuseUnstorableText } from "../platform/text-input";
 import { createTokenVersionWatch } from "../platform/token-revocation";
 import { registerAccountPage } from "./account/page-routes";
 import { registerAccountRoutes } from "./account/routes";
@@ -115,6 +116,9 @@ export async function createIdentityService(config: Config, database: Database, 
   acceptEmptyJsonBodies(app);
   // Hosted pages post ordinary HTML forms.
   acceptForms(app);
+  // A NUL byte or a lone surrogate in a path, query or body is bad input, refused before any route
+  // looks it up: PostgreSQL's text refuses the first with an error a handler would answer as a 500.
+  refuseUnstorableText(app, (_code, message) => ({ error_code: "bad_request", user_facing_error: message }));
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if (err instanceof IdentityError) {
       if (err.code === "rate_limit_exceeded" && err.fieldErrors?.retry_after_seconds)
