@@ -37,6 +37,7 @@ import { createAuthenticator } from "./principal";
 import { installApiRateLimits } from "./rate-limit";
 import { createReadGate } from "./read-gate";
 import { installApiRouteHooks } from "./route-hooks";
+import { usageExplainRoutes } from "./usage-explain";
 import { usageIngestRoutes } from "./usage-ingest";
 import { usageQueryRoutes } from "./usage-queries";
 import { usageReportRoutes } from "./usage-report";
@@ -170,6 +171,7 @@ export async function createApiService(
         const reads = createReadGate();
         await routes.register(usageQueryRoutes, { db: database.db, readDb: database.readDb, reads });
         await routes.register(usageReportRoutes, { db: database.db, readDb: database.readDb, reads });
+        await routes.register(usageExplainRoutes, { db: database.db, readDb: database.readDb, reads });
         await routes.register(billingCycleRoutes, { db: database.db, readDb: database.readDb });
         await routes.register(budgetRoutes, { db: database.db });
         await routes.register(allowanceRoutes, { db: database.db, workspaces });

@@ -156,16 +156,11 @@ export const DEFAULT_GROUP = "default";
 export type GroupTotal = { groupName: string; totalMicros: bigint; balanceMicros: bigint };
 
 /**
- * Cost per workspace group within the cycle, from the daily rollup. Group "default" holds the
- * workspaces in no group (and a stored group of that name, if any); usage without a workspace is
- * returned apart as unattributed. balance = cost − the group's prepaid amount (what is still owed;
- * negative when prepaid credit is left).
+ * The organization's workspace groups (by name) and the group each grouped workspace counts in: a
+ * workspace in several groups counts in the first by name only, so nothing is billed twice.
+ * Workspaces in no group count in DEFAULT_GROUP.
  */
-export async function groupTotals(
-  db: Db,
-  cycle: Cycle,
-): Promise<{ groups: GroupTotal[]; unattributedMicros: bigint; paidMicros: bigint }> {
-  const org = cycle.organizationUuid;
+export async function workspaceGroupsOf(db: Db, org: string) {
   const groups = await db
     .select({
       uuid: workspaceGroups.workspaceGroupUuid,
@@ -184,6 +179,27 @@ export async function groupTotals(
     )
     .where(eq(workspaceGroups.organizationUuid, org))
     .orderBy(asc(workspaceGroups.groupName));
+  const nameOf = new Map(groups.map((g) => [g.uuid, g.name]));
+  const groupOfWorkspace = new Map<string, string>();
+  for (const m of members) {
+    const name = nameOf.get(m.group);
+    if (name && !groupOfWorkspace.has(m.ws)) groupOfWorkspace.set(m.ws, name);
+  }
+  return { groups, groupOfWorkspace };
+}
+
+/**
+ * Cost per workspace group within the cycle, from the daily rollup. Group "default" holds the
+ * workspaces in no group (and a stored group of that name, if any); usage without a workspace is
+ * returned apart as unattributed. balance = cost − the group's prepaid amount (what is still owed;
+ * negative when prepaid credit is left).
+ */
+export async function groupTotals(
+  db: Db,
+  cycle: Cycle,
+): Promise<{ groups: GroupTotal[]; unattributedMicros: bigint; paidMicros: bigint }> {
+  const org = cycle.organizationUuid;
+  const { groups, groupOfWorkspace } = await workspaceGroupsOf(db, org);
   // The coarse rollup: the same sums per workspace, in a fraction of usage_daily's rows.
   const coarse = usageDailyCoarse;
   const costs = await db
@@ -205,13 +221,6 @@ export async function groupTotals(
     .from(payments)
     .where(and(eq(payments.organizationUuid, org), eq(payments.billingCycleUuid, cycle.billingCycleUuid)));
 
-  const nameOf = new Map(groups.map((g) => [g.uuid, g.name]));
-  // A workspace in several groups counts in the first by name only, so nothing is billed twice.
-  const groupOfWorkspace = new Map<string, string>();
-  for (const m of members) {
-    const name = nameOf.get(m.group);
-    if (name && !groupOfWorkspace.has(m.ws)) groupOfWorkspace.set(m.ws, name);
-  }
   const totals = new Map<string, bigint>([[DEFAULT_GROUP, 0n]]);
   for (const g of groups) totals.set(g.name, 0n);
   let unattributedMicros = 0n;

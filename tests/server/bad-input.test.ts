@@ -226,6 +226,8 @@ function productInputs(
     endpoint_uuid: t.webhooks.acme,
     delivery_uuid: t.webhooks.acmeDelivery,
     budget_uuid: t.budgets.acme,
+    // Explain this charge: a group that exists (the workspaces in no group).
+    group: "default",
     // The usage report's required period start, so fuzzed reports get past it.
     starting_at: "2026-01-01",
     // The operator calls': a month that exists, and an email no user has (a fuzzed grant must

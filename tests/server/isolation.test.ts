@@ -430,6 +430,28 @@ const API_ROWS: Record<string, ApiRow> = {
       }
     },
   },
+  // Explain this charge: Acme's cycle, or Acme's workspace or run in the caller's own cycle, is not
+  // found; the caller's own total tells nothing of Acme.
+  "GET /v1/usage/explain": {
+    req: (t) => get(`/v1/usage/explain?billing_cycle_uuid=${t.acmeCycle}`),
+    expect: statuses(404, 404, 403),
+  },
+  "GET /v1/usage/explain#workspace": {
+    req: (t) => get(`/v1/usage/explain?level=workspace&workspace_uuid=${t.ws.safety}`),
+    expect: statuses(404, 404, 403),
+  },
+  "GET /v1/usage/explain#eval_run": {
+    req: (t) =>
+      get(`/v1/usage/explain?level=eval_run&workspace_uuid=${t.ws.safety}&eval_run_uuid=acme-ev-run`),
+    expect: statuses(404, 404, 403),
+  },
+  "GET /v1/usage/explain#own": {
+    req: () => get("/v1/usage/explain"),
+    expect: statuses(200, 200, 403),
+    check: (res) => {
+      if (res.statusCode === 200) expect(res.body).not.toMatch(/acme|Safety Research|Red Team/i);
+    },
+  },
   // Eval runs are read from the usage: administrators only, like the records. Starting one takes a
   // workspace the caller may use: an administrator's, or a member's own.
   "GET /v1/eval-runs": {
