@@ -10,6 +10,7 @@ import { useCurrentUser } from "../../hooks/use-current-user";
 import { useIsMobile } from "../../hooks/use-is-mobile";
 import { formatUtcDate, formatUtcTime } from "../../lib/billing/dates";
 import { usageRecords } from "../../resources/usage-records";
+import { ExplainDrawer } from "./explain-drawer";
 import { FilterBar } from "./filter-bar";
 import { PeriodStepper } from "./period-stepper";
 import { RecordsTable } from "./records-table";
@@ -24,6 +25,7 @@ import {
   useUsageSummary,
 } from "./use-billing-data";
 import { useBillingState } from "./use-billing-state";
+import { useExplainState } from "./use-explain-state";
 import { WorkspaceSelect } from "./workspace-select";
 
 export function BillingPage() {
@@ -31,6 +33,7 @@ export function BillingPage() {
   const { cycles, query: cyclesQuery } = useBillingCycles();
   const { workspaces } = useBillingWorkspaces();
   const state = useBillingState(cycles);
+  const explain = useExplainState();
   const cycleUuid = state.cycle?.billing_cycle_uuid;
   const { summary, query: summaryQuery } = useUsageSummary(cycleUuid, state.filters);
   // The chart is hidden on small screens, and its series is not read there.
@@ -97,7 +100,9 @@ export function BillingPage() {
         cycle={state.cycle}
         loading={cyclesQuery.isLoading}
         awaiting={{ awaiting, loading: awaitingQuery.isLoading, failed: awaitingQuery.isError }}
+        onExplain={explain.open}
       />
+      <ExplainDrawer cycle={state.cycle} state={explain} />
       <BudgetsSection />
       {summaryQuery.isError ? (
         <Alert

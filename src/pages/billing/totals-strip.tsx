@@ -1,6 +1,7 @@
 // Total Cost (with one line per workspace group when there are several, and the usage awaiting
 // pricing, which no total includes yet), Paid and Balance.
-import { Card, Col, Flex, Row, Skeleton, Tooltip, Typography } from "antd";
+import { PartitionOutlined } from "@ant-design/icons";
+import { Button, Card, Col, Flex, Row, Skeleton, Tooltip, Typography } from "antd";
 import type { ReactNode } from "react";
 import type { BillingCycle } from "../../../contract/billing-cycle-schema";
 import { formatBalance, formatMoney, toMicros } from "../../../contract/money";
@@ -76,10 +77,13 @@ export function TotalsStrip({
   cycle,
   loading,
   awaiting,
+  onExplain,
 }: {
   cycle: BillingCycle | undefined;
   loading: boolean;
   awaiting: AwaitingState;
+  /** Opens "Explain this charge" (the drill-down of the Total Cost). */
+  onExplain?: () => void;
 }) {
   if (loading && !cycle) {
     return (
@@ -115,6 +119,17 @@ export function TotalsStrip({
                 </Flex>
               ))}
             </Flex>
+          ) : null}
+          {onExplain ? (
+            <Button
+              type="link"
+              size="small"
+              icon={<PartitionOutlined />}
+              style={{ padding: 0, marginTop: 4 }}
+              onClick={onExplain}
+            >
+              Explain this charge
+            </Button>
           ) : null}
         </Stat>
       </Col>
