@@ -1,7 +1,7 @@
 import type { FastifyRequest } from "fastify";
 import { errors as joseErrors, jwtVerify } from "jose";
+import { LRUCache } from "lru-cache";
 import { ApiError } from "../platform/errors";
-import { makeRoomIn } from "../platform/expiring-cache";
 import type { IdentityGateway, OrgMemberInfo } from "../platform/identity-gateway";
 import { createTokenVersionCheck, type TokenVersionCheck } from "./token-versions";
 
@@ -56,11 +56,10 @@ type Verified = { principal: Principal; tv: number; expiresMs: number };
  * version is checked on every call.
  */
 export function createBearerVerifier(gateway: IdentityGateway, versions: TokenVersionCheck) {
-  const verified = new Map<string, Verified>();
+  // Bounded: past VERIFIED_TOKENS_MAX the least recently used token is verified again next time.
+  const verified = new LRUCache<string, Verified>({ max: VERIFIED_TOKENS_MAX });
 
   function remember(token: string, v: Verified) {
-    const now = Date.now();
-    makeRoomIn(verified, VERIFIED_TOKENS_MAX, (e) => e.expiresMs <= now);
     verified.set(token, v);
   }
 

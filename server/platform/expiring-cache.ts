@@ -1,8 +1,15 @@
+// A bounded map of values that expire, in front of the database. The bounded, expiring,
+// least-recently-used store is lru-cache's; what is ours is how loads behave around it: concurrent
+// loads of a key share one call, a load in flight when its key is dropped is not stored (an
+// invalidation is never undone by a read that started before the change), and a busy key is
+// reloaded in the background before it expires.
+import { LRUCache } from "lru-cache";
+
 /** Options of an expiring cache. */
 export type ExpiringCacheOptions<K, V> = {
   /** How long a loaded value is served without loading again. */
   ttlMs: number;
-  /** At most this many keys; past it, expired entries are swept, then the oldest dropped. */
+  /** At most this many values; past it, the least recently used goes. */
   max: number;
   load(key: K): Promise<V>;
   /**
@@ -13,113 +20,84 @@ export type ExpiringCacheOptions<K, V> = {
   refreshAfterMs?: number;
   /** Whether to keep a loaded value (e.g. not a "not found"); kept by default. */
   keep?(value: V): boolean;
+  /** The clock, in milliseconds (tests). */
   now?(): number;
 };
 
-type Entry<V> = {
-  value: V | undefined;
-  expires: number;
-  pending: Promise<V> | null;
-  refreshing: boolean;
-};
-
 /**
- * Makes room for one more entry in a map bounded to `max` entries: when full, expired entries are
- * swept, then the oldest insertions go (a map iterates in insertion order).
- */
-export function makeRoomIn<K, E>(map: Map<K, E>, max: number, expired: (e: E) => boolean) {
-  if (map.size < max) return;
-  for (const [k, e] of map) if (expired(e)) map.delete(k);
-  for (const k of map.keys()) {
-    if (map.size < max) break;
-    map.delete(k);
-  }
-}
-
-/**
- * A bounded map of values that expire, in front of the database. Concurrent loads of one key
- * share one call. Dropping a key (or everything) while its load is in flight means that load's
- * answer is not stored: an invalidation is never undone by a read that started before the change.
  * `get` answers a plain value on a hit (no promise on the hot path), else a promise of it.
  */
-export function createExpiringCache<K, V>(o: ExpiringCacheOptions<K, V>) {
-  const map = new Map<K, Entry<V>>();
-  const now = o.now ?? Date.now;
+export function createExpiringCache<K extends {}, V>(o: ExpiringCacheOptions<K, V>) {
+  const values = new LRUCache<K, { value: V }>({
+    max: o.max,
+    ttl: o.ttlMs,
+    // The clock read on every check, not one cached for a millisecond.
+    ttlResolution: 0,
+    ...(o.now ? { perf: { now: o.now } } : {}),
+  });
+  // Loads in flight: `loading` for callers waiting on a miss, `refreshing` for background reloads
+  // of a value still served. A load stores its answer only if it is still the one listed.
+  const loading = new Map<K, Promise<V>>();
+  const refreshing = new Map<K, Promise<V>>();
 
-  function makeRoom() {
-    const t = now();
-    makeRoomIn(map, o.max, (e) => !e.pending && e.expires <= t);
-  }
-
-  /** Reloads a live entry in the background; its answer replaces the entry unless it was dropped. */
-  function refresh(key: K, e: Entry<V>) {
-    e.refreshing = true;
-    o.load(key).then(
+  function load(key: K, into: Map<K, Promise<V>>): Promise<V> {
+    const loaded = o.load(key);
+    into.set(key, loaded);
+    loaded.then(
       (value) => {
-        if (map.get(key) !== e) return;
-        if (o.keep && !o.keep(value)) map.delete(key);
-        else map.set(key, { value, expires: now() + o.ttlMs, pending: null, refreshing: false });
+        if (into.get(key) !== loaded) return;
+        into.delete(key);
+        if (o.keep && !o.keep(value)) values.delete(key);
+        else values.set(key, { value });
       },
+      // A failed load is forgotten (the next call tries again); a failed reload leaves the value
+      // to expire as it would have.
       () => {
-        // The entry expires as it would have; the next call after that loads in the foreground.
-        e.refreshing = false;
+        if (into.get(key) === loaded) into.delete(key);
       },
     );
+    return loaded;
   }
 
   return {
     get(key: K): V | Promise<V> {
-      const e = map.get(key);
-      if (e) {
-        if (e.pending) return e.pending;
-        const t = now();
-        if (e.expires > t) {
-          if (o.refreshAfterMs !== undefined && !e.refreshing && t >= e.expires - o.ttlMs + o.refreshAfterMs)
-            refresh(key, e);
-          return e.value as V;
-        }
-        map.delete(key);
+      const hit = values.get(key);
+      if (hit) {
+        const age = o.ttlMs - values.getRemainingTTL(key);
+        if (o.refreshAfterMs !== undefined && age >= o.refreshAfterMs && !refreshing.has(key))
+          load(key, refreshing);
+        return hit.value;
       }
-      const entry: Entry<V> = { value: undefined, expires: 0, pending: null, refreshing: false };
-      entry.pending = o.load(key).then(
-        (value) => {
-          if (map.get(key) === entry) {
-            if (o.keep && !o.keep(value)) map.delete(key);
-            else {
-              entry.value = value;
-              entry.expires = now() + o.ttlMs;
-              entry.pending = null;
-            }
-          }
-          return value;
-        },
-        (err) => {
-          if (map.get(key) === entry) map.delete(key);
-          throw err;
-        },
-      );
-      makeRoom();
-      map.set(key, entry);
-      return entry.pending;
+      return loading.get(key) ?? load(key, loading);
     },
 
     delete(key: K): void {
-      map.delete(key);
+      values.delete(key);
+      loading.delete(key);
+      refreshing.delete(key);
     },
 
-    /** Drops every entry whose loaded value matches (entries still loading are dropped too). */
+    /** Drops every value that matches, and every load in flight (its answer is not stored). */
     deleteWhere(match: (value: V, key: K) => boolean): void {
-      for (const [k, e] of map) if (e.pending || match(e.value as V, k)) map.delete(k);
+      const matching = [...values.entries()].filter(([k, box]) => match(box.value, k)).map(([k]) => k);
+      for (const k of matching) {
+        values.delete(k);
+        refreshing.delete(k);
+      }
+      loading.clear();
     },
 
     clear(): void {
-      map.clear();
+      values.clear();
+      loading.clear();
+      refreshing.clear();
     },
 
+    /** Values kept and loads waited on. */
     get size(): number {
-      return map.size;
+      return values.size + loading.size;
     },
   };
 }
 
-export type ExpiringCache<K, V> = ReturnType<typeof createExpiringCache<K, V>>;
+export type ExpiringCache<K extends {}, V> = ReturnType<typeof createExpiringCache<K, V>>;

@@ -1,7 +1,8 @@
 import { inArray, sql } from "drizzle-orm";
+import { LRUCache } from "lru-cache";
 import { account, apiKey, member, organization, user } from "../../db/schema";
 import type { Db } from "../../platform/database";
-import { createExpiringCache, makeRoomIn } from "../../platform/expiring-cache";
+import { createExpiringCache } from "../../platform/expiring-cache";
 import { announceChange, type ChangeWatcher, notifyChange } from "../../platform/token-revocation";
 import type { ValidatedApiKey } from "./service";
 import { hashApiKeyToken, isWellFormedToken } from "./token";
@@ -61,7 +62,7 @@ export function createApiKeyValidation(
   // The digest each cached key was loaded under (keyFingerprint). A reload first reads the digest
   // (one statement) and keeps the validated key when it is unchanged, instead of the full lookup
   // (five statements): the rows it depends on are what the digest covers.
-  const loadedUnder = new Map<string, { fp: string; value: ValidatedApiKey }>();
+  const loadedUnder = new LRUCache<string, { fp: string; value: ValidatedApiKey }>({ max: MAX_KEYS });
   const load = async (hash: string, token: string | undefined): Promise<ValidatedApiKey | null> => {
     const fp = await keyFingerprint(db, hash);
     if (fp === null) {
@@ -72,10 +73,8 @@ export function createApiKeyValidation(
     if (known && known.fp === fp) return known.value;
     // Read after the digest: a change in between makes the next reload look again.
     const value = token === undefined ? null : await lookup(token);
-    if (value) {
-      makeRoomIn(loadedUnder, MAX_KEYS, () => false);
-      loadedUnder.set(hash, { fp, value });
-    } else loadedUnder.delete(hash);
+    if (value) loadedUnder.set(hash, { fp, value });
+    else loadedUnder.delete(hash);
     return value;
   };
   const cache = createExpiringCache<string, ValidatedApiKey | null>({
