@@ -1,10 +1,14 @@
 import { isAPIError } from "better-auth/api";
 import type { FastifyReply } from "fastify";
 
-/** Copies better-auth's Set-Cookie headers (session start or end) onto the reply. */
-export function forwardCookies(from: Headers | undefined, reply: FastifyReply) {
-  const cookies = from?.getSetCookie() ?? [];
-  if (cookies.length) reply.header("set-cookie", cookies);
+/**
+ * The one way a session cookie reaches the browser: the Set-Cookie headers a sign-in step made
+ * (better-auth's response headers, or the cookies our own flows return), added to the reply.
+ * Added, never replaced: a step may start one cookie and clear another.
+ */
+export function sendCookies(reply: FastifyReply, from: Headers | readonly string[] | undefined) {
+  const cookies = from === undefined ? [] : Array.isArray(from) ? from : (from as Headers).getSetCookie();
+  if (cookies.length) reply.header("set-cookie", [...cookies]);
 }
 
 /** PropelAuth's identity error shape. */

@@ -10,6 +10,7 @@ import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
 import type { SessionUser } from "../fe/plumbing";
 import { asPageError, asStrings, fieldErrors, pageKit, type RtQuery, withRt } from "../hosted-pages/kit";
+import { sendCookies } from "../http";
 import { keyActorOf, refuseKeyCreationWhileImpersonating } from "../impersonation/writes";
 import { messagePage } from "../login/pages";
 import { type FreshFactor, freshFactorBody } from "../mfa/factor";
@@ -138,12 +139,12 @@ export function registerAccountPage(app: FastifyInstance, ctx: IdentityContext) 
   action("/account/password", "password", async (req, reply, v, session) => {
     const f = passwordForm.parse(v);
     const cookies = await acc.updatePassword(ctx, req, session, f.password, f.current_password || undefined);
-    if (cookies.length) reply.header("set-cookie", cookies);
+    sendCookies(reply, cookies);
     return { notice: "Password changed. Other devices were signed out." };
   });
   action("/account/mfa/enable", "mfa", async (req, reply, v, session) => {
     const cookies = await acc.enableMfa(ctx, req, session, s.mfaEnableBody.parse(v).code);
-    reply.header("set-cookie", cookies);
+    sendCookies(reply, cookies);
     // The session was rotated: render from the new cookie, showing the backup codes this once.
     const sent = fromNodeHeaders(req.headers);
     applySetCookies(sent, cookies);
@@ -182,7 +183,7 @@ export function registerAccountPage(app: FastifyInstance, ctx: IdentityContext) 
   action("/account/delete", "delete", async (req, reply, v) => {
     if (v.confirm !== "DELETE") return { errors: { confirm: 'Type "DELETE" to confirm.' }, values: v };
     const cookies = await acc.deleteMe(ctx, req);
-    if (cookies.length) reply.header("set-cookie", cookies);
+    sendCookies(reply, cookies);
     kit.send(
       reply,
       200,

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { eq } from "drizzle-orm";
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyReply } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { organization, user } from "../../db/schema/index";
 import { isWellFormedToken } from "../api-keys/token";
@@ -9,10 +10,15 @@ import { IdentityError } from "../errors";
 import { isProviderOperator } from "../impersonation/operators";
 import { orgMemberInfo, userInfo } from "../session/access-tokens";
 import { loadSigningKeys } from "../settings";
+import { identityValidator } from "../validation";
 import { orgShape, validationResponse } from "./shapes";
 
 const validateBody = z.object({ api_key_token: z.string().min(1).max(512) }).strict();
 const idParam = z.string().min(1).max(100);
+// Path ids are looked up as they come: one that cannot be an id is not found (404), not a 400.
+const userParams = z.object({ userId: z.string() });
+const orgParams = z.object({ orgId: z.string() });
+const tags = ["Backend"];
 
 /** What `find` returns for a path id; `missing` when it finds nothing or the id cannot be one. */
 async function findById<T>(
@@ -31,9 +37,8 @@ const sha = (s: string) => createHash("sha256").update(s).digest();
  * The SDKs read a 400 here as {field: [messages]} (e.g. {"api_key_token": [...]}); the identity
  * error fields ride along so generic clients still see error_code.
  */
-function fieldErrors400(reply: FastifyReply, fields: Record<string, string>) {
-  const err = new IdentityError("invalid_request_fields", undefined, fields);
-  const arrays = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, [v]]));
+function fieldErrors400(reply: FastifyReply, err: IdentityError) {
+  const arrays = Object.fromEntries(Object.entries(err.fieldErrors ?? {}).map(([k, v]) => [k, [v]]));
   return reply.status(400).send({ ...arrays, ...err.toJSON() });
 }
 
@@ -42,60 +47,75 @@ function fieldErrors400(reply: FastifyReply, fields: Record<string, string>) {
  * POST /api/backend/v1/end_user_api_keys/validate, and the read calls an API on a separate host
  * needs (user with orgs, organization, organization users).
  */
-export function registerBackendApi(app: FastifyInstance, ctx: IdentityContext) {
+export const backendRoutes: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = async (scope, { ctx }) => {
   const expected = sha(ctx.backendApiKey);
   let publicPem: Promise<string> | null = null;
+  // A refused body of the one call that takes one names its one field, in the SDKs' shape too.
+  scope.setValidatorCompiler(identityValidator("api_key_token"));
+  scope.setErrorHandler((err, _req, reply) => {
+    if (err instanceof IdentityError && err.code === "invalid_request_fields")
+      return fieldErrors400(reply, err);
+    throw err;
+  });
 
-  void app.register(async (scope) => {
-    // Compare digests in constant time: the secret's length and prefix must not leak via timing.
-    scope.addHook("onRequest", async (req) => {
-      const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? "");
-      if (!m?.[1] || !timingSafeEqual(sha(m[1]), expected))
-        throw new IdentityError("not_logged_in", "A valid backend API key is required.", undefined, 401);
-    });
+  // Compare digests in constant time: the secret's length and prefix must not leak via timing.
+  scope.addHook("onRequest", async (req) => {
+    const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? "");
+    if (!m?.[1] || !timingSafeEqual(sha(m[1]), expected))
+      throw new IdentityError("not_logged_in", "A valid backend API key is required.", undefined, 401);
+  });
 
-    scope.get("/api/v1/token_verification_metadata", async () => {
-      publicPem ??= loadSigningKeys(ctx.db).then((k) => k.publicPem);
-      return { verifier_key_pem: await publicPem };
-    });
+  const keyInfo = { tags, summary: "The public key that verifies access tokens" };
+  scope.get("/api/v1/token_verification_metadata", { schema: keyInfo }, async () => {
+    publicPem ??= loadSigningKeys(ctx.db).then((k) => k.publicPem);
+    return { verifier_key_pem: await publicPem };
+  });
 
-    scope.post("/api/backend/v1/end_user_api_keys/validate", async (req, reply) => {
-      const parsed = validateBody.safeParse(req.body ?? {});
-      if (!parsed.success) {
-        const fields: Record<string, string> = {};
-        for (const issue of parsed.error.issues) {
-          if (issue.code === "unrecognized_keys") for (const k of issue.keys) fields[k] ??= "Unknown field.";
-          else fields[issue.path.join(".") || "api_key_token"] ??= issue.message;
-        }
-        return fieldErrors400(reply, fields);
-      }
-      const token = parsed.data.api_key_token.replace(/^Bearer\s+/i, "");
-      if (!isWellFormedToken(token))
-        return fieldErrors400(reply, { api_key_token: "Invalid API key format." });
-      const found = await ctx.apiKeys.validate(token);
-      if (!found) throw new IdentityError("not_found", "API key not found.");
-      return validationResponse(found);
-    });
+  const validate = { tags, summary: "Validate an end user's API key", body: validateBody };
+  scope.post("/api/backend/v1/end_user_api_keys/validate", { schema: validate }, async (req, reply) => {
+    const token = req.body.api_key_token.replace(/^Bearer\s+/i, "");
+    if (!isWellFormedToken(token))
+      return fieldErrors400(
+        reply,
+        new IdentityError("invalid_request_fields", undefined, {
+          api_key_token: "Invalid API key format.",
+        }),
+      );
+    const found = await ctx.apiKeys.validate(token);
+    if (!found) throw new IdentityError("not_found", "API key not found.");
+    return validationResponse(found);
+  });
 
-    scope.get<{ Params: { userId: string } }>("/api/backend/v1/user/:userId", async (req) => {
+  scope.get(
+    "/api/backend/v1/user/:userId",
+    { schema: { tags, summary: "A user with their organizations", params: userParams } },
+    async (req) => {
       const found = await findById(req.params.userId, "user_not_found", (id) => ctx.directory.findUser(id));
       const memberships = await ctx.directory.listMemberships(found.id);
       return {
         ...userInfo(found),
         org_id_to_org_info: Object.fromEntries(memberships.map((m) => [m.orgId, orgMemberInfo(m)])),
       };
-    });
+    },
+  );
 
-    // Whether a user is a provider operator, for a product API on a separate host.
-    scope.get<{ Params: { userId: string } }>("/api/backend/v1/user/:userId/operator", async (req) => {
+  // Whether a user is a provider operator, for a product API on a separate host.
+  scope.get(
+    "/api/backend/v1/user/:userId/operator",
+    { schema: { tags, summary: "Whether a user is a provider operator", params: userParams } },
+    async (req) => {
       const id = idParam.safeParse(req.params.userId);
       if (!id.success) throw new IdentityError("user_not_found");
       return { user_id: id.data, is_operator: await isProviderOperator(ctx.db, id.data) };
-    });
+    },
+  );
 
-    // The user's access-token version, for a product API on a separate host (tokens carry `tv`);
-    // enabled is false for a disabled user, whose tokens count at no version.
-    scope.get<{ Params: { userId: string } }>("/api/backend/v1/user/:userId/token_version", async (req) => {
+  // The user's access-token version, for a product API on a separate host (tokens carry `tv`);
+  // enabled is false for a disabled user, whose tokens count at no version.
+  scope.get(
+    "/api/backend/v1/user/:userId/token_version",
+    { schema: { tags, summary: "A user's access-token version", params: userParams } },
+    async (req) => {
       const u = await findById(req.params.userId, "user_not_found", async (id) => {
         const [row] = await ctx.db
           .select({ id: user.id, version: user.tokenVersion, banned: user.banned })
@@ -104,19 +124,27 @@ export function registerBackendApi(app: FastifyInstance, ctx: IdentityContext) {
         return row;
       });
       return { user_id: u.id, token_version: u.version, enabled: !u.banned };
-    });
+    },
+  );
 
-    scope.get<{ Params: { orgId: string } }>("/api/backend/v1/org/:orgId", async (req) => {
+  scope.get(
+    "/api/backend/v1/org/:orgId",
+    { schema: { tags, summary: "An organization", params: orgParams } },
+    async (req) => {
       const o = await findById(req.params.orgId, "org_not_found", async (id) => {
         const [row] = await ctx.db.select().from(organization).where(eq(organization.id, id));
         return row;
       });
       return orgShape(o);
-    });
+    },
+  );
 
-    // All members in one page (organizations are capped at max_users); role_in_org is the
-    // member's primary role in this organization.
-    scope.get<{ Params: { orgId: string } }>("/api/backend/v1/user/org/:orgId", async (req) => {
+  // All members in one page (organizations are capped at max_users); role_in_org is the
+  // member's primary role in this organization.
+  scope.get(
+    "/api/backend/v1/user/org/:orgId",
+    { schema: { tags, summary: "An organization's users", params: orgParams } },
+    async (req) => {
       const org = await findById(req.params.orgId, "org_not_found", (id) =>
         ctx.directory.findOrganization(id),
       );
@@ -128,6 +156,6 @@ export function registerBackendApi(app: FastifyInstance, ctx: IdentityContext) {
         page_size: users.length,
         has_more_results: false,
       };
-    });
-  });
-}
+    },
+  );
+};

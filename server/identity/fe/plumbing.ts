@@ -1,5 +1,5 @@
 import { fromNodeHeaders } from "better-auth/node";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
@@ -7,23 +7,18 @@ import { IdentityError } from "../errors";
 export const FE_PREFIX = "/api/fe/v3";
 
 /**
- * Registers identity client routes under /api/fe/v3 in their own scope. Every call must carry an
+ * The scope of the identity client routes under /api/fe/v3. Every call must carry an
  * X-CSRF-Token header: a cross-site form or image can't set one, and CORS lets only the console's
- * own origins send it.
+ * own origins send it. Checked in onRequest, before the session or the input.
  */
-export function feRoutes(app: FastifyInstance, register: (scope: FastifyInstance) => void) {
-  void app.register(
-    async (scope) => {
-      scope.addHook("onRequest", async (req) => {
-        if (req.method === "OPTIONS") return;
-        const token = req.headers["x-csrf-token"];
-        if (typeof token !== "string" || token.trim() === "")
-          throw new IdentityError("action_forbidden", "Missing X-CSRF-Token header.");
-      });
-      register(scope);
-    },
-    { prefix: FE_PREFIX },
-  );
+export function requireCsrfHeader(scope: FastifyInstance) {
+  scope.addHook("onRequest", async (req) => {
+    if (req.method === "OPTIONS") return;
+    const token = req.headers["x-csrf-token"];
+    if (typeof token !== "string" || token.trim() === "")
+      throw new IdentityError("action_forbidden", "Missing X-CSRF-Token header.");
+  });
+  scope.decorateRequest("signedIn", null);
 }
 
 /** Sign-in and account calls are never cached: their answers and cookies are one user's own. */
@@ -31,11 +26,6 @@ export function noStore(scope: FastifyInstance) {
   scope.addHook("onSend", async (_req, reply) => {
     reply.header("cache-control", "no-store");
   });
-}
-
-/** Sets the session cookies a call produced, if any. */
-export function setCookies(reply: FastifyReply, cookies: string[]) {
-  if (cookies.length) reply.header("set-cookie", cookies);
 }
 
 export type SessionUser = Awaited<ReturnType<typeof requireSession>>;
@@ -51,23 +41,25 @@ export async function requireSession(ctx: IdentityContext, req: FastifyRequest) 
 /** The body of calls that take none: anything sent is refused. */
 export const emptyBody = z.object({}).strict();
 
-/**
- * Validates input with a zod schema (use `.strict()` objects so unknown fields are refused);
- * failures become invalid_request_fields with one message per field.
- */
-export function parseInput<S extends z.ZodType>(schema: S, data: unknown): z.infer<S> {
-  const parsed = schema.safeParse(data ?? {});
-  if (parsed.success) return parsed.data;
-  const fieldErrors: Record<string, string> = {};
-  for (const issue of parsed.error.issues) {
-    if (issue.code === "unrecognized_keys") {
-      for (const k of issue.keys) fieldErrors[k] ??= "Unknown field.";
-      continue;
-    }
-    const key = issue.path.length ? issue.path.join(".") : "body";
-    fieldErrors[key] ??= issue.message;
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The caller's session, on routes whose preValidation is `signedIn`. */
+    signedIn: SessionUser | null;
   }
-  throw new IdentityError("invalid_request_fields", undefined, fieldErrors);
+}
+
+/**
+ * A route's preValidation hook: the caller must be signed in. It runs before the schemas, so a
+ * signed-out call is a 401 whatever its input (as when handlers checked the session first).
+ */
+export const signedIn = (ctx: IdentityContext) => async (req: FastifyRequest) => {
+  req.signedIn = await requireSession(ctx, req);
+};
+
+/** The session `signedIn` found for this request. */
+export function sessionOf(req: FastifyRequest): SessionUser {
+  if (!req.signedIn) throw new Error(`${req.routeOptions.url} has no signedIn hook`);
+  return req.signedIn;
 }
 
 /** PropelAuth-style paging: page_number from 0, page_size capped. */

@@ -2,8 +2,10 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
+import { sendCookies } from "../http";
 import { fromOwnPage } from "../origin-check";
 import { decodeReturnTarget, encodeReturnTarget } from "../return-target";
+import { fieldErrorsOf } from "../validation";
 
 // Shared plumbing of the hosted pages: HTML replies, the `rt` return target, same-origin form
 // checks, and turning IdentityErrors into messages shown in place.
@@ -22,7 +24,7 @@ export function pageKit(ctx: IdentityContext) {
     /** The decoded return URL when allowed, else the console. */
     target: (rt?: string) => decodeReturnTarget(rt, returnOrigins) ?? defaultTarget,
     send: (reply: FastifyReply, status: number, body: string, cookies: string[] = []) => {
-      if (cookies.length) reply.header("set-cookie", cookies);
+      sendCookies(reply, cookies);
       return reply
         .status(status)
         .header("cache-control", "no-store")
@@ -68,11 +70,8 @@ export const asStrings = (body: unknown): Record<string, string> =>
     ),
   );
 
-export function fieldErrors(error: z.ZodError): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const issue of error.issues) out[String(issue.path[0] ?? "form")] ??= issue.message;
-  return out;
-}
+/** A form's errors in place, by field, in the same words the JSON calls use (see validation.ts). */
+export const fieldErrors = (error: z.ZodError) => fieldErrorsOf(error, "form");
 
 /** An IdentityError as page state: field errors in place, otherwise one message. */
 export function asPageError(err: unknown) {

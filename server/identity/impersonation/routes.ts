@@ -1,17 +1,18 @@
 import { fromNodeHeaders } from "better-auth/node";
 import { eq } from "drizzle-orm";
-import type { FastifyInstance } from "fastify";
+import type { FastifyRequest } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { user } from "../../db/schema";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
-import { feRoutes, parseInput, requireSession } from "../fe/plumbing";
-import { authErrorCode, forwardCookies } from "../http";
+import { sessionOf, signedIn } from "../fe/plumbing";
+import { authErrorCode, sendCookies } from "../http";
 import { revokeAccessTokens } from "../session/token-version";
 import { createImpersonationAudit } from "./audit";
 import { isOperator } from "./operators";
-import { registerImpersonationWriteAudit } from "./writes";
 
+const tags = ["Impersonation"];
 const startBody = z.object({ user_email: z.string().trim().toLowerCase().email().max(254) }).strict();
 
 /** better-auth's refusals (e.g. impersonating another operator) in our error catalogue. */
@@ -27,20 +28,33 @@ function mapAuthError(err: unknown): never {
 /**
  * Operator impersonation under /api/fe/v3: POST /impersonate {user_email} swaps the operator's
  * session cookie for one of the target user (better-auth keeps the operator's session aside);
- * POST /stop_impersonating swaps it back. Both are recorded in the impersonation audit.
+ * POST /stop_impersonating swaps it back. Both are recorded in the impersonation audit (the
+ * audit of writes made while impersonating is a root hook, see writes.ts).
  */
-export function registerImpersonationRoutes(app: FastifyInstance, ctx: IdentityContext) {
+export const impersonationRoutes: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = async (
+  scope,
+  { ctx },
+) => {
   const audit = createImpersonationAudit(ctx.db);
-  registerImpersonationWriteAudit(app, ctx);
 
-  feRoutes(app, (scope) => {
-    scope.post("/impersonate", async (req, reply) => {
-      const found = await requireSession(ctx, req);
-      if (!isOperator(found.user as { role?: string | null }))
-        throw new IdentityError("action_forbidden", "Only provider operators may impersonate users.");
-      if ((found.session as { impersonatedBy?: string | null }).impersonatedBy)
-        throw new IdentityError("action_forbidden", "Stop the current impersonation first.");
-      const { user_email } = parseInput(startBody, req.body);
+  // Who may impersonate is settled before the body is looked at.
+  const operatorOnly = async (req: FastifyRequest) => {
+    const found = sessionOf(req);
+    if (!isOperator(found.user as { role?: string | null }))
+      throw new IdentityError("action_forbidden", "Only provider operators may impersonate users.");
+    if ((found.session as { impersonatedBy?: string | null }).impersonatedBy)
+      throw new IdentityError("action_forbidden", "Stop the current impersonation first.");
+  };
+
+  scope.post(
+    "/impersonate",
+    {
+      preValidation: [signedIn(ctx), operatorOnly],
+      schema: { tags, summary: "Act as a user (provider operators)", body: startBody },
+    },
+    async (req, reply) => {
+      const found = sessionOf(req);
+      const { user_email } = req.body;
       const [target] = await ctx.db
         .select({ id: user.id, email: user.email })
         .from(user)
@@ -57,12 +71,16 @@ export function registerImpersonationRoutes(app: FastifyInstance, ctx: IdentityC
         .catch(mapAuthError);
       // Recorded before the cookie leaves: if the audit write fails, the client never gets the session.
       await audit.started({ id: found.user.id, email: found.user.email }, target);
-      forwardCookies(headers, reply);
+      sendCookies(reply, headers);
       return { impersonated_user: { user_id: target.id, email: target.email } };
-    });
+    },
+  );
 
-    // A plain session lookup, not requireSession: stopping must work even if the target was disabled.
-    scope.post("/stop_impersonating", async (req, reply) => {
+  // A plain session lookup, not signedIn: stopping must work even if the target was disabled.
+  scope.post(
+    "/stop_impersonating",
+    { schema: { tags, summary: "Back to the operator's own session" } },
+    async (req, reply) => {
       const found = await ctx.auth.api.getSession({ headers: fromNodeHeaders(req.headers) });
       if (!found) throw new IdentityError("not_logged_in");
       const operatorId = (found.session as { impersonatedBy?: string | null }).impersonatedBy;
@@ -81,8 +99,8 @@ export function registerImpersonationRoutes(app: FastifyInstance, ctx: IdentityC
       // Access tokens minted during the impersonation stop acting as the user (the user's own
       // console refreshes its token once).
       await revokeAccessTokens(ctx.db, [found.user.id]);
-      forwardCookies(headers, reply);
+      sendCookies(reply, headers);
       return {};
-    });
-  });
-}
+    },
+  );
+};

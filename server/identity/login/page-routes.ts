@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { IdentityContext } from "../context";
 import { FAVICON_SVG } from "../hosted-pages/html";
 import { asPageError, asStrings, pageKit, type RtQuery, withRt } from "../hosted-pages/kit";
-import { forwardCookies } from "../http";
+import { sendCookies } from "../http";
 import { encodeReturnTarget } from "../return-target";
 import { revokeAccessTokens } from "../session/token-version";
 import { checkEmailPage, loginPage, signupPage } from "./pages";
@@ -49,7 +49,7 @@ export function registerHostedPages(app: FastifyInstance, ctx: IdentityContext) 
       const out = await passwordLogin(ctx, req, form.data.email, form.data.password);
       if (out.state === "ConfirmEmailRequired")
         return kit.send(reply, 200, checkEmailPage({ email: form.data.email, rt }), out.cookies);
-      if (out.cookies.length) reply.header("set-cookie", out.cookies);
+      sendCookies(reply, out.cookies);
       return reply.redirect(
         out.state === "TwoFactorRequired" ? withRt("/login/mfa", rt) : kit.target(rt),
         303,
@@ -98,7 +98,7 @@ export function registerHostedPages(app: FastifyInstance, ctx: IdentityContext) 
         headers: fromNodeHeaders(req.headers),
         returnHeaders: true,
       });
-      forwardCookies(headers, reply);
+      sendCookies(reply, headers);
     } catch {
       // Already signed out.
     }

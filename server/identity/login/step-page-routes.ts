@@ -10,6 +10,7 @@ import {
   type RtQuery,
   withRt,
 } from "../hosted-pages/kit";
+import { sendCookies } from "../http";
 import { verifyLoginCode } from "./mfa-login";
 import { checkEmailPage, messagePage, mfaPage } from "./pages";
 import { forgotPassword, passwordlessLogin, redeemMagicLink, resetPassword } from "./recovery";
@@ -46,7 +47,7 @@ export function registerSignInStepPages(app: FastifyInstance, ctx: IdentityConte
       return kit.send(reply, 400, mfaPage({ rt, backup, errors: fieldErrors(parsed.error) }));
     try {
       const cookies = await verifyLoginCode(ctx, req, backup ? "backup" : "totp", parsed.data.code);
-      reply.header("set-cookie", cookies);
+      sendCookies(reply, cookies);
       return reply.redirect(kit.target(rt), 303);
     } catch (err) {
       const e = asPageError(err);
@@ -130,7 +131,7 @@ export function registerSignInStepPages(app: FastifyInstance, ctx: IdentityConte
           { href: withRt("/login", rt), label: "Sign in" },
         ),
       );
-    if (res.cookies.length) reply.header("set-cookie", res.cookies);
+    sendCookies(reply, res.cookies);
     if (res.signedIn) return reply.redirect(kit.target(rt), 303);
     if ("needsCode" in res && res.needsCode) return reply.redirect(withRt("/login/mfa", rt), 303);
     return kit.send(
@@ -166,7 +167,7 @@ export function registerSignInStepPages(app: FastifyInstance, ctx: IdentityConte
     const { rt } = req.query;
     try {
       const res = await redeemMagicLink(ctx, req, String(req.query.token ?? "").slice(0, 512));
-      reply.header("set-cookie", res.cookies);
+      sendCookies(reply, res.cookies);
       return reply.redirect(res.needsCode ? withRt("/login/mfa", rt) : kit.target(rt), 303);
     } catch (err) {
       const e = asPageError(err);

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
-import { parseInput } from "../fe/plumbing";
 import { withRt } from "../hosted-pages/kit";
+import { validInput } from "../validation";
 import { type Actor, orgAccess } from "./access";
 import { changeMemberRole, inviteMember, removeMember, revokeInvitation, updateOrgSettings } from "./actions";
 import { orgPageData } from "./page-data";
@@ -94,7 +94,7 @@ export function registerOrgPages(app: FastifyInstance, ctx: IdentityContext) {
               }),
             );
           orgId = active.orgId;
-        } else orgId = parseInput(s.orgId, q.id);
+        } else orgId = validInput(s.orgId, q.id);
         return await renderOrg(reply, actor, orgId, {
           notice: DONE[q.done ?? ""],
           search: (q.q ?? "").slice(0, 254),
@@ -148,21 +148,21 @@ export function registerOrgPages(app: FastifyInstance, ctx: IdentityContext) {
   }
 
   action("/org/invite", "invite", "invited", async (actor, f) => {
-    const body = parseInput(s.inviteBody, { org_id: f.org_id, email: f.email, ...roleChoiceOf(f) });
+    const body = validInput(s.inviteBody, { org_id: f.org_id, email: f.email, ...roleChoiceOf(f) });
     await inviteMember(ctx, actor, body);
   });
   action("/org/change_role", "members", "role", async (actor, f) => {
-    const body = parseInput(s.changeRoleBody, { org_id: f.org_id, user_id: f.user_id, ...roleChoiceOf(f) });
+    const body = validInput(s.changeRoleBody, { org_id: f.org_id, user_id: f.user_id, ...roleChoiceOf(f) });
     await changeMemberRole(ctx, actor, body);
   });
   action("/org/remove_user", "members", "removed", async (actor, f) => {
-    await removeMember(ctx, actor, parseInput(s.removeUserBody, { org_id: f.org_id, user_id: f.user_id }));
+    await removeMember(ctx, actor, validInput(s.removeUserBody, { org_id: f.org_id, user_id: f.user_id }));
   });
   action("/org/revoke_invite", "invites", "revoked", async (actor, f) => {
-    await revokeInvitation(ctx, actor, parseInput(s.revokeInviteBody, { org_id: f.org_id, email: f.email }));
+    await revokeInvitation(ctx, actor, validInput(s.revokeInviteBody, { org_id: f.org_id, email: f.email }));
   });
   action("/org/settings", "settings", "settings", async (actor, f) => {
-    const body = parseInput(s.updateOrgBody, {
+    const body = validInput(s.updateOrgBody, {
       org_id: f.org_id,
       name: f.name,
       autojoin_by_domain: f.autojoin_by_domain === "on",

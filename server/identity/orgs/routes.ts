@@ -1,7 +1,7 @@
-import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { z } from "zod";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
 import type { IdentityContext } from "../context";
-import { feRoutes, paging, parseInput, requireSession } from "../fe/plumbing";
+import { paging, sessionOf, signedIn } from "../fe/plumbing";
 import { isSamlEnabled } from "../saml/store";
 import { type Actor, actorOf, orgAccess, permittedOrgAccess } from "./access";
 import { changeMemberRole, inviteMember, removeMember, revokeInvitation, updateOrgSettings } from "./actions";
@@ -9,71 +9,116 @@ import { listInvites, listMembers } from "./lists";
 import { createOrg, deleteOrg, joinableOrgs, joinOrg, orgSettings } from "./manage";
 import * as s from "./schemas";
 
-type OrgParams = { Params: { org_id: string } };
+const tags = ["Organizations"];
+const orgParams = z.strictObject({ org_id: s.orgId });
 
-/** Identity client organization calls under /api/fe/v3: create_org, delete_org, org_settings, update_org_metadata, invite_user, join_org, change_role, remove_user, revoke_user_invitation, org_membership lists, joinable_orgs. */
-export function registerOrgRoutes(app: FastifyInstance, ctx: IdentityContext) {
+/**
+ * Identity client organization calls under /api/fe/v3: create_org, delete_org, org_settings,
+ * update_org_metadata, invite_user, join_org, change_role, remove_user, revoke_user_invitation,
+ * org_membership lists, joinable_orgs. Every one is signed in (checked before the input).
+ */
+export const orgRoutes: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = async (scope, { ctx }) => {
   const { db } = ctx;
-  const signedIn = async (req: FastifyRequest) => actorOf(await requireSession(ctx, req));
+  const preValidation = signedIn(ctx);
+  const actor = (req: Parameters<typeof sessionOf>[0]) => actorOf(sessionOf(req));
 
-  feRoutes(app, (scope) => {
-    scope.post("/create_org", async (req) => {
-      const actor = await signedIn(req);
-      return createOrg(db, actor, parseInput(s.createOrgBody, req.body));
-    });
+  scope.post(
+    "/create_org",
+    { preValidation, schema: { tags, summary: "Create an organization", body: s.createOrgBody } },
+    async (req) => createOrg(db, actor(req), req.body),
+  );
 
-    scope.delete("/delete_org", async (req) => {
-      const actor = await signedIn(req);
-      const { org_id } = parseInput(s.orgIdBody, req.body);
-      await deleteOrg(db, await permittedOrgAccess(db, actor, org_id, "propelauth::can_delete_org"));
+  scope.delete(
+    "/delete_org",
+    { preValidation, schema: { tags, summary: "Delete an organization", body: s.orgIdBody } },
+    async (req) => {
+      const { org_id } = req.body;
+      await deleteOrg(db, await permittedOrgAccess(db, actor(req), org_id, "propelauth::can_delete_org"));
+      return {};
+    },
+  );
+
+  scope.get(
+    "/org_settings",
+    {
+      preValidation,
+      schema: { tags, summary: "An organization's settings", querystring: s.orgSettingsQuery },
+    },
+    async (req) => {
+      const { org_id } = req.query;
+      return orgSettings(await orgAccess(db, actor(req), org_id), {
+        enabled: await isSamlEnabled(db, org_id),
+      });
+    },
+  );
+
+  /** A change the /org page makes too (see actions.ts): the signed-in caller, the body, then {}. */
+  function change<S extends z.ZodType>(
+    path: string,
+    summary: string,
+    body: S,
+    run: (ctx: IdentityContext, actor: Actor, body: z.output<S>) => Promise<void>,
+  ) {
+    scope.post(path, { preValidation, schema: { tags, summary, body } }, async (req) => {
+      await run(ctx, actor(req), req.body as z.output<S>);
       return {};
     });
+  }
+  change("/update_org_metadata", "Change an organization's settings", s.updateOrgBody, updateOrgSettings);
+  change("/invite_user", "Invite someone", s.inviteBody, inviteMember);
+  change("/change_role", "Change a member's role", s.changeRoleBody, changeMemberRole);
+  change("/remove_user", "Remove a member", s.removeUserBody, removeMember);
+  change("/revoke_user_invitation", "Revoke an invitation", s.revokeInviteBody, revokeInvitation);
 
-    scope.get("/org_settings", async (req) => {
-      const actor = await signedIn(req);
-      const { org_id } = parseInput(s.orgSettingsQuery, req.query);
-      return orgSettings(await orgAccess(db, actor, org_id), { enabled: await isSamlEnabled(db, org_id) });
-    });
+  scope.post(
+    "/join_org/:org_id",
+    {
+      preValidation,
+      schema: { tags, summary: "Join an organization open to the email's domain", params: orgParams },
+    },
+    async (req) => joinOrg(db, actor(req), req.params.org_id),
+  );
 
-    /** A change the /org page makes too (see actions.ts): the signed-in caller, the body, then {}. */
-    function change<S extends z.ZodType>(
-      path: string,
-      body: S,
-      run: (ctx: IdentityContext, actor: Actor, body: z.infer<S>) => Promise<void>,
-    ) {
-      scope.post(path, async (req) => {
-        await run(ctx, await signedIn(req), parseInput(body, req.body));
-        return {};
-      });
-    }
-    change("/update_org_metadata", s.updateOrgBody, updateOrgSettings);
-    change("/invite_user", s.inviteBody, inviteMember);
-    change("/change_role", s.changeRoleBody, changeMemberRole);
-    change("/remove_user", s.removeUserBody, removeMember);
-    change("/revoke_user_invitation", s.revokeInviteBody, revokeInvitation);
+  scope.get(
+    "/joinable_orgs",
+    { preValidation, schema: { tags, summary: "Organizations open to the email's domain" } },
+    async (req) => joinableOrgs(db, actor(req)),
+  );
 
-    scope.post<OrgParams>("/join_org/:org_id", async (req) => {
-      const actor = await signedIn(req);
-      return joinOrg(db, actor, parseInput(s.orgId, req.params.org_id));
-    });
-
-    scope.get("/joinable_orgs", async (req) => joinableOrgs(db, await signedIn(req)));
-
-    scope.get<OrgParams>("/org_membership/:org_id/members", async (req) => {
-      const actor = await signedIn(req);
-      const q = parseInput(s.listQuery, req.query);
-      const orgId = parseInput(s.orgId, req.params.org_id);
-      const access = await permittedOrgAccess(db, actor, orgId, "propelauth::can_view_other_members");
+  scope.get(
+    "/org_membership/:org_id/members",
+    {
+      preValidation,
+      schema: { tags, summary: "An organization's members", params: orgParams, querystring: s.listQuery },
+    },
+    async (req) => {
+      const q = req.query;
+      const access = await permittedOrgAccess(
+        db,
+        actor(req),
+        req.params.org_id,
+        "propelauth::can_view_other_members",
+      );
       return listMembers(db, access, paging(q.page_number, q.page_size), q.email_search);
-    });
+    },
+  );
 
-    for (const kind of ["pending", "expired"] as const) {
-      scope.get<OrgParams>(`/org_membership/:org_id/${kind}_invites`, async (req) => {
-        const actor = await signedIn(req);
-        const q = parseInput(s.listQuery, req.query);
-        const orgId = parseInput(s.orgId, req.params.org_id);
+  for (const kind of ["pending", "expired"] as const) {
+    scope.get(
+      `/org_membership/:org_id/${kind}_invites`,
+      {
+        preValidation,
+        schema: {
+          tags,
+          summary: `An organization's ${kind} invitations`,
+          params: orgParams,
+          querystring: s.listQuery,
+        },
+      },
+      async (req) => {
+        const q = req.query;
         // Invitations are seen by those who can invite (PropelAuth shows them on the same screen).
-        const access = await permittedOrgAccess(db, actor, orgId, "propelauth::can_invite");
+        const access = await permittedOrgAccess(db, actor(req), req.params.org_id, "propelauth::can_invite");
         const { invites, ...page } = await listInvites(
           db,
           access.org.id,
@@ -82,7 +127,7 @@ export function registerOrgRoutes(app: FastifyInstance, ctx: IdentityContext) {
           q.email_search,
         );
         return { [`${kind}_invites`]: invites, ...page };
-      });
-    }
-  });
-}
+      },
+    );
+  }
+};

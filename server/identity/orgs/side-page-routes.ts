@@ -1,8 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
-import { parseInput } from "../fe/plumbing";
 import { withRt } from "../hosted-pages/kit";
+import { validInput } from "../validation";
 import { acceptInvite, findInvitation } from "./invites";
 import { createOrg } from "./manage";
 import { firstError, formOf, type PageKit } from "./page-kit";
@@ -51,7 +51,7 @@ export function registerOrgSidePages(app: FastifyInstance, ctx: IdentityContext,
     if (!actor) return reply.redirect(withRt("/login", rt), 303);
     const f = formOf(req.body);
     try {
-      const body = parseInput(s.createOrgBody, {
+      const body = validInput(s.createOrgBody, {
         name: f.name,
         autojoin_by_domain: f.autojoin_by_domain === "on",
         restrict_to_domain: f.restrict_to_domain === "on",

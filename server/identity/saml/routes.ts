@@ -4,6 +4,7 @@ import { organization } from "../../db/schema";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
 import { withRt } from "../hosted-pages/kit";
+import { sendCookies } from "../http";
 import { clientIp, enforce, LIMITS } from "../login/limits";
 import { passwordLogin } from "../login/password-login";
 import { type Actor, auditActor, type OrgAccess, orgAccess } from "../orgs/access";
@@ -267,7 +268,8 @@ export function registerSamlRoutes(app: FastifyInstance, ctx: IdentityContext) {
         const token = await createPending(db, "pending", link);
         return kit.send(reply, 403, samlLinkPage({ orgName: out.orgName, email: out.email, token }));
       }
-      reply.header("set-cookie", out.cookies).header("cache-control", "no-store");
+      sendCookies(reply, out.cookies);
+      reply.header("cache-control", "no-store");
       // SSO never skips the second factor: an account with MFA goes through the code step first.
       if (out.kind === "second_factor") return reply.redirect(withRt("/login/mfa", rt), 303);
       return reply.redirect(decodeReturnTarget(rt, returnOrigins) ?? kit.consoleUrl, 303);
@@ -353,7 +355,7 @@ export function registerSamlRoutes(app: FastifyInstance, ctx: IdentityContext) {
       cookies = next.cookies;
       needsCode = next.needsCode;
     }
-    if (cookies.length) reply.header("set-cookie", cookies);
+    sendCookies(reply, cookies);
     if (needsCode) return reply.redirect(withRt("/login/mfa", link.rt), 303);
     return reply.redirect(decodeReturnTarget(link.rt, returnOrigins) ?? kit.consoleUrl, 303);
   });

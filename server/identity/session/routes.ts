@@ -1,17 +1,21 @@
 import { fromNodeHeaders } from "better-auth/node";
-import type { FastifyInstance } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
 import type { IdentityContext } from "../context";
-import { forwardCookies, identityError } from "../http";
-import { registerImpersonationRoutes } from "../impersonation/routes";
+import { identityError, sendCookies } from "../http";
 import { encodeReturnTarget } from "../return-target";
 import { revokeAccessTokens } from "./token-version";
 
-/** The two calls @propelauth/javascript makes: refresh_token and logout (plus operator impersonation). */
-export function registerSessionApi(app: FastifyInstance, ctx: IdentityContext) {
-  const { auth, config, directory, tokens } = ctx;
-  registerImpersonationRoutes(app, ctx);
+const tags = ["Session"];
+// Other parameters are left alone, as PropelAuth's server does.
+const refreshQuery = z.object({ active_org_id: z.string().optional() });
 
-  app.get<{ Querystring: { active_org_id?: string } }>("/api/v1/refresh_token", async (req, reply) => {
+/** The two calls @propelauth/javascript makes under /api/v1: refresh_token and logout. */
+export const sessionRoutes: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = async (app, { ctx }) => {
+  const { auth, config, directory, tokens } = ctx;
+
+  const refresh = { tags, summary: "A new access token for the session", querystring: refreshQuery };
+  app.get("/refresh_token", { schema: refresh }, async (req, reply) => {
     reply.header("cache-control", "no-store");
     const session = await auth.api.getSession({ headers: fromNodeHeaders(req.headers) });
     if (!session) return identityError(reply, 401, "not_logged_in", "You are not logged in.");
@@ -36,14 +40,15 @@ export function registerSessionApi(app: FastifyInstance, ctx: IdentityContext) {
     });
   });
 
-  app.post("/api/v1/logout", async (req, reply) => {
+  // Whatever the body (the client sends none): logging out never fails on input.
+  app.post("/logout", { schema: { tags, summary: "End the session" } }, async (req, reply) => {
     const session = await auth.api.getSession({ headers: fromNodeHeaders(req.headers) }).catch(() => null);
     try {
       const { headers } = await auth.api.signOut({
         headers: fromNodeHeaders(req.headers),
         returnHeaders: true,
       });
-      forwardCookies(headers, reply);
+      sendCookies(reply, headers);
     } catch {
       // No session: logging out is already done; the client still needs JSON.
     }
@@ -52,4 +57,4 @@ export function registerSessionApi(app: FastifyInstance, ctx: IdentityContext) {
     const back = encodeReturnTarget(`${config.publicUrl}/`);
     return { redirect_to: `${config.authPublicUrl}/login?rt=${encodeURIComponent(back)}` };
   });
-}
+};

@@ -4,7 +4,7 @@ import { twoFactorChallengeCookies } from "../better-auth/adapter";
 import { endStartedSession, startedSessionUser } from "../better-auth/started-session";
 import type { IdentityContext } from "../context";
 import { backToSignIn, pageKit, type RtQuery, withRt } from "../hosted-pages/kit";
-import { forwardCookies } from "../http";
+import { sendCookies } from "../http";
 import { clientIp } from "../login/limits";
 import { messagePage } from "../login/pages";
 import { encodeReturnTarget } from "../return-target";
@@ -106,7 +106,7 @@ export function registerSocialLogin(app: FastifyInstance, ctx: IdentityContext) 
         returnHeaders: true,
       });
       if (!("url" in response) || !response.url) throw new Error("no authorization URL");
-      forwardCookies(headers, reply);
+      sendCookies(reply, headers);
       return reply.header("cache-control", "no-store").redirect(response.url, 302);
     } catch (err) {
       req.log.error({ err, provider: id }, "social sign-in could not start");
@@ -172,17 +172,17 @@ export function registerSocialLogin(app: FastifyInstance, ctx: IdentityContext) 
         const to = new URL(location, origin);
         // State that could not be read has no error page of its own: better-auth's default.
         if (to.origin === origin && to.pathname === "/api/auth/error") {
-          forwardCookies(res.headers, reply);
+          sendCookies(reply, res.headers);
           const q = new URLSearchParams({ provider: id, error: to.searchParams.get("error") ?? "" });
           return reply.header("cache-control", "no-store").redirect(`/social/error?${q}`, 302);
         }
         const cookies = await holdForSecondFactor(ctx, res.headers.getSetCookie());
         if (cookies) {
-          reply.header("set-cookie", cookies);
+          sendCookies(reply, cookies);
           const rt = encodeReturnTarget(to.href);
           return reply.header("cache-control", "no-store").redirect(withRt("/login/mfa", rt), 302);
         }
-        forwardCookies(res.headers, reply);
+        sendCookies(reply, res.headers);
         return reply.header("cache-control", "no-store").redirect(to.href, 302);
       },
     });
