@@ -47,6 +47,8 @@ export const AUDIT_ACTIONS = {
     "A user's sessions were ended: the other ones on a password change, all on a reset.",
   "price_rule.created":
     "A provider operator set a price: a new price rule, which ends the open rule for the same dimensions.",
+  "price_rule.rerated":
+    "A new price re-rated the open cycle's usage (the events' totals before and after) and billed its difference for closed cycles as correction lines.",
   "operator.granted": "A user was made a provider operator.",
   "operator.revoked": "A user stopped being a provider operator.",
   "billing_cycle.opened": "A provider operator opened a billing cycle.",

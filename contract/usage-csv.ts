@@ -1,7 +1,7 @@
 /**
  * The usage export's columns (spec: Date, Eval, Operation, Eval Type, Eval ID, Run ID, Workspace,
  * Created By, Quantity, Unit Price, Cost, Price Adjustment Note; then, for provenance, the price
- * rule that priced the record and its version) and how a record fills each cell.
+ * rule that priced the record and its version, and for late usage its closed period and time) and how a record fills each cell.
  * The server writes the export with them; the console and the tests check the header against them.
  */
 import type { UsageRecord } from "./usage-schemas";
@@ -35,6 +35,13 @@ export const CSV_COLUMNS: readonly Column[] = [
     header: "Price Rule Version",
     cell: (r) => (r.price_rule_version === null ? "" : String(r.price_rule_version)),
   },
+  // Late usage and closed-cycle price corrections: the closed period they belong to, and when a
+  // late event happened (Date is when it was billed).
+  {
+    header: "Late From Period",
+    cell: (r) => (r.late_from ? `${r.late_from.period_start} to ${r.late_from.period_end}` : ""),
+  },
+  { header: "Late Occurred At", cell: (r) => r.late_from?.occurred_at ?? "" },
 ];
 
 /** The header row, in order. */

@@ -46,6 +46,21 @@ export const UsageRecordSchema = z
     modality: z.string().nullable(),
     is_jailbreak: z.boolean(),
     has_ground_truth: z.boolean(),
+    late_from: z
+      .object({
+        period_start: z.iso.date(),
+        period_end: z.iso.date(),
+        occurred_at: z.iso.datetime().nullable().meta({
+          description:
+            "When the late usage happened (priced at that time); null for a price correction line.",
+        }),
+      })
+      .nullable()
+      .optional()
+      .meta({
+        description:
+          "Usage of a closed billing cycle billed in this one (a closed cycle never changes): a late event, or a price correction line for that cycle. `date` is when it was billed; null for every other record.",
+      }),
   })
   .meta({ id: "UsageRecord" });
 export type UsageRecord = z.infer<typeof UsageRecordSchema>;

@@ -4,6 +4,7 @@ import { formatUsdExact } from "../../contract/money";
 import { awaitingReport } from "../metering/awaiting-pricing";
 import { MAX_EVENT_COST_USD } from "../metering/limits";
 import { organizationSummary } from "../metering/organizations";
+import { rerateJson } from "../metering/price-change";
 import {
   listPriceRules,
   priceRuleStatus,
@@ -46,6 +47,39 @@ const PriceRuleSchema = z
     }),
   })
   .meta({ id: "PriceRule" });
+
+const money = (description: string) => z.string().meta({ description });
+const ReratingSchema = z
+  .object({
+    organizations: z.int().min(0).meta({ description: "Organizations whose bill the new price moved." }),
+    events: z.int().min(0).meta({ description: "Events of open cycles re-priced by the new price." }),
+    before_total: money("Those events' total cost before, in USD (exact)."),
+    after_total: money("Their total cost after, in USD (exact)."),
+    corrections: z
+      .array(
+        z.object({
+          organization_uuid: z.string(),
+          billing_cycle_uuid: z.uuid().meta({ description: "The closed cycle corrected." }),
+          period_start: z.iso.date(),
+          period_end: z.iso.date(),
+          events: z
+            .int()
+            .min(0)
+            .meta({ description: "The closed cycle's events the new price prices differently." }),
+          lines: z.int().min(0).meta({ description: "Correction lines billed in the open cycle." }),
+          amount: money("Their sum in USD (exact; negative: a credit)."),
+        }),
+      )
+      .meta({ description: "Closed cycles never change: their difference is billed in the open cycle." }),
+  })
+  .meta({ id: "PriceRerating" });
+
+const SetPriceResultSchema = PriceRuleSchema.extend({
+  rerating: ReratingSchema.meta({
+    description:
+      "What the new price re-rated: the open cycle's events from valid_from on, exactly, and the closed cycles' difference as correction lines.",
+  }),
+}).meta({ id: "SetPriceResult" });
 
 const ListQuerySchema = z.strictObject({
   organization_uuid: z
@@ -198,11 +232,15 @@ export const operatorPriceRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> = asy
           "Provider operators only. A new rule for its dimensions from valid_from on; the rule open " +
           "for exactly the same dimensions ends there. Events are priced when they are ingested, by " +
           `the rule in force at their time (at most $${MAX_EVENT_COST_USD} per event); events awaiting ` +
-          "pricing that the new rule covers are priced right after it is stored, once. Audited " +
-          "(price_rule.created).",
+          "pricing that the new rule covers are priced right after it is stored, once. Then the usage " +
+          "already priced is re-rated: every event of an open cycle from valid_from on that the new price " +
+          "prices differently gets its exact new cost (and the rollups with it); for a closed cycle, which " +
+          "never changes, the difference is billed in the open cycle as correction lines naming it. The " +
+          "answer says what moved. Audited (price_rule.created, and price_rule.rerated per organization " +
+          "with the totals before and after).",
         body: CreateBodySchema,
         response: {
-          201: json("The new rule", PriceRuleSchema),
+          201: json("The new rule and what it re-rated", SetPriceResultSchema),
           ...OPERATOR_ERRORS,
           404: failure("No such organization"),
         },
@@ -227,7 +265,7 @@ export const operatorPriceRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> = asy
         },
         actorOf(req),
       );
-      return reply.status(201).send(priceRuleJson(rule));
+      return reply.status(201).send({ ...priceRuleJson(rule), rerating: rerateJson(rule.rerating) });
     },
   );
 };

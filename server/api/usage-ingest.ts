@@ -55,6 +55,10 @@ const UsageIngestResultSchema = z
           "Of the accepted events, those no price rule matches yet: kept (a resend is a duplicate), counted " +
           "apart from the bill, and priced as soon as a provider operator sets a rule that covers them.",
       }),
+    late: z.int().min(0).meta({
+      description:
+        "Of the accepted events, those whose day lies in a closed billing cycle: a closed cycle never changes, so they are billed in the open cycle as late usage, priced at their time and marked with their period (late_from in the records).",
+    }),
     duplicates: z.int().min(0).meta({
       description:
         "Events whose event_id the organization already has (or repeated in the batch); not stored again.",
@@ -204,8 +208,9 @@ export const usageIngestRoutes: FastifyPluginAsyncZod<
           `workspace, with a quantity outside 1..${MAX_QUANTITY}, a priced cost ` +
           `above $${MAX_EVENT_COST_USD}, or text with NUL characters or unpaired surrogates. An explicit ` +
           "cost (a credit or charge, with notes) is accepted only from a provider operator (bearer token) and " +
-          "is written to the audit log; from an ingestion key the event is rejected. Events in a closed " +
-          "billing cycle are rejected unless an operator sends them with backfill=true. With Content-Type " +
+          "is written to the audit log; from an ingestion key the event is rejected. An event in a closed " +
+          "billing cycle is accepted as late usage (counted in late): billed in the open cycle, priced at its " +
+          "time, marked with its period; an operator's backfill=true bills it in the closed cycle instead. With Content-Type " +
           "application/x-ndjson the body is one event per line (blank lines skipped); a line that is not a " +
           "JSON object is a rejected event at its index, and the response is the same. A valid event that " +
           "no price rule matches is accepted and awaits pricing (counted in awaiting_pricing): it is not " +

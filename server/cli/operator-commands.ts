@@ -10,6 +10,7 @@ import { formatUsdExact } from "../../contract/money";
 import { type AwaitingReport, awaitingLines } from "../metering/awaiting-pricing";
 import { type MeteringCommand, parseMeteringArgs, parsePriceSetArgs } from "../metering/cli";
 import { type EventsCommand, type EventsOutcome, eventsLines, parseEventsArgs } from "../metering/events-cli";
+import { type RerateJson, rerateLines } from "../metering/price-change";
 import { describeRule, type PriceRuleInput } from "../metering/prices";
 import type { PriceRule } from "../metering/pricing";
 
@@ -97,7 +98,8 @@ type CycleShape = { billingCycleUuid: string; startDate: string; endDate: string
 /** What the commands need done; every refusal is a CommandRefused. */
 export type OperatorBackend = {
   organization(ref: string): Promise<{ id: string; name: string }>;
-  setPrice(input: PriceRuleInput): Promise<PriceRule>;
+  /** The new rule, and what it re-rated (price-change.ts). */
+  setPrice(input: PriceRuleInput): Promise<PriceRule & { rerating: RerateJson }>;
   /** The organization's usage awaiting pricing, per dimension. */
   awaitingPricing(organizationUuid: string): Promise<AwaitingReport>;
   /** False when no user has that email. */
@@ -145,7 +147,9 @@ async function run(cmd: OperatorCommand, b: OperatorBackend, out: Output) {
     case "price": {
       const ref = cmd.input.organizationUuid;
       const organizationUuid = ref ? (await b.organization(ref)).id : null;
-      out.log(describeRule(await b.setPrice({ ...cmd.input, organizationUuid })));
+      const rule = await b.setPrice({ ...cmd.input, organizationUuid });
+      out.log(describeRule(rule));
+      for (const line of rerateLines(rule.rerating)) out.log(line);
       return;
     }
     case "price-awaiting": {

@@ -16,6 +16,7 @@ import {
   setGroup,
 } from "../metering/billing";
 import { doEventsCommand } from "../metering/events-cli";
+import { rerateJson } from "../metering/price-change";
 import { setPriceRule } from "../metering/prices";
 import { CLI_ACTOR, purgeAuditLog } from "../platform/audit";
 import { CommandRefused, type OperatorBackend } from "./operator-commands";
@@ -31,7 +32,10 @@ export function databaseOperatorBackend(product: Product): OperatorBackend {
   const actor = CLI_ACTOR;
   return {
     organization: (ref) => resolveOrganization(db, ref).catch(refused),
-    setPrice: (input) => setPriceRule(db, input, actor),
+    setPrice: async (input) => {
+      const rule = await setPriceRule(db, input, actor);
+      return { ...rule, rerating: rerateJson(rule.rerating) };
+    },
     awaitingPricing: (org) => awaitingReport(db, org),
     setOperator: (email, grant) => setOperator(db, email, grant, actor),
     async restoreWorkspace(uuid) {

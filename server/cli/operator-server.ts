@@ -8,6 +8,7 @@ import { formatUsdExact, parseUsd } from "../../contract/money";
 import type { AwaitingReport } from "../metering/awaiting-pricing";
 import type { EventsOutcome } from "../metering/events-cli";
 import type { MonthPartition } from "../metering/partitions";
+import type { RerateJson } from "../metering/price-change";
 import type { PriceRule } from "../metering/pricing";
 import { CommandRefused, type OperatorBackend } from "./operator-commands";
 import { type ServerCall, ServerCallError } from "./running-server";
@@ -50,7 +51,7 @@ export function serverOperatorBackend(call: ServerCall): OperatorBackend {
       return { id: o.organization_uuid, name: o.name };
     },
     async setPrice(input) {
-      const r = await api<PriceRuleJson>("POST", "/price-rules", {
+      const r = await api<PriceRuleJson & { rerating: RerateJson }>("POST", "/price-rules", {
         organization_uuid: input.organizationUuid ?? null,
         operation: input.operation ?? null,
         eval_type: input.evalType ?? null,
@@ -70,7 +71,8 @@ export function serverOperatorBackend(call: ServerCall): OperatorBackend {
         unitPriceMicros: parseUsd(r.unit_price_usd),
         validFrom: new Date(r.valid_from),
         validTo: r.valid_to ? new Date(r.valid_to) : null,
-      } satisfies PriceRule;
+        rerating: r.rerating,
+      } satisfies PriceRule & { rerating: RerateJson };
     },
     async awaitingPricing(org) {
       return api<AwaitingReport>("GET", orgPath(org, "/awaiting-pricing"));

@@ -8,10 +8,13 @@
  * events cannot both get them) and inserted into usage_events, the rollups and the budget
  * evaluation as ingestion does. Until then they are in no rollup and no bill; the API counts them.
  *
- * An event a rule covers is still held (and says why, in held_reason) when its day is in a closed
- * billing cycle (unless an operator sent it, or sends it again, with backfill) or before the first cycle (opened after
- * it was accepted), when its month's events are archived, or when its priced cost exceeds the
- * per-event limit. It is tried again at the next price change.
+ * An event whose day lies in a billing cycle closed since it was accepted is late usage, as at
+ * ingestion: billed in the open cycle, priced at the time it happened and marked with its period
+ * (late-usage.ts), unless an operator sent it, or sends it again, with backfill (then it is billed
+ * in its closed cycle). An event a rule covers is still held (and says why, in held_reason) when
+ * its day is before the first cycle (opened after it was accepted), when its month's events are
+ * archived, or when its priced cost exceeds the per-event limit. It is tried again at the next
+ * price change.
  */
 import { sql } from "drizzle-orm";
 import { formatUsdExact } from "../../contract/money";
@@ -20,9 +23,10 @@ import type { Db, Tx } from "../platform/database";
 import { evaluateIngestedBudgets } from "./budgets-eval";
 import { noticeBudgetAlerts } from "./budgets-notify";
 import { loadBudgets } from "./budgets-store";
-import { listCycles } from "./cycles";
+import { type Cycle, listCycles } from "./cycles";
 import { utcDay } from "./events";
-import { closedCycleAt, rollUp } from "./ingest";
+import { rollUp } from "./ingest";
+import { billingTime, closedCycleAt } from "./late-usage";
 import { MAX_EVENT_COST_MICROS, MAX_EVENT_COST_USD } from "./limits";
 import { ensureMonths, forgetMonths, isMissingPartition, monthOf } from "./partitions";
 import { loadPriceRules } from "./prices";
@@ -52,7 +56,8 @@ type AwaitingRow = {
 
 type Rows<T> = { rows: T[] };
 
-export type PricingRun = { priced: number; held: number; remaining: number };
+/** late: of the priced events, those billed late in the open cycle (their cycle closed). */
+export type PricingRun = { priced: number; late: number; held: number; remaining: number };
 
 const lockOrg = (tx: Tx, organizationUuid: string) =>
   tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`awaiting_pricing:${organizationUuid}`}))`);
@@ -71,10 +76,11 @@ export async function priceAwaitingEvents(
     const orgs = (await db.execute(
       sql`select distinct organization_uuid from usage_events_awaiting order by 1`,
     )) as unknown as Rows<{ organization_uuid: string }>;
-    const total: PricingRun = { priced: 0, held: 0, remaining: 0 };
+    const total: PricingRun = { priced: 0, late: 0, held: 0, remaining: 0 };
     for (const o of orgs.rows) {
       const r = await priceOrganization(db, o.organization_uuid, opts.now ?? new Date());
       total.priced += r.priced;
+      total.late += r.late;
       total.held += r.held;
       total.remaining += r.remaining;
     }
@@ -84,13 +90,14 @@ export async function priceAwaitingEvents(
 }
 
 async function priceOrganization(db: Db, organizationUuid: string, now: Date): Promise<PricingRun> {
-  const run: PricingRun = { priced: 0, held: 0, remaining: 0 };
+  const run: PricingRun = { priced: 0, late: 0, held: 0, remaining: 0 };
   const [rules, cycles, budgets] = await Promise.all([
     loadPriceRules(db, organizationUuid),
     listCycles(db, organizationUuid),
     loadBudgets(db, organizationUuid),
   ]);
   const price = createRuleMatcher(rules);
+  const billAt = billingTime(cycles, now);
   // Usage before the first billing cycle belongs to no bill (ingestion refuses it too).
   const first = cycles[0];
   let after: { at: string; id: string } | null = null;
@@ -109,7 +116,8 @@ async function priceOrganization(db: Db, organizationUuid: string, now: Date): P
     after = { at: new Date(last.occurred_at).toISOString(), id: last.event_id };
 
     // Priced in memory first: which rule, at what cost, or why not yet.
-    const priced: { row: AwaitingRow; unit: bigint; ruleUuid: string; occurredAt: Date }[] = [];
+    // occurredAt: where the event is billed (a late event: billAt, late: its closed cycle).
+    const priced: { row: AwaitingRow; unit: bigint; ruleUuid: string; occurredAt: Date; late?: Cycle }[] = [];
     const held = new Map<string, string>();
     for (const row of page.rows) {
       const occurredAt = new Date(row.occurred_at);
@@ -129,16 +137,19 @@ async function priceOrganization(db: Db, organizationUuid: string, now: Date): P
           row.event_id,
           `a price rule covers it, but occurred_at ${occurredAt.toISOString()} is before the organization's first billing cycle, which starts ${first.startDate}`,
         );
-      else if (closed)
-        held.set(
-          row.event_id,
-          `a price rule covers it, but occurred_at ${occurredAt.toISOString()} falls in the closed billing cycle ${closed.startDate} to ${closed.endDate}; an operator can send it again with backfill=true to bill it there`,
-        );
       else if (cost > MAX_EVENT_COST_MICROS)
         held.set(
           row.event_id,
           `a price rule covers it, but its cost ($${formatUsdExact(cost)}) exceeds the limit of $${MAX_EVENT_COST_USD} per event`,
         );
+      else if (closed)
+        priced.push({
+          row,
+          unit: rule.unitPriceMicros,
+          ruleUuid: rule.priceRuleUuid,
+          occurredAt: billAt,
+          late: closed,
+        });
       else priced.push({ row, unit: rule.unitPriceMicros, ruleUuid: rule.priceRuleUuid, occurredAt });
     }
     const archived = priced.length
@@ -164,21 +175,35 @@ async function priceOrganization(db: Db, organizationUuid: string, now: Date): P
             with p as (
               select * from unnest(${arrayLiteral(movable.map((m) => m.row.event_id))}::text[],
                 ${arrayLiteral(movable.map((m) => String(m.unit)))}::bigint[],
-                ${arrayLiteral(movable.map((m) => m.ruleUuid))}::uuid[])
-                as p(event_id, unit_price_micros, price_rule_uuid)
+                ${arrayLiteral(movable.map((m) => m.ruleUuid))}::uuid[],
+                ${arrayLiteral(movable.map((m) => m.occurredAt.toISOString()))}::timestamptz[],
+                ${arrayLiteral(movable.map((m) => m.late?.startDate ?? null))}::date[],
+                ${arrayLiteral(movable.map((m) => m.late?.endDate ?? null))}::date[])
+                as p(event_id, unit_price_micros, price_rule_uuid, billed_at, late_period_start,
+                     late_period_end)
             ),
             d as (
               delete from usage_events_awaiting a using p
                where a.organization_uuid = ${organizationUuid} and a.event_id = p.event_id
-              returning a.*, p.unit_price_micros, p.price_rule_uuid
+              returning a.*, p.unit_price_micros, p.price_rule_uuid, p.billed_at, p.late_period_start,
+                        p.late_period_end
+            ),
+            -- A late event's key names the month it is billed in (the partition that holds it).
+            k as (
+              update usage_event_keys k set occurred_at = d.billed_at from d
+               where k.organization_uuid = ${organizationUuid} and k.event_id = d.event_id
+                 and d.late_period_start is not null
             )
             insert into usage_events (organization_uuid, event_id, occurred_at, workspace_uuid, eval_uuid,
               eval_run_uuid, name, operation, eval_type, modality, is_jailbreak, has_ground_truth,
-              created_by, quantity, rule_metric, unit_price_micros, cost_micros, price_rule_uuid, notes)
-            select organization_uuid, event_id, occurred_at, workspace_uuid, eval_uuid, eval_run_uuid,
+              created_by, quantity, rule_metric, unit_price_micros, cost_micros, price_rule_uuid, notes,
+              late_occurred_at, late_period_start, late_period_end)
+            select organization_uuid, event_id, billed_at, workspace_uuid, eval_uuid, eval_run_uuid,
                    name, operation, eval_type, modality, is_jailbreak, has_ground_truth, created_by,
                    quantity, rule_metric, unit_price_micros, unit_price_micros * quantity,
-                   price_rule_uuid, notes
+                   price_rule_uuid, notes,
+                   case when late_period_start is null then null else occurred_at end,
+                   late_period_start, late_period_end
               from d
              order by event_id
             returning event_id`)) as unknown as Rows<{ event_id: string }>;
@@ -201,6 +226,7 @@ async function priceOrganization(db: Db, organizationUuid: string, now: Date): P
             unitPriceMicros: m.unit,
             costMicros: m.unit * BigInt(m.row.quantity),
             priceRuleUuid: m.ruleUuid,
+            lateOccurredAt: m.late ? new Date(m.row.occurred_at) : null,
           }));
         await addToRollups(tx, organizationUuid, rollUp(organizationUuid, inserted));
         if (budgets.length && inserted.length)
@@ -212,9 +238,10 @@ async function priceOrganization(db: Db, organizationUuid: string, now: Date): P
               from unnest(${arrayLiteral([...held.keys()])}::text[], ${arrayLiteral([...held.values()])}::text[])
                 as h(event_id, reason)
              where a.organization_uuid = ${organizationUuid} and a.event_id = h.event_id`);
-        return inserted.length;
+        return { moved: inserted.length, late: inserted.filter((r) => r.lateOccurredAt).length };
       });
-      run.priced += moved;
+      run.priced += moved.moved;
+      run.late += moved.late;
     } catch (err) {
       // A month was archived since this process looked: those events stay awaiting, for next time.
       if (!isMissingPartition(err)) throw err;

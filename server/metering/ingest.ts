@@ -1,17 +1,19 @@
 import { sql } from "drizzle-orm";
 import { formatUsdExact } from "../../contract/money";
-import type { usageDaily, usageEvents } from "../db/schema";
+import type { usageDaily } from "../db/schema";
 import { type Actor, writeAudit } from "../platform/audit";
 import type { Db, Tx } from "../platform/database";
 import { priceAwaitingEvents } from "./awaiting-pricing";
 import { cachedBudgets } from "./budgets-cache";
 import { evaluateIngestedBudgets } from "./budgets-eval";
 import { noticeBudgetAlerts } from "./budgets-notify";
-import type { Cycle } from "./cycles";
+import { type EventRow, insertEvents, type StoredRow } from "./event-store";
 import { MalformedEvent, utcDay, type ValidEvent, validateEvent } from "./events";
 import { ingestConfigCache } from "./ingest-config";
+import { billingTime, closedCycleAt, lateMarker } from "./late-usage";
 import { EARLIEST_OCCURRED_AT, MAX_EVENT_COST_MICROS, MAX_EVENT_COST_USD } from "./limits";
 import { ensureMonths, forgetMonths, isMissingPartition, monthOf } from "./partitions";
+import { rerateEvents } from "./rerate";
 import { addToRollups } from "./rollups";
 import { arrayLiteral } from "./sql-arrays";
 
@@ -24,13 +26,12 @@ export type Rejection = { index: number; event_id: string | null; reason: string
 export type IngestResult = {
   accepted: number;
   awaiting_pricing: number;
+  /** Of the accepted and priced events, those whose day lies in a closed cycle: billed late, in the open one. */
+  late: number;
   duplicates: number;
   rejected: Rejection[];
 };
 
-type EventRow = typeof usageEvents.$inferInsert;
-/** An event row on its way to usage_events, or (awaiting) to usage_events_awaiting. */
-type StoredRow = EventRow & { awaiting?: boolean; backfill?: boolean };
 type DailyRow = typeof usageDaily.$inferInsert;
 
 // An event's usage_daily dimensions, with the defaults its stored row gets too. Events are folded
@@ -81,7 +82,10 @@ export function rollUp(organizationUuid: string, rows: EventRow[]): DailyRow[] {
 export type IngestOptions = {
   /** The server clock (tests pin it). */
   now?: Date;
-  /** Operator backfill: events in closed billing cycles are accepted too. */
+  /**
+   * Operator backfill: events in closed billing cycles are billed there (without it, such an event
+   * is late usage, billed in the open cycle).
+   */
   backfill?: boolean;
   /**
    * Who may send explicit costs (price adjustments): nobody by default (such events are rejected),
@@ -130,94 +134,14 @@ async function allowBackfill(db: Db, organizationUuid: string, eventIds: string[
   return result.rows.length > 0;
 }
 
-/** The closed cycle holding `day` ("YYYY-MM-DD"), if any (cycles sorted by start date). */
-export function closedCycleAt(cycles: readonly Cycle[], day: string): Cycle | undefined {
-  return cycles.find((c) => c.endDate !== null && c.startDate <= day && day < c.endDate);
-}
-
-/** One column of the rows as an array literal (see sql-arrays.ts). */
-const column = <R extends EventRow>(rows: readonly R[], value: (r: R) => string | null) => {
-  const out = new Array<string | null>(rows.length);
-  for (let i = 0; i < rows.length; i++) out[i] = value(rows[i] as R);
-  return arrayLiteral(out);
-};
-const bool = (v: boolean | undefined) => (v ? "t" : "f");
-
-/**
- * Stores event rows and their idempotency keys in one statement with a fixed text: each column
- * travels as one array parameter, unpacked by unnest (a batch of any size is 21 parameters, and
- * neither drizzle nor the driver builds or parses per-row SQL). The keys go first, into
- * usage_event_keys — usage_events, partitioned by month, cannot hold a unique key without the month
- * — and only the events whose key was new are stored: priced ones in usage_events, those awaiting
- * pricing in usage_events_awaiting (one key insert for both, in the rows' order, so concurrent
- * batches lock keys in one order). A batch racing with another that holds one of its keys waits for
- * that one to commit, then skips the event. Returns the event ids stored.
- */
-async function insertEvents(tx: Tx, organizationUuid: string, rows: StoredRow[]): Promise<string[]> {
-  const result = await tx.execute(sql`
-    with x as (
-      select * from unnest(${column(rows, (r) => r.eventId)}::text[],
-        ${column(rows, (r) => r.occurredAt.toISOString())}::timestamptz[],
-        ${column(rows, (r) => r.workspaceUuid ?? null)}::uuid[],
-        ${column(rows, (r) => r.evalUuid ?? null)}::text[],
-        ${column(rows, (r) => r.evalRunUuid ?? null)}::text[],
-        ${column(rows, (r) => r.name ?? null)}::text[],
-        ${column(rows, (r) => r.operation)}::text[],
-        ${column(rows, (r) => r.evalType)}::text[],
-        ${column(rows, (r) => r.modality ?? "")}::text[],
-        ${column(rows, (r) => bool(r.isJailbreak))}::boolean[],
-        ${column(rows, (r) => bool(r.hasGroundTruth))}::boolean[],
-        ${column(rows, (r) => r.createdBy ?? null)}::text[],
-        ${column(rows, (r) => String(r.quantity ?? 1))}::bigint[],
-        ${column(rows, (r) => r.ruleMetric ?? "eval")}::text[],
-        ${column(rows, (r) => String(r.unitPriceMicros))}::bigint[],
-        ${column(rows, (r) => String(r.costMicros))}::bigint[],
-        ${column(rows, (r) => r.priceRuleUuid ?? null)}::uuid[],
-        ${column(rows, (r) => r.notes ?? null)}::text[],
-        ${column(rows, (r) => bool(r.awaiting))}::boolean[],
-        ${column(rows, (r) => bool(r.backfill))}::boolean[])
-        as x(event_id, occurred_at, workspace_uuid, eval_uuid, eval_run_uuid, name, operation,
-             eval_type, modality, is_jailbreak, has_ground_truth, created_by, quantity, rule_metric,
-             unit_price_micros, cost_micros, price_rule_uuid, notes, awaiting, backfill)
-    ),
-    k as (
-      insert into usage_event_keys (organization_uuid, event_id, occurred_at)
-      select ${organizationUuid}, event_id, occurred_at from x
-      on conflict (organization_uuid, event_id) do nothing
-      returning event_id
-    ),
-    priced as (
-      insert into usage_events (organization_uuid, event_id, occurred_at, workspace_uuid, eval_uuid,
-        eval_run_uuid, name, operation, eval_type, modality, is_jailbreak, has_ground_truth, created_by,
-        quantity, rule_metric, unit_price_micros, cost_micros, price_rule_uuid, notes)
-      select ${organizationUuid}, x.event_id, x.occurred_at, x.workspace_uuid, x.eval_uuid,
-             x.eval_run_uuid, x.name, x.operation, x.eval_type, x.modality, x.is_jailbreak,
-             x.has_ground_truth, x.created_by, x.quantity, x.rule_metric, x.unit_price_micros,
-             x.cost_micros, x.price_rule_uuid, x.notes
-        from x join k using (event_id) where not x.awaiting
-      returning event_id
-    ),
-    held as (
-      insert into usage_events_awaiting (organization_uuid, event_id, occurred_at, workspace_uuid,
-        eval_uuid, eval_run_uuid, name, operation, eval_type, modality, is_jailbreak, has_ground_truth,
-        created_by, quantity, rule_metric, notes, backfill)
-      select ${organizationUuid}, x.event_id, x.occurred_at, x.workspace_uuid, x.eval_uuid,
-             x.eval_run_uuid, x.name, x.operation, x.eval_type, x.modality, x.is_jailbreak,
-             x.has_ground_truth, x.created_by, x.quantity, x.rule_metric, x.notes, x.backfill
-        from x join k using (event_id) where x.awaiting
-      returning event_id
-    )
-    select event_id from priced union all select event_id from held`);
-  return (result as unknown as { rows: { event_id: string }[] }).rows.map((r) => r.event_id);
-}
-
 /**
  * Validates, prices and stores a batch of usage events for one organization. Each event is judged
  * on its own; the valid ones are stored once per (organization, event_id) — their keys inserted
  * with ON CONFLICT DO NOTHING — and only the events actually stored are added to the rollups, in
  * the same transaction, so a batch sent twice (or by several clients at once) counts every event
- * exactly once. Events in a closed billing cycle are rejected unless `backfill` is set (an
- * operator's decision). The organization's price rules, cycles and workspaces come from the
+ * exactly once. An event whose day lies in a closed billing cycle is late usage: billed in the
+ * open cycle and marked with its period (late-usage.ts), unless `backfill` is set (an operator's
+ * decision to bill it in the closed cycle). The organization's price rules, cycles and workspaces come from the
  * per-process cache of ingest-config.ts, checked against their version first.
  */
 export async function ingestUsage(
@@ -238,7 +162,7 @@ export async function ingestUsage(
     if (v.ok) valid.push({ index, event: v.event });
     else rejected.push({ index, event_id: v.eventId, reason: v.reason });
   });
-  if (!valid.length) return { accepted: 0, awaiting_pricing: 0, duplicates: 0, rejected };
+  if (!valid.length) return { accepted: 0, awaiting_pricing: 0, late: 0, duplicates: 0, rejected };
 
   const configs = ingestConfigCache(db);
   const config = await configs.get(organizationUuid);
@@ -253,6 +177,7 @@ export async function ingestUsage(
   const known = wsIds.size ? await configs.liveWorkspaces(config, organizationUuid, [...wsIds]) : wsIds;
 
   const rows = new Map<string, EventRow>();
+  const billAt = billingTime(cycles, now);
   // Events no price rule matches: kept, awaiting pricing (they need no partition until priced).
   const awaiting = new Map<string, StoredRow>();
   const indexOf = new Map<string, number>();
@@ -276,13 +201,9 @@ export async function ingestUsage(
       reject(`workspace_uuid ${e.workspaceUuid} is not a workspace of this organization`);
       continue;
     }
+    // Late usage: a closed cycle never changes, so the event is billed in the open cycle (at
+    // billAt), priced at the time it happened and marked with its period (late-usage.ts).
     const closed = cycles.length && !opts.backfill ? closedCycleAt(cycles, utcDay(e.occurredAt)) : undefined;
-    if (closed) {
-      reject(
-        `occurred_at ${e.occurredAt.toISOString()} falls in the closed billing cycle ${closed.startDate} to ${closed.endDate}; closed cycles take new usage only through an operator backfill`,
-      );
-      continue;
-    }
     const priceable = {
       organizationUuid,
       operation: e.operation,
@@ -313,14 +234,12 @@ export async function ingestUsage(
       );
       continue;
     }
-    rows.set(
-      e.eventId,
-      eventRow(organizationUuid, e, {
-        unitPriceMicros,
-        costMicros,
-        priceRuleUuid: rule?.priceRuleUuid ?? null,
-      }),
-    );
+    const row = eventRow(organizationUuid, e, {
+      unitPriceMicros,
+      costMicros,
+      priceRuleUuid: rule?.priceRuleUuid ?? null,
+    });
+    rows.set(e.eventId, closed ? { ...row, occurredAt: billAt, ...lateMarker(closed, e.occurredAt) } : row);
     indexOf.set(e.eventId, index);
     if (e.costMicros !== null) isAdjustment.add(e.eventId);
   }
@@ -363,16 +282,20 @@ export async function ingestUsage(
   let pending = pendingRows();
   let alertsChanged = false;
   let held = 0;
+  let late = 0;
   const store = () =>
     db.transaction(async (tx: Tx) => {
       const inserted: EventRow[] = [];
       held = 0;
+      late = 0;
       const ids = await insertEvents(tx, organizationUuid, pending);
       storedIds = new Set(ids);
       for (const eventId of ids) {
         const row = rows.get(eventId);
-        if (row) inserted.push(row);
-        else if (awaiting.has(eventId)) held += 1;
+        if (row) {
+          inserted.push(row);
+          if (row.lateOccurredAt) late += 1;
+        } else if (awaiting.has(eventId)) held += 1;
       }
       // Both rollups and the usage version (the usage caches key on it), in this transaction.
       await addToRollups(tx, organizationUuid, rollUp(organizationUuid, inserted));
@@ -414,7 +337,11 @@ export async function ingestUsage(
   if (alertsChanged) noticeBudgetAlerts(db, organizationUuid);
   // A rule committed after this batch read the configuration may cover what it just held: the
   // pricing run that rule's change started may have looked before these rows were committed.
-  let priceAgain = held > 0 && (await configs.get(organizationUuid)).version !== config.version;
+  const changed = accepted > 0 && (await configs.get(organizationUuid)).version !== config.version;
+  let priceAgain = held > 0 && changed;
+  // Likewise a rule committed after this batch priced its events: its re-rating may have passed
+  // them already, so these are re-rated here (rerate.ts; a no-op when their price stands).
+  if (changed && accepted > held) await rerateEvents(db, organizationUuid, [...storedIds], { now });
   // An operator's backfill resending events held awaiting pricing (their cycle closed since):
   // duplicates, but now allowed into their closed cycle, so they are priced.
   if (opts.backfill) {
@@ -424,5 +351,5 @@ export async function ingestUsage(
   if (priceAgain) await priceAwaitingEvents(db, organizationUuid, { now });
   rejected.sort((a, b) => a.index - b.index);
   duplicates += pending.length - accepted;
-  return { accepted, awaiting_pricing: held, duplicates, rejected };
+  return { accepted, awaiting_pricing: held, late, duplicates, rejected };
 }

@@ -4,6 +4,7 @@ import { priceRules } from "../db/schema";
 import { type Actor, writeAudit } from "../platform/audit";
 import type { Db, Tx } from "../platform/database";
 import { priceAwaitingEvents } from "./awaiting-pricing";
+import { type RerateSummary, rerateAfterPriceChange } from "./price-change";
 import type { PriceRule, RuleMetric } from "./pricing";
 
 /**
@@ -42,9 +43,15 @@ const blankToNull = (v: string | null | undefined) => (v?.trim() ? v.trim() : nu
  * Returns the new rule. With an actor, the change's audit row is written in its transaction. Once
  * it is committed, the events awaiting pricing that the rule now covers (of its organization, or
  * of every organization for a global rule) are priced, in transactions of their own
- * (awaiting-pricing.ts).
+ * (awaiting-pricing.ts); then the usage already priced is re-rated (price-change.ts): the open
+ * cycle's events exactly, the closed cycles' difference as correction lines in the open cycle. The
+ * answer carries what the re-rating did.
  */
-export async function setPriceRule(db: Db, input: PriceRuleInput, actor?: Actor): Promise<PriceRule> {
+export async function setPriceRule(
+  db: Db,
+  input: PriceRuleInput,
+  actor?: Actor,
+): Promise<PriceRule & { rerating: RerateSummary }> {
   const unitPriceMicros = typeof input.unitPrice === "bigint" ? input.unitPrice : parseUsd(input.unitPrice);
   if (unitPriceMicros < 0n) throw new RangeError("A unit price cannot be negative.");
   const dims = {
@@ -64,6 +71,7 @@ export async function setPriceRule(db: Db, input: PriceRuleInput, actor?: Actor)
     same(priceRules.modality, dims.modality),
     same(priceRules.ruleMetric, dims.ruleMetric),
   );
+  let before: PriceRule[] = [];
   const created = await db.transaction(async (tx: Tx) => {
     // One rule of a lineage is set at a time, so two prices set at once get distinct versions.
     const key = JSON.stringify(Object.values(dims));
@@ -73,6 +81,8 @@ export async function setPriceRule(db: Db, input: PriceRuleInput, actor?: Actor)
       .from(priceRules)
       .where(lineage);
     const version = Number(latest?.version ?? 0) + 1;
+    // The price list just before this change, for the closed cycles' differences.
+    before = await loadPriceRules(tx, dims.organizationUuid ?? undefined);
     const ended = await tx
       .update(priceRules)
       .set({ validTo: validFrom })
@@ -110,7 +120,8 @@ export async function setPriceRule(db: Db, input: PriceRuleInput, actor?: Actor)
     return rule;
   });
   await priceAwaitingEvents(db, created.organizationUuid);
-  return created;
+  const rerating = await rerateAfterPriceChange(db, created, before, actor ? { actor } : {});
+  return { ...created, rerating };
 }
 
 /** Where a rule stands at `now`: in force, not yet, or over. */
@@ -151,12 +162,16 @@ export function toRule(row: typeof priceRules.$inferSelect): PriceRule {
   };
 }
 
-/** The organization's own rules plus the global price list. */
-export async function loadPriceRules(db: Db | Tx, organizationUuid: string): Promise<PriceRule[]> {
+/** The organization's own rules plus the global price list (every rule, without an organization). */
+export async function loadPriceRules(db: Db | Tx, organizationUuid?: string): Promise<PriceRule[]> {
   const rows = await db
     .select()
     .from(priceRules)
-    .where(or(isNull(priceRules.organizationUuid), eq(priceRules.organizationUuid, organizationUuid)));
+    .where(
+      organizationUuid === undefined
+        ? undefined
+        : or(isNull(priceRules.organizationUuid), eq(priceRules.organizationUuid, organizationUuid)),
+    );
   return rows.map(toRule);
 }
 

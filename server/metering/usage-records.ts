@@ -44,6 +44,9 @@ export const recordColumns = {
   modality: usageEvents.modality,
   isJailbreak: usageEvents.isJailbreak,
   hasGroundTruth: usageEvents.hasGroundTruth,
+  lateOccurredAt: usageEvents.lateOccurredAt,
+  latePeriodStart: usageEvents.latePeriodStart,
+  latePeriodEnd: usageEvents.latePeriodEnd,
 };
 
 export type RecordRow = {
@@ -67,6 +70,9 @@ export type RecordRow = {
   modality: string;
   isJailbreak: boolean;
   hasGroundTruth: boolean;
+  lateOccurredAt: Date | null;
+  latePeriodStart: string | null;
+  latePeriodEnd: string | null;
 };
 
 /** A usage event as the API returns it; money as exact decimal strings. */
@@ -92,6 +98,14 @@ export function recordJson(r: RecordRow): UsageRecord {
     modality: r.modality || null,
     is_jailbreak: r.isJailbreak,
     has_ground_truth: r.hasGroundTruth,
+    late_from:
+      r.latePeriodStart === null || r.latePeriodEnd === null
+        ? null
+        : {
+            period_start: r.latePeriodStart,
+            period_end: r.latePeriodEnd,
+            occurred_at: r.lateOccurredAt ? new Date(r.lateOccurredAt).toISOString() : null,
+          },
   };
 }
 /**

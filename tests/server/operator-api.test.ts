@@ -93,9 +93,20 @@ describe.each(backends())("operator API on $name", (backend) => {
     expect(prices.post.requestBody.content["application/json"].schema).toEqual({
       $ref: "#/components/schemas/PriceRuleBody",
     });
+    // The new rule and what it re-rated (the open cycles' events, the closed cycles' corrections).
     expect(prices.post.responses["201"].content["application/json"].schema).toEqual({
-      $ref: "#/components/schemas/PriceRule",
+      $ref: "#/components/schemas/SetPriceResult",
     });
+    expect(doc.components.schemas.SetPriceResult.required).toEqual(
+      expect.arrayContaining(["price_rule_uuid", "version", "rerating"]),
+    );
+    expect(doc.components.schemas.PriceRerating.required).toEqual([
+      "organizations",
+      "events",
+      "before_total",
+      "after_total",
+      "corrections",
+    ]);
     expect(prices.post.security).toEqual([{ bearerAuth: [] }]);
     expect(doc.components.schemas.PriceRule.required).toEqual(
       expect.arrayContaining(["price_rule_uuid", "unit_price_usd", "valid_from", "valid_to", "status"]),

@@ -93,7 +93,7 @@ describe("operator commands on the embedded database", () => {
       expect(price.code, price.err).toBe(0);
       expect(price.out).toMatch(
         new RegExp(
-          `^Price rule [0-9a-f-]{36}: organization ${acme.organization_uuid} operation=cli-op eval_type=safety modality=\\* rule_metric=\\* unit price \\$0\\.0125 from ${validFrom.replace(/\./g, "\\.")}$`,
+          `^Price rule [0-9a-f-]{36}: organization ${acme.organization_uuid} operation=cli-op eval_type=safety modality=\\* rule_metric=\\* unit price \\$0\\.0125 from ${validFrom.replace(/\./g, "\\.")}\nNo event of an open cycle changed price\\.$`,
         ),
       );
       const ruleUuid = /Price rule ([0-9a-f-]{36})/.exec(price.out)?.[1];
@@ -112,6 +112,27 @@ describe("operator commands on the embedded database", () => {
       expect(records.body.records).toMatchObject([
         { operation: "cli-op", unit_price: "0.0125", cost: "0.025", price_rule_uuid: ruleUuid },
       ]);
+      // A new price from the same time re-rates that event, and says so with the totals.
+      const again = await cli(
+        "price",
+        "set",
+        "--org",
+        "acme-ai",
+        "--operation",
+        "cli-op",
+        "--eval-type",
+        "safety",
+        "--unit-price",
+        "0.02",
+        "--valid-from",
+        validFrom,
+      );
+      expect(again.code, again.err).toBe(0);
+      expect(again.out.split("\n").at(-1)).toBe(
+        "Re-rated 1 event of the open cycle (1 organization): $0.025 before, $0.04 after.",
+      );
+      const rerated = await get("/v1/usage/records?search=cli-op", admin);
+      expect(rerated.body.records).toMatchObject([{ unit_price: "0.02", cost: "0.04" }]);
 
       // operator grant: the member's own token is an operator's at once.
       const member = { authorization: `Bearer ${await tokenOf("member@acme.test")}` };

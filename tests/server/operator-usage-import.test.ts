@@ -96,7 +96,7 @@ describe.each(backends())("usage import through the operator API on $name", (bac
     ]);
   });
 
-  it("imports CSV (any charset spelling of UTF-8), with credits audited and closed cycles behind backfill", async () => {
+  it("imports CSV (any charset spelling of UTF-8), with credits audited, late usage billed in the open cycle and backfill into the closed one", async () => {
     const db = p.database.db;
     await openCycle(db, org, "2026-01-01");
     await closeCycle(db, org, { endDate: "2026-02-01", openNext: true });
@@ -109,10 +109,28 @@ describe.each(backends())("usage import through the operator API on $name", (bac
     ].join("\r\n");
     const first = await importTo(org, csv, "text/csv; charset=UTF-8");
     expect(first.statusCode, first.body).toBe(200);
-    expect(first.json()).toMatchObject({ events: 4, accepted: 3, duplicates: 0, rejected: 1 });
-    expect(first.json().rejections[0]).toMatchObject({ line: 6, event_id: "csv-old" });
-    const backfilled = await importTo(org, csv, "text/csv", "?backfill=true");
+    // csv-old's day is in the closed cycle: late usage, billed in the open one.
+    expect(first.json()).toMatchObject({ events: 4, accepted: 4, duplicates: 0, rejected: 0 });
+    const [old] = rowsOf<{ late: string | null }>(
+      await db.execute(
+        sql`select late_period_start::text as late from usage_events where organization_uuid = ${org} and event_id = 'csv-old'`,
+      ),
+    );
+    expect(old?.late).toBe("2026-01-01");
+    // An operator's backfill bills such an event in its closed cycle instead.
+    const backfilled = await importTo(
+      org,
+      csv.replaceAll("csv-old", "csv-back"),
+      "text/csv",
+      "?backfill=true",
+    );
     expect(backfilled.json()).toMatchObject({ accepted: 1, duplicates: 3, rejected: 0 });
+    const [back] = rowsOf<{ late: string | null; at: string }>(
+      await db.execute(
+        sql`select late_period_start::text as late, to_char(occurred_at at time zone 'UTC', 'YYYY-MM-DD') as at from usage_events where organization_uuid = ${org} and event_id = 'csv-back'`,
+      ),
+    );
+    expect(back).toEqual({ late: null, at: "2026-01-10" });
     const [credit] = rowsOf<{ n: number }>(
       await db.execute(
         sql`select count(*)::int as n from audit_log where action = 'usage.adjustment_recorded' and target_id = 'csv-3'`,

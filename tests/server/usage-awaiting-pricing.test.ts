@@ -95,9 +95,9 @@ describe.each(backends())("usage awaiting pricing on $name", (backend) => {
   it("accepts an event no price rule matches as awaiting pricing; a resend is a duplicate", async () => {
     const before = await state(f.acmeId);
     const first = await ingest([ev({ event_id: "aw-bleu-1", quantity: 3 })]);
-    expect(first).toEqual({ accepted: 1, awaiting_pricing: 1, duplicates: 0, rejected: [] });
+    expect(first).toEqual({ accepted: 1, awaiting_pricing: 1, late: 0, duplicates: 0, rejected: [] });
     const again = await ingest([ev({ event_id: "aw-bleu-1", quantity: 3 })]);
-    expect(again).toEqual({ accepted: 0, awaiting_pricing: 0, duplicates: 1, rejected: [] });
+    expect(again).toEqual({ accepted: 0, awaiting_pricing: 0, late: 0, duplicates: 1, rejected: [] });
     const after = await state(f.acmeId);
     // Kept, its key taken, but not billed: no event row, no rollup, not even $0.
     expect(after.awaiting).toBe(before.awaiting + 1);
@@ -265,49 +265,54 @@ describe.each(backends())("usage awaiting pricing on $name", (backend) => {
     expect(await n("select count(*) as n from usage_events where event_id like 'aw-race-%'")).toBe(60);
   });
 
-  it("leaves an event of a cycle closed meanwhile awaiting, and says why", async () => {
+  it("bills an event of a cycle closed meanwhile as late usage in the open cycle; a backfill bills it there", async () => {
     await addCycle(p, f.globexId, "2026-01-01", null);
-    expect(
-      await ingest(
-        [ev({ event_id: "aw-closed-1", occurred_at: "2026-01-10T00:00:00Z", eval_type: "wer" })],
-        keys.globex,
-      ),
-    ).toMatchObject({ accepted: 1, awaiting_pricing: 1 });
+    const events = [
+      ev({ event_id: "aw-closed-1", occurred_at: "2026-01-10T00:00:00Z", eval_type: "wer" }),
+      ev({ event_id: "aw-closed-2", occurred_at: "2026-01-12T00:00:00Z", eval_type: "wer" }),
+    ];
+    expect(await ingest(events, keys.globex)).toMatchObject({ accepted: 2, awaiting_pricing: 2 });
     await closeCycle(db(), f.globexId, { endDate: "2026-02-01", openNext: true });
+    // An operator sends the second again with backfill: a duplicate, now allowed into its closed cycle.
+    const resent = await p.api.app.inject({
+      method: "POST",
+      url: `${USAGE_EVENTS_URL}?backfill=true&organization_uuid=${f.globexId}`,
+      headers: local(),
+      payload: { events: [events[1]] },
+    });
+    expect(resent.statusCode, resent.body).toBe(200);
+    expect(resent.json()).toMatchObject({ accepted: 0, duplicates: 1, rejected: [] });
+    const before = Date.now();
     await setPriceRule(db(), {
       organizationUuid: f.globexId,
       evalType: "wer",
       unitPrice: "0.5",
       validFrom: PAST,
     });
-    const s = await state(f.globexId);
-    expect(s.awaiting).toBe(1);
-    const op = await f.call(
-      "none",
-      "GET",
-      `/v1/operator/organizations/${f.globexId}/awaiting-pricing`,
-      undefined,
-      local(),
-    );
-    expect(op.json().dimensions[0]).toMatchObject({ eval_type: "wer", held: 1 });
-    expect(op.json().dimensions[0].held_reasons[0]).toMatch(/closed billing cycle 2026-01-01 to 2026-02-01/);
-    // An operator sends it again with backfill: a duplicate, and the held event is priced there.
-    const resent = await p.api.app.inject({
-      method: "POST",
-      url: `${USAGE_EVENTS_URL}?backfill=true&organization_uuid=${f.globexId}`,
-      headers: local(),
-      payload: {
-        events: [ev({ event_id: "aw-closed-1", occurred_at: "2026-01-10T00:00:00Z", eval_type: "wer" })],
-      },
-    });
-    expect(resent.statusCode, resent.body).toBe(200);
-    expect(resent.json()).toMatchObject({ accepted: 0, duplicates: 1, rejected: [] });
     const after = await expectRollupsMatch(f.globexId);
-    expect(after).toMatchObject({ awaiting: 0, events: 1, eventCost: 500_000 });
-    const [day] = await query<{ day: string }>(
-      `select day::text from usage_daily where organization_uuid = '${f.globexId}'`,
+    expect(after).toMatchObject({ awaiting: 0, events: 2, eventCost: 1_000_000 });
+    const rows = await query<{
+      event_id: string;
+      occurred_at: Date | string;
+      late_occurred_at: Date | string | null;
+      late_period_start: string | null;
+      late_period_end: string | null;
+    }>(
+      `select event_id, occurred_at, late_occurred_at, late_period_start::text, late_period_end::text
+         from usage_events where organization_uuid = '${f.globexId}' order by event_id`,
     );
-    expect(day?.day).toBe("2026-01-10");
+    // The first is late usage: billed now, in the open cycle, priced and marked with its period.
+    const [late, backfilled] = rows;
+    expect(new Date(late?.occurred_at ?? 0).getTime()).toBeGreaterThanOrEqual(before - 1000);
+    expect(late).toMatchObject({ late_period_start: "2026-01-01", late_period_end: "2026-02-01" });
+    expect(new Date(late?.late_occurred_at ?? 0).toISOString()).toBe("2026-01-10T00:00:00.000Z");
+    // The backfilled one is billed in its closed cycle, on its day, unmarked.
+    expect(backfilled).toMatchObject({
+      event_id: "aw-closed-2",
+      late_occurred_at: null,
+      late_period_start: null,
+    });
+    expect(new Date(backfilled?.occurred_at ?? 0).toISOString()).toBe("2026-01-12T00:00:00.000Z");
   });
 
   it("leaves an event from before a first billing cycle opened meanwhile awaiting", async () => {
@@ -353,7 +358,7 @@ describe.each(backends())("usage awaiting pricing on $name", (backend) => {
       ],
       key,
     );
-    expect(res).toEqual({ accepted: 2, awaiting_pricing: 0, duplicates: 0, rejected: [] });
+    expect(res).toEqual({ accepted: 2, awaiting_pricing: 0, late: 0, duplicates: 0, rejected: [] });
     const rows = await query<{ event_id: string; cost_micros: string }>(
       `select event_id, cost_micros::text from usage_events where organization_uuid = '${organizationUuid}' order by event_id`,
     );

@@ -91,49 +91,60 @@ describe.each(backends())("billing operations, NDJSON and backfill on $name", (b
     expect(await cost(f.acmeId, "nd-big-")).toEqual({ n: "0", c: "0" });
   });
 
-  it("rejects events in a closed cycle at midnight UTC; an operator backfill adds them and the totals follow", async () => {
+  it("bills events of a closed cycle (at midnight UTC) as late usage in the open one; an operator backfill bills them there", async () => {
     const db = p.database.db;
     const org = f.acmeId;
     await openCycle(db, org, "2026-01-01");
     const { closed, opened } = await closeCycle(db, org, { endDate: "2026-02-01" });
     expect(opened?.startDate).toBe("2026-02-01");
+    const sumOf = (t: Awaited<ReturnType<typeof groupTotals>>) =>
+      t.groups.reduce((s, g) => s + g.totalMicros, t.unattributedMicros);
+    const closedBefore = sumOf(await groupTotals(db, closed));
+    const openBefore = opened ? sumOf(await groupTotals(db, opened)) : 0n;
     const events = [
       ev("cb-last", "2026-01-31T23:59:59.999Z"),
       ev("cb-next", "2026-02-01T00:00:00.000Z"),
       ev("cb-tz", "2026-02-01T00:30:00+01:00"), // 23:30 UTC on Jan 31: closed
     ];
     const res = await post({ events }, orgKey);
-    const body = res.json() as IngestResult;
-    expect(body.accepted).toBe(1);
-    expect(body.rejected.map((r) => [r.event_id, r.reason])).toEqual([
-      [
-        "cb-last",
-        "occurred_at 2026-01-31T23:59:59.999Z falls in the closed billing cycle 2026-01-01 to 2026-02-01; closed cycles take new usage only through an operator backfill",
-      ],
-      ["cb-tz", expect.stringContaining("closed billing cycle 2026-01-01 to 2026-02-01")],
+    expect(res.json()).toEqual({ accepted: 3, awaiting_pricing: 0, late: 2, duplicates: 0, rejected: [] });
+    // The closed cycle never changes; the open one bills all three.
+    expect(sumOf(await groupTotals(db, closed))).toBe(closedBefore);
+    if (opened) expect(sumOf(await groupTotals(db, opened)) - openBefore).toBe(30_000n);
+    const records = await f.call(
+      "admin",
+      "GET",
+      `/v1/usage/records?billing_cycle_uuid=${opened?.billingCycleUuid}&page_size=100`,
+    );
+    expect(records.statusCode, records.body).toBe(200);
+    const late = (records.json().records as { late_from: unknown; cost: string }[]).filter(
+      (r) => r.late_from,
+    );
+    const times = (r: { late_from: unknown }) => (r.late_from as { occurred_at: string }).occurred_at;
+    expect(late.sort((a, b) => (times(a) < times(b) ? -1 : 1)).map((r) => r.late_from)).toEqual([
+      { period_start: "2026-01-01", period_end: "2026-02-01", occurred_at: "2026-01-31T23:30:00.000Z" },
+      { period_start: "2026-01-01", period_end: "2026-02-01", occurred_at: "2026-01-31T23:59:59.999Z" },
     ]);
 
+    const backfill = [ev("bf-last", "2026-01-31T23:59:59.999Z"), ev("cb-next", "2026-02-01T00:00:00.000Z")];
     // Backfill is for operators only: an ingestion key gets a clear 403, nothing written.
-    const denied = await post({ events }, orgKey, "?backfill=true");
+    const denied = await post({ events: backfill }, orgKey, "?backfill=true");
     expect(denied.statusCode).toBe(403);
     expect(denied.json().error.message).toBe(
       "Only provider operators (with their own bearer token) can backfill closed billing cycles.",
     );
-    expect((await post({ events }, f.headers("admin"), "?backfill=true")).statusCode).toBe(403);
-    const other = await post({ events }, orgKey, `?organization_uuid=${f.globexId}`);
+    expect((await post({ events: backfill }, f.headers("admin"), "?backfill=true")).statusCode).toBe(403);
+    const other = await post({ events: backfill }, orgKey, `?organization_uuid=${f.globexId}`);
     expect(other.statusCode).toBe(403);
 
-    const sumOf = (t: Awaited<ReturnType<typeof groupTotals>>) =>
-      t.groups.reduce((s, g) => s + g.totalMicros, t.unattributedMicros);
-    const before = sumOf(await groupTotals(db, closed));
     const auth = { authorization: `Bearer ${operator}` };
-    const ok = await post({ events }, auth, `?backfill=true&organization_uuid=${org}`);
+    const ok = await post({ events: backfill }, auth, `?backfill=true&organization_uuid=${org}`);
     expect(ok.statusCode, ok.body).toBe(200);
-    expect(ok.json()).toEqual({ accepted: 2, awaiting_pricing: 0, duplicates: 1, rejected: [] });
-    expect(sumOf(await groupTotals(db, closed)) - before).toBe(20_000n);
-    const missing = await post({ events }, auth, "?backfill=true&organization_uuid=no-such-org");
+    expect(ok.json()).toEqual({ accepted: 1, awaiting_pricing: 0, late: 0, duplicates: 1, rejected: [] });
+    expect(sumOf(await groupTotals(db, closed)) - closedBefore).toBe(10_000n);
+    const missing = await post({ events: backfill }, auth, "?backfill=true&organization_uuid=no-such-org");
     expect(missing.statusCode).toBe(404);
-    const bad = await post({ events }, auth, "?backfill=yes");
+    const bad = await post({ events: backfill }, auth, "?backfill=yes");
     expect(bad.statusCode).toBe(400);
   });
 
@@ -248,11 +259,22 @@ describe.each(backends())("billing operations, NDJSON and backfill on $name", (b
       reason: expect.stringMatching(/^line 3: not valid JSON/),
     });
 
-    // Closed cycles need --backfill; a bad header or file is refused before anything is written.
+    // A closed cycle's usage is late usage, billed in the open cycle; with --backfill it is billed
+    // in the closed one. A bad header or file is refused before anything is written.
     const old = join(dir, "old.ndjson");
     writeFileSync(old, JSON.stringify(ev("im-old", "2026-03-10T10:00:00Z")));
-    expect((await importUsageFile(db, org, old)).rejected).toBe(1);
-    expect((await importUsageFile(db, org, old, { backfill: true })).accepted).toBe(1);
+    expect(await importUsageFile(db, org, old)).toMatchObject({ accepted: 1, rejected: 0 });
+    const back = join(dir, "back.ndjson");
+    writeFileSync(back, JSON.stringify(ev("im-back", "2026-03-10T10:00:00Z")));
+    expect((await importUsageFile(db, org, back, { backfill: true })).accepted).toBe(1);
+    const days = await db.execute(
+      sql`select event_id, late_period_start::text as late from usage_events
+           where organization_uuid = ${org} and event_id in ('im-old', 'im-back') order by event_id`,
+    );
+    expect((days as unknown as { rows: unknown[] }).rows).toEqual([
+      { event_id: "im-back", late: null },
+      { event_id: "im-old", late: expect.stringMatching(/^2026-03-01$/) },
+    ]);
     const badHeader = join(dir, "bad.csv");
     writeFileSync(badHeader, "event_id,when\nx,y\n");
     await expect(importUsageFile(db, org, badHeader)).rejects.toThrow("unknown column(s) when");

@@ -338,7 +338,7 @@ describe.each(backends())("usage queries on $name", (backend) => {
     expect(res.headers["content-disposition"]).toMatch(/usage_data_\d{4}-\d{2}-\d{2}\.csv/);
     const lines = res.body.trimEnd().split("\r\n");
     expect(lines[0]).toBe(
-      "Date,Eval,Operation,Eval Type,Eval ID,Run ID,Workspace,Created By,Quantity,Unit Price,Cost,Price Adjustment Note,Price Rule ID,Price Rule Version",
+      "Date,Eval,Operation,Eval Type,Eval ID,Run ID,Workspace,Created By,Quantity,Unit Price,Cost,Price Adjustment Note,Price Rule ID,Price Rule Version,Late From Period,Late Occurred At",
     );
     const { total } = await get(`/v1/usage/records?billing_cycle_uuid=${febCycle}&eval_type=safety`);
     expect(lines).toHaveLength(total + 1);

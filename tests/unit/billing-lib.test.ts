@@ -261,8 +261,8 @@ describe("chart data", () => {
 
 describe("CSV export", () => {
   const header =
-    "Date,Eval,Operation,Eval Type,Eval ID,Run ID,Workspace,Created By,Quantity,Unit Price,Cost,Price Adjustment Note,Price Rule ID,Price Rule Version";
-  it("checks the spec's 12 columns and the price rule's two, in order", () => {
+    "Date,Eval,Operation,Eval Type,Eval ID,Run ID,Workspace,Created By,Quantity,Unit Price,Cost,Price Adjustment Note,Price Rule ID,Price Rule Version,Late From Period,Late Occurred At";
+  it("checks the spec's 12 columns, the price rule's two and late usage's two, in order", () => {
     expect(hasExpectedHeader(`${header}\r\n2026-01-01,...`)).toBe(true);
     expect(hasExpectedHeader("<!doctype html>")).toBe(false);
     expect(hasExpectedHeader(header.replace("Eval,Operation", "Operation,Eval"))).toBe(false);

@@ -43,6 +43,8 @@ describe("the usage export's columns", () => {
       "Price Adjustment Note",
       "Price Rule ID",
       "Price Rule Version",
+      "Late From Period",
+      "Late Occurred At",
     ]);
   });
 
@@ -62,6 +64,8 @@ describe("the usage export's columns", () => {
       "'+credit\nsecond line",
       "",
       "",
+      "",
+      "",
     ]);
     // Provenance: the rule that priced the record and its version.
     const priced = {
@@ -69,7 +73,17 @@ describe("the usage export's columns", () => {
       price_rule_uuid: "00000000-0000-4000-8000-0000000000aa",
       price_rule_version: 2,
     };
-    expect(csvCells(priced).slice(-2)).toEqual(["00000000-0000-4000-8000-0000000000aa", "2"]);
+    expect(csvCells(priced).slice(-4, -2)).toEqual(["00000000-0000-4000-8000-0000000000aa", "2"]);
+    // Late usage: its closed period, and when it happened.
+    const late = {
+      ...record,
+      late_from: {
+        period_start: "2026-01-01",
+        period_end: "2026-02-01",
+        occurred_at: "2026-01-20T08:00:00.000Z",
+      },
+    };
+    expect(csvCells(late).slice(-2)).toEqual(["2026-01-01 to 2026-02-01", "2026-01-20T08:00:00.000Z"]);
     for (const lead of ["=", "+", "-", "@", "\t", "\r"]) expect(textCell(`${lead}x`)).toBe(`'${lead}x`);
     expect(textCell("plain")).toBe("plain");
     expect(textCell(null)).toBe("");

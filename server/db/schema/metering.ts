@@ -115,6 +115,15 @@ export const usageEvents = pgTable(
     priceRuleUuid: uuid("price_rule_uuid"),
     notes: text("notes"),
     ingestedAt: timestamp("ingested_at", { withTimezone: true }).notNull().defaultNow(),
+    /**
+     * Late usage (migration 0023): an event whose day lay in a closed billing cycle is billed in
+     * the open one, so occurred_at is when it was billed and this is when the usage happened (the
+     * time it is priced at). Null for every other event.
+     */
+    lateOccurredAt: timestamp("late_occurred_at", { withTimezone: true }),
+    /** The closed cycle a late event, or a price correction line, belongs to (its period). */
+    latePeriodStart: date("late_period_start", { mode: "string" }),
+    latePeriodEnd: date("late_period_end", { mode: "string" }),
   },
   (t) => [
     primaryKey({ name: "usage_events_pkey", columns: [t.usageEventUuid, t.occurredAt] }),
