@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { and, eq, like, sql } from "drizzle-orm";
 import { parseUsd } from "../contract/money";
+import { addUtc, dayStart, utcDay } from "../contract/utc-calendar";
 import type { WorkspaceStore } from "./api/workspace-store";
 import { billingCycles, payments, priceRules, usageEvents, workspaceGroups } from "./db/schema";
 import type { IdentityAdmin } from "./identity/admin";
@@ -121,11 +122,7 @@ type DemoUsageResult =
   | { seeded: true; generated: number; accepted: number; seconds: number }
   | { seeded: false; reason: string };
 
-const addMonths = (day: string, n: number) => {
-  const d = new Date(`${day}T00:00:00Z`);
-  d.setUTCMonth(d.getUTCMonth() + n);
-  return d.toISOString().slice(0, 10);
-};
+const addMonths = (day: string, n: number) => utcDay(addUtc(dayStart(day), "month", n));
 
 /**
  * Gives the demo organization billing data: three monthly cycles (two closed, the current one

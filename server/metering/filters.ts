@@ -2,9 +2,11 @@
  * Pure rules behind the usage queries: which records a filter set keeps, chart bucket starts, and
  * the top-N lists of the usage summary. The SQL in usage-sql.ts mirrors `keepsRecord` exactly.
  */
+
 import { evalTypeGroup } from "../../contract/eval-types";
 import { NO_USAGE_FILTERS, type UsageFilterSet } from "../../contract/usage-query";
 import type { Grouping } from "../../contract/usage-schemas";
+import { addUtc, type CalendarUnit, floorUtc, utcDay } from "../../contract/utc-calendar";
 
 /** The shared filter set plus search; modalities arrive lower-cased. */
 export type UsageFilters = UsageFilterSet & {
@@ -70,7 +72,6 @@ export function hasFilters(f: UsageFilters): boolean {
  */
 export const readsRawEvents = (f: UsageFilters) => !!f.search || !!f.evalRun || !!f.priceRule;
 
-const DAY_MS = 86_400_000;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 function parseDay(day: string): Date {
@@ -81,23 +82,19 @@ function parseDay(day: string): Date {
   return d;
 }
 
-const dayOf = (d: Date) => d.toISOString().slice(0, 10);
+/** The calendar unit of each series grouping. */
+export const GROUPING_UNIT = { daily: "day", weekly: "week", monthly: "month" } as const satisfies Record<
+  Grouping,
+  CalendarUnit
+>;
 
 /** The first day of the bucket holding `day` (UTC): itself, the Sunday before it, or the 1st. */
-export function bucketStart(day: string, grouping: Grouping): string {
-  const d = parseDay(day);
-  if (grouping === "daily") return day;
-  if (grouping === "weekly") return dayOf(new Date(d.getTime() - d.getUTCDay() * DAY_MS));
-  return `${day.slice(0, 7)}-01`;
-}
+export const bucketStart = (day: string, grouping: Grouping): string =>
+  utcDay(floorUtc(parseDay(day), GROUPING_UNIT[grouping]));
 
 /** The first day of the next bucket after the one starting on `start`. */
-export function nextBucket(start: string, grouping: Grouping): string {
-  const d = parseDay(start);
-  if (grouping === "daily") return dayOf(new Date(d.getTime() + DAY_MS));
-  if (grouping === "weekly") return dayOf(new Date(d.getTime() + 7 * DAY_MS));
-  return dayOf(new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)));
-}
+export const nextBucket = (start: string, grouping: Grouping): string =>
+  utcDay(addUtc(parseDay(start), GROUPING_UNIT[grouping]));
 
 /** Every bucket start from the bucket of `first` through the bucket of `last` (inclusive days). */
 export function bucketStarts(first: string, last: string, grouping: Grouping): string[] {
@@ -108,10 +105,10 @@ export function bucketStarts(first: string, last: string, grouping: Grouping): s
 }
 
 /** The first of the month (UTC) of an instant, "YYYY-MM-01". */
-export const monthStart = (d: Date) => `${d.toISOString().slice(0, 7)}-01`;
+export const monthStart = (d: Date) => utcDay(floorUtc(d, "month"));
 
 /** The day before a day, "YYYY-MM-DD". */
-export const previousDay = (day: string) => dayOf(new Date(parseDay(day).getTime() - DAY_MS));
+export const previousDay = (day: string) => utcDay(addUtc(parseDay(day), "day", -1));
 
 export type CostRow = { key: string | null; events: number; quantity: number; costMicros: bigint };
 

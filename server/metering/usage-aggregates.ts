@@ -1,12 +1,14 @@
 // Usage Summary and the time series: what the Billing & Usage page shows, computed by the database
 // in one grouping-sets query over a daily rollup (raw events only for search) plus one over the
 // adjustments. usage-answers.ts shapes the result into the API's answers.
+
 import { and, type SQL, sql } from "drizzle-orm";
 import type { Grouping } from "../../contract/usage-schemas";
+import { floorUtcSql } from "../../contract/utc-calendar";
 import { usageDaily, usageDailyCoarse, usageDailyMid, usageEvents } from "../db/schema";
 import type { Db } from "../platform/database";
 import type { Cycle } from "./cycles";
-import { readsRawEvents, type UsageFilters } from "./filters";
+import { GROUPING_UNIT, readsRawEvents, type UsageFilters } from "./filters";
 import {
   coarseFilter,
   dailyDims,
@@ -59,12 +61,10 @@ export type PageData = {
 export const ZERO: Sums = { events: 0, quantity: 0, costMicros: 0n };
 
 /** The first day of a row's bucket, in SQL, from a date expression (no bind parameters, so the
- * expression reads the same in GROUP BY and SELECT). Weeks start on Sunday: PostgreSQL's weeks
- * start on Monday, so the day is moved one day on before truncating and the result one day back. */
+ * expression reads the same in GROUP BY and SELECT); weeks from Sunday, as utc-calendar cuts them. */
 function bucketSql(day: string, grouping: Grouping): SQL {
   if (grouping === "daily") return sql.raw(day);
-  if (grouping === "weekly") return sql.raw(`(date_trunc('week', (${day} + 1)::timestamp)::date - 1)`);
-  return sql.raw(`date_trunc('month', (${day})::timestamp)::date`);
+  return sql.raw(`${floorUtcSql(`(${day})::timestamp`, GROUPING_UNIT[grouping])}::date`);
 }
 
 const EVENT_DAY = `(("usage_events"."occurred_at" at time zone 'UTC')::date)`;

@@ -1,10 +1,12 @@
 // The Billing & Usage page's answers (Usage Summary, the time series) shaped from the page data
 // the database computed once (usage-aggregates.ts): plain functions, no I/O.
+
 import { evalTypeGroup } from "../../contract/eval-types";
 import { formatUsdExact } from "../../contract/money";
 import type { Grouping, UsageSeries, UsageSummary } from "../../contract/usage-schemas";
+import { addUtc, dayStart, unitsSpanned, utcDay } from "../../contract/utc-calendar";
 import { type Cycle, cycleBounds } from "./cycles";
-import { bucketStart, bucketStarts, type CostRow, topByCost, topWorkspaces } from "./filters";
+import { bucketStart, bucketStarts, type CostRow, GROUPING_UNIT, topByCost, topWorkspaces } from "./filters";
 import {
   type BucketRow,
   type OperationRow,
@@ -130,19 +132,14 @@ export class SeriesTooLong extends Error {
   }
 }
 
-const DAY_MS = 86_400_000;
-
 /** How many buckets bucketStarts(first, last, grouping) has, by arithmetic (no list is built). */
 export function bucketCount(first: string, last: string, grouping: Grouping): number {
   if (last < first) return 0;
-  const a = bucketStart(first, grouping);
-  const b = bucketStart(last, grouping);
-  if (grouping === "monthly") {
-    const months = (s: string) => Number(s.slice(0, 4)) * 12 + Number(s.slice(5, 7)) - 1;
-    return months(b) - months(a) + 1;
-  }
-  const days = Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / DAY_MS);
-  return (grouping === "weekly" ? days / 7 : days) + 1;
+  return unitsSpanned(
+    dayStart(bucketStart(first, grouping)),
+    dayStart(bucketStart(last, grouping)),
+    GROUPING_UNIT[grouping],
+  );
 }
 
 /**
@@ -151,9 +148,7 @@ export function bucketCount(first: string, last: string, grouping: Grouping): nu
  */
 export function seriesLastDay(cycle: Cycle, grouping: Grouping, now = new Date()): string {
   const { end } = cycleBounds(cycle);
-  const last = end
-    ? new Date(end.getTime() - DAY_MS).toISOString().slice(0, 10)
-    : now.toISOString().slice(0, 10);
+  const last = end ? utcDay(addUtc(end, "day", -1)) : utcDay(now);
   const n = bucketCount(cycle.startDate, last, grouping);
   if (n > MAX_SERIES_BUCKETS) throw new SeriesTooLong(n, grouping);
   return last;

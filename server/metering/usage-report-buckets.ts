@@ -1,41 +1,25 @@
-// The report's buckets in UTC, by arithmetic: where a bucket starts, where the next one starts, and
-// how many a period spans (checked before any usage is read). Weeks start on Sunday and months on
-// the 1st, as the dashboard's series (filters.ts bucketStart).
+// The report's buckets in UTC (contract/utc-calendar, as the dashboard's series): where a bucket
+// starts, where the next one starts, and how many a period spans (checked before any usage is read).
 import type { BucketWidth } from "../../contract/usage-report";
+import { addUtc, type CalendarUnit, DAY_MS, floorUtc, unitsSpanned } from "../../contract/utc-calendar";
 
-const HOUR_MS = 3_600_000;
-const DAY_MS = 86_400_000;
+/** The calendar unit of each bucket width. */
+export const WIDTH_UNIT = {
+  "1h": "hour",
+  "1d": "day",
+  "1w": "week",
+  "1mo": "month",
+} as const satisfies Record<BucketWidth, CalendarUnit>;
 
 /** The start of the bucket holding instant `d`. */
-export function bucketFloor(d: Date, width: BucketWidth): Date {
-  const t = d.getTime();
-  if (width === "1h") return new Date(t - (((t % HOUR_MS) + HOUR_MS) % HOUR_MS));
-  const day = t - (((t % DAY_MS) + DAY_MS) % DAY_MS);
-  if (width === "1d") return new Date(day);
-  if (width === "1w") return new Date(day - new Date(day).getUTCDay() * DAY_MS);
-  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1));
-}
+export const bucketFloor = (d: Date, width: BucketWidth): Date => floorUtc(d, WIDTH_UNIT[width]);
 
 /** The start of the bucket after the one starting at `start`. */
-export function nextBucket(start: Date, width: BucketWidth): Date {
-  const t = start.getTime();
-  if (width === "1h") return new Date(t + HOUR_MS);
-  if (width === "1d") return new Date(t + DAY_MS);
-  if (width === "1w") return new Date(t + 7 * DAY_MS);
-  return new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1));
-}
+export const nextBucket = (start: Date, width: BucketWidth): Date => addUtc(start, WIDTH_UNIT[width]);
 
 /** How many buckets [start, end) touches (end after start). */
-export function bucketsSpanned(start: Date, end: Date, width: BucketWidth): number {
-  const first = bucketFloor(start, width);
-  const last = bucketFloor(new Date(end.getTime() - 1), width);
-  if (width === "1mo") {
-    const months = (d: Date) => d.getUTCFullYear() * 12 + d.getUTCMonth();
-    return months(last) - months(first) + 1;
-  }
-  const size = width === "1h" ? HOUR_MS : width === "1d" ? DAY_MS : 7 * DAY_MS;
-  return Math.round((last.getTime() - first.getTime()) / size) + 1;
-}
+export const bucketsSpanned = (start: Date, end: Date, width: BucketWidth): number =>
+  unitsSpanned(start, new Date(end.getTime() - 1), WIDTH_UNIT[width]);
 
 /** The default end of a period: now, rounded up to the next whole hour (1h) or UTC day. */
 export function defaultEnd(width: BucketWidth, now = new Date()): Date {

@@ -1,12 +1,14 @@
 // The report's one query: usage summed per bucket and group_by values, over the rollups the
 // dashboard reads (usage_daily_coarse, usage_daily) when they can answer, else over the raw events,
 // with the dashboard's filter SQL (usage-sql.ts), so both count exactly the same usage.
+
 import { and, eq, gte, lt, type SQL, sql } from "drizzle-orm";
 import type { BucketWidth, ReportGroupBy } from "../../contract/usage-report";
+import { floorUtcSql } from "../../contract/utc-calendar";
 import { evalRuns, usageDaily, usageDailyCoarse, usageDailyMid, usageEvents } from "../db/schema";
 import type { Db } from "../platform/database";
 import { readsRawEvents, type UsageFilters } from "./filters";
-import { isMidnight } from "./usage-report-buckets";
+import { isMidnight, WIDTH_UNIT } from "./usage-report-buckets";
 import {
   coarseFilter,
   dailyDims,
@@ -63,13 +65,7 @@ export function reportSource(q: ReportQuery): ReportSource {
 }
 
 /** The bucket's start as a UTC timestamp (no bind parameters: it reads the same in every clause). */
-function bucketSql(ts: string, width: BucketWidth): SQL {
-  if (width === "1h") return sql.raw(`date_trunc('hour', ${ts})`);
-  if (width === "1d") return sql.raw(`date_trunc('day', ${ts})`);
-  // PostgreSQL's weeks start on Monday: moved one day on before truncating, one day back after.
-  if (width === "1w") return sql.raw(`(date_trunc('week', ${ts} + interval '1 day') - interval '1 day')`);
-  return sql.raw(`date_trunc('month', ${ts})`);
-}
+const bucketSql = (ts: string, width: BucketWidth): SQL => sql.raw(floorUtcSql(ts, WIDTH_UNIT[width]));
 
 type Shape = {
   table: typeof usageEvents | typeof usageDaily | typeof usageDailyMid | typeof usageDailyCoarse;
