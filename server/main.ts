@@ -70,11 +70,14 @@ function fail(err: unknown): never {
 }
 
 /** ingest-key create|list|revoke: through the running server on PGlite, else on the database. */
-async function ingestKey(config: Config, cmd: IngestKeyCommand) {
+async function ingestKey(config: Config, cmd: IngestKeyCommand): Promise<number | undefined> {
   const opts = { apiUrl: config.apiPublicUrl, defaultName: DEFAULT_INGEST_KEY_NAME };
   const running = config.database.kind === "pglite" ? findRunningServer(config.database.dataDir) : null;
   try {
-    if (running) return await runIngestKeyCommand(cmd, serverBackend(running), opts);
+    if (running) {
+      await runIngestKeyCommand(cmd, serverBackend(running), opts);
+      return undefined;
+    }
     const product = await buildProduct(
       config,
       createLogger(config.logLevel === "info" ? "warn" : config.logLevel),
@@ -84,14 +87,63 @@ async function ingestKey(config: Config, cmd: IngestKeyCommand) {
     } finally {
       await product.close();
     }
+    return undefined;
   } catch (err) {
     if (!(err instanceof IngestKeyError)) throw err;
     console.error(err.message);
-    process.exitCode = 1;
+    return 1;
   }
 }
 
-const METERING_COMMANDS = ["usage"];
+type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/**
+ * A command of the command line: how its words are read (a refusal exits with status 2 before
+ * any configuration is loaded) and what it does with them; a number `run` answers is the exit status.
+ */
+type Command<T> = {
+  parse(args: readonly string[]): Parsed<T>;
+  run(config: Config, args: T): Promise<unknown>;
+};
+
+const command = <T>(c: Command<T>): Command<unknown> => c as Command<unknown>;
+const noArgs = (): Parsed<null> => ({ ok: true, value: null });
+
+/** Applies the migrations (opening the product does) and closes again. */
+async function migrate(config: Config) {
+  const product = await buildProduct(
+    config,
+    createLogger(config.logLevel === "info" ? "warn" : config.logLevel),
+  );
+  await product.close();
+  console.log("Migrations applied.");
+  return 0;
+}
+
+/** Every command, by its first word. */
+const COMMANDS: Record<string, Command<unknown>> = {
+  serve: command({ parse: noArgs, run: serve }),
+  migrate: command({ parse: noArgs, run: migrate }),
+  seed: command({ parse: parseSeedArgs, run: runSeed }),
+  "ingest-key": command({ parse: parseIngestKeyArgs, run: ingestKey }),
+  usage: command({
+    parse: (args) => {
+      const parsed = parseMeteringArgs("usage", args);
+      if (!parsed.ok) return parsed;
+      return parsed.value.kind === "import" ? { ok: true, value: parsed.value } : { ok: false, error: USAGE };
+    },
+    run: runUsageImport,
+  }),
+  ...Object.fromEntries(
+    OPERATOR_COMMANDS.map((name) => [
+      name,
+      command({
+        parse: (args) => parseOperatorCommand(name, args) ?? { ok: false, error: USAGE },
+        run: runOperator,
+      }),
+    ]),
+  ),
+};
 
 /** Refuses the command line: the reason on stderr, exit status 2. */
 function refuseArgs(message: string) {
@@ -99,48 +151,17 @@ function refuseArgs(message: string) {
   process.exitCode = 2;
 }
 
-async function run(command: string | undefined) {
-  if (!command || command === "help" || command === "--help") {
+async function run(name: string | undefined) {
+  if (!name || name === "help" || name === "--help") {
     console.log(USAGE);
     return;
   }
-  if (
-    !["serve", "migrate", "seed", "ingest-key", ...OPERATOR_COMMANDS, ...METERING_COMMANDS].includes(command)
-  ) {
-    return refuseArgs(`Unknown command "${command}".\n\n${USAGE}`);
-  }
-  const args = process.argv.slice(3);
-  const operatorArgs = parseOperatorCommand(command, args);
-  const seedArgs = command === "seed" ? parseSeedArgs(args) : null;
-  const metering = METERING_COMMANDS.includes(command) ? parseMeteringArgs(command, args) : null;
-  const ingestKeyArgs = command === "ingest-key" ? parseIngestKeyArgs(args) : null;
-  // At most one of them is parsed: the one of this command.
-  for (const parsed of [operatorArgs, seedArgs, metering, ingestKeyArgs])
-    if (parsed && !parsed.ok) return refuseArgs(parsed.error);
-  const config = loadConfig();
-  if (command === "serve") return serve(config);
-  if (ingestKeyArgs?.ok) return ingestKey(config, ingestKeyArgs.value);
-  if (operatorArgs?.ok) {
-    process.exitCode = await runOperator(config, operatorArgs.value);
-    return;
-  }
-  if (seedArgs?.ok) {
-    process.exitCode = await runSeed(config, seedArgs.value);
-    return;
-  }
-  if (metering?.ok && metering.value.kind === "import") {
-    process.exitCode = await runUsageImport(config, metering.value);
-    return;
-  }
-  const product = await buildProduct(
-    config,
-    createLogger(config.logLevel === "info" ? "warn" : config.logLevel),
-  );
-  try {
-    if (command === "migrate") console.log("Migrations applied.");
-  } finally {
-    await product.close();
-  }
+  const found = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!found) return refuseArgs(`Unknown command "${name}".\n\n${USAGE}`);
+  const parsed = found.parse(process.argv.slice(3));
+  if (!parsed.ok) return refuseArgs(parsed.error);
+  const status = await found.run(loadConfig(), parsed.value);
+  if (typeof status === "number") process.exitCode = status;
 }
 
 run(process.argv[2]).catch(fail);
