@@ -69,7 +69,7 @@ async function cycleGroups(
     groups = mergeGroups(groups, correctionGroups(organizationUuid, events, before, after));
     const tail = events.at(-1);
     if (!tail || events.length < RERATE_BATCH) break;
-    last = { at: tail.occurredAt.toISOString(), id: tail.usageEventUuid };
+    last = { at: tail.occurredKey, id: tail.usageEventUuid };
   }
   return groups.filter((g) => g.deltaMicros !== 0n);
 }

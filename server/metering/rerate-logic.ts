@@ -13,6 +13,11 @@ export type RatedEvent = {
   usageEventUuid: string;
   /** When it is billed (the row's occurred_at). */
   occurredAt: Date;
+  /**
+   * occurred_at exactly as the database holds it (microseconds; a Date keeps milliseconds): the
+   * key the update and the next page's keyset use, so no row is missed or read twice.
+   */
+  occurredKey: string;
   /** When it happened, for a late event (priced at that time); else null. */
   lateOccurredAt: Date | null;
   workspaceUuid: string | null;

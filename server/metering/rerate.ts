@@ -32,6 +32,7 @@ export type RerateTotals = { events: number; beforeMicros: bigint; afterMicros: 
 type Row = {
   usage_event_uuid: string;
   occurred_at: string | Date;
+  occurred_key: string;
   late_occurred_at: string | Date | null;
   workspace_uuid: string | null;
   operation: string;
@@ -49,6 +50,7 @@ type Row = {
 export const ratedEvent = (r: Row): RatedEvent => ({
   usageEventUuid: r.usage_event_uuid,
   occurredAt: new Date(r.occurred_at),
+  occurredKey: r.occurred_key,
   lateOccurredAt: r.late_occurred_at === null ? null : new Date(r.late_occurred_at),
   workspaceUuid: r.workspace_uuid,
   operation: r.operation,
@@ -64,7 +66,8 @@ export const ratedEvent = (r: Row): RatedEvent => ({
 });
 
 /** The columns re-rating reads, and the rule-priced rows only (price adjustments never move). */
-export const RATED_COLUMNS = sql.raw(`usage_event_uuid, occurred_at, late_occurred_at, workspace_uuid,
+export const RATED_COLUMNS = sql.raw(`usage_event_uuid, occurred_at, occurred_at::text as occurred_key,
+  late_occurred_at, workspace_uuid,
   operation, eval_type, modality, is_jailbreak, has_ground_truth, rule_metric, quantity,
   unit_price_micros, cost_micros, price_rule_uuid`);
 export const RULE_PRICED = sql.raw(
@@ -100,7 +103,7 @@ async function applyReprices(tx: Tx, organizationUuid: string, changes: readonly
        set unit_price_micros = p.unit_price_micros, cost_micros = p.unit_price_micros * u.quantity,
            price_rule_uuid = p.price_rule_uuid
       from unnest(${arrayLiteral(changes.map((c) => c.event.usageEventUuid))}::uuid[],
-                  ${arrayLiteral(changes.map((c) => c.event.occurredAt.toISOString()))}::timestamptz[],
+                  ${arrayLiteral(changes.map((c) => c.event.occurredKey))}::timestamptz[],
                   ${arrayLiteral(changes.map((c) => String(c.rule.unitPriceMicros)))}::bigint[],
                   ${arrayLiteral(changes.map((c) => c.rule.priceRuleUuid))}::uuid[])
         as p(usage_event_uuid, occurred_at, unit_price_micros, price_rule_uuid)
@@ -171,7 +174,7 @@ export async function reratePages(
     }
     const last = page.events.at(-1);
     if (!last || page.events.length < batch) break;
-    after = { at: last.occurredAt.toISOString(), id: last.usageEventUuid };
+    after = { at: last.occurredKey, id: last.usageEventUuid };
   }
   if (alertsChanged) noticeBudgetAlerts(db, organizationUuid);
   return totals;

@@ -31,6 +31,7 @@ const next = rule("2", { unitPriceMicros: 2_001n, validFrom: new Date("2026-10-1
 const event = (id: string, at: string, quantity: number, e: Partial<RatedEvent> = {}): RatedEvent => ({
   usageEventUuid: id,
   occurredAt: new Date(at),
+  occurredKey: at,
   lateOccurredAt: null,
   workspaceUuid: "ws-1",
   operation: "gen",
