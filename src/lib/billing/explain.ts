@@ -2,14 +2,8 @@
 // the API query for it, and the texts of its lines. Amounts are shown exact (sub-cent digits kept,
 // "$0.0375"), never rounded to cents, so the parts on screen add up to the total on screen.
 import { formatUnitPrice, toMicros } from "../../../contract/money";
-import {
-  EXPLAIN_LEVELS,
-  EXPLAIN_PAGE_SIZE,
-  type ExplainLevel,
-  type ExplainLine,
-  type ExplainNode,
-  type UsageExplain,
-} from "../../../contract/usage-explain";
+import type { ExplainLine, ExplainNode, UsageExplain } from "../../../contract/usage-explain";
+import { EXPLAIN_LEVELS, EXPLAIN_PAGE_SIZE, type ExplainLevel } from "../../../contract/usage-explain-query";
 
 /** The address's parameters of the drill-down (the page's own are in view-url.ts). */
 const KEY = {

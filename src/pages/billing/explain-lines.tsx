@@ -8,11 +8,11 @@ import { arithmeticText, formatExact, lineTitle } from "../../lib/billing/explai
 
 const NUMBERS = { fontVariantNumeric: "tabular-nums" } as const;
 
-function Rule({ line }: { line: ExplainLine }) {
+function Rule({ line, compact }: { line: ExplainLine; compact: boolean }) {
   const title = lineTitle(line);
   return (
     <Flex gap={8} wrap align="baseline">
-      {line.price_rule_uuid ? (
+      {line.price_rule_uuid && !compact ? (
         <Tooltip title={`Price rule ${line.price_rule_uuid}, version ${line.price_rule_version ?? 1}`}>
           <Typography.Text type="secondary" copyable={{ text: line.price_rule_uuid }}>
             {title}
@@ -42,14 +42,26 @@ function Other({ line }: { line: ExplainLine }) {
       <Tag color={line.kind === "unitemized" ? "default" : "gold"} style={{ marginInlineEnd: 0 }}>
         {lineTitle(line)}
       </Tag>
-      <Typography.Text type="secondary">{note}</Typography.Text>
       <Typography.Text style={NUMBERS}>{formatExact(line.cost)}</Typography.Text>
+      <Typography.Text type="secondary">{note}</Typography.Text>
     </Flex>
   );
 }
 
-/** Lines as a compact list; `testId` marks each line's cost for the checks that add them up. */
-export function ExplainLines({ lines, testId }: { lines: readonly ExplainLine[]; testId?: string }) {
+/**
+ * Lines as a list; `testId` marks each line for the checks that add them up. `compact` (a table of
+ * parts, up to a page of them) leaves out the rule's copy button and tooltip: hundreds of those
+ * made a page of parts take seconds to draw.
+ */
+export function ExplainLines({
+  lines,
+  testId,
+  compact = false,
+}: {
+  lines: readonly ExplainLine[];
+  testId?: string;
+  compact?: boolean;
+}) {
   if (!lines.length) return <Typography.Text type="secondary">No usage</Typography.Text>;
   return (
     <Flex vertical gap={2}>
@@ -61,7 +73,7 @@ export function ExplainLines({ lines, testId }: { lines: readonly ExplainLine[];
           data-testid={testId}
           data-cost={line.cost}
         >
-          {line.kind === "rule" ? <Rule line={line} /> : <Other line={line} />}
+          {line.kind === "rule" ? <Rule line={line} compact={compact} /> : <Other line={line} />}
         </div>
       ))}
     </Flex>

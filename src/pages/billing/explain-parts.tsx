@@ -2,15 +2,10 @@
 // down a level) with its lines and its cost, rows for the parts on other pages, and a footer that
 // adds the rows up beside the node's total.
 import { CheckCircleFilled, WarningFilled } from "@ant-design/icons";
-import { Button, Empty, Flex, Table, Typography } from "antd";
+import { Button, Empty, Flex, Pagination, Table, Typography } from "antd";
 import type { ReactNode } from "react";
-import {
-  EXPLAIN_PAGE_SIZE,
-  type ExplainLevel,
-  type ExplainNode,
-  type ExplainPart,
-  type UsageExplain,
-} from "../../../contract/usage-explain";
+import type { ExplainNode, ExplainPart, UsageExplain } from "../../../contract/usage-explain";
+import { EXPLAIN_PAGE_SIZE, type ExplainLevel } from "../../../contract/usage-explain-query";
 import { formatUtcDateTime } from "../../lib/billing/dates";
 import { formatExact, partsCheck } from "../../lib/billing/explain";
 import { ExplainLines } from "./explain-lines";
@@ -71,7 +66,13 @@ export function ExplainParts({
         {part.node ? (
           <Button
             type="link"
-            style={{ padding: 0, height: "auto", textAlign: "left", whiteSpace: "normal" }}
+            style={{
+              padding: 0,
+              height: "auto",
+              textAlign: "left",
+              whiteSpace: "normal",
+              alignSelf: "flex-start",
+            }}
             onClick={(e) => {
               e.stopPropagation();
               if (part.node) onOpen(part.node);
@@ -92,95 +93,100 @@ export function ExplainParts({
   };
 
   return (
-    <Table<Row>
-      size="small"
-      rowKey="key"
-      data-testid="explain-parts"
-      loading={loading}
-      dataSource={rows}
-      locale={{
-        emptyText: (
-          <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description="No usage here in this billing period" />
-        ),
-      }}
-      onRow={(row) =>
-        ({
-          "data-testid": row.kind === "part" ? "explain-part" : `explain-${row.kind}`,
-          style: row.kind === "part" && row.part.node ? { cursor: "pointer" } : undefined,
-          onClick: () => {
-            if (row.kind === "part" && row.part.node) onOpen(row.part.node);
-          },
-        }) as React.HTMLAttributes<HTMLElement>
-      }
-      pagination={
-        answer.parts_count > EXPLAIN_PAGE_SIZE
-          ? {
-              current: answer.page,
-              pageSize: EXPLAIN_PAGE_SIZE,
-              total: answer.parts_count,
-              showSizeChanger: false,
-              onChange: onPage,
-              size: "small",
-            }
-          : false
-      }
-      columns={[
-        { key: "name", title, render: (_, row) => name(row) },
-        {
-          key: "lines",
-          title: "Rule × quantity = cost",
-          render: (_, row) =>
-            row.kind === "part" ? (
-              <ExplainLines lines={row.part.lines} />
-            ) : (
-              <Typography.Text type="secondary">Summed</Typography.Text>
-            ),
-        },
-        {
-          key: "events",
-          title: "Events",
-          align: "right",
-          render: (_, row) =>
-            row.kind === "part" ? (
-              <span style={NUMBERS}>{row.part.events.toLocaleString("en-US")}</span>
-            ) : null,
-        },
-        {
-          key: "cost",
-          title: "Cost",
-          align: "right",
-          render: (_, row) => (
-            <span style={NUMBERS} data-testid="explain-part-cost">
-              {formatExact(row.kind === "part" ? row.part.cost : row.cost)}
-            </span>
+    <>
+      <Table<Row>
+        size="small"
+        rowKey="key"
+        data-testid="explain-parts"
+        loading={loading}
+        dataSource={rows}
+        locale={{
+          emptyText: (
+            <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description="No usage here in this billing period" />
           ),
-        },
-      ]}
-      summary={() =>
-        rows.length ? (
-          <Table.Summary.Row>
-            <Table.Summary.Cell index={0} colSpan={3}>
-              <Flex gap={8} align="center">
-                {check.equal ? (
-                  <CheckCircleFilled style={{ color: "#49aa19" }} aria-hidden />
-                ) : (
-                  <WarningFilled style={{ color: "#d89614" }} aria-hidden />
-                )}
-                <Typography.Text strong>
-                  {check.equal
-                    ? `Sum of the ${plural(answer.parts_count, "part")} = ${answer.label}`
-                    : "The parts do not add up to the total"}
+        }}
+        onRow={(row) =>
+          ({
+            "data-testid": row.kind === "part" ? "explain-part" : `explain-${row.kind}`,
+            style: row.kind === "part" && row.part.node ? { cursor: "pointer" } : undefined,
+            onClick: () => {
+              if (row.kind === "part" && row.part.node) onOpen(row.part.node);
+            },
+          }) as React.HTMLAttributes<HTMLElement>
+        }
+        // Paged by the server; the rows for the other pages' parts come on top of a page, so antd
+        // must not cut the rows to a page size of its own: the pager is below the table.
+        pagination={false}
+        columns={[
+          { key: "name", title, render: (_, row) => name(row) },
+          {
+            key: "lines",
+            title: "Rule × quantity = cost",
+            render: (_, row) =>
+              row.kind === "part" ? (
+                <ExplainLines lines={row.part.lines} compact />
+              ) : (
+                <Typography.Text type="secondary">Summed</Typography.Text>
+              ),
+          },
+          {
+            key: "events",
+            title: "Events",
+            align: "right",
+            render: (_, row) =>
+              row.kind === "part" ? (
+                <span style={NUMBERS}>{row.part.events.toLocaleString("en-US")}</span>
+              ) : null,
+          },
+          {
+            key: "cost",
+            title: "Cost",
+            align: "right",
+            render: (_, row) => (
+              <span style={NUMBERS} data-testid="explain-part-cost">
+                {formatExact(row.kind === "part" ? row.part.cost : row.cost)}
+              </span>
+            ),
+          },
+        ]}
+        summary={() =>
+          rows.length ? (
+            <Table.Summary.Row>
+              <Table.Summary.Cell index={0} colSpan={3}>
+                <Flex gap={8} align="center">
+                  {check.equal ? (
+                    <CheckCircleFilled style={{ color: "#49aa19" }} aria-hidden />
+                  ) : (
+                    <WarningFilled style={{ color: "#d89614" }} aria-hidden />
+                  )}
+                  <Typography.Text strong>
+                    {check.equal
+                      ? `Sum of the ${plural(answer.parts_count, "part")} = ${answer.label}`
+                      : "The parts do not add up to the total"}
+                  </Typography.Text>
+                </Flex>
+              </Table.Summary.Cell>
+              <Table.Summary.Cell index={1} align="right">
+                <Typography.Text strong style={NUMBERS} data-testid="explain-parts-sum">
+                  {formatExact(check.sum)}
                 </Typography.Text>
-              </Flex>
-            </Table.Summary.Cell>
-            <Table.Summary.Cell index={1} align="right">
-              <Typography.Text strong style={NUMBERS} data-testid="explain-parts-sum">
-                {formatExact(check.sum)}
-              </Typography.Text>
-            </Table.Summary.Cell>
-          </Table.Summary.Row>
-        ) : null
-      }
-    />
+              </Table.Summary.Cell>
+            </Table.Summary.Row>
+          ) : null
+        }
+      />
+      {answer.parts_count > EXPLAIN_PAGE_SIZE ? (
+        <Flex justify="flex-end" style={{ marginTop: 12 }}>
+          <Pagination
+            size="small"
+            current={answer.page}
+            pageSize={EXPLAIN_PAGE_SIZE}
+            total={answer.parts_count}
+            showSizeChanger={false}
+            onChange={onPage}
+          />
+        </Flex>
+      ) : null}
+    </>
   );
 }
