@@ -3,7 +3,7 @@
 // one opens from it). Dates are UTC days; a cycle's end is exclusive.
 import { useModalForm, useTable } from "@refinedev/antd";
 import { CanAccess, type HttpError } from "@refinedev/core";
-import { Alert, Button, Card, Checkbox, DatePicker, Empty, Flex, Form, Table, Tag, Typography } from "antd";
+import { Button, Card, Checkbox, DatePicker, Flex, Form, Tag, Typography } from "antd";
 import { formatMoney } from "../../../contract/money";
 import { formatUtcDate } from "../../lib/billing/dates";
 import {
@@ -14,6 +14,7 @@ import {
   openCycleBody,
 } from "../../lib/operator";
 import { operatorBillingCycles as resource } from "../../resources/operator-billing";
+import { QueryTable } from "../feedback/query-table";
 import { RefetchButton } from "../refetch-button";
 import { OperatorFormModal } from "./operator-form-modal";
 
@@ -90,53 +91,39 @@ export function BillingCyclesCard({ organizationId }: Props) {
         </Flex>
       }
     >
-      {tableQuery.isError ? (
-        <Alert
-          type="error"
-          showIcon
-          message="The billing cycles could not be loaded."
-          description={tableQuery.error?.message}
-          action={<Typography.Link onClick={() => tableQuery.refetch()}>Retry</Typography.Link>}
-        />
-      ) : (
-        <Table<OperatorBillingCycle>
-          {...tableProps}
-          rowKey="billing_cycle_uuid"
-          size="middle"
-          pagination={false}
-          scroll={{ x: 640 }}
-          locale={{
-            emptyText: loading ? (
-              " "
-            ) : (
-              <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description="No billing cycles yet" />
-            ),
-          }}
-          columns={[
-            {
-              title: "Period",
-              key: "period",
-              render: (_, c) => cyclePeriod(c),
-            },
-            {
-              title: "Status",
-              dataIndex: "status",
-              key: "status",
-              width: 110,
-              render: (status: OperatorBillingCycle["status"]) =>
-                status === "open" ? <Tag color="success">Open</Tag> : <Tag>Closed</Tag>,
-            },
-            {
-              title: "Paid",
-              dataIndex: "paid_usd",
-              key: "paid_usd",
-              width: 140,
-              align: "right",
-              render: (paid: string) => formatMoney(paid),
-            },
-          ]}
-        />
-      )}
+      <QueryTable<OperatorBillingCycle>
+        query={tableQuery}
+        failed="The billing cycles could not be loaded."
+        empty="No billing cycles yet"
+        {...tableProps}
+        rowKey="billing_cycle_uuid"
+        size="middle"
+        pagination={false}
+        scroll={{ x: 640 }}
+        columns={[
+          {
+            title: "Period",
+            key: "period",
+            render: (_, c) => cyclePeriod(c),
+          },
+          {
+            title: "Status",
+            dataIndex: "status",
+            key: "status",
+            width: 110,
+            render: (status: OperatorBillingCycle["status"]) =>
+              status === "open" ? <Tag color="success">Open</Tag> : <Tag>Closed</Tag>,
+          },
+          {
+            title: "Paid",
+            dataIndex: "paid_usd",
+            key: "paid_usd",
+            width: 140,
+            align: "right",
+            render: (paid: string) => formatMoney(paid),
+          },
+        ]}
+      />
       <OperatorFormModal
         modal={openModal}
         name="open-cycle"

@@ -3,7 +3,7 @@
 // open one by default). A payment changes its cycle's paid amount, so the cycles are read again.
 import { useModalForm, useSelect, useTable } from "@refinedev/antd";
 import { CanAccess, type HttpError, useInvalidate } from "@refinedev/core";
-import { Alert, Button, Card, Empty, Flex, Form, Input, Select, Table, Tag, Typography } from "antd";
+import { Button, Card, Flex, Form, Input, Select, Tag } from "antd";
 import { formatMoney, toMicros } from "../../../contract/money";
 import { formatUtcDateTime } from "../../lib/billing/dates";
 import {
@@ -14,6 +14,7 @@ import {
   SIGNED_USD_PATTERN,
 } from "../../lib/operator";
 import { operatorBillingCycles, operatorPayments as resource } from "../../resources/operator-billing";
+import { QueryTable } from "../feedback/query-table";
 import { RefetchButton } from "../refetch-button";
 import { OperatorFormModal } from "./operator-form-modal";
 
@@ -56,7 +57,6 @@ export function PaymentsCard({ organizationId }: Props) {
   const cycles = cyclesQuery.data?.data ?? [];
   const periods = new Map(cycles.map((c) => [c.billing_cycle_uuid, cyclePeriod(c)]));
   const openCycle = cycles.find((c) => c.status === "open");
-  const loading = tableQuery.isLoading;
 
   return (
     <Card
@@ -72,66 +72,52 @@ export function PaymentsCard({ organizationId }: Props) {
         </Flex>
       }
     >
-      {tableQuery.isError ? (
-        <Alert
-          type="error"
-          showIcon
-          message="The payments could not be loaded."
-          description={tableQuery.error?.message}
-          action={<Typography.Link onClick={() => tableQuery.refetch()}>Retry</Typography.Link>}
-        />
-      ) : (
-        <Table<Payment>
-          {...tableProps}
-          rowKey="payment_uuid"
-          size="middle"
-          scroll={{ x: 720 }}
-          pagination={{ ...tableProps.pagination, showSizeChanger: false, hideOnSinglePage: true }}
-          locale={{
-            emptyText: loading ? (
-              " "
-            ) : (
-              <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description="No payments recorded" />
+      <QueryTable<Payment>
+        query={tableQuery}
+        failed="The payments could not be loaded."
+        empty="No payments recorded"
+        {...tableProps}
+        rowKey="payment_uuid"
+        size="middle"
+        scroll={{ x: 720 }}
+        pagination={{ ...tableProps.pagination, showSizeChanger: false, hideOnSinglePage: true }}
+        columns={[
+          {
+            title: "Recorded",
+            dataIndex: "created_at",
+            key: "created_at",
+            width: 200,
+            render: (at: string) => formatUtcDateTime(at),
+          },
+          {
+            title: "Amount",
+            dataIndex: "amount_usd",
+            key: "amount_usd",
+            width: 160,
+            align: "right",
+            render: (amount: string) => (
+              <Flex gap={6} justify="flex-end" align="center">
+                {toMicros(amount) < 0n ? <Tag color="warning">Refund</Tag> : null}
+                {formatMoney(amount)}
+              </Flex>
             ),
-          }}
-          columns={[
-            {
-              title: "Recorded",
-              dataIndex: "created_at",
-              key: "created_at",
-              width: 200,
-              render: (at: string) => formatUtcDateTime(at),
-            },
-            {
-              title: "Amount",
-              dataIndex: "amount_usd",
-              key: "amount_usd",
-              width: 160,
-              align: "right",
-              render: (amount: string) => (
-                <Flex gap={6} justify="flex-end" align="center">
-                  {toMicros(amount) < 0n ? <Tag color="warning">Refund</Tag> : null}
-                  {formatMoney(amount)}
-                </Flex>
-              ),
-            },
-            {
-              title: "Billing cycle",
-              dataIndex: "billing_cycle_uuid",
-              key: "billing_cycle_uuid",
-              width: 240,
-              render: (uuid: string) => periods.get(uuid) ?? (cyclesQuery.isLoading ? "…" : uuid),
-            },
-            {
-              title: "Note",
-              dataIndex: "note",
-              key: "note",
-              ellipsis: true,
-              render: (note: string | null) => note || "—",
-            },
-          ]}
-        />
-      )}
+          },
+          {
+            title: "Billing cycle",
+            dataIndex: "billing_cycle_uuid",
+            key: "billing_cycle_uuid",
+            width: 240,
+            render: (uuid: string) => periods.get(uuid) ?? (cyclesQuery.isLoading ? "…" : uuid),
+          },
+          {
+            title: "Note",
+            dataIndex: "note",
+            key: "note",
+            ellipsis: true,
+            render: (note: string | null) => note || "—",
+          },
+        ]}
+      />
       <OperatorFormModal
         modal={modal}
         name="payment"

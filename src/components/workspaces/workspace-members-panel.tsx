@@ -4,7 +4,7 @@
 import { UserAddOutlined } from "@ant-design/icons";
 import { DeleteButton, useSelect, useTable } from "@refinedev/antd";
 import { CanAccess, type HttpError, useCan, useCreate, useInvalidate } from "@refinedev/core";
-import { Alert, Button, Card, Flex, Select, Table, Tag } from "antd";
+import { Button, Card, Flex, Select, Tag } from "antd";
 import { useMemo, useState } from "react";
 import {
   memberCandidates,
@@ -16,6 +16,7 @@ import {
 import { workspaceMemberCandidates } from "../../resources/workspace-member-candidates";
 import { workspaceMembers as resource } from "../../resources/workspace-members";
 import { workspaces } from "../../resources/workspaces";
+import { QueryTable } from "../feedback/query-table";
 import { failureToast } from "./notifications";
 
 type Props = { workspaceId: string };
@@ -101,56 +102,49 @@ export function WorkspaceMembersPanel({ workspaceId }: Props) {
           </Button>
         </Flex>
       </CanAccess>
-      {tableQuery.isError ? (
-        <Alert
-          type="error"
-          showIcon
-          message="Members could not be loaded."
-          description={tableQuery.error?.message}
-        />
-      ) : (
-        <Table<WorkspaceMember>
-          {...tableProps}
-          rowKey="email"
-          size="middle"
-          locale={{ emptyText: "No members yet" }}
-          columns={[
-            { title: "Email", dataIndex: "email", key: "email" },
-            {
-              title: "Role",
-              dataIndex: "role",
-              key: "role",
-              render: (role: string | null | undefined) => <Tag>{memberRoleLabel(role)}</Tag>,
-            },
-            ...(mayRemove?.can
-              ? [
-                  {
-                    title: "Actions",
-                    key: "actions",
-                    width: 120,
-                    render: (_: unknown, member: WorkspaceMember) => (
-                      <DeleteButton
-                        resource={resource.name}
-                        recordItemId={member.email}
-                        meta={meta}
-                        type="text"
-                        aria-label={`Remove ${member.email}`}
-                        confirmTitle={`Remove ${member.email} from this workspace?`}
-                        confirmOkText="Remove"
-                        confirmCancelText="Cancel"
-                        successNotification={false}
-                        errorNotification={failureToast("Failed to remove member. Please try again.")}
-                        onSuccess={refreshCounts}
-                      >
-                        Remove
-                      </DeleteButton>
-                    ),
-                  },
-                ]
-              : []),
-          ]}
-        />
-      )}
+      <QueryTable<WorkspaceMember>
+        query={tableQuery}
+        failed="Members could not be loaded."
+        empty="No members yet"
+        {...tableProps}
+        rowKey="email"
+        size="middle"
+        columns={[
+          { title: "Email", dataIndex: "email", key: "email" },
+          {
+            title: "Role",
+            dataIndex: "role",
+            key: "role",
+            render: (role: string | null | undefined) => <Tag>{memberRoleLabel(role)}</Tag>,
+          },
+          ...(mayRemove?.can
+            ? [
+                {
+                  title: "Actions",
+                  key: "actions",
+                  width: 120,
+                  render: (_: unknown, member: WorkspaceMember) => (
+                    <DeleteButton
+                      resource={resource.name}
+                      recordItemId={member.email}
+                      meta={meta}
+                      type="text"
+                      aria-label={`Remove ${member.email}`}
+                      confirmTitle={`Remove ${member.email} from this workspace?`}
+                      confirmOkText="Remove"
+                      confirmCancelText="Cancel"
+                      successNotification={false}
+                      errorNotification={failureToast("Failed to remove member. Please try again.")}
+                      onSuccess={refreshCounts}
+                    >
+                      Remove
+                    </DeleteButton>
+                  ),
+                },
+              ]
+            : []),
+        ]}
+      />
     </Card>
   );
 }

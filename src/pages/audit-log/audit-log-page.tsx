@@ -3,10 +3,11 @@
 // here: the resource's access declaration guards the route and hides the sider entry.
 import { useTable } from "@refinedev/antd";
 import type { HttpError } from "@refinedev/core";
-import { Alert, Card, Empty, Flex, Table, Tag, Tooltip, Typography } from "antd";
+import { Card, Empty, Flex, Tag, Tooltip, Typography } from "antd";
 import { useState } from "react";
 import { AuditExportButton } from "../../components/audit-log/audit-export-button";
 import { AuditFilterBar } from "../../components/audit-log/audit-filter-bar";
+import { QueryTable } from "../../components/feedback/query-table";
 import { PageList } from "../../components/layout/page-list";
 import {
   type AuditEntry,
@@ -54,86 +55,77 @@ export function AuditLogPage() {
         <Card size="small">
           <AuditFilterBar onApply={apply} />
         </Card>
-        {tableQuery.isError ? (
-          <Alert
-            type="error"
-            showIcon
-            message="The audit log could not be loaded."
-            description={tableQuery.error?.message}
-          />
-        ) : (
-          <Table<AuditEntry>
-            {...tableProps}
-            rowKey="audit_entry_id"
-            size="middle"
-            scroll={{ x: 900 }}
-            pagination={{ ...tableProps.pagination, showSizeChanger: false, position: ["bottomRight"] }}
-            locale={{
-              emptyText: (
-                <Empty
-                  image={Empty.PRESENTED_IMAGE_SIMPLE}
-                  description="No audit log entries match these filters"
-                />
-              ),
-            }}
-            columns={[
-              {
-                title: "Time",
-                dataIndex: "at",
-                key: "at",
-                width: 190,
-                render: (at: string) => formatAuditTime(at),
-              },
-              {
-                title: "Action",
-                dataIndex: "action",
-                key: "action",
-                render: (action: string) => (
-                  <Tooltip title={actionMeaning(action)}>
-                    <Flex vertical>
-                      <span>{actionLabel(action)}</span>
-                      <Typography.Text type="secondary" code style={{ fontSize: 12 }}>
-                        {action}
-                      </Typography.Text>
-                    </Flex>
-                  </Tooltip>
-                ),
-              },
-              {
-                title: "Actor",
-                key: "actor",
-                render: (_: unknown, e: AuditEntry) => (
-                  <Flex vertical gap={2}>
-                    <span>{e.actor_email ?? "Command line"}</span>
-                    <Flex gap={4} wrap>
-                      <Tag>{sourceLabel(e.source)}</Tag>
-                      {e.impersonator_user_id ? (
-                        <Tag color="orange">Impersonated by {e.impersonator_user_id}</Tag>
-                      ) : null}
-                    </Flex>
-                  </Flex>
-                ),
-              },
-              {
-                title: "Target",
-                key: "target",
-                render: (_: unknown, e: AuditEntry) => (
-                  <Flex vertical gap={2}>
-                    <span>{e.target_label ?? e.target_id}</span>
-                    <Typography.Text type="secondary" style={{ fontSize: 12 }}>
-                      {targetTypeLabel(e.target_type)} · {e.target_id}
+        <QueryTable<AuditEntry>
+          query={tableQuery}
+          failed="The audit log could not be loaded."
+          empty={
+            <Empty
+              image={Empty.PRESENTED_IMAGE_SIMPLE}
+              description="No audit log entries match these filters"
+            />
+          }
+          {...tableProps}
+          rowKey="audit_entry_id"
+          size="middle"
+          scroll={{ x: 900 }}
+          pagination={{ ...tableProps.pagination, showSizeChanger: false, position: ["bottomRight"] }}
+          columns={[
+            {
+              title: "Time",
+              dataIndex: "at",
+              key: "at",
+              width: 190,
+              render: (at: string) => formatAuditTime(at),
+            },
+            {
+              title: "Action",
+              dataIndex: "action",
+              key: "action",
+              render: (action: string) => (
+                <Tooltip title={actionMeaning(action)}>
+                  <Flex vertical>
+                    <span>{actionLabel(action)}</span>
+                    <Typography.Text type="secondary" code style={{ fontSize: 12 }}>
+                      {action}
                     </Typography.Text>
                   </Flex>
-                ),
-              },
-              {
-                title: "Change",
-                key: "change",
-                render: (_: unknown, e: AuditEntry) => changeSummary(e) || "—",
-              },
-            ]}
-          />
-        )}
+                </Tooltip>
+              ),
+            },
+            {
+              title: "Actor",
+              key: "actor",
+              render: (_: unknown, e: AuditEntry) => (
+                <Flex vertical gap={2}>
+                  <span>{e.actor_email ?? "Command line"}</span>
+                  <Flex gap={4} wrap>
+                    <Tag>{sourceLabel(e.source)}</Tag>
+                    {e.impersonator_user_id ? (
+                      <Tag color="orange">Impersonated by {e.impersonator_user_id}</Tag>
+                    ) : null}
+                  </Flex>
+                </Flex>
+              ),
+            },
+            {
+              title: "Target",
+              key: "target",
+              render: (_: unknown, e: AuditEntry) => (
+                <Flex vertical gap={2}>
+                  <span>{e.target_label ?? e.target_id}</span>
+                  <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+                    {targetTypeLabel(e.target_type)} · {e.target_id}
+                  </Typography.Text>
+                </Flex>
+              ),
+            },
+            {
+              title: "Change",
+              key: "change",
+              render: (_: unknown, e: AuditEntry) => changeSummary(e) || "—",
+            },
+          ]}
+        />
       </Flex>
     </PageList>
   );

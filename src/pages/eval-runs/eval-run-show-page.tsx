@@ -4,12 +4,13 @@
 import { ArrowLeftOutlined } from "@ant-design/icons";
 import { useTable } from "@refinedev/antd";
 import { type HttpError, useLink, useNavigation, useShow } from "@refinedev/core";
-import { Alert, Card, Descriptions, Empty, Flex, Statistic, Table, Typography } from "antd";
+import { Card, Descriptions, Empty, Flex, Statistic, Table, Typography } from "antd";
 import { useSearchParams } from "react-router";
 import type { EvalRunDetail, EvalRunOperation } from "../../../contract/eval-runs";
 import { evalTypeLabel } from "../../../contract/eval-types";
 import { formatMoney } from "../../../contract/money";
 import type { UsageRecord } from "../../../contract/usage-schemas";
+import { QueryTable } from "../../components/feedback/query-table";
 import { PageShow } from "../../components/layout/page-show";
 import { recordFallback } from "../../components/layout/record-fallback";
 import { formatUtcDateTime } from "../../lib/billing/dates";
@@ -37,69 +38,62 @@ function RunEvents({ run, cycle }: { run: string; cycle: string }) {
   });
   return (
     <Card title="Events" data-testid="eval-run-events">
-      {tableQuery.isError ? (
-        <Alert type="error" showIcon message="The run's events could not be loaded." />
-      ) : (
-        <Table<UsageRecord>
-          {...tableProps}
-          rowKey="usage_event_uuid"
-          size="middle"
-          scroll={{ x: 900 }}
-          pagination={{
-            ...tableProps.pagination,
-            showSizeChanger: false,
-            showTotal: (total) => `${total} event${total === 1 ? "" : "s"}`,
-          }}
-          locale={{
-            emptyText: (
-              <Empty
-                image={Empty.PRESENTED_IMAGE_SIMPLE}
-                description="No events in this billing period yet"
-              />
-            ),
-          }}
-          columns={[
-            {
-              title: "Date",
-              dataIndex: "date",
-              key: "date",
-              width: 190,
-              sorter: true,
-              defaultSortOrder: "ascend",
-              render: (d: string) => formatUtcDateTime(d),
-            },
-            {
-              title: "Operation",
-              dataIndex: "operation",
-              key: "operation",
-              render: (op: string) => operationLabel(op),
-            },
-            {
-              title: "Created By",
-              dataIndex: "created_by",
-              key: "created_by",
-              render: (v: string | null) => orDash(v),
-            },
-            { title: "Quantity", dataIndex: "quantity", key: "quantity", align: "right", sorter: true },
-            {
-              title: "Unit Price",
-              dataIndex: "unit_price",
-              key: "unit_price",
-              align: "right",
-              render: (v: string) => exactMoney(v),
-            },
-            {
-              title: "Cost",
-              dataIndex: "cost",
-              key: "cost",
-              align: "right",
-              sorter: true,
-              render: (v: string) => <span data-testid="event-cost">{exactMoney(v)}</span>,
-            },
-            { title: "Note", dataIndex: "notes", key: "notes", render: (v: string | null) => orDash(v) },
-          ]}
-        />
-      )}
+      <QueryTable<UsageRecord>
+        query={tableQuery}
+        failed="The run's events could not be loaded."
+        empty={
+          <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description="No events in this billing period yet" />
+        }
+        {...tableProps}
+        rowKey="usage_event_uuid"
+        size="middle"
+        scroll={{ x: 900 }}
+        pagination={{
+          ...tableProps.pagination,
+          showSizeChanger: false,
+          showTotal: (total) => `${total} event${total === 1 ? "" : "s"}`,
+        }}
+        columns={[
+          {
+            title: "Date",
+            dataIndex: "date",
+            key: "date",
+            width: 190,
+            sorter: true,
+            defaultSortOrder: "ascend",
+            render: (d: string) => formatUtcDateTime(d),
+          },
+          {
+            title: "Operation",
+            dataIndex: "operation",
+            key: "operation",
+            render: (op: string) => operationLabel(op),
+          },
+          {
+            title: "Created By",
+            dataIndex: "created_by",
+            key: "created_by",
+            render: (v: string | null) => orDash(v),
+          },
+          { title: "Quantity", dataIndex: "quantity", key: "quantity", align: "right", sorter: true },
+          {
+            title: "Unit Price",
+            dataIndex: "unit_price",
+            key: "unit_price",
+            align: "right",
+            render: (v: string) => exactMoney(v),
+          },
+          {
+            title: "Cost",
+            dataIndex: "cost",
+            key: "cost",
+            align: "right",
+            sorter: true,
+            render: (v: string) => <span data-testid="event-cost">{exactMoney(v)}</span>,
+          },
+          { title: "Note", dataIndex: "notes", key: "notes", render: (v: string | null) => orDash(v) },
+        ]}
+      />
     </Card>
   );
 }

@@ -2,11 +2,12 @@
 // searched and filtered by the server (GET /v1/eval-runs); each run opens its own page.
 import { useTable } from "@refinedev/antd";
 import { type CrudFilter, type HttpError, useLink } from "@refinedev/core";
-import { Alert, Empty, Flex, Select, Table, Typography } from "antd";
+import { Empty, Flex, Select, Typography } from "antd";
 import { useMemo, useState } from "react";
 import { EVAL_RUN_PAGE_SIZE, type EvalRun } from "../../../contract/eval-runs";
 import { evalTypeLabel } from "../../../contract/eval-types";
 import { formatMoney } from "../../../contract/money";
+import { QueryTable } from "../../components/feedback/query-table";
 import { PageList } from "../../components/layout/page-list";
 import { SearchBox } from "../../components/search-box";
 import { formatUtcDateTime, periodLabel } from "../../lib/billing/dates";
@@ -96,105 +97,93 @@ export function EvalRunsListPage() {
             options={cycleOptions}
           />
         </Flex>
-        {tableQuery.isError ? (
-          <Alert
-            type="error"
-            showIcon
-            message="The eval runs could not be loaded."
-            description={tableQuery.error?.message}
-            action={<Typography.Link onClick={() => tableQuery.refetch()}>Retry</Typography.Link>}
-          />
-        ) : (
-          <Table<EvalRun>
-            {...tableProps}
-            rowKey="eval_run_uuid"
-            size="middle"
-            scroll={{ x: 940 }}
-            pagination={{
-              ...tableProps.pagination,
-              showSizeChanger: false,
-              position: ["bottomRight"],
-              showTotal: (total) => `${total} run${total === 1 ? "" : "s"}`,
-            }}
-            locale={{
-              emptyText: (
-                <Empty
-                  image={Empty.PRESENTED_IMAGE_SIMPLE}
-                  description={
-                    searching
-                      ? `No eval runs match "${choice.search}"`
-                      : "No eval runs in this billing period"
-                  }
-                />
+        <QueryTable<EvalRun>
+          query={tableQuery}
+          failed="The eval runs could not be loaded."
+          empty={
+            <Empty
+              image={Empty.PRESENTED_IMAGE_SIMPLE}
+              description={
+                searching ? `No eval runs match "${choice.search}"` : "No eval runs in this billing period"
+              }
+            />
+          }
+          {...tableProps}
+          rowKey="eval_run_uuid"
+          size="middle"
+          scroll={{ x: 940 }}
+          pagination={{
+            ...tableProps.pagination,
+            showSizeChanger: false,
+            position: ["bottomRight"],
+            showTotal: (total) => `${total} run${total === 1 ? "" : "s"}`,
+          }}
+          columns={[
+            {
+              title: "Run ID",
+              dataIndex: "eval_run_uuid",
+              key: "eval_run_uuid",
+              width: 170,
+              ellipsis: true,
+              render: (run: string) => (
+                <Link to={evalRunPath(run, choice.cycle)}>
+                  <Typography.Text code style={{ fontSize: 12 }}>
+                    {run}
+                  </Typography.Text>
+                </Link>
               ),
-            }}
-            columns={[
-              {
-                title: "Run ID",
-                dataIndex: "eval_run_uuid",
-                key: "eval_run_uuid",
-                width: 170,
-                ellipsis: true,
-                render: (run: string) => (
-                  <Link to={evalRunPath(run, choice.cycle)}>
-                    <Typography.Text code style={{ fontSize: 12 }}>
-                      {run}
-                    </Typography.Text>
-                  </Link>
-                ),
-              },
-              {
-                title: "Eval",
-                dataIndex: "eval_name",
-                key: "eval_name",
-                ellipsis: true,
-                render: (name: string | null) => orDash(name),
-              },
-              {
-                title: "Workspace",
-                dataIndex: "workspace_name",
-                key: "workspace_name",
-                width: 160,
-                ellipsis: true,
-              },
-              {
-                title: "Eval Type",
-                dataIndex: "eval_type",
-                key: "eval_type",
-                width: 120,
-                render: (type: string | null) => (type ? evalTypeLabel(type) : "-"),
-              },
-              {
-                title: "Started",
-                dataIndex: "started_at",
-                key: "started_at",
-                width: 185,
-                sorter: true,
-                defaultSortOrder: "descend",
-                render: (at: string) => formatUtcDateTime(at),
-              },
-              {
-                title: "Events",
-                dataIndex: "events",
-                key: "events",
-                width: 95,
-                align: "right",
-                sorter: true,
-                render: (n: number) => n.toLocaleString("en-US"),
-              },
-              {
-                title: "Cost",
-                dataIndex: "cost",
-                key: "cost",
-                width: 110,
-                align: "right",
-                fixed: "right",
-                sorter: true,
-                render: (cost: string) => <span title={exactMoney(cost)}>{formatMoney(cost)}</span>,
-              },
-            ]}
-          />
-        )}
+            },
+            {
+              title: "Eval",
+              dataIndex: "eval_name",
+              key: "eval_name",
+              ellipsis: true,
+              render: (name: string | null) => orDash(name),
+            },
+            {
+              title: "Workspace",
+              dataIndex: "workspace_name",
+              key: "workspace_name",
+              width: 160,
+              ellipsis: true,
+            },
+            {
+              title: "Eval Type",
+              dataIndex: "eval_type",
+              key: "eval_type",
+              width: 120,
+              render: (type: string | null) => (type ? evalTypeLabel(type) : "-"),
+            },
+            {
+              title: "Started",
+              dataIndex: "started_at",
+              key: "started_at",
+              width: 185,
+              sorter: true,
+              defaultSortOrder: "descend",
+              render: (at: string) => formatUtcDateTime(at),
+            },
+            {
+              title: "Events",
+              dataIndex: "events",
+              key: "events",
+              width: 95,
+              align: "right",
+              sorter: true,
+              render: (n: number) => n.toLocaleString("en-US"),
+            },
+            {
+              title: "Cost",
+              dataIndex: "cost",
+              key: "cost",
+              width: 110,
+              align: "right",
+              fixed: "right",
+              sorter: true,
+              render: (cost: string) => <span title={exactMoney(cost)}>{formatMoney(cost)}</span>,
+            },
+          ]}
+        />
       </Flex>
     </PageList>
   );

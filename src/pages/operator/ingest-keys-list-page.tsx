@@ -4,8 +4,9 @@
 import { PlusOutlined, StopOutlined } from "@ant-design/icons";
 import { CreateButton, useModalForm, useTable } from "@refinedev/antd";
 import { CanAccess, type HttpError, useDelete, useLink, useMany, useNavigation } from "@refinedev/core";
-import { Alert, Button, Card, Empty, Flex, Form, Input, Table, Tag, Typography } from "antd";
+import { Button, Card, Flex, Form, Input, Tag, Typography } from "antd";
 import { useState } from "react";
+import { QueryTable } from "../../components/feedback/query-table";
 import { PageList } from "../../components/layout/page-list";
 import { NewIngestKeyDialog } from "../../components/operator/new-ingest-key-dialog";
 import { OperatorFormModal } from "../../components/operator/operator-form-modal";
@@ -106,104 +107,90 @@ export function OperatorIngestKeysListPage() {
             The platform's eval services send usage events with these keys; customers cannot. A key sends for
             every organization or for one. Tokens are shown once, when the key is created.
           </Typography.Paragraph>
-          {tableQuery.isError ? (
-            <Alert
-              type="error"
-              showIcon
-              message="The ingestion keys could not be loaded."
-              description={tableQuery.error?.message}
-              action={<Typography.Link onClick={() => tableQuery.refetch()}>Retry</Typography.Link>}
-            />
-          ) : (
-            <Table<IngestKey>
-              {...tableProps}
-              rowKey="ingest_key_uuid"
-              size="middle"
-              scroll={{ x: 900 }}
-              pagination={{ ...tableProps.pagination, showSizeChanger: false, hideOnSinglePage: true }}
-              locale={{
-                emptyText: tableQuery.isLoading ? (
-                  " "
-                ) : (
-                  <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description="No ingestion keys yet" />
+          <QueryTable<IngestKey>
+            query={tableQuery}
+            failed="The ingestion keys could not be loaded."
+            empty="No ingestion keys yet"
+            {...tableProps}
+            rowKey="ingest_key_uuid"
+            size="middle"
+            scroll={{ x: 900 }}
+            pagination={{ ...tableProps.pagination, showSizeChanger: false, hideOnSinglePage: true }}
+            columns={[
+              {
+                title: "Name",
+                dataIndex: "name",
+                key: "name",
+                ellipsis: true,
+                render: (name: string, k) => (
+                  <Flex vertical gap={0}>
+                    <span>{name}</span>
+                    <Typography.Text type="secondary" code style={{ fontSize: 12 }}>
+                      {k.ingest_key_uuid}
+                    </Typography.Text>
+                  </Flex>
                 ),
-              }}
-              columns={[
-                {
-                  title: "Name",
-                  dataIndex: "name",
-                  key: "name",
-                  ellipsis: true,
-                  render: (name: string, k) => (
-                    <Flex vertical gap={0}>
-                      <span>{name}</span>
-                      <Typography.Text type="secondary" code style={{ fontSize: 12 }}>
-                        {k.ingest_key_uuid}
-                      </Typography.Text>
-                    </Flex>
+              },
+              {
+                title: "Sends for",
+                dataIndex: "organization_uuid",
+                key: "organization_uuid",
+                width: 200,
+                ellipsis: true,
+                render: (org: string | null) =>
+                  org ? (
+                    <Link to={showUrl(operatorOrganizations.name, org)}>{orgNames.get(org) ?? org}</Link>
+                  ) : (
+                    <Tag>Every organization</Tag>
                   ),
-                },
-                {
-                  title: "Sends for",
-                  dataIndex: "organization_uuid",
-                  key: "organization_uuid",
-                  width: 200,
-                  ellipsis: true,
-                  render: (org: string | null) =>
-                    org ? (
-                      <Link to={showUrl(operatorOrganizations.name, org)}>{orgNames.get(org) ?? org}</Link>
-                    ) : (
-                      <Tag>Every organization</Tag>
-                    ),
-                },
-                {
-                  title: "Created",
-                  dataIndex: "created_at",
-                  key: "created_at",
-                  width: 190,
-                  render: (at: string) => formatUtcDateTime(at),
-                },
-                {
-                  title: "Last used",
-                  dataIndex: "last_used_at",
-                  key: "last_used_at",
-                  width: 190,
-                  render: (at: string | null) => (at ? formatUtcDateTime(at) : "Never"),
-                },
-                {
-                  title: "Status",
-                  dataIndex: "revoked_at",
-                  key: "status",
-                  width: 110,
-                  render: (at: string | null) =>
-                    at ? (
-                      <Tag title={`Revoked ${formatUtcDateTime(at)}`}>Revoked</Tag>
-                    ) : (
-                      <Tag color="success">Active</Tag>
-                    ),
-                },
-                {
-                  title: "Actions",
-                  key: "actions",
-                  width: 120,
-                  render: (_, k) =>
-                    k.revoked_at ? null : (
-                      <CanAccess resource={resource.name} action="delete">
-                        <Button
-                          danger
-                          type="text"
-                          icon={<StopOutlined />}
-                          aria-label={`Revoke ingestion key ${k.name}`}
-                          onClick={() => askRevoke(k)}
-                        >
-                          Revoke
-                        </Button>
-                      </CanAccess>
-                    ),
-                },
-              ]}
-            />
-          )}
+              },
+              {
+                title: "Created",
+                dataIndex: "created_at",
+                key: "created_at",
+                width: 190,
+                render: (at: string) => formatUtcDateTime(at),
+              },
+              {
+                title: "Last used",
+                dataIndex: "last_used_at",
+                key: "last_used_at",
+                width: 190,
+                render: (at: string | null) => (at ? formatUtcDateTime(at) : "Never"),
+              },
+              {
+                title: "Status",
+                dataIndex: "revoked_at",
+                key: "status",
+                width: 110,
+                render: (at: string | null) =>
+                  at ? (
+                    <Tag title={`Revoked ${formatUtcDateTime(at)}`}>Revoked</Tag>
+                  ) : (
+                    <Tag color="success">Active</Tag>
+                  ),
+              },
+              {
+                title: "Actions",
+                key: "actions",
+                width: 120,
+                render: (_, k) =>
+                  k.revoked_at ? null : (
+                    <CanAccess resource={resource.name} action="delete">
+                      <Button
+                        danger
+                        type="text"
+                        icon={<StopOutlined />}
+                        aria-label={`Revoke ingestion key ${k.name}`}
+                        onClick={() => askRevoke(k)}
+                      >
+                        Revoke
+                      </Button>
+                    </CanAccess>
+                  ),
+              },
+            ]}
+          />
         </Flex>
       </Card>
       <CanAccess resource={resource.name} action="create">

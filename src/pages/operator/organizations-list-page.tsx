@@ -3,8 +3,9 @@
 // operators only.
 import { useTable } from "@refinedev/antd";
 import { type CrudFilter, type HttpError, useLink, useNavigation } from "@refinedev/core";
-import { Alert, Card, Empty, Flex, Table, Typography } from "antd";
+import { Card, Empty, Flex, Typography } from "antd";
 import { useState } from "react";
+import { QueryTable } from "../../components/feedback/query-table";
 import { PageList } from "../../components/layout/page-list";
 import { RefetchButton } from "../../components/refetch-button";
 import { SearchBox } from "../../components/search-box";
@@ -52,71 +53,59 @@ export function OperatorOrganizationsListPage() {
               setCurrentPage(1);
             }}
           />
-          {tableQuery.isError ? (
-            <Alert
-              type="error"
-              showIcon
-              message="The organizations could not be loaded."
-              description={tableQuery.error?.message}
-              action={<Typography.Link onClick={() => tableQuery.refetch()}>Retry</Typography.Link>}
-            />
-          ) : (
-            <Table<OperatorOrganization>
-              {...tableProps}
-              rowKey="organization_uuid"
-              size="middle"
-              scroll={{ x: 720 }}
-              pagination={{
-                ...tableProps.pagination,
-                showSizeChanger: false,
-                showTotal: (total) => `${total} organization${total === 1 ? "" : "s"}`,
-              }}
-              locale={{
-                emptyText: tableQuery.isLoading ? (
-                  " "
-                ) : (
-                  <Empty
-                    image={Empty.PRESENTED_IMAGE_SIMPLE}
-                    description={search ? `No organizations match "${search}"` : "No organizations yet"}
-                  />
+          <QueryTable<OperatorOrganization>
+            query={tableQuery}
+            failed="The organizations could not be loaded."
+            empty={
+              <Empty
+                image={Empty.PRESENTED_IMAGE_SIMPLE}
+                description={search ? `No organizations match "${search}"` : "No organizations yet"}
+              />
+            }
+            {...tableProps}
+            rowKey="organization_uuid"
+            size="middle"
+            scroll={{ x: 720 }}
+            pagination={{
+              ...tableProps.pagination,
+              showSizeChanger: false,
+              showTotal: (total) => `${total} organization${total === 1 ? "" : "s"}`,
+            }}
+            columns={[
+              {
+                title: "Name",
+                dataIndex: "name",
+                key: "name",
+                ellipsis: true,
+                render: (name: string, o) => (
+                  <Link to={showUrl(resource.name, o.organization_uuid)}>{name}</Link>
                 ),
-              }}
-              columns={[
-                {
-                  title: "Name",
-                  dataIndex: "name",
-                  key: "name",
-                  ellipsis: true,
-                  render: (name: string, o) => (
-                    <Link to={showUrl(resource.name, o.organization_uuid)}>{name}</Link>
-                  ),
-                },
-                {
-                  title: "Slug",
-                  dataIndex: "slug",
-                  key: "slug",
-                  width: 200,
-                  ellipsis: true,
-                  render: (slug: string) => <Typography.Text code>{slug}</Typography.Text>,
-                },
-                {
-                  title: "Members",
-                  dataIndex: "member_count",
-                  key: "member_count",
-                  width: 110,
-                  align: "right",
-                  render: (n: number) => n.toLocaleString("en-US"),
-                },
-                {
-                  title: "Created",
-                  dataIndex: "created_at",
-                  key: "created_at",
-                  width: 150,
-                  render: (at: string) => formatUtcDate(at),
-                },
-              ]}
-            />
-          )}
+              },
+              {
+                title: "Slug",
+                dataIndex: "slug",
+                key: "slug",
+                width: 200,
+                ellipsis: true,
+                render: (slug: string) => <Typography.Text code>{slug}</Typography.Text>,
+              },
+              {
+                title: "Members",
+                dataIndex: "member_count",
+                key: "member_count",
+                width: 110,
+                align: "right",
+                render: (n: number) => n.toLocaleString("en-US"),
+              },
+              {
+                title: "Created",
+                dataIndex: "created_at",
+                key: "created_at",
+                width: 150,
+                render: (at: string) => formatUtcDate(at),
+              },
+            ]}
+          />
         </Flex>
       </Card>
     </PageList>

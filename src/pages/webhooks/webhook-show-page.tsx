@@ -5,19 +5,8 @@
 import { EditOutlined, SendOutlined } from "@ant-design/icons";
 import { Show, useModalForm, useTable } from "@refinedev/antd";
 import { type HttpError, useNavigation, useShow } from "@refinedev/core";
-import {
-  Alert,
-  Button,
-  Card,
-  Descriptions,
-  Empty,
-  Flex,
-  Switch,
-  Table,
-  Tag,
-  Tooltip,
-  Typography,
-} from "antd";
+import { Alert, Button, Card, Descriptions, Empty, Flex, Switch, Tag, Tooltip, Typography } from "antd";
+import { QueryTable } from "../../components/feedback/query-table";
 import { RefetchButton } from "../../components/refetch-button";
 import { webhookEndpoints as resource, webhookDeliveries } from "../../resources/webhook-endpoints";
 import { useWebhookActions } from "./use-webhook-actions";
@@ -58,121 +47,110 @@ function DeliveryLog({
   });
   return (
     <Card title="Delivery log" extra={<RefetchButton query={tableQuery} />}>
-      {tableQuery.isError ? (
-        <Alert
-          type="error"
-          showIcon
-          message="The delivery log could not be loaded."
-          description={tableQuery.error?.message}
-        />
-      ) : (
-        <Table<WebhookDelivery>
-          {...tableProps}
-          rowKey="delivery_uuid"
-          size="middle"
-          scroll={{ x: 1100 }}
-          pagination={{
-            ...tableProps.pagination,
-            showSizeChanger: false,
-            showTotal: (total) => `${total} deliver${total === 1 ? "y" : "ies"}`,
-          }}
-          locale={{
-            emptyText: tableQuery.isLoading ? (
-              " "
-            ) : (
-              <Empty
-                image={Empty.PRESENTED_IMAGE_SIMPLE}
-                description="No deliveries yet. Send a test event to try the endpoint."
-              />
+      <QueryTable<WebhookDelivery>
+        query={tableQuery}
+        failed="The delivery log could not be loaded."
+        empty={
+          <Empty
+            image={Empty.PRESENTED_IMAGE_SIMPLE}
+            description="No deliveries yet. Send a test event to try the endpoint."
+          />
+        }
+        {...tableProps}
+        rowKey="delivery_uuid"
+        size="middle"
+        scroll={{ x: 1100 }}
+        pagination={{
+          ...tableProps.pagination,
+          showSizeChanger: false,
+          showTotal: (total) => `${total} deliver${total === 1 ? "y" : "ies"}`,
+        }}
+        expandable={{
+          expandedRowRender: (d) => (
+            <Flex vertical gap={8}>
+              {d.last_error ? (
+                <div>
+                  <Typography.Text strong>Last error or answer: </Typography.Text>
+                  <Typography.Text code style={{ whiteSpace: "pre-wrap", wordBreak: "break-all" }}>
+                    {d.last_error}
+                  </Typography.Text>
+                </div>
+              ) : null}
+              <Typography.Text strong>Payload</Typography.Text>
+              <pre style={{ margin: 0, whiteSpace: "pre-wrap", wordBreak: "break-all" }}>
+                {JSON.stringify(d.payload, null, 2)}
+              </pre>
+            </Flex>
+          ),
+        }}
+        columns={[
+          {
+            title: "Status",
+            dataIndex: "status",
+            width: 110,
+            render: (status: WebhookDelivery["status"]) => (
+              <Tag color={STATUS_TAG[status].color}>{STATUS_TAG[status].label}</Tag>
             ),
-          }}
-          expandable={{
-            expandedRowRender: (d) => (
-              <Flex vertical gap={8}>
-                {d.last_error ? (
-                  <div>
-                    <Typography.Text strong>Last error or answer: </Typography.Text>
-                    <Typography.Text code style={{ whiteSpace: "pre-wrap", wordBreak: "break-all" }}>
-                      {d.last_error}
-                    </Typography.Text>
-                  </div>
-                ) : null}
-                <Typography.Text strong>Payload</Typography.Text>
-                <pre style={{ margin: 0, whiteSpace: "pre-wrap", wordBreak: "break-all" }}>
-                  {JSON.stringify(d.payload, null, 2)}
-                </pre>
+          },
+          {
+            title: "Event",
+            dataIndex: "event_type",
+            width: 330,
+            render: (type: string, d) => (
+              <Flex vertical gap={2}>
+                <Tooltip title={eventMeaning(type)}>
+                  <Typography.Text code style={{ whiteSpace: "nowrap" }}>
+                    {type}
+                  </Typography.Text>
+                </Tooltip>
+                <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+                  {d.event_id}
+                </Typography.Text>
               </Flex>
             ),
-          }}
-          columns={[
-            {
-              title: "Status",
-              dataIndex: "status",
-              width: 110,
-              render: (status: WebhookDelivery["status"]) => (
-                <Tag color={STATUS_TAG[status].color}>{STATUS_TAG[status].label}</Tag>
+          },
+          { title: "Created", dataIndex: "created_at", width: 180, render: formatTime },
+          { title: "Attempts", dataIndex: "attempts", width: 90, align: "right" },
+          {
+            title: "Last answer",
+            dataIndex: "last_status_code",
+            width: 130,
+            render: (code: number | null, d) =>
+              code !== null ? (
+                <Typography.Text type={code >= 200 && code < 300 ? "success" : "danger"}>
+                  HTTP {code}
+                </Typography.Text>
+              ) : d.attempts > 0 && d.last_error ? (
+                <Tooltip title={d.last_error}>
+                  <Typography.Text type="danger">No answer</Typography.Text>
+                </Tooltip>
+              ) : (
+                "—"
               ),
-            },
-            {
-              title: "Event",
-              dataIndex: "event_type",
-              width: 330,
-              render: (type: string, d) => (
-                <Flex vertical gap={2}>
-                  <Tooltip title={eventMeaning(type)}>
-                    <Typography.Text code style={{ whiteSpace: "nowrap" }}>
-                      {type}
-                    </Typography.Text>
-                  </Tooltip>
-                  <Typography.Text type="secondary" style={{ fontSize: 12 }}>
-                    {d.event_id}
-                  </Typography.Text>
-                </Flex>
-              ),
-            },
-            { title: "Created", dataIndex: "created_at", width: 180, render: formatTime },
-            { title: "Attempts", dataIndex: "attempts", width: 90, align: "right" },
-            {
-              title: "Last answer",
-              dataIndex: "last_status_code",
-              width: 130,
-              render: (code: number | null, d) =>
-                code !== null ? (
-                  <Typography.Text type={code >= 200 && code < 300 ? "success" : "danger"}>
-                    HTTP {code}
-                  </Typography.Text>
-                ) : d.attempts > 0 && d.last_error ? (
-                  <Tooltip title={d.last_error}>
-                    <Typography.Text type="danger">No answer</Typography.Text>
-                  </Tooltip>
-                ) : (
-                  "—"
-                ),
-            },
-            {
-              title: "Next attempt",
-              dataIndex: "next_attempt_at",
-              width: 180,
-              render: (at: string | null, d) => (d.status === "pending" ? formatTime(at) : "—"),
-            },
-            {
-              title: "",
-              key: "retry",
-              width: 90,
-              render: (_, d) => (
-                <Button
-                  size="small"
-                  onClick={() => onRetry(d)}
-                  aria-label={`Retry delivery ${d.event_id}`}
-                  disabled={!endpoint.enabled}
-                >
-                  Retry
-                </Button>
-              ),
-            },
-          ]}
-        />
-      )}
+          },
+          {
+            title: "Next attempt",
+            dataIndex: "next_attempt_at",
+            width: 180,
+            render: (at: string | null, d) => (d.status === "pending" ? formatTime(at) : "—"),
+          },
+          {
+            title: "",
+            key: "retry",
+            width: 90,
+            render: (_, d) => (
+              <Button
+                size="small"
+                onClick={() => onRetry(d)}
+                aria-label={`Retry delivery ${d.event_id}`}
+                disabled={!endpoint.enabled}
+              >
+                Retry
+              </Button>
+            ),
+          },
+        ]}
+      />
     </Card>
   );
 }

@@ -4,7 +4,8 @@
 import { DeleteOutlined, EditOutlined, KeyOutlined, PlusOutlined } from "@ant-design/icons";
 import { CreateButton, useModalForm, useTable } from "@refinedev/antd";
 import { CanAccess, type HttpError, useLink } from "@refinedev/core";
-import { Alert, Button, Empty, Flex, Switch, Table, Tag, Tooltip, Typography } from "antd";
+import { Button, Empty, Flex, Switch, Tag, Tooltip, Typography } from "antd";
+import { QueryTable } from "../../components/feedback/query-table";
 import { PageList } from "../../components/layout/page-list";
 import { webhookEndpoints as resource } from "../../resources/webhook-endpoints";
 import { useWebhookActions } from "./use-webhook-actions";
@@ -76,108 +77,95 @@ export function WebhooksListPage() {
           Your organization's events, such as budget alerts, are POSTed to these URLs as JSON signed with each
           endpoint's secret; failed deliveries are retried for about a day.
         </Typography.Paragraph>
-        {tableQuery.isError ? (
-          <Alert
-            type="error"
-            showIcon
-            message="The webhook endpoints could not be loaded."
-            description={tableQuery.error?.message}
-          />
-        ) : (
-          <Table<WebhookEndpoint>
-            {...tableProps}
-            rowKey="endpoint_uuid"
-            size="middle"
-            pagination={false}
-            scroll={{ x: 800 }}
-            locale={{
-              emptyText: tableQuery.isLoading ? (
-                " "
-              ) : (
-                <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description="No webhook endpoints yet">
-                  {addButton("Add Your First Endpoint")}
-                </Empty>
+        <QueryTable<WebhookEndpoint>
+          query={tableQuery}
+          failed="The webhook endpoints could not be loaded."
+          empty={
+            <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description="No webhook endpoints yet">
+              {addButton("Add Your First Endpoint")}
+            </Empty>
+          }
+          {...tableProps}
+          rowKey="endpoint_uuid"
+          size="middle"
+          pagination={false}
+          scroll={{ x: 800 }}
+          columns={[
+            {
+              title: "Endpoint",
+              dataIndex: "url",
+              render: (url: string, e) => (
+                <Flex vertical gap={2}>
+                  <Link to={showPath(e.endpoint_uuid)}>
+                    <Typography.Text code style={{ wordBreak: "break-all" }}>
+                      {url}
+                    </Typography.Text>
+                  </Link>
+                  {e.description ? <Typography.Text type="secondary">{e.description}</Typography.Text> : null}
+                </Flex>
               ),
-            }}
-            columns={[
-              {
-                title: "Endpoint",
-                dataIndex: "url",
-                render: (url: string, e) => (
-                  <Flex vertical gap={2}>
-                    <Link to={showPath(e.endpoint_uuid)}>
-                      <Typography.Text code style={{ wordBreak: "break-all" }}>
-                        {url}
-                      </Typography.Text>
-                    </Link>
-                    {e.description ? (
-                      <Typography.Text type="secondary">{e.description}</Typography.Text>
-                    ) : null}
-                  </Flex>
-                ),
-              },
-              {
-                title: "Events",
-                dataIndex: "events",
-                render: (events: string[]) => (
-                  <Flex gap={4} wrap>
-                    {events.map((ev) => (
-                      <Tag key={ev}>{ev}</Tag>
-                    ))}
-                  </Flex>
-                ),
-              },
-              {
-                title: "Enabled",
-                dataIndex: "enabled",
-                width: 100,
-                render: (enabled: boolean, e) => (
-                  <Switch
-                    checked={enabled}
-                    loading={actions.pending.update}
-                    aria-label={`${enabled ? "Disable" : "Enable"} ${e.url}`}
-                    onChange={(on) => actions.setEnabled(e, on)}
-                  />
-                ),
-              },
-              { title: "Created", dataIndex: "created_at", width: 190, render: formatTime },
-              {
-                title: "Actions",
-                key: "actions",
-                width: 150,
-                render: (_, e) => (
-                  <Flex gap={4}>
-                    <Tooltip title="Edit">
-                      <Button
-                        size="small"
-                        icon={<EditOutlined />}
-                        aria-label={`Edit ${e.url}`}
-                        onClick={() => editModal.show(e.endpoint_uuid)}
-                      />
-                    </Tooltip>
-                    <Tooltip title="Rotate secret">
-                      <Button
-                        size="small"
-                        icon={<KeyOutlined />}
-                        aria-label={`Rotate the secret of ${e.url}`}
-                        onClick={() => actions.askRotate(e)}
-                      />
-                    </Tooltip>
-                    <Tooltip title="Delete">
-                      <Button
-                        size="small"
-                        danger
-                        icon={<DeleteOutlined />}
-                        aria-label={`Delete ${e.url}`}
-                        onClick={() => actions.askDelete(e)}
-                      />
-                    </Tooltip>
-                  </Flex>
-                ),
-              },
-            ]}
-          />
-        )}
+            },
+            {
+              title: "Events",
+              dataIndex: "events",
+              render: (events: string[]) => (
+                <Flex gap={4} wrap>
+                  {events.map((ev) => (
+                    <Tag key={ev}>{ev}</Tag>
+                  ))}
+                </Flex>
+              ),
+            },
+            {
+              title: "Enabled",
+              dataIndex: "enabled",
+              width: 100,
+              render: (enabled: boolean, e) => (
+                <Switch
+                  checked={enabled}
+                  loading={actions.pending.update}
+                  aria-label={`${enabled ? "Disable" : "Enable"} ${e.url}`}
+                  onChange={(on) => actions.setEnabled(e, on)}
+                />
+              ),
+            },
+            { title: "Created", dataIndex: "created_at", width: 190, render: formatTime },
+            {
+              title: "Actions",
+              key: "actions",
+              width: 150,
+              render: (_, e) => (
+                <Flex gap={4}>
+                  <Tooltip title="Edit">
+                    <Button
+                      size="small"
+                      icon={<EditOutlined />}
+                      aria-label={`Edit ${e.url}`}
+                      onClick={() => editModal.show(e.endpoint_uuid)}
+                    />
+                  </Tooltip>
+                  <Tooltip title="Rotate secret">
+                    <Button
+                      size="small"
+                      icon={<KeyOutlined />}
+                      aria-label={`Rotate the secret of ${e.url}`}
+                      onClick={() => actions.askRotate(e)}
+                    />
+                  </Tooltip>
+                  <Tooltip title="Delete">
+                    <Button
+                      size="small"
+                      danger
+                      icon={<DeleteOutlined />}
+                      aria-label={`Delete ${e.url}`}
+                      onClick={() => actions.askDelete(e)}
+                    />
+                  </Tooltip>
+                </Flex>
+              ),
+            },
+          ]}
+        />
       </Flex>
       <CanAccess resource={resource.name} action="create">
         <WebhookFormModal action="create" modal={createModal} />
