@@ -12,6 +12,8 @@ export type ServedProduct = {
   api: string;
   auth: string;
   dataDir: string;
+  /** The server process's id (to read its memory from /proc). */
+  pid: number | undefined;
   /** Everything the server printed on stdout so far. */
   out: () => string;
   /** Resolves once the server prints that it runs (throws with its output if it exits first). */
@@ -86,6 +88,7 @@ export function serveProduct(opts: {
     api,
     auth,
     dataDir,
+    pid: server.pid,
     out: () => out,
     async started(ms = 600_000) {
       const end = Date.now() + ms;

@@ -65,6 +65,12 @@ const BENCHES: Bench[] = [
     target: "23 one tenant beside a noisy one",
     args: ["bench/noisy-neighbour.ts", "--events", "20000", "--probes", "60"],
   },
+  {
+    name: "rerate",
+    target: "24 re-rating beside ingestion and the dashboard",
+    args: ["bench/rerate.ts", "--events", "20000", "--probes", "30"],
+    timeoutMinutes: 15,
+  },
 ];
 
 const argv = process.argv.slice(2);
