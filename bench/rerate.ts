@@ -115,7 +115,9 @@ async function writeEvents(start: string, n: number) {
     await client.query("commit");
     // Statistics, as autovacuum keeps them for usage that arrived over days: without them the
     // planner takes the million fresh rows for a few hundred.
-    await client.query("analyze usage_events, usage_event_keys, usage_daily, usage_daily_mid, usage_daily_coarse");
+    await client.query(
+      "analyze usage_events, usage_event_keys, usage_daily, usage_daily_mid, usage_daily_coarse",
+    );
   } finally {
     await client.end();
   }
