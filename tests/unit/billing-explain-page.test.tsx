@@ -244,6 +244,44 @@ describe("Explain this charge", () => {
     await waitFor(() => expect(view.location()).toBe("/?period=x"));
   });
 
+  it("keeps the row for later pages on a full page of parts, and pages with the pager below", async () => {
+    const parts = Array.from({ length: 50 }, (_, i) => part(`Workspace ${i + 1}`, "1.00", [], null));
+    const full = http.get(api("/v1/usage/explain"), ({ request }) => {
+      const page = Number(new URL(request.url).searchParams.get("page") ?? "1");
+      return HttpResponse.json(
+        base({
+          node: groupNode,
+          label: "Research",
+          path: [
+            { label: "Total Cost", node: TOP },
+            { label: "Research", node: groupNode },
+          ],
+          total: "60.50",
+          parts_level: "workspace",
+          parts: page === 1 ? parts : parts.slice(0, 10),
+          parts_count: 60,
+          earlier: page === 1 ? { parts: 0, cost: "0.00" } : { parts: 50, cost: "50.00" },
+          later: page === 1 ? { parts: 10, cost: "10.50" } : { parts: 0, cost: "0.00" },
+          page,
+        }),
+      );
+    });
+    const view = renderPage(<Harness />, {
+      handlers: [full],
+      path: "/?explain=group&explain_group=Research",
+    });
+    await screen.findByTestId("explain-parts-sum");
+    const costs = within(drawer()).getAllByTestId("explain-part-cost");
+    expect(costs).toHaveLength(51);
+    expect(costs.at(-1)).toHaveTextContent("$10.50");
+    expect(within(drawer()).getByText("10 workspaces on later pages")).toBeInTheDocument();
+    expect(screen.getByTestId("explain-parts-sum")).toHaveTextContent("$60.50");
+    await userEvent.click(within(drawer()).getByTitle("2"));
+    await waitFor(() => expect(view.location()).toContain("explain_page=2"));
+    expect(await within(drawer()).findByText("50 workspaces on earlier pages")).toBeInTheDocument();
+    expect(within(drawer()).getAllByTestId("explain-part-cost")).toHaveLength(11);
+  });
+
   it("says when the answer could not be read, and reads it again on Retry", async () => {
     const network = explainApi({ fail: true });
     renderPage(<Harness />, { handlers: [network.handler], path: "/?explain=cycle" });
