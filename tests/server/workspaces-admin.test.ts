@@ -261,6 +261,7 @@ describe.each(backends())("workspace validation, audit, restore and OpenAPI on $
         "GET /v1/usage/series",
         "GET /v1/usage/export.csv",
         "GET /v1/usage/report",
+        "GET /v1/usage/explain",
         "GET /v1/usage/allowance",
         "GET /v1/audit-log",
         "GET /v1/budgets",
