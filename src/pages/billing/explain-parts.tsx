@@ -117,6 +117,8 @@ export function ExplainParts({
         // Paged by the server; the rows for the other pages' parts come on top of a page, so antd
         // must not cut the rows to a page size of its own: the pager is below the table.
         pagination={false}
+        // On a phone the drawer is the screen's width: the table scrolls sideways rather than squeeze.
+        scroll={{ x: 640 }}
         columns={[
           { key: "name", title, render: (_, row) => name(row) },
           {
