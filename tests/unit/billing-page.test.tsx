@@ -133,7 +133,7 @@ function billingApi({
   cyclesDelay = 0,
   awaitingDelay = 0,
   awaitingEvents = 0,
-  cycleList = cycles,
+  cycleList = cycles as readonly object[],
 } = {}) {
   const seen: URL[] = [];
   let seriesBuckets = [bucket("2026-02-02", "1.5")];
@@ -317,7 +317,7 @@ describe("Billing & Usage", { timeout: 60_000 }, () => {
   it("moves one period per click, however quickly the clicks come", async () => {
     const DEC = "33333333-3333-4333-8333-333333333333";
     const december = {
-      ...cycles[1],
+      ...(cycles[1] as object),
       billing_cycle_uuid: DEC,
       billing_cycle_start_date: "2025-12-01",
       billing_cycle_end_date: "2026-01-01",

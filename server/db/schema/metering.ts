@@ -10,14 +10,12 @@ import {
   primaryKey,
   text,
   timestamp,
-  unique,
   uuid,
 } from "drizzle-orm/pg-core";
-import { workspaces } from "./product";
 
 // Money is stored as integer micro-dollars (1 USD = 1,000,000) in bigint columns and read as
 // JavaScript bigint: sums never pass through floating point.
-const micros = (name: string) => bigint(name, { mode: "bigint" });
+export const micros = (name: string) => bigint(name, { mode: "bigint" });
 
 /**
  * What one unit of usage costs. Every dimension column is a wildcard when null; organization_uuid
@@ -224,180 +222,6 @@ export const meteringConfigVersions = pgTable("metering_config_versions", {
   scope: text("scope").primaryKey(),
   version: bigint("version", { mode: "number" }).notNull(),
 });
-
-/** Per-day sums of usage_events, written in the same transaction as the events they count. */
-export const usageDaily = pgTable(
-  "usage_daily",
-  {
-    organizationUuid: text("organization_uuid").notNull(),
-    /** UTC day of occurred_at. */
-    day: date("day", { mode: "string" }).notNull(),
-    workspaceUuid: uuid("workspace_uuid"),
-    operation: text("operation").notNull(),
-    evalType: text("eval_type").notNull(),
-    modality: text("modality").notNull(),
-    isJailbreak: boolean("is_jailbreak").notNull(),
-    hasGroundTruth: boolean("has_ground_truth").notNull(),
-    ruleMetric: text("rule_metric").notNull(),
-    eventCount: bigint("event_count", { mode: "number" }).notNull(),
-    quantitySum: bigint("quantity_sum", { mode: "number" }).notNull(),
-    costMicrosSum: micros("cost_micros_sum").notNull(),
-  },
-  (t) => [
-    // NULLS NOT DISTINCT: events without a workspace share one row per day and dimensions.
-    unique("usage_daily_dims_key")
-      .on(
-        t.organizationUuid,
-        t.day,
-        t.workspaceUuid,
-        t.operation,
-        t.evalType,
-        t.modality,
-        t.isJailbreak,
-        t.hasGroundTruth,
-        t.ruleMetric,
-      )
-      .nullsNotDistinct(),
-    index("usage_daily_org_day_idx").on(t.organizationUuid, t.day.desc()),
-  ],
-);
-
-/**
- * usage_daily without the modality, jailbreak and ground-truth dimensions: the dashboard reads it
- * whenever those three filters are unset (the default page), a fraction of usage_daily's rows.
- * `modalities` keeps the modalities its usage had, for the filter options. Written in the same
- * transaction as usage_daily (server/metering/rollups.ts), so both always hold the same sums.
- */
-export const usageDailyCoarse = pgTable(
-  "usage_daily_coarse",
-  {
-    organizationUuid: text("organization_uuid").notNull(),
-    /** UTC day of occurred_at. */
-    day: date("day", { mode: "string" }).notNull(),
-    workspaceUuid: uuid("workspace_uuid"),
-    operation: text("operation").notNull(),
-    evalType: text("eval_type").notNull(),
-    ruleMetric: text("rule_metric").notNull(),
-    /** The distinct modalities of the usage counted here ("" when none), sorted. */
-    modalities: text("modalities").array().notNull(),
-    eventCount: bigint("event_count", { mode: "number" }).notNull(),
-    quantitySum: bigint("quantity_sum", { mode: "number" }).notNull(),
-    costMicrosSum: micros("cost_micros_sum").notNull(),
-  },
-  (t) => [
-    // Leads with (organization, day): the key also serves the dashboard's reads of a cycle.
-    unique("usage_daily_coarse_dims_key")
-      .on(t.organizationUuid, t.day, t.workspaceUuid, t.operation, t.evalType, t.ruleMetric)
-      .nullsNotDistinct(),
-  ],
-);
-
-/**
- * usage_daily without modality (the distinct modalities kept, sorted, for the filter options):
- * serves the filter sets with a jailbreak or ground-truth filter and no modality filter from less
- * than half of usage_daily's rows (modality is what multiplies them). Written with both others.
- */
-export const usageDailyMid = pgTable(
-  "usage_daily_mid",
-  {
-    organizationUuid: text("organization_uuid").notNull(),
-    /** UTC day of occurred_at. */
-    day: date("day", { mode: "string" }).notNull(),
-    workspaceUuid: uuid("workspace_uuid"),
-    operation: text("operation").notNull(),
-    evalType: text("eval_type").notNull(),
-    isJailbreak: boolean("is_jailbreak").notNull(),
-    hasGroundTruth: boolean("has_ground_truth").notNull(),
-    ruleMetric: text("rule_metric").notNull(),
-    /** The distinct modalities of the usage counted here ("" when none), sorted. */
-    modalities: text("modalities").array().notNull(),
-    eventCount: bigint("event_count", { mode: "number" }).notNull(),
-    quantitySum: bigint("quantity_sum", { mode: "number" }).notNull(),
-    costMicrosSum: micros("cost_micros_sum").notNull(),
-  },
-  (t) => [
-    // Leads with (organization, day): the key also serves the dashboard's reads of a cycle.
-    unique("usage_daily_mid_dims_key")
-      .on(
-        t.organizationUuid,
-        t.day,
-        t.workspaceUuid,
-        t.operation,
-        t.evalType,
-        t.isJailbreak,
-        t.hasGroundTruth,
-        t.ruleMetric,
-      )
-      .nullsNotDistinct(),
-  ],
-);
-
-/**
- * A counter per organization, raised in every transaction that changes its usage rollups: the
- * usage caches key their entries with it, so a committed ingestion is seen by the next read in
- * every API process.
- */
-export const usageVersions = pgTable("usage_versions", {
-  organizationUuid: text("organization_uuid").primaryKey(),
-  version: bigint("version", { mode: "number" }).notNull(),
-});
-
-/** A billing period [start_date, end_date); end_date null is the current cycle. */
-export const billingCycles = pgTable(
-  "billing_cycles",
-  {
-    billingCycleUuid: uuid("billing_cycle_uuid").primaryKey().default(sql`gen_random_uuid()`),
-    organizationUuid: text("organization_uuid").notNull(),
-    startDate: date("start_date", { mode: "string" }).notNull(),
-    endDate: date("end_date", { mode: "string" }),
-    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
-  },
-  (t) => [index("billing_cycles_org_start_idx").on(t.organizationUuid, t.startDate.desc())],
-);
-
-export const payments = pgTable(
-  "payments",
-  {
-    paymentUuid: uuid("payment_uuid").primaryKey().default(sql`gen_random_uuid()`),
-    organizationUuid: text("organization_uuid").notNull(),
-    billingCycleUuid: uuid("billing_cycle_uuid")
-      .notNull()
-      .references(() => billingCycles.billingCycleUuid, { onDelete: "restrict" }),
-    amountMicros: micros("amount_micros").notNull(),
-    paidAt: timestamp("paid_at", { withTimezone: true }).notNull().defaultNow(),
-    note: text("note"),
-  },
-  (t) => [index("payments_org_cycle_idx").on(t.organizationUuid, t.billingCycleUuid)],
-);
-
-/** Workspaces that share a prepaid balance. */
-export const workspaceGroups = pgTable(
-  "workspace_groups",
-  {
-    workspaceGroupUuid: uuid("workspace_group_uuid").primaryKey().default(sql`gen_random_uuid()`),
-    organizationUuid: text("organization_uuid").notNull(),
-    groupName: text("group_name").notNull(),
-    prepaidMicros: micros("prepaid_micros").notNull().default(sql`0`),
-    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
-  },
-  (t) => [unique("workspace_groups_org_name_key").on(t.organizationUuid, t.groupName)],
-);
-
-export const workspaceGroupMembers = pgTable(
-  "workspace_group_members",
-  {
-    workspaceGroupUuid: uuid("workspace_group_uuid")
-      .notNull()
-      .references(() => workspaceGroups.workspaceGroupUuid, { onDelete: "cascade" }),
-    workspaceUuid: uuid("workspace_uuid")
-      .notNull()
-      .references(() => workspaces.workspaceUuid, { onDelete: "cascade" }),
-  },
-  (t) => [
-    primaryKey({ columns: [t.workspaceGroupUuid, t.workspaceUuid] }),
-    index("workspace_group_members_workspace_idx").on(t.workspaceUuid),
-  ],
-);
 
 /**
  * Provider credentials for usage ingestion: the platform's eval services send usage with one of

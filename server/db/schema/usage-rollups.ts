@@ -1,0 +1,119 @@
+import { bigint, boolean, date, index, pgTable, text, unique, uuid } from "drizzle-orm/pg-core";
+import { micros } from "./metering";
+
+/** Per-day sums of usage_events, written in the same transaction as the events they count. */
+export const usageDaily = pgTable(
+  "usage_daily",
+  {
+    organizationUuid: text("organization_uuid").notNull(),
+    /** UTC day of occurred_at. */
+    day: date("day", { mode: "string" }).notNull(),
+    workspaceUuid: uuid("workspace_uuid"),
+    operation: text("operation").notNull(),
+    evalType: text("eval_type").notNull(),
+    modality: text("modality").notNull(),
+    isJailbreak: boolean("is_jailbreak").notNull(),
+    hasGroundTruth: boolean("has_ground_truth").notNull(),
+    ruleMetric: text("rule_metric").notNull(),
+    eventCount: bigint("event_count", { mode: "number" }).notNull(),
+    quantitySum: bigint("quantity_sum", { mode: "number" }).notNull(),
+    costMicrosSum: micros("cost_micros_sum").notNull(),
+  },
+  (t) => [
+    // NULLS NOT DISTINCT: events without a workspace share one row per day and dimensions.
+    unique("usage_daily_dims_key")
+      .on(
+        t.organizationUuid,
+        t.day,
+        t.workspaceUuid,
+        t.operation,
+        t.evalType,
+        t.modality,
+        t.isJailbreak,
+        t.hasGroundTruth,
+        t.ruleMetric,
+      )
+      .nullsNotDistinct(),
+    index("usage_daily_org_day_idx").on(t.organizationUuid, t.day.desc()),
+  ],
+);
+
+/**
+ * usage_daily without the modality, jailbreak and ground-truth dimensions: the dashboard reads it
+ * whenever those three filters are unset (the default page), a fraction of usage_daily's rows.
+ * `modalities` keeps the modalities its usage had, for the filter options. Written in the same
+ * transaction as usage_daily (server/metering/rollups.ts), so both always hold the same sums.
+ */
+export const usageDailyCoarse = pgTable(
+  "usage_daily_coarse",
+  {
+    organizationUuid: text("organization_uuid").notNull(),
+    /** UTC day of occurred_at. */
+    day: date("day", { mode: "string" }).notNull(),
+    workspaceUuid: uuid("workspace_uuid"),
+    operation: text("operation").notNull(),
+    evalType: text("eval_type").notNull(),
+    ruleMetric: text("rule_metric").notNull(),
+    /** The distinct modalities of the usage counted here ("" when none), sorted. */
+    modalities: text("modalities").array().notNull(),
+    eventCount: bigint("event_count", { mode: "number" }).notNull(),
+    quantitySum: bigint("quantity_sum", { mode: "number" }).notNull(),
+    costMicrosSum: micros("cost_micros_sum").notNull(),
+  },
+  (t) => [
+    // Leads with (organization, day): the key also serves the dashboard's reads of a cycle.
+    unique("usage_daily_coarse_dims_key")
+      .on(t.organizationUuid, t.day, t.workspaceUuid, t.operation, t.evalType, t.ruleMetric)
+      .nullsNotDistinct(),
+  ],
+);
+
+/**
+ * usage_daily without modality (the distinct modalities kept, sorted, for the filter options):
+ * serves the filter sets with a jailbreak or ground-truth filter and no modality filter from less
+ * than half of usage_daily's rows (modality is what multiplies them). Written with both others.
+ */
+export const usageDailyMid = pgTable(
+  "usage_daily_mid",
+  {
+    organizationUuid: text("organization_uuid").notNull(),
+    /** UTC day of occurred_at. */
+    day: date("day", { mode: "string" }).notNull(),
+    workspaceUuid: uuid("workspace_uuid"),
+    operation: text("operation").notNull(),
+    evalType: text("eval_type").notNull(),
+    isJailbreak: boolean("is_jailbreak").notNull(),
+    hasGroundTruth: boolean("has_ground_truth").notNull(),
+    ruleMetric: text("rule_metric").notNull(),
+    /** The distinct modalities of the usage counted here ("" when none), sorted. */
+    modalities: text("modalities").array().notNull(),
+    eventCount: bigint("event_count", { mode: "number" }).notNull(),
+    quantitySum: bigint("quantity_sum", { mode: "number" }).notNull(),
+    costMicrosSum: micros("cost_micros_sum").notNull(),
+  },
+  (t) => [
+    // Leads with (organization, day): the key also serves the dashboard's reads of a cycle.
+    unique("usage_daily_mid_dims_key")
+      .on(
+        t.organizationUuid,
+        t.day,
+        t.workspaceUuid,
+        t.operation,
+        t.evalType,
+        t.isJailbreak,
+        t.hasGroundTruth,
+        t.ruleMetric,
+      )
+      .nullsNotDistinct(),
+  ],
+);
+
+/**
+ * A counter per organization, raised in every transaction that changes its usage rollups: the
+ * usage caches key their entries with it, so a committed ingestion is seen by the next read in
+ * every API process.
+ */
+export const usageVersions = pgTable("usage_versions", {
+  organizationUuid: text("organization_uuid").primaryKey(),
+  version: bigint("version", { mode: "number" }).notNull(),
+});
