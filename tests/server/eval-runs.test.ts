@@ -94,7 +94,7 @@ describe.each(backends())("eval runs on $name", (backend) => {
       }),
       event("none", "2026-03-03T08:00:00Z", { workspace_uuid: ws.g1, name: "No Run" }),
     ]);
-    // The cycles after the usage: a closed cycle takes new usage only through a backfill.
+    // The cycles after the usage: usage sent after a cycle closes is billed late, in the open one.
     jan = await addCycle(p, f.globexId, "2026-01-01", "2026-02-01");
     feb = await addCycle(p, f.globexId, "2026-02-01", null);
   });

@@ -88,6 +88,7 @@ describe.each(backends())("usage ingestion on $name", (backend) => {
     expect(await ingest(batch)).toEqual({
       accepted: 3,
       awaiting_pricing: 1,
+      late: 0,
       duplicates: 1,
       rejected: [
         { index: 2, event_id: "a-3", reason: "occurred_at is required" },
@@ -237,6 +238,7 @@ describe.each(backends())("usage ingestion on $name", (backend) => {
     expect(res).toEqual({
       accepted: 1,
       awaiting_pricing: 0,
+      late: 0,
       duplicates: 0,
       rejected: [0, 1].map((index) => ({
         index,
@@ -453,6 +455,7 @@ describe.each(backends())("usage ingestion on $name", (backend) => {
     expect(res.json()).toEqual({
       accepted: 2,
       awaiting_pricing: 0,
+      late: 0,
       duplicates: 0,
       rejected: [
         { index: 0, event_id: "b-huge-cost", reason: "cost must be between -1,000,000.00 and 1,000,000.00" },
@@ -497,6 +500,7 @@ describe.each(backends())("usage ingestion on $name", (backend) => {
     expect(early).toEqual({
       accepted: 1,
       awaiting_pricing: 0,
+      late: 0,
       duplicates: 0,
       rejected: [
         {
@@ -601,7 +605,13 @@ describe.each(backends())("usage ingestion on $name", (backend) => {
     });
     expect(notJson.statusCode).toBe(400);
     expect(notJson.json().error.code).toBe("invalid_json");
-    expect(await ingest([])).toEqual({ accepted: 0, awaiting_pricing: 0, duplicates: 0, rejected: [] });
+    expect(await ingest([])).toEqual({
+      accepted: 0,
+      awaiting_pricing: 0,
+      late: 0,
+      duplicates: 0,
+      rejected: [],
+    });
     expect(await counts()).toEqual(before);
   });
 
@@ -617,6 +627,7 @@ describe.each(backends())("usage ingestion on $name", (backend) => {
     expect(await ingest(batch)).toEqual({
       accepted: 10_000,
       awaiting_pricing: 0,
+      late: 0,
       duplicates: 0,
       rejected: [],
     });

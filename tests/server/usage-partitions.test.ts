@@ -76,12 +76,14 @@ describe.each(backends())("usage events by month on $name", (backend) => {
     expect(await ingestUsage(db(), org, [march, april])).toEqual({
       accepted: 1,
       awaiting_pricing: 0,
+      late: 0,
       duplicates: 1,
       rejected: [],
     });
     expect(await ingestUsage(db(), org, [april])).toEqual({
       accepted: 0,
       awaiting_pricing: 0,
+      late: 0,
       duplicates: 1,
       rejected: [],
     });

@@ -125,7 +125,7 @@ describe.each(backends())("usage queries on $name", (backend) => {
     ]);
 
     // Two cycles for Acme: January (closed) and February onwards (current), made after the
-    // usage is in (a closed cycle takes no new events).
+    // usage is in (usage sent after a cycle closes is billed late, in the open cycle).
     janCycle = await addCycle(p, fx.acmeId, "2026-01-01", "2026-02-01");
     febCycle = await addCycle(p, fx.acmeId, "2026-02-01", null);
 
