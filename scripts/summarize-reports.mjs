@@ -33,5 +33,7 @@ for (const file of reports) {
     failed += 1;
   }
 }
-console.log(`${skipped} skipped${skipped && !process.env.DATABASE_URL ? " (tests that need PostgreSQL: set DATABASE_URL)" : ""}`);
+console.log(
+  `${skipped} skipped${skipped && !process.env.DATABASE_URL ? " (tests that need PostgreSQL: set DATABASE_URL)" : ""}`,
+);
 console.log(`${passed} passed, ${failed} failed`);

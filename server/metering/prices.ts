@@ -1,4 +1,4 @@
-import { and, type Column, desc, eq, isNull, lt, or, type SQL, sql } from "drizzle-orm";
+import { and, type Column, desc, eq, isNull, lte, or, type SQL, sql } from "drizzle-orm";
 import { formatUsdExact, parseUsd } from "../../contract/money";
 import { priceRules } from "../db/schema";
 import { type Actor, writeAudit } from "../platform/audit";
@@ -89,7 +89,9 @@ export async function setPriceRule(
       .where(
         and(
           lineage,
-          lt(priceRules.validFrom, validFrom),
+          // A rule from the same time is replaced too (it ends where it starts): otherwise two rules
+          // would tie and their uuids, not the order they were set in, would choose.
+          lte(priceRules.validFrom, validFrom),
           or(isNull(priceRules.validTo), sql`${priceRules.validTo} > ${validFrom.toISOString()}`),
         ),
       )

@@ -278,4 +278,28 @@ describe.each(backends())("re-rating and late usage on $name", (backend) => {
     expect(done.events).toBe(25 - 8);
     expect(await expectConsistent(org)).toBe(13n * quantity);
   });
+
+  it("a new price from the same valid_from replaces the one set before it, whatever their uuids", async () => {
+    const org = (await p.identity.admin.createOrganization("Same Time", "same-time")).id;
+    await addCycle(p, org, "2026-11-01", null);
+    const from = new Date(Date.now() - 3_600_000);
+    const dims = { organizationUuid: org, operation: "same-time-op", evalType: "safety" };
+    await setPriceRule(db(), { ...dims, unitPrice: "0.0125", validFrom: from });
+    const event = {
+      ...ev("same-1", new Date(Date.now() - 600_000).toISOString(), 2),
+      operation: "same-time-op",
+    };
+    await sendAsOperator(p, org, [event]);
+    // Several prices in a row from the very same time: each replaces the last, and re-rates the event.
+    for (const price of ["0.02", "0.015", "0.03", "0.011"]) {
+      const rule = await setPriceRule(db(), { ...dims, unitPrice: price, validFrom: from });
+      expect(rule.rerating.events).toBe(1);
+      const [row] = await q<{ unit: string; rule: string }>(
+        sql`select unit_price_micros::text as unit, price_rule_uuid::text as rule from usage_events
+             where organization_uuid = ${org} and event_id = 'same-1'`,
+      );
+      expect(row).toEqual({ unit: String(parseUsd(price)), rule: rule.priceRuleUuid });
+    }
+    expect(await expectConsistent(org)).toBe(2n * parseUsd("0.011"));
+  });
 });
