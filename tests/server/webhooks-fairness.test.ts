@@ -201,9 +201,18 @@ describe.each(backends())("webhook caps and circuit breaker on $name", (backend)
         expect(log.total).toBe(6);
       }
       await new Promise((r) => setTimeout(r, 300));
+      // Three endpoints: the organization's cap (3) binds; taking turns, each endpoint may have had
+      // only one at a time, never more than its cap.
       expect(slow.peak.all).toBe(3);
       expect([...slow.peak.byPath.values()].every((n) => n <= 2)).toBe(true);
-      expect(Math.max(...slow.peak.byPath.values())).toBe(2);
+      for (const id of ids.splice(0)) await t.f.call("admin", "DELETE", `/v1/webhook-endpoints/${id}`);
+      // One endpoint alone: its own cap (2) binds, below the organization's.
+      ids.push((await createEndpoint(t.f, `${slow.url}/solo`, ["budget.alert.triggered"])).endpoint_uuid);
+      await queueEvents(t, t.f.acmeId, 6);
+      const soloUntil = Date.now() + 30_000;
+      while (slow.hits.length < 24 && Date.now() < soloUntil) await new Promise((r) => setTimeout(r, 25));
+      expect(slow.hits).toHaveLength(24);
+      expect(slow.peak.byPath.get("/solo")).toBe(2);
     } finally {
       await second.stop();
       for (const id of ids) await t.f.call("admin", "DELETE", `/v1/webhook-endpoints/${id}`);
