@@ -78,7 +78,9 @@ async function main() {
   const db = product.database.db;
   // Rules start on distinct days so that ties between equally specific rules (decided by the newest
   // valid_from) never fall to the random rule uuid: prices are the same on every run.
-  if (!(await loadPriceRules(db, orgId)).length) {
+  // The default price list ships with the product (built-in rules): only an operator's rules count
+  // as this list having been set already (a reused database keeps them).
+  if (!(await loadPriceRules(db, orgId)).some((r) => !r.builtIn)) {
     const day = (n: number) => new Date(Date.UTC(2000, 0, 1 + n));
     await setPriceRule(db, { unitPrice: "0.001", validFrom: day(0) });
     await setPriceRule(db, { ruleMetric: "prompt", unitPrice: "0.0002", validFrom: day(1) });
