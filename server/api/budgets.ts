@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { BudgetSimulationRequestSchema, BudgetSimulationSchema } from "../../contract/budget-simulation";
 import {
   BudgetAlertListSchema,
   BudgetCreateSchema,
@@ -8,6 +9,7 @@ import {
   BudgetUpdateSchema,
   DEFAULT_BUDGET_THRESHOLDS,
 } from "../../contract/budgets";
+import { simulateBudget } from "../metering/budget-simulate";
 import {
   budgetNotFound,
   createBudget,
@@ -129,6 +131,30 @@ export const budgetRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db 
       const uuid = await createBudget(db, org, req.body, actorOf(req.principal));
       return reply.status(201).send(await one(org, uuid));
     },
+  );
+
+  app.post(
+    "/budgets/simulate",
+    {
+      config: { auth: "bearer_or_api_key", admin: "simulate budgets" },
+      schema: {
+        tags,
+        summary: "Replay a proposed budget over past usage",
+        description:
+          "Takes what POST /v1/budgets takes, plus days (1..366, default 90), and replays that budget over the " +
+          "organization's real usage of the last days, billing cycle by billing cycle, as the live budget judges " +
+          "it: the day each threshold would have fired (once per cycle), and with hard_limit the periods work-" +
+          "starting calls would have been refused, the eval runs started in them and the spend recorded in them. " +
+          "Read from the daily rollups, so a day is the unit. Nothing is stored.",
+        body: BudgetSimulationRequestSchema,
+        response: {
+          200: json("The replay", BudgetSimulationSchema),
+          ...readErrors,
+          404: failure("workspace_uuid is not a live workspace of the organization"),
+        },
+      },
+    },
+    async (req) => simulateBudget(db, adminOrg(req).org_id, req.body),
   );
 
   app.patch(

@@ -84,7 +84,7 @@ const snapshot = (b: BudgetRow): Snapshot => ({
 const ascending = (t: readonly number[]) => [...t].sort((a, b) => a - b);
 
 /** The workspace's name, when it is a live workspace of the organization; else 404. */
-async function liveWorkspaceName(tx: Tx, organizationUuid: string, workspaceUuid: string) {
+export async function liveWorkspaceName(tx: Db | Tx, organizationUuid: string, workspaceUuid: string) {
   const [row] = await tx
     .select({ name: workspaces.name })
     .from(workspaces)

@@ -541,6 +541,24 @@ const API_ROWS: Record<string, ApiRow> = {
     }),
     expect: statuses(404, 404, 403),
   },
+  // A replay reads only the caller's usage (budgets-simulate.test.ts compares the spend): Globex's
+  // administrator replays Globex's and cannot name Acme's workspace (404).
+  "POST /v1/budgets/simulate": {
+    req: (t) => ({
+      method: "POST",
+      url: "/v1/budgets/simulate",
+      payload: { scope: "workspace", workspace_uuid: t.ws.safety, amount: "1", days: 366 },
+    }),
+    expect: statuses(404, 404, 403),
+  },
+  "POST /v1/budgets/simulate#organization": {
+    req: () => ({
+      method: "POST",
+      url: "/v1/budgets/simulate",
+      payload: { scope: "organization", amount: "1" },
+    }),
+    expect: statuses(200, 200, 403),
+  },
   "PATCH /v1/budgets/{budget_uuid}": {
     req: (t) => ({ method: "PATCH", url: `/v1/budgets/${t.budgets.acme}`, payload: { amount: "1000" } }),
     expect: statuses(404, 404, 403),
