@@ -32,6 +32,7 @@ import { ensureMonths, forgetMonths, isMissingPartition, monthOf } from "./parti
 import { loadPriceRules } from "./prices";
 import { createRuleMatcher, type RuleMetric } from "./pricing";
 import { addToRollups } from "./rollups";
+import { addToRunRollup } from "./run-rollup";
 import { arrayLiteral } from "./sql-arrays";
 
 type EventRow = typeof usageEvents.$inferInsert;
@@ -43,6 +44,9 @@ type AwaitingRow = {
   event_id: string;
   occurred_at: string | Date;
   workspace_uuid: string | null;
+  eval_run_uuid: string | null;
+  name: string | null;
+  eval_uuid: string | null;
   operation: string;
   eval_type: string;
   modality: string;
@@ -104,8 +108,8 @@ async function priceOrganization(db: Db, organizationUuid: string, now: Date): P
   let alertsChanged = false;
   for (;;) {
     const page = (await db.execute(sql`
-      select event_id, occurred_at, workspace_uuid, operation, eval_type, modality, is_jailbreak,
-             has_ground_truth, quantity, rule_metric, backfill, held_reason
+      select event_id, occurred_at, workspace_uuid, eval_run_uuid, name, eval_uuid, operation, eval_type,
+             modality, is_jailbreak, has_ground_truth, quantity, rule_metric, backfill, held_reason
         from usage_events_awaiting
        where organization_uuid = ${organizationUuid}
          ${after ? sql`and (occurred_at, event_id) > (${after.at}::timestamptz, ${after.id})` : sql``}
@@ -216,6 +220,9 @@ async function priceOrganization(db: Db, organizationUuid: string, now: Date): P
             eventId: m.row.event_id,
             occurredAt: m.occurredAt,
             workspaceUuid: m.row.workspace_uuid,
+            evalRunUuid: m.row.eval_run_uuid,
+            name: m.row.name,
+            evalUuid: m.row.eval_uuid,
             operation: m.row.operation,
             evalType: m.row.eval_type,
             modality: m.row.modality,
@@ -229,6 +236,7 @@ async function priceOrganization(db: Db, organizationUuid: string, now: Date): P
             lateOccurredAt: m.late ? new Date(m.row.occurred_at) : null,
           }));
         await addToRollups(tx, organizationUuid, rollUp(organizationUuid, inserted));
+        await addToRunRollup(tx, organizationUuid, inserted);
         if (budgets.length && inserted.length)
           alertsChanged ||=
             (await evaluateIngestedBudgets(tx, organizationUuid, cycles, inserted, now)).length > 0;

@@ -25,6 +25,7 @@ import { createRuleMatcher, type PriceRule } from "./pricing";
 import { fitsRule, RATED_COLUMNS, RERATE_BATCH, RULE_PRICED, ratedEvent } from "./rerate";
 import { type CorrectionGroup, correctionGroups, mergeGroups } from "./rerate-logic";
 import { addToRollups } from "./rollups";
+import { addToRunRollup } from "./run-rollup";
 
 export type Correction = {
   organizationUuid: string;
@@ -134,6 +135,8 @@ export async function correctClosedCycles(
       const ids = new Set(await insertEvents(tx, organizationUuid, rows));
       const inserted = rows.filter((r) => ids.has(r.eventId));
       await addToRollups(tx, organizationUuid, rollUp(organizationUuid, inserted));
+      // A correction line names no run (nothing to add); kept beside addToRollups like every writer.
+      await addToRunRollup(tx, organizationUuid, inserted);
       if (inserted.length)
         alertsChanged ||=
           (await evaluateIngestedBudgets(tx, organizationUuid, cycles, inserted, now)).length > 0;

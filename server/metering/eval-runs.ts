@@ -1,6 +1,7 @@
-// Eval runs: the runs of a billing cycle with their cost, read from the usage events that carry an
-// eval_run_uuid (grouped by the database, exact sums in micros), joined with the runs started
-// through POST /v1/eval-runs (eval_runs) so that a started run shows before its first event.
+// Eval runs: the runs of a billing cycle with their cost, summed from the usage events that carry
+// an eval_run_uuid (the list from their per-run daily rollup usage_run_daily, one run's page from
+// the events themselves; exact sums in micros), joined with the runs started through
+// POST /v1/eval-runs (eval_runs) so that a started run shows before its first event.
 import { type SQL, sql } from "drizzle-orm";
 import type { EvalRun, EvalRunDetail, EvalRunSortField } from "../../contract/eval-runs";
 import { formatUsdExact } from "../../contract/money";
@@ -55,24 +56,45 @@ function inCycle(cycle: Cycle, column: SQL) {
 }
 
 /**
+ * The cycle's runs that its events name, one row each with the sums over the cycle's events: for
+ * the whole list, from the cycle's days of usage_run_daily (a few rows per run; its day rows hold
+ * the same sums, least texts and span as the events, so the results are the same); for one run,
+ * from its events through usage_events_org_run_idx.
+ */
+function eventRuns(cycle: Cycle, run?: string) {
+  const org = cycle.organizationUuid;
+  if (run === undefined)
+    return sql`
+      select r.eval_run_uuid as run, min(r.first_at) as first_at, max(r.last_at) as last_at,
+        sum(r.event_count) as events, coalesce(sum(r.quantity_sum), 0) as quantity,
+        coalesce(sum(r.cost_micros_sum), 0) as cost, min(r.name) as name, min(r.eval_uuid) as eval_uuid,
+        min(r.eval_type) as eval_type, min(r.workspace_uuid) as ws
+      from usage_run_daily r
+      where r.organization_uuid = ${org} and r.day >= ${cycle.startDate}::date${
+        cycle.endDate ? sql` and r.day < ${cycle.endDate}::date` : sql``
+      }
+      group by r.eval_run_uuid`;
+  return sql`
+      select e.eval_run_uuid as run, min(e.occurred_at) as first_at, max(e.occurred_at) as last_at,
+        count(*) as events, coalesce(sum(e.quantity), 0) as quantity, coalesce(sum(e.cost_micros), 0) as cost,
+        min(e.name) as name, min(e.eval_uuid) as eval_uuid, min(e.eval_type) as eval_type,
+        min(e.workspace_uuid::text) as ws
+      from usage_events e
+      where e.organization_uuid = ${org} and e.eval_run_uuid is not null and ${inCycle(cycle, sql`e.occurred_at`)}
+        and e.eval_run_uuid = ${run}
+      group by e.eval_run_uuid`;
+}
+
+/**
  * The cycle's runs, one row each: the runs its events name (sums over the cycle's events) and the
  * runs started within it that have no event in it yet. Name, eval type and workspace as started,
  * else the events' (the first in alphabetical order when they disagree).
  */
 function runsOfCycle(cycle: Cycle, run?: string) {
   const org = cycle.organizationUuid;
-  const oneRun = run === undefined ? sql`` : sql` and e.eval_run_uuid = ${run}`;
   const oneStarted = run === undefined ? sql`` : sql` and s.eval_run_uuid = ${run}`;
   return sql`
-    with ev as (
-      select e.eval_run_uuid as run, min(e.occurred_at) as first_at, max(e.occurred_at) as last_at,
-        count(*) as events, coalesce(sum(e.quantity), 0) as quantity, coalesce(sum(e.cost_micros), 0) as cost,
-        min(e.name) as name, min(e.eval_uuid) as eval_uuid, min(e.eval_type) as eval_type,
-        min(e.workspace_uuid::text) as ws
-      from usage_events e
-      where e.organization_uuid = ${org} and e.eval_run_uuid is not null and ${inCycle(cycle, sql`e.occurred_at`)}${oneRun}
-      group by e.eval_run_uuid
-    ), runs as (
+    with ev as (${eventRuns(cycle, run)}), runs as (
       select run, first_at, last_at, events, quantity, cost, name, eval_uuid, eval_type, ws from ev
       union all
       select s.eval_run_uuid, null, null, 0, 0, 0, null, null, null, null from eval_runs s

@@ -15,6 +15,7 @@ import { EARLIEST_OCCURRED_AT, MAX_EVENT_COST_MICROS, MAX_EVENT_COST_USD } from 
 import { ensureMonths, forgetMonths, isMissingPartition, monthOf } from "./partitions";
 import { rerateEvents } from "./rerate";
 import { addToRollups } from "./rollups";
+import { addToRunRollup } from "./run-rollup";
 import { arrayLiteral } from "./sql-arrays";
 
 export type Rejection = { index: number; event_id: string | null; reason: string };
@@ -299,6 +300,7 @@ export async function ingestUsage(
       }
       // Both rollups and the usage version (the usage caches key on it), in this transaction.
       await addToRollups(tx, organizationUuid, rollUp(organizationUuid, inserted));
+      await addToRunRollup(tx, organizationUuid, inserted);
       const by = typeof opts.adjustments === "object" ? opts.adjustments.by : null;
       if (by)
         for (const row of inserted)

@@ -9,6 +9,7 @@
 import { sql } from "drizzle-orm";
 import { type Actor, writeAudit } from "../platform/audit";
 import type { Db } from "../platform/database";
+import { dropMonthOfRuns, restoreMonthOfRuns } from "./run-rollup";
 
 /** "YYYY-MM" of a UTC instant. */
 export const monthOf = (d: Date) => d.toISOString().slice(0, 7);
@@ -119,7 +120,8 @@ export type ArchiveRefusal = { organizationUuid: string; reason: string };
 /**
  * Why a month cannot be archived yet: an organization with events in it still has a billing cycle
  * open (end date null) that starts before the month ends, or has no cycle at all. Archiving takes
- * the events out of the records page and the export; the bill (usage_daily) keeps them.
+ * the events out of the records page, the export and the Eval Runs list (usage_run_daily loses the
+ * month's rows); the bill (usage_daily) keeps them.
  */
 export async function archiveRefusals(db: Db, month: string): Promise<ArchiveRefusal[]> {
   const { start, end } = monthBounds(month);
@@ -176,6 +178,8 @@ export async function archiveMonth(db: Db, month: string, actor?: Actor): Promis
     )) as unknown as Rows<{ n: string }>;
     await tx.execute(sql`alter table usage_events detach partition ${sql.identifier(part)}`);
     await tx.execute(sql`alter table ${sql.identifier(part)} rename to ${sql.identifier(archive)}`);
+    const { start, end } = monthBounds(month);
+    await dropMonthOfRuns(tx, start, end);
     const n = Number(counted.rows[0]?.n ?? 0);
     if (actor)
       await writeAudit(tx, {
@@ -211,6 +215,7 @@ export async function restoreMonth(
         `alter table usage_events attach partition "${part}" for values from ('${start.toISOString()}') to ('${end.toISOString()}')`,
       ),
     );
+    await restoreMonthOfRuns(tx, start, end);
     if (actor)
       await writeAudit(tx, {
         organizationUuid: null,

@@ -21,6 +21,8 @@ export type RatedEvent = {
   /** When it happened, for a late event (priced at that time); else null. */
   lateOccurredAt: Date | null;
   workspaceUuid: string | null;
+  /** The eval run it names (the per-run rollup moves with its cost); absent where not read. */
+  evalRunUuid?: string | null;
   operation: string;
   evalType: string;
   modality: string;

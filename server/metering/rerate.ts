@@ -22,6 +22,7 @@ import type { PriceRule } from "./pricing";
 import { createRuleMatcher } from "./pricing";
 import { type RatedEvent, type Reprice, repriced, rollupDeltas } from "./rerate-logic";
 import { addToRollups } from "./rollups";
+import { moveRunCosts } from "./run-rollup";
 import { arrayLiteral } from "./sql-arrays";
 
 /** Events read and re-priced per transaction. */
@@ -35,6 +36,7 @@ type Row = {
   occurred_key: string;
   late_occurred_at: string | Date | null;
   workspace_uuid: string | null;
+  eval_run_uuid: string | null;
   operation: string;
   eval_type: string;
   modality: string;
@@ -53,6 +55,7 @@ export const ratedEvent = (r: Row): RatedEvent => ({
   occurredKey: r.occurred_key,
   lateOccurredAt: r.late_occurred_at === null ? null : new Date(r.late_occurred_at),
   workspaceUuid: r.workspace_uuid,
+  evalRunUuid: r.eval_run_uuid,
   operation: r.operation,
   evalType: r.eval_type,
   modality: r.modality,
@@ -67,7 +70,7 @@ export const ratedEvent = (r: Row): RatedEvent => ({
 
 /** The columns re-rating reads, and the rule-priced rows only (price adjustments never move). */
 export const RATED_COLUMNS = sql.raw(`usage_event_uuid, occurred_at, occurred_at::text as occurred_key,
-  late_occurred_at, workspace_uuid,
+  late_occurred_at, workspace_uuid, eval_run_uuid,
   operation, eval_type, modality, is_jailbreak, has_ground_truth, rule_metric, quantity,
   unit_price_micros, cost_micros, price_rule_uuid`);
 export const RULE_PRICED = sql.raw(
@@ -110,6 +113,15 @@ async function applyReprices(tx: Tx, organizationUuid: string, changes: readonly
      where u.organization_uuid = ${organizationUuid} and u.usage_event_uuid = p.usage_event_uuid
        and u.occurred_at = p.occurred_at`);
   await addToRollups(tx, organizationUuid, rollupDeltas(organizationUuid, changes));
+  await moveRunCosts(
+    tx,
+    organizationUuid,
+    changes.map((c) => ({
+      run: c.event.evalRunUuid ?? null,
+      occurredAt: c.event.occurredAt,
+      deltaMicros: c.afterMicros - c.beforeMicros,
+    })),
+  );
 }
 
 /**

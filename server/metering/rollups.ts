@@ -6,6 +6,7 @@
 import { sql } from "drizzle-orm";
 import type { usageDaily } from "../db/schema";
 import type { Tx } from "../platform/database";
+import { rebuildRunRollupSql } from "./run-rollup";
 
 export type DailyRow = typeof usageDaily.$inferInsert;
 
@@ -99,8 +100,8 @@ const bumpVersion = (organizationUuid: string) => sql`
 /**
  * Rebuilds the rollups of one organization from its events between two days (inclusive start,
  * exclusive end; whole days), for bulk loads that COPY events instead of ingesting them: sums the
- * events the way ingestion does, adds them to usage_daily, usage_daily_mid and usage_daily_coarse (whose days must
- * not hold those events yet) and raises the usage version. Statements for the caller's connection,
+ * events the way ingestion does, adds them to usage_daily, usage_daily_mid, usage_daily_coarse and
+ * usage_run_daily (whose days must not hold those events yet) and raises the usage version. Statements for the caller's connection,
  * to run in one transaction.
  */
 export function rebuildRollupsSql(organizationUuid: string, from: string, to: string): string[] {
@@ -129,6 +130,7 @@ export function rebuildRollupsSql(organizationUuid: string, from: string, to: st
        from usage_daily
       where organization_uuid = ${org} and day >= ${lit(from)} and day < ${lit(to)}
       group by 1, 2, 3, 4, 5, 6`,
+    rebuildRunRollupSql(org, lit(`${from}T00:00:00Z`), lit(`${to}T00:00:00Z`)),
     `insert into usage_versions (organization_uuid, version) values (${org}, 1)
      on conflict (organization_uuid) do update set version = usage_versions.version + 1`,
   ];

@@ -1,4 +1,15 @@
-import { bigint, boolean, date, index, pgTable, text, unique, uuid } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  date,
+  index,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  unique,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { micros } from "./metering";
 
 /** Per-day sums of usage_events, written in the same transaction as the events they count. */
@@ -105,6 +116,37 @@ export const usageDailyMid = pgTable(
         t.ruleMetric,
       )
       .nullsNotDistinct(),
+  ],
+);
+
+/**
+ * Per-day sums of the usage events that name an eval run, one row per organization, UTC day and
+ * run: the Eval Runs list groups a cycle's rows of it instead of the cycle's events. Written in the
+ * same transaction as usage_daily by every writer of usage (server/metering/run-rollup.ts), so its
+ * sums are always the events' own. The texts are the least of the day's events (as min() over the
+ * events in the database's collation), so the least over a cycle's days is the events' min().
+ */
+export const usageRunDaily = pgTable(
+  "usage_run_daily",
+  {
+    organizationUuid: text("organization_uuid").notNull(),
+    /** UTC day of occurred_at. */
+    day: date("day", { mode: "string" }).notNull(),
+    evalRunUuid: text("eval_run_uuid").notNull(),
+    firstAt: timestamp("first_at", { withTimezone: true }).notNull(),
+    lastAt: timestamp("last_at", { withTimezone: true }).notNull(),
+    eventCount: bigint("event_count", { mode: "number" }).notNull(),
+    quantitySum: bigint("quantity_sum", { mode: "number" }).notNull(),
+    costMicrosSum: micros("cost_micros_sum").notNull(),
+    name: text("name"),
+    evalUuid: text("eval_uuid"),
+    evalType: text("eval_type").notNull(),
+    /** The least workspace uuid as text (uuid has no min()); null when no event had one. */
+    workspaceUuid: text("workspace_uuid"),
+  },
+  (t) => [
+    // Leads with (organization, day): a cycle's rows are one range of the key.
+    primaryKey({ name: "usage_run_daily_pkey", columns: [t.organizationUuid, t.day, t.evalRunUuid] }),
   ],
 );
 
