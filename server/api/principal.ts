@@ -138,7 +138,8 @@ export function createAuthenticator(gateway: IdentityGateway) {
     if (!opts.apiKey || raw === undefined) return verifyBearer(req);
     const key = typeof raw === "string" ? raw.trim() : "";
     if (!key || key.length > MAX_API_KEY_LENGTH) throw unauthorized("The API key is not valid.");
-    const found = await gateway.validateApiKey(key);
+    const answer = gateway.validateApiKey(key);
+    const found = answer instanceof Promise ? await answer : answer;
     if (!found) throw unauthorized("The API key is not valid, has expired or was deleted.");
     return {
       userId: found.userId,

@@ -139,6 +139,16 @@ export async function createIdentityService(config: Config, database: Database, 
   registerUnlockRoutes(app, ctx);
   registerSocialLogin(app, ctx);
 
+  // A cached key is the same object on every call: its identity is computed once.
+  const identityOf = (found: ValidatedApiKey | null): ApiKeyIdentity | null => {
+    if (!found) return null;
+    let identity = identities.get(found);
+    if (!identity) {
+      identity = keyIdentity(found);
+      identities.set(found, identity);
+    }
+    return identity;
+  };
   const publicKey = createPublicKey(keys.publicPem);
   const gateway: IdentityGateway = {
     issuer: config.authPublicUrl,
@@ -148,16 +158,10 @@ export async function createIdentityService(config: Config, database: Database, 
       const o = await ctx.directory.findOrganization(orgId);
       return o ? { org_id: o.org_id, name: o.name } : null;
     },
-    validateApiKey: async (token) => {
-      const found = await apiKeys.validate(token);
-      if (!found) return null;
-      // A cached key is the same object on every call: its identity is computed once.
-      let identity = identities.get(found);
-      if (!identity) {
-        identity = keyIdentity(found);
-        identities.set(found, identity);
-      }
-      return identity;
+    // A cached key is answered without a promise (see ApiKeyValidation.validate).
+    validateApiKey: (token) => {
+      const found = apiKeys.validate(token);
+      return found instanceof Promise ? found.then(identityOf) : identityOf(found);
     },
     isOperator: (userId) => isProviderOperator(db, userId),
     tokenVersion: (userId) => currentTokenVersion(db, userId),

@@ -27,7 +27,7 @@ describe.each(backends())("API key revalidation on $name", (backend) => {
 
   /** Validates `token` every 40 ms until `done` holds for the answer, for at most 3 lifetimes. */
   async function until(
-    v: { validate: (t: string) => Promise<ValidatedApiKey | null> },
+    v: { validate: (t: string) => ValidatedApiKey | null | Promise<ValidatedApiKey | null> },
     token: string,
     done: (k: ValidatedApiKey | null) => boolean,
   ) {
