@@ -258,3 +258,45 @@ test("a workspace budget alerts by email, banner and signed webhooks, stops work
     await hooks.close();
   }
 });
+
+test("the budget dialog previews a budget against the last 90 days before it is saved", async ({ page }) => {
+  await signIn(page, ADMIN, "/");
+  const section = page.locator("section#budgets");
+  await expect(section.getByTestId("budgets-loading")).toHaveCount(0);
+  const before = await (await adminApi(page)).get<{ budgets: unknown[] }>("/v1/budgets");
+  await section.getByRole("button", { name: /(Add Budget|Set a Budget)/ }).click();
+  const form = dialog(page, "Set Budget");
+  await form.getByText("One workspace").click();
+  await form.getByRole("combobox", { name: "Workspace" }).click();
+  await page.locator(".ant-select-dropdown:visible").getByTitle("Red Team").click();
+  // A dollar a month: the demo's usage reaches it in every cycle.
+  await form.getByLabel("Monthly budget (USD)").fill("1");
+  await form.getByRole("switch", { name: "Hard limit" }).click();
+  await form.getByRole("button", { name: "Preview against the last 90 days" }).click();
+
+  const preview = form.getByTestId("budget-preview");
+  await expect(preview.getByText("What this budget would have done in the last 90 days")).toBeVisible();
+  await expect(preview.getByTestId("budget-preview-chart")).toBeVisible();
+  await expect(
+    preview.getByText(/^\d+ alerts in the last 90 days: 50% on [A-Z][a-z]{2} \d+, 80% on /),
+  ).toBeVisible();
+  await expect(
+    preview.getByText(
+      /^The hard limit would have blocked new work for .+ runs? refused, up to \$[\d,]+\.\d\d of spend avoided\.$/,
+    ),
+  ).toBeVisible();
+  expect(await preview.getByTestId("budget-preview-blocked").count()).toBeGreaterThan(0);
+  await form.screenshot({ path: `${SHOTS}/budget-preview.png` });
+
+  // A changed amount makes the answer stale: the button comes back for the new values.
+  await form.getByLabel("Monthly budget (USD)").fill("1000000");
+  await expect(preview.getByTestId("budget-preview-chart")).toHaveCount(0);
+  await form.getByRole("button", { name: "Preview against the last 90 days" }).click();
+  await expect(preview.getByText("No threshold would have been reached in the last 90 days.")).toBeVisible();
+  await expect(preview.getByText("The hard limit would never have blocked new work.")).toBeVisible();
+
+  // A preview stores nothing.
+  await actionButton(form, "Cancel").click();
+  await expect(form).toBeHidden();
+  expect(await (await adminApi(page)).get<{ budgets: unknown[] }>("/v1/budgets")).toEqual(before);
+});

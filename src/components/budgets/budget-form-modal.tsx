@@ -9,6 +9,7 @@ import type { Budget } from "../../../contract/budgets";
 import type { WorkspaceRecord } from "../../lib/workspaces";
 import { workspaces } from "../../resources/workspaces";
 import { amountProblem, type BudgetFormValues, budgetRequest, thresholdsProblem } from "./budget-form-values";
+import { BudgetPreview } from "./budget-preview";
 import type { BudgetModal } from "./use-budget-modals";
 
 type Props = {
@@ -145,6 +146,7 @@ export function BudgetFormModal({ action, modal, existing, fixedWorkspace }: Pro
         >
           <Switch id={`budget-${action}-hard-limit`} />
         </Form.Item>
+        {modalProps.open ? <BudgetPreview form={form} fixedWorkspace={fixedWorkspace} /> : null}
         {mutation.error ? (
           <Alert
             type="error"
