@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { bigint, index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 
 /**
  * The eval runs an eval service started through POST /v1/eval-runs: so a run shows (with its name,
@@ -20,6 +20,20 @@ export const evalRuns = pgTable(
     /** The API key (its id) the run was started with; null when started with a bearer token. */
     startedByApiKeyId: text("started_by_api_key_id"),
     startedAt: timestamp("started_at", { withTimezone: true }).notNull().defaultNow(),
+    /**
+     * The spend reserved at the start against the hard limits that cover the run (its estimate,
+     * micro-dollars); null when started without one. Held, less what the run has spent, until the
+     * run finishes or idles past the reservation timeout (server/metering/reservations.ts).
+     */
+    reservedMicros: bigint("reserved_micros", { mode: "bigint" }),
+    /** When POST /v1/eval-runs/{id}/finish released the reservation; null while running. */
+    finishedAt: timestamp("finished_at", { withTimezone: true }),
   },
-  (t) => [index("eval_runs_org_started_idx").on(t.organizationUuid, t.startedAt)],
+  (t) => [
+    index("eval_runs_org_started_idx").on(t.organizationUuid, t.startedAt),
+    // The open reservations an admission sums: few rows however many runs an organization has had.
+    index("eval_runs_org_reserved_idx")
+      .on(t.organizationUuid)
+      .where(sql`${t.reservedMicros} is not null and ${t.finishedAt} is null`),
+  ],
 );
