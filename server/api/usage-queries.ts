@@ -174,7 +174,8 @@ export const usageQueryRoutes: FastifyPluginAsyncZod<{
   db: Db;
   /** Where the usage is read (a replica when configured); db otherwise. */
   readDb?: Db;
-  exportLimits?: { maxRows?: number; bytesPerSecond?: number };
+  /** Tests: a smaller row limit, pace or read batch. */
+  exportLimits?: { maxRows?: number; bytesPerSecond?: number; batchRows?: number };
   /** The page data cache of this API process (default: one holding up to 200,000 rows). */
   pageCache?: PageDataCache;
   /** Expensive reads admitted per organization (shared with the usage report). */
