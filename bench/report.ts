@@ -21,7 +21,7 @@ import { parseInstant } from "../contract/usage-report";
 import { NO_FILTERS } from "../server/metering/filters";
 import { generateUsageEvents } from "../server/metering/generate";
 import { rebuildRollupsSql } from "../server/metering/rollups";
-import { reportRowsQuery } from "../server/metering/usage-report-sql";
+import { reportRowsStatement } from "../server/metering/usage-report-sql";
 import type { Db } from "../server/platform/database";
 import {
   copyFromStdin,
@@ -150,7 +150,7 @@ async function main() {
           // The statement the route runs for this case's first page (the CSV reads every row).
           const params = new URLSearchParams(query);
           const groupBy = (params.get("group_by") ?? "").split(",").filter(Boolean);
-          const built = reportRowsQuery(
+          const built = reportRowsStatement(
             drizzle(client) as unknown as Db,
             {
               organizationUuid: orgId,
@@ -161,8 +161,8 @@ async function main() {
               filters: NO_FILTERS,
               matches: null,
             },
-            { offset: 0, limit: accept === "text/csv" ? 100_001 : Number(params.get("page_size")) },
-          ).toSQL();
+            accept === "text/csv" ? {} : { limit: Number(params.get("page_size")) + 1 },
+          );
           const res = await client.query(`explain (analyze, buffers) ${built.sql}`, built.params);
           console.log(res.rows.map((r) => `    ${r["QUERY PLAN"]}`).join("\n"));
         }

@@ -152,7 +152,8 @@ export const reportQueryShape = {
   }),
   page: z
     .string({ error: "page must be a cursor (next_page of the previous answer)." })
-    .max(200, { error: "page must be a cursor (next_page of the previous answer)." })
+    // A cursor carries the last row's bucket and group_by values (eight of them at most).
+    .max(12_000, { error: "page must be a cursor (next_page of the previous answer)." })
     .optional()
     .meta({
       description: "The next_page cursor of the previous answer; the other parameters must be the same.",

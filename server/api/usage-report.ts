@@ -12,8 +12,9 @@ import {
   reportQueryShape,
   UsageReportPageSchema,
 } from "../../contract/usage-report";
-import { BadCursor, offsetOf, ReportTooLarge, reportCsv, reportPage } from "../metering/usage-report";
+import { BadCursor, keyOfCursor, ReportTooLarge, reportCsv, reportPage } from "../metering/usage-report";
 import { bucketsSpanned, defaultEnd } from "../metering/usage-report-buckets";
+import type { ReportKey } from "../metering/usage-report-sql";
 import { type ReportQuery, reportSource } from "../metering/usage-report-sql";
 import { workspaceMatches } from "../metering/usage-sql";
 import type { Db } from "../platform/database";
@@ -79,10 +80,13 @@ const REPORT_PAGE: ReadKind = {
 };
 
 /** GET /v1/usage/report: usage and cost per time bucket and group_by values, as JSON pages or CSV. */
-export const usageReportRoutes: FastifyPluginAsyncZod<{ db: Db; readDb?: Db; reads?: ReadGate }> = async (
-  app,
-  deps,
-) => {
+export const usageReportRoutes: FastifyPluginAsyncZod<{
+  db: Db;
+  readDb?: Db;
+  reads?: ReadGate;
+  /** Tests: the rows a CSV report reads at a time. */
+  csvLimits?: { batchRows?: number };
+}> = async (app, deps) => {
   // Like every usage read: the replica when one is configured.
   const db = deps.readDb ?? deps.db;
   const reads = deps.reads ?? createReadGate();
@@ -107,7 +111,7 @@ export const usageReportRoutes: FastifyPluginAsyncZod<{ db: Db; readDb?: Db; rea
           "eval run through POST /v1/eval-runs (raw events); null: not started with an API key (a bearer " +
           `token, a run not started through the API, or no run). Limits: the period within ${REPORT_EARLIEST} … ${REPORT_LATEST} and at ` +
           `most ${REPORT_MAX_BUCKETS.toLocaleString("en-US")} buckets; pages of at most ${REPORT_MAX_PAGE_SIZE} ` +
-          "rows with an opaque next_page cursor and the whole report's totals. With Accept: text/csv (or " +
+          "rows with an opaque next_page cursor (the last row's place in the report's order, so pages never repeat or skip a row) and the whole report's totals. With Accept: text/csv (or " +
           "format=csv) every row is sent as CSV (Starting At, Ending At, the group_by columns, Events, Count, " +
           `Cost), at most ${REPORT_MAX_CSV_ROWS.toLocaleString("en-US")} rows (more: 400 before any byte), ` +
           `at most ${MAX_CONCURRENT_CSV_REPORTS} at once per organization (429). Organization administrators ` +
@@ -137,9 +141,9 @@ export const usageReportRoutes: FastifyPluginAsyncZod<{ db: Db; readDb?: Db; rea
       const q = await reportQuery(db, org, req.query);
       req.log.debug({ source: reportSource(q) }, "usage report");
       // A cursor is checked for CSV too (which sends every row and ignores it): a bad one is refused alike.
-      let offset: number;
+      let after: ReportKey | null;
       try {
-        offset = offsetOf(q, req.query.page);
+        after = keyOfCursor(q, req.query.page);
       } catch (err) {
         if (err instanceof BadCursor) throw new ApiError("invalid_request", err.message);
         throw err;
@@ -147,7 +151,7 @@ export const usageReportRoutes: FastifyPluginAsyncZod<{ db: Db; readDb?: Db; rea
       if (!wantsCsv(req.query.format, req.headers.accept)) {
         const release = reads.enter(org, REPORT_PAGE, reply);
         try {
-          return await reportPage(db, q, offset, req.query.page_size);
+          return await reportPage(db, q, after, req.query.page_size);
         } finally {
           release();
         }
@@ -155,13 +159,15 @@ export const usageReportRoutes: FastifyPluginAsyncZod<{ db: Db; readDb?: Db; rea
       const done = reads.enter(org, CSV_REPORT, reply);
       let stream: Readable;
       try {
-        stream = Readable.from(await reportCsv(db, q));
+        const csv = await reportCsv(db, q, deps.csvLimits);
+        stream = Readable.from(csv.lines);
+        // However the response ends (sent, failed, the client gone), the read ends with it.
+        stream.once("close", () => void csv.close().finally(done));
       } catch (err) {
         done();
         if (err instanceof ReportTooLarge) throw new ApiError("invalid_request", err.message);
         throw err;
       }
-      stream.once("close", done);
       const day = (d: Date) => d.toISOString().slice(0, 10);
       return reply
         .header("content-type", "text/csv; charset=utf-8")

@@ -3,6 +3,7 @@
 // with the dashboard's filter SQL (usage-sql.ts), so both count exactly the same usage.
 
 import { and, eq, gte, lt, type SQL, sql } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
 import type { BucketWidth, ReportGroupBy } from "../../contract/usage-report";
 import { floorUtcSql } from "../../contract/utc-calendar";
 import { evalRuns, usageDaily, usageDailyCoarse, usageDailyMid, usageEvents } from "../db/schema";
@@ -174,43 +175,89 @@ export type ReportSqlRow = {
 };
 
 /**
- * Rows `offset`… (at most `limit`) of the report, ordered by bucket then group_by values (nulls
- * first), each carrying the whole report's row count and sums (window functions over the grouped
- * rows, before LIMIT): one statement, so a page and its totals are of one snapshot.
+ * A report row's place in the report's order: its bucket (as the row's `bucket` text), then its
+ * group_by values in REPORT_GROUP_BY's order (null for none). The pages' keyset cursor.
  */
-export function reportRowsQuery(db: Db, q: ReportQuery, page: { offset: number; limit: number }) {
+export type ReportKey = readonly (string | null)[];
+
+/** The key of a row of reportRows. */
+export const keyOf = (q: ReportQuery, r: ReportSqlRow): ReportKey => [
+  r.bucket,
+  ...q.groupBy.map((g) => r[g] ?? null),
+];
+
+/**
+ * Every grouped row of the report, unordered, each carrying the whole report's row count and sums
+ * (window functions over the grouped rows): columns named as ReportSqlRow, plus "b", the bucket as
+ * a timestamp, which orders the rows and compares with a cursor (cheaper than its text).
+ */
+export function reportGroupedQuery(db: Db, q: ReportQuery) {
   const s = shapeOf(q, reportSource(q));
   const bucket = bucketSql(s.ts, q.width);
-  const fields: Record<string, SQL> = {
-    bucket: sql<string>`to_char(${bucket}, 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`,
+  const fields: Record<string, SQL.Aliased> = {
+    bucket: sql<string>`to_char(${bucket}, 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`.as("bucket"),
   };
   for (const g of q.groupBy) {
     const dim = s.dims[g];
     if (!dim) throw new Error(`unreachable: ${g} is not a column of the report's source`);
-    fields[g] = dim;
+    fields[g] = sql`${dim}`.as(g);
   }
-  // The bucket is grouped and sorted as a timestamp (cheaper than its text), the group_by values by
-  // position: the eval type group's expression carries bind parameters, which would not read as
-  // the same expression in GROUP BY.
+  // The group_by values are grouped by position: the eval type group's expression carries bind
+  // parameters, which would not read as the same expression in GROUP BY.
   const keys = Array.from({ length: q.groupBy.length }, (_, i) => `${i + 2}`);
   Object.assign(fields, {
-    events: sql`(${s.events})::text`,
-    quantity: sql`coalesce(${s.quantity}, 0)::text`,
-    cost: sql`coalesce(${s.cost}, 0)::text`,
-    totalRows: sql`(count(*) over ())::text`,
-    totalEvents: sql`(sum(${s.events}) over ())::text`,
-    totalQuantity: sql`coalesce(sum(${s.quantity}) over (), 0)::text`,
-    totalCost: sql`coalesce(sum(${s.cost}) over (), 0)::text`,
+    b: sql`${bucket}`.as("b"),
+    events: sql`(${s.events})::text`.as("events"),
+    quantity: sql`coalesce(${s.quantity}, 0)::text`.as("quantity"),
+    cost: sql`coalesce(${s.cost}, 0)::text`.as("cost"),
+    totalRows: sql`(count(*) over ())::text`.as("totalRows"),
+    totalEvents: sql`(sum(${s.events}) over ())::text`.as("totalEvents"),
+    totalQuantity: sql`coalesce(sum(${s.quantity}) over (), 0)::text`.as("totalQuantity"),
+    totalCost: sql`coalesce(sum(${s.cost}) over (), 0)::text`.as("totalCost"),
   });
   const from = db.select(fields).from(s.table);
   return (s.runs ? from.leftJoin(evalRuns, s.runs) : from)
     .where(s.where)
-    .groupBy(sql.join([bucket, ...keys.map((k) => sql.raw(k))], sql`, `))
-    .orderBy(sql.join([bucket, ...keys.map((k) => sql.raw(`${k} nulls first`))], sql`, `))
-    .limit(page.limit)
-    .offset(page.offset);
+    .groupBy(sql.join([bucket, ...keys.map((k) => sql.raw(k))], sql`, `));
 }
 
-/** The rows of reportRowsQuery. */
-export const reportRows = async (db: Db, q: ReportQuery, page: { offset: number; limit: number }) =>
-  (await reportRowsQuery(db, q, page)) as unknown as ReportSqlRow[];
+const col = (name: string) => sql.raw(`r."${name}"`);
+
+/** Rows strictly after `key` in the report's order (bucket, then group_by values, nulls first). */
+function afterKey(q: ReportQuery, key: ReportKey): SQL {
+  const cols = [col("b"), ...q.groupBy.map(col)];
+  const value = (i: number) => (i === 0 ? sql`${key[0]}::timestamp` : sql`${key[i]}`);
+  const same = (i: number) => (key[i] === null ? sql`${cols[i]} is null` : sql`${cols[i]} = ${value(i)}`);
+  // A null sorts first, so nothing is before it and only a non-null value is after it.
+  const after = (i: number) =>
+    key[i] === null ? sql`${cols[i]} is not null` : sql`${cols[i]} > ${value(i)}`;
+  const alternatives = cols.map((_, i) =>
+    sql.join([...Array.from({ length: i }, (_, j) => same(j)), after(i)], sql` and `),
+  );
+  return sql`(${sql.join(alternatives, sql` or `)})`;
+}
+
+/**
+ * The report's rows in its order (by bucket, then the group_by values, nulls first) from after
+ * `after` on, at most `limit` of them: one statement, so a page and its totals are of one snapshot.
+ * The totals are computed over every grouped row before the cursor's condition picks the page.
+ */
+export function reportRowsSql(db: Db, q: ReportQuery, page: { after?: ReportKey | null; limit?: number }) {
+  const order = sql.join([col("b"), ...q.groupBy.map((g) => sql`${col(g)} nulls first`)], sql`, `);
+  return sql`select * from (${reportGroupedQuery(db, q)}) r${page.after ? sql` where ${afterKey(q, page.after)}` : sql``} order by ${order}${page.limit === undefined ? sql`` : sql` limit ${page.limit}`}`;
+}
+
+/** reportRowsSql as its text and parameters (EXPLAIN in tests and benchmarks, cursors). */
+export const reportRowsStatement = (
+  db: Db,
+  q: ReportQuery,
+  page: { after?: ReportKey | null; limit?: number },
+) => new PgDialect().sqlToQuery(reportRowsSql(db, q, page));
+
+/** The rows of reportRowsSql. */
+export const reportRows = async (
+  db: Db,
+  q: ReportQuery,
+  page: { after?: ReportKey | null; limit: number },
+): Promise<ReportSqlRow[]> =>
+  ((await db.execute(reportRowsSql(db, q, page))) as unknown as { rows: ReportSqlRow[] }).rows;

@@ -2,7 +2,11 @@ import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import type { InjectOptions } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ReportGroupBy } from "../../contract/usage-report";
+import { filtersOf } from "../../server/api/usage-queries";
 import { budgetNotifierOf } from "../../server/metering/budgets-notify";
+import { cursorOf } from "../../server/metering/usage-report";
+import type { ReportKey } from "../../server/metering/usage-report-sql";
 import { registeredRoutes } from "../../server/platform/http";
 import { backends, startProduct, type TestProduct } from "./harness";
 import { rowsOf, setUpTenants, type Tenants } from "./tenants";
@@ -1035,7 +1039,42 @@ describe.each(backends())("bad input on $name", (backend) => {
       ["starting_at=2026-01-01&price_rule_uuid=%00", /price_rule_uuid must be a UUID/],
       ["starting_at=2026-01-01&price_rule_uuid='%20or%201=1%20--", /price_rule_uuid must be a UUID/],
     ];
+    // Cursors of this very report (its fingerprint) whose row key no row could have: refused in
+    // words before any value reaches the database (a bad uuid or date there would be a 5xx).
+    const period = "starting_at=2026-01-01&ending_at=2026-02-01";
+    const forged = (groupBy: ReportGroupBy[], key: unknown) =>
+      cursorOf(
+        {
+          organizationUuid: t.acmeId,
+          start: new Date("2026-01-01T00:00:00Z"),
+          end: new Date("2026-02-01T00:00:00Z"),
+          width: "1d",
+          groupBy,
+          filters: filtersOf({ workspace_uuid: [], eval_type: [], operation: [], modality: [] }),
+          matches: null,
+        },
+        key as ReportKey,
+      );
+    for (const [groupBy, key] of [
+      [["workspace"], ["2026-01-05T00:00:00Z", "not-a-uuid"]],
+      [["workspace"], ["2026-02-30T00:00:00Z", null]],
+      [["workspace"], ["2026-01-05", null]],
+      [["workspace"], ["2026-01-05T00:00:00Z"]],
+      [["workspace"], ["2026-01-05T00:00:00Z", 7]],
+      [["eval_type"], ["2026-01-05T00:00:00Z", "safety\u0000"]],
+      [["eval_type"], ["2026-01-05T00:00:00Z", "x".repeat(2_000)]],
+      [[], { o: 3 }],
+    ] as [ReportGroupBy[], unknown][])
+      cases.push([`${period}&group_by=${groupBy.join(",")}&page=${forged(groupBy, key)}`, /cursor/]);
+    // …while a well-formed key of the report is a page.
+    const fine = forged(["workspace"], ["2026-01-05T00:00:00Z", null]);
     const token = t.tokens.get("admin@acme.test");
+    const page = await p.api.app.inject({
+      method: "GET",
+      url: `/v1/usage/report?${period}&group_by=workspace&page=${fine}`,
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(page.statusCode, page.body).toBe(200);
     for (const [query, message] of cases) {
       for (const accept of ["application/json", "text/csv"]) {
         const res = await p.api.app.inject({

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseUsd } from "../../contract/money";
 import { reportCsvHeaders } from "../../contract/usage-report";
 import { NO_FILTERS, type UsageFilters } from "../../server/metering/filters";
-import { type ReportQuery, reportRowsQuery, reportSource } from "../../server/metering/usage-report-sql";
+import { type ReportQuery, reportRowsStatement, reportSource } from "../../server/metering/usage-report-sql";
 import { backends, startProduct, type TestProduct } from "./harness";
 import { usdMicros } from "./usage-reads";
 import { addCycle, sendAsOperator, setSamplePrices } from "./usage-setup";
@@ -352,10 +352,7 @@ describe.each(backends())("usage report on $name", (backend) => {
     });
     const client = (p.database.db as unknown as { $client: Queryable }).$client;
     const partitions = async (start: string, end: string) => {
-      const { sql: text, params } = reportRowsQuery(p.database.db, q(start, end), {
-        offset: 0,
-        limit: 10,
-      }).toSQL();
+      const { sql: text, params } = reportRowsStatement(p.database.db, q(start, end), { limit: 10 });
       const plan = (await client.query(`explain ${text}`, params)).rows
         .map((r) => Object.values(r)[0])
         .join("\n");
