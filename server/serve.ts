@@ -5,6 +5,7 @@ import { createServer } from "node:net";
 import { buildProduct } from "./app";
 import { recordRunningServer } from "./cli/running-server";
 import { createDemoIngestKey, demoEvents, saveDemoIngestKey, seedUsage } from "./demo-cli";
+import { scheduleEventKeyPurge } from "./metering/event-key-retention";
 import { scheduleAuditPurge } from "./platform/audit-retention";
 import { type Config, ConfigError } from "./platform/config";
 import { describeHolder, lockHolder } from "./platform/data-dir-lock";
@@ -111,5 +112,7 @@ export async function serve(config: Config) {
     process.on("exit", () => forgetServer());
   }
   scheduleAuditPurge(product.database.db, config.auditRetentionDays, logger);
+  // Idempotency keys of usage past USAGE_MAX_AGE_DAYS, daily, by the server (the one writer).
+  scheduleEventKeyPurge(product.database.db, config.usageMaxAgeDays, logger);
   printSignIn(config, password, note, demoKeyLine);
 }

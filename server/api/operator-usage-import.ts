@@ -103,10 +103,9 @@ const ImportResultSchema = z
  * The body is read as it arrives and ingested in batches of 10,000, so a file of any size costs
  * one batch of memory; the answer comes once all of it is stored.
  */
-export const operatorUsageImportRoutes: FastifyPluginAsyncZod<OperatorGuardDeps & { db: Db }> = async (
-  app,
-  deps,
-) => {
+export const operatorUsageImportRoutes: FastifyPluginAsyncZod<
+  OperatorGuardDeps & { db: Db; usageMaxAgeDays?: number }
+> = async (app, deps) => {
   const actorOf = installOperatorGuard(app, deps, "import usage");
   // Before the body is read (and after the guard): the type, and a declared length past the limit.
   app.addHook("onRequest", async (req) => {
@@ -166,6 +165,7 @@ export const operatorUsageImportRoutes: FastifyPluginAsyncZod<OperatorGuardDeps 
           backfill: req.query.backfill === "true",
           by: actorOf(req),
           keepRejections: IMPORT_REJECTIONS_LISTED,
+          maxAgeDays: deps.usageMaxAgeDays ?? 0,
         });
         return {
           events: r.events,

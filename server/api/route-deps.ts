@@ -18,6 +18,8 @@ export type IngestRouteDeps = {
   ingestKeys: IngestKeyVerifier;
   /** The backend API key, with which operators' tools may call as bearer. */
   operatorKey?: string;
+  /** USAGE_MAX_AGE_DAYS: older usage is rejected (0: no horizon). */
+  usageMaxAgeDays?: number;
 };
 
 /** What the operator route plugins (/v1/operator/…) are given; the guard needs the first three. */
@@ -30,4 +32,6 @@ export type OperatorRouteDeps = {
   workspaces: WorkspaceStore;
   /** AUDIT_RETENTION_DAYS: what an operator's audit purge keeps. */
   auditRetentionDays: number;
+  /** USAGE_MAX_AGE_DAYS: older usage is rejected by imports too (0: no horizon). */
+  usageMaxAgeDays?: number;
 };

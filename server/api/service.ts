@@ -126,6 +126,7 @@ export async function createApiService(
     gateway,
     authenticate,
     ingestKeys: createIngestKeyVerifier(database.db),
+    usageMaxAgeDays: config.usageMaxAgeDays,
     ...(operatorKey ? { operatorKey } : {}),
   };
   // Every operator action (the console's operator area, and the CLI while a server runs on the
@@ -136,6 +137,7 @@ export async function createApiService(
     authenticate,
     workspaces,
     auditRetentionDays: config.auditRetentionDays,
+    usageMaxAgeDays: config.usageMaxAgeDays,
     ...(operatorKey ? { operatorKey } : {}),
   };
   await app.register(

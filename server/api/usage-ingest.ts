@@ -204,7 +204,8 @@ export const usageIngestRoutes: FastifyPluginAsyncZod<
           "there; an all-organizations key names the organization with organization_uuid. Customer bearer " +
           "tokens and customer API keys get 403. Events are rejected with a reason when they are more than " +
           "5 minutes in the future, before the organization's first billing cycle (or before " +
-          `${EARLIEST_OCCURRED_AT.toISOString().slice(0, 10)} when it has none), in another organization's ` +
+          `${EARLIEST_OCCURRED_AT.toISOString().slice(0, 10)} when it has none), more than USAGE_MAX_AGE_DAYS ` +
+          "(default 400) days before today (their event ids are not kept longer), in another organization's " +
           `workspace, with a quantity outside 1..${MAX_QUANTITY}, a priced cost ` +
           `above $${MAX_EVENT_COST_USD}, or text with NUL characters or unpaired surrogates. An explicit ` +
           "cost (a credit or charge, with notes) is accepted only from a provider operator (bearer token) and " +
@@ -264,6 +265,7 @@ export const usageIngestRoutes: FastifyPluginAsyncZod<
       return runAsTenant(orgId, () =>
         ingestUsage(deps.db, orgId, body.events, {
           backfill,
+          maxAgeDays: deps.usageMaxAgeDays ?? 0,
           ...(sender.kind === "operator" ? { adjustments: { by: sender.actor } } : {}),
         }),
       );

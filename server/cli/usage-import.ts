@@ -76,6 +76,7 @@ async function onDatabase(config: Config, cmd: ImportCommand) {
     const file = fileName(cmd.file);
     const result = await importUsageFile(db, org.id, cmd.file, {
       backfill: cmd.backfill,
+      maxAgeDays: config.usageMaxAgeDays,
       onProgress(p) {
         const payload = {
           file,

@@ -177,6 +177,8 @@ export type ImportOptions = {
   by?: Actor;
   /** How many rejections the result lists (default 20). */
   keepRejections?: number;
+  /** USAGE_MAX_AGE_DAYS: older events are rejected (ingest.ts; default 0, no horizon). */
+  maxAgeDays?: number;
 };
 
 /**
@@ -257,6 +259,7 @@ export async function importUsage(
     const r = await ingestUsage(db, organizationUuid, batch, {
       backfill: opts.backfill ?? false,
       adjustments: { by },
+      maxAgeDays: opts.maxAgeDays ?? 0,
     });
     progress.events += batch.length;
     progress.accepted += r.accepted;

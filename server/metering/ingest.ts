@@ -11,7 +11,7 @@ import { type EventRow, insertEvents, type StoredRow } from "./event-store";
 import { MalformedEvent, utcDay, type ValidEvent, validateEvent } from "./events";
 import { ingestConfigCache } from "./ingest-config";
 import { billingTime, closedCycleAt, lateMarker } from "./late-usage";
-import { EARLIEST_OCCURRED_AT, MAX_EVENT_COST_MICROS, MAX_EVENT_COST_USD } from "./limits";
+import { EARLIEST_OCCURRED_AT, MAX_EVENT_COST_MICROS, MAX_EVENT_COST_USD, oldestAccepted } from "./limits";
 import { ensureMonths, forgetMonths, isMissingPartition, monthOf } from "./partitions";
 import { rerateEvents } from "./rerate";
 import { addToRollups } from "./rollups";
@@ -94,6 +94,11 @@ export type IngestOptions = {
    * demo seed ("unaudited").
    */
   adjustments?: { by: Actor } | "unaudited";
+  /**
+   * USAGE_MAX_AGE_DAYS: events older than this many days (before today, UTC) are rejected, so
+   * that the retention of idempotency keys never lets a resend count twice. Unset or 0: no horizon.
+   */
+  maxAgeDays?: number;
 };
 
 /** Why an event with an explicit cost is refused from a caller that is not an operator. */
@@ -172,7 +177,10 @@ export async function ingestUsage(
   const budgets = await cachedBudgets(db, config, organizationUuid);
   // Usage before the organization's first billing cycle belongs to no bill (backfill or not).
   const first = cycles[0];
-  const floor = first ? new Date(`${first.startDate}T00:00:00Z`) : EARLIEST_OCCURRED_AT;
+  const cycleFloor = first ? new Date(`${first.startDate}T00:00:00Z`) : EARLIEST_OCCURRED_AT;
+  // The acceptance horizon: an older event's key may have been deleted (event-key-retention.ts).
+  const horizon = oldestAccepted(now, opts.maxAgeDays ?? 0);
+  const floor = horizon && horizon > cycleFloor ? horizon : cycleFloor;
   const wsIds = new Set<string>();
   for (const v of valid) if (v.event.workspaceUuid) wsIds.add(v.event.workspaceUuid);
   const known = wsIds.size ? await configs.liveWorkspaces(config, organizationUuid, [...wsIds]) : wsIds;
@@ -192,9 +200,11 @@ export async function ingestUsage(
     }
     if (e.occurredAt < floor) {
       reject(
-        first
-          ? `occurred_at ${e.occurredAt.toISOString()} is before the organization's first billing cycle, which starts ${first.startDate}`
-          : `occurred_at ${e.occurredAt.toISOString()} is before ${EARLIEST_OCCURRED_AT.toISOString().slice(0, 10)}, the earliest date usage can have`,
+        floor === horizon
+          ? `occurred_at ${e.occurredAt.toISOString()} is more than ${opts.maxAgeDays} days old: usage is accepted from ${horizon.toISOString().slice(0, 10)} on`
+          : first
+            ? `occurred_at ${e.occurredAt.toISOString()} is before the organization's first billing cycle, which starts ${first.startDate}`
+            : `occurred_at ${e.occurredAt.toISOString()} is before ${EARLIEST_OCCURRED_AT.toISOString().slice(0, 10)}, the earliest date usage can have`,
       );
       continue;
     }

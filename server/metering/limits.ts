@@ -19,6 +19,37 @@ export const MAX_FUTURE_MS = 5 * 60 * 1000;
  */
 export const EARLIEST_OCCURRED_AT = new Date("2000-01-01T00:00:00Z");
 
+/**
+ * USAGE_MAX_AGE_DAYS by default: how many days back (before today, UTC) an event's occurred_at may
+ * lie and still be accepted. Past it an event is rejected, so its idempotency key can go
+ * (event-key-retention.ts) without a resend ever being counted twice. 400 days: a year of late
+ * usage and corrections, plus a monthly cycle.
+ */
+export const DEFAULT_USAGE_MAX_AGE_DAYS = 400;
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Midnight UTC `days` days before `now`'s day. */
+const daysBefore = (now: Date, days: number) =>
+  new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - days * DAY_MS);
+
+/**
+ * The oldest occurred_at ingestion accepts at `now` under a horizon of `maxAgeDays` (0: none, every
+ * date from the organization's first billing cycle): midnight UTC, `maxAgeDays` days before today.
+ */
+export function oldestAccepted(now: Date, maxAgeDays: number): Date | null {
+  return maxAgeDays > 0 ? daysBefore(now, maxAgeDays) : null;
+}
+
+/**
+ * Idempotency keys stored before this time may be deleted at `now` (null: none may). One day
+ * older than oldestAccepted, so that a batch validated just before midnight and committed after a
+ * retention run still finds the keys of every event it accepted.
+ */
+export function keysExpireBefore(now: Date, maxAgeDays: number): Date | null {
+  return maxAgeDays > 0 ? daysBefore(now, maxAgeDays + 1) : null;
+}
+
 /** quantity of one event: a whole number from 1 to this. */
 export const MAX_QUANTITY = 1_000_000;
 

@@ -1,6 +1,7 @@
 import { isIP } from "node:net";
 import { z } from "zod";
 import { AUDIT_DEFAULT_RETENTION_DAYS } from "../../contract/audit-log";
+import { DEFAULT_USAGE_MAX_AGE_DAYS } from "../metering/limits";
 
 /** Thrown for configuration the server cannot start with; its message is one printable line. */
 export class ConfigError extends Error {
@@ -173,6 +174,12 @@ const envSchema = z.object({
     .min(1, "AUDIT_RETENTION_DAYS must be at least 1")
     .max(36_500, "AUDIT_RETENTION_DAYS must be at most 36500 (100 years)")
     .default(AUDIT_DEFAULT_RETENTION_DAYS),
+  USAGE_MAX_AGE_DAYS: z.coerce
+    .number({ message: "USAGE_MAX_AGE_DAYS must be a number of days" })
+    .int("USAGE_MAX_AGE_DAYS must be a whole number of days")
+    .min(0, "USAGE_MAX_AGE_DAYS must be 0 (no horizon) or more")
+    .max(36_500, "USAGE_MAX_AGE_DAYS must be at most 36500 (100 years)")
+    .default(DEFAULT_USAGE_MAX_AGE_DAYS),
   INGEST_RATE_LIMIT_PER_KEY: z.coerce
     .number({ message: "INGEST_RATE_LIMIT_PER_KEY must be a number of requests per minute" })
     .int("INGEST_RATE_LIMIT_PER_KEY must be a whole number")
@@ -272,6 +279,11 @@ export type Config = {
   ingestRateLimits: { perKey: number; perOrg: number };
   /** Audit log entries older than this many days are purged (daily, and by `audit purge`). */
   auditRetentionDays: number;
+  /**
+   * Usage older than this many days is rejected, and the idempotency keys of events older than
+   * that (plus a day) are deleted daily; 0: every date accepted, every key kept (docs/pricing.md).
+   */
+  usageMaxAgeDays: number;
   /**
    * Webhook deliveries (docs/webhooks.md): whether endpoint URLs may resolve to loopback, private
    * or link-local addresses (off by default: a URL must not reach into the servers' own network),
@@ -375,6 +387,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     apiRateLimits: { perCredential: e.API_RATE_LIMIT_PER_CREDENTIAL, perOrg: e.API_RATE_LIMIT_PER_ORG },
     ingestRateLimits: { perKey: e.INGEST_RATE_LIMIT_PER_KEY, perOrg: e.INGEST_RATE_LIMIT_PER_ORG },
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
+    usageMaxAgeDays: e.USAGE_MAX_AGE_DAYS,
     webhooks: {
       allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS === "true",
       retryBaseSeconds: e.WEBHOOK_RETRY_BASE_SECONDS,

@@ -136,6 +136,13 @@ describe("configuration", () => {
     expect(fails({ PUBLIC_URL: "localhost:3000" })).toContain("PUBLIC_URL must");
     expect(fails({ AUTH_SECRET: "short" })).toContain("AUTH_SECRET must be at least 32 characters");
     expect(fails({ ACCESS_TOKEN_TTL_SECONDS: "60" })).toContain("must exceed 600");
+    expect(fails({ USAGE_MAX_AGE_DAYS: "-1" })).toContain(
+      "USAGE_MAX_AGE_DAYS must be 0 (no horizon) or more",
+    );
+    expect(fails({ USAGE_MAX_AGE_DAYS: "1.5" })).toContain(
+      "USAGE_MAX_AGE_DAYS must be a whole number of days",
+    );
+    expect(loadConfig({}).usageMaxAgeDays).toBe(400);
   });
 
   it("trusts no proxy by default; TRUST_PROXY takes false, a hop count or a list of proxy addresses", () => {

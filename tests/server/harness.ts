@@ -79,6 +79,9 @@ export async function startProduct(backend: Backend, env: Record<string, string>
   const config = loadConfig({
     DEMO_PASSWORD: PASSWORD,
     CONSOLE_DIR: "./tests/server/fixtures/console",
+    // The suites send usage on fixed calendar days, which a horizon counted back from today would
+    // refuse one day; the horizon has its own suite (usage-key-retention), which sets it.
+    USAGE_MAX_AGE_DAYS: "0",
     ...env,
   });
   const product = await buildProduct(config, pino({ level: "silent" }), database);
