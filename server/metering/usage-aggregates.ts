@@ -132,13 +132,24 @@ function splitSets(rows: SetRow[], keep: (r: SetRow) => boolean) {
   return { series, byOperation, byWorkspace, fourth, total, all: rows };
 }
 
+/** The rollup's condition for a filter set (undefined: no dimension filter). */
+function rollupFilter(f: UsageFilters) {
+  return usesCoarseRollup(f)
+    ? coarseFilter(f)
+    : usesMidRollup(f)
+      ? midFilter(f)
+      : dimensionFilter(dailyDims, f);
+}
+
 /**
  * The rollup's sums for the page, in one scan of the cycle's rows: per bucket and eval type, per
- * operation and rule metric, per workspace, per modality (the filter options) and in total. The
- * filters apply to the sums only (FILTER clauses), so groups without kept rows still name the
- * values present in the cycle: the filter options come from the same scan. The coarse rollup when
- * no modality, ground-truth or jailbreak filter is set, the mid rollup when no modality filter is,
- * else usage_daily.
+ * operation and rule metric, per workspace, per modality and in total. The coarse rollup when no
+ * modality, ground-truth or jailbreak filter is set, the mid rollup when no modality filter is,
+ * else usage_daily. Only the rows the filters keep are read and summed (the filters as a WHERE
+ * condition: a filtered page keeps a fraction of the cycle's rows, and summing all of them under
+ * FILTER clauses made it cost two to three times the unfiltered page at 10M events). Without
+ * filters the same scan gives the filter options (the values present in the cycle); with filters
+ * they come from optionsQuery.
  */
 export function rollupSetsQuery(db: Db, cycle: Cycle, f: UsageFilters, grouping: Grouping) {
   // The smallest rollup that keeps the filtered dimensions: coarse, else mid (modalities kept as
@@ -146,8 +157,7 @@ export function rollupSetsQuery(db: Db, cycle: Cycle, f: UsageFilters, grouping:
   const coarse = usesCoarseRollup(f);
   const mid = !coarse && usesMidRollup(f);
   const table = coarse ? usageDailyCoarse : mid ? usageDailyMid : usageDaily;
-  const kept = coarse ? coarseFilter(f) : mid ? midFilter(f) : dimensionFilter(dailyDims, f);
-  // The cycle's rows, each with its filter verdict computed once (k), not once per aggregate.
+  const kept = rollupFilter(f);
   const rows = db
     .select({
       day: table.day,
@@ -164,7 +174,6 @@ export function rollupSetsQuery(db: Db, cycle: Cycle, f: UsageFilters, grouping:
       eventCount: table.eventCount,
       quantitySum: table.quantitySum,
       costMicrosSum: table.costMicrosSum,
-      k: sql<boolean>`coalesce(${kept ?? sql`true`}, false)`.as("k"),
     })
     .from(table)
     .where(
@@ -172,6 +181,7 @@ export function rollupSetsQuery(db: Db, cycle: Cycle, f: UsageFilters, grouping:
         sql`${table.organizationUuid} = ${cycle.organizationUuid}`,
         sql`${table.day} >= ${cycle.startDate}`,
         cycle.endDate ? sql`${table.day} < ${cycle.endDate}` : undefined,
+        kept,
       ),
     )
     .as("r");
@@ -180,7 +190,6 @@ export function rollupSetsQuery(db: Db, cycle: Cycle, f: UsageFilters, grouping:
     col,
   );
   const bucket = bucketSql(`"r"."day"`, grouping);
-  const filtered = (agg: SQL) => (kept ? sql`${agg} filter (where "r"."k")` : agg);
   return db
     .select({
       g: sql<number>`grouping(${evalType}, ${operation}, ${workspaceUuid}, ${mods})`,
@@ -191,11 +200,11 @@ export function rollupSetsQuery(db: Db, cycle: Cycle, f: UsageFilters, grouping:
       workspaceUuid: sql<string | null>`${workspaceUuid}::text`,
       mods: sql<string[] | null>`${mods}`,
       credit: sql<null>`null`,
-      n: filtered(sql`count(*)`).mapWith(Number),
-      events: sql<string>`coalesce(${filtered(sql`sum(${col("event_count")})`)}, 0)::text`,
-      quantity: sql<string>`coalesce(${filtered(sql`sum(${col("quantity_sum")})`)}, 0)::text`,
-      cost: sql<string>`coalesce(${filtered(sql`sum(${col("cost_micros_sum")})`)}, 0)::text`,
-      lastDay: sql<string | null>`(${filtered(sql`max(${col("day")})`)})::text`,
+      n: sql`count(*)`.mapWith(Number),
+      events: sql<string>`coalesce(sum(${col("event_count")}), 0)::text`,
+      quantity: sql<string>`coalesce(sum(${col("quantity_sum")}), 0)::text`,
+      cost: sql<string>`coalesce(sum(${col("cost_micros_sum")}), 0)::text`,
+      lastDay: sql<string | null>`(max(${col("day")}))::text`,
     })
     .from(rows)
     .groupBy(
@@ -203,15 +212,48 @@ export function rollupSetsQuery(db: Db, cycle: Cycle, f: UsageFilters, grouping:
     );
 }
 
+/**
+ * The filter options of a cycle (the eval types, operations, workspaces and modalities present,
+ * whatever the filters) from the coarse rollup, the smallest, which holds the same values as the
+ * others (every writer adds to the three together): rows shaped as rollupSetsQuery's sets.
+ */
+export function optionsQuery(db: Db, cycle: Cycle) {
+  const c = usageDailyCoarse;
+  return db
+    .select({
+      g: sql<number>`grouping(${c.evalType}, ${c.operation}, ${c.workspaceUuid}, ${c.modalities})`,
+      evalType: sql<string | null>`${c.evalType}`,
+      operation: sql<string | null>`${c.operation}`,
+      workspaceUuid: sql<string | null>`${c.workspaceUuid}::text`,
+      mods: sql<string[] | null>`${c.modalities}`,
+    })
+    .from(c)
+    .where(
+      and(
+        sql`${c.organizationUuid} = ${cycle.organizationUuid}`,
+        sql`${c.day} >= ${cycle.startDate}`,
+        cycle.endDate ? sql`${c.day} < ${cycle.endDate}` : undefined,
+      ),
+    )
+    .groupBy(sql`grouping sets ((${c.evalType}), (${c.operation}), (${c.workspaceUuid}), (${c.modalities}))`);
+}
+
+type OptionRow = Pick<SetRow, "g" | "evalType" | "operation" | "workspaceUuid" | "mods">;
+
 async function rollupSets(db: Db, cycle: Cycle, f: UsageFilters, grouping: Grouping) {
-  const rows = (await rollupSetsQuery(db, cycle, f, grouping)) as unknown as SetRow[];
+  const filtered = rollupFilter(f) !== undefined;
+  const [rows, optionRows] = await Promise.all([
+    rollupSetsQuery(db, cycle, f, grouping) as unknown as Promise<SetRow[]>,
+    filtered ? (optionsQuery(db, cycle) as unknown as Promise<OptionRow[]>) : null,
+  ]);
   const sets = splitSets(rows, (r) => Number(r.n) > 0);
+  const from: OptionRow[] = optionRows ?? rows;
   const uniq = (values: (string | null)[]) => [...new Set(values.filter((v): v is string => !!v))].sort();
   const options: RawOptions = {
-    evalTypes: uniq(rows.filter((r) => Number(r.g) === SERIES).map((r) => r.evalType)),
-    operations: uniq(rows.filter((r) => Number(r.g) === OPERATION).map((r) => r.operation)),
-    modalities: uniq(sets.fourth.flatMap((r) => textArray(r.mods))),
-    workspaces: uniq(rows.filter((r) => Number(r.g) === WORKSPACE).map((r) => r.workspaceUuid)),
+    evalTypes: uniq(from.filter((r) => Number(r.g) === SERIES).map((r) => r.evalType)),
+    operations: uniq(from.filter((r) => Number(r.g) === OPERATION).map((r) => r.operation)),
+    modalities: uniq(from.filter((r) => Number(r.g) === FOURTH).flatMap((r) => textArray(r.mods))),
+    workspaces: uniq(from.filter((r) => Number(r.g) === WORKSPACE).map((r) => r.workspaceUuid)),
   };
   return { ...sets, options };
 }
