@@ -23,7 +23,8 @@
 // contains the text, e.g. --only search. The Eval Runs list's first page (GET /v1/eval-runs of the
 // cycle, misses and hits as above) is measured per cycle too, beside the unfiltered page as its
 // floor (--only "eval runs" runs just it; --no-runs leaves it out). --root <checkout> runs another
-// checkout's server (e.g. a git worktree of an earlier commit) on the same data, for before/after.
+// checkout's server (e.g. a git worktree of an earlier commit) on the same data, for before/after;
+// --no-check leaves DuckDB out (no read-back of a reused database, no checks), for such a run.
 
 import { once } from "node:events";
 import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from "node:fs";
@@ -78,6 +79,7 @@ const { values: flags, positionals: positional } = parseArgs({
     only: { type: "string" },
     "duck-once": { type: "boolean" },
     "no-runs": { type: "boolean" },
+    "no-check": { type: "boolean" },
     root: { type: "string" },
   },
 });
@@ -97,6 +99,7 @@ const budgetMs = Number(flags.budget ?? 10) * 1000;
 const only = flags.only;
 // DuckDB computes each case once (for the check), untimed beyond that one run: big cycles are slow there.
 const duckOnce = flags["duck-once"] === true;
+const noCheck = flags["no-check"] === true;
 const RUNS_CASE = "eval runs (list, first page)";
 const withRuns = flags["no-runs"] !== true && (!only || RUNS_CASE.includes(only));
 
@@ -457,6 +460,10 @@ async function main() {
           startDate: c.start,
           endDate: c.end,
         });
+        if (noCheck) {
+          loads.push(`${short(Number(c.n)).padStart(5)} events: reused; not read back (--no-check)`);
+          continue;
+        }
         const file = join(dir, `events-${c.start}.csv`);
         const out = createWriteStream(file);
         const t = performance.now();
@@ -576,13 +583,16 @@ async function main() {
         rssQueries = Math.max(rssQueries, (await server.rss()).peak);
         const duckMs: number[] = [];
         let check: Awaited<ReturnType<typeof duckDashboard>>["check"] | null = null;
-        for (const d of duckOnce
-          ? [await duckDashboard(duck, cycle, set.f)]
-          : await timeBoxed(set.reps, () => duckDashboard(duck, cycle, set.f))) {
+        for (const d of noCheck
+          ? []
+          : duckOnce
+            ? [await duckDashboard(duck, cycle, set.f)]
+            : await timeBoxed(set.reps, () => duckDashboard(duck, cycle, set.f))) {
           check = d.check;
           duckMs.push(d.ms);
         }
         const same =
+          !noCheck &&
           last &&
           check &&
           last.summary.totals.events === check.events &&
@@ -597,9 +607,11 @@ async function main() {
           parts: p95parts(missRuns),
           hitParts: p95parts(hitRuns),
           duck: summarize(duckMs),
-          check: same
-            ? `same totals (${check?.events} events, $${check?.cost}, ${check?.total} records) and first page`
-            : `MISMATCH api=${JSON.stringify(last?.summary.totals)} total=${last?.records.total} duck=${JSON.stringify({ events: check?.events, cost: check?.cost, total: check?.total })}`,
+          check: noCheck
+            ? "not checked (--no-check)"
+            : same
+              ? `same totals (${check?.events} events, $${check?.cost}, ${check?.total} records) and first page`
+              : `MISMATCH api=${JSON.stringify(last?.summary.totals)} total=${last?.records.total} duck=${JSON.stringify({ events: check?.events, cost: check?.cost, total: check?.total })}`,
         });
         console.log(
           `  ${short(size)} ${set.name}: API p95 miss ${summarize(missRuns.map((r) => r.wall)).p95.toFixed(1)} ms, hit ${summarize(hitRuns.map((r) => r.wall)).p95.toFixed(1)} ms, DuckDB p95 ${summarize(duckMs).p95.toFixed(1)} ms`,
@@ -620,13 +632,14 @@ async function main() {
       const hitRuns = await measure(false);
       const last = hitRuns[hitRuns.length - 1]?.page;
       const api = `${last?.total} runs: ${(last?.eval_runs ?? []).map((r) => `${r.eval_run_uuid} ${r.events} $${r.cost}`).join(", ")}`;
-      const duckPage = await duckRuns(duck, cycle);
+      const duckPage = noCheck ? null : await duckRuns(duck, cycle);
       runRows.push({
         size,
         miss: summarize(missRuns.map((r) => r.ms)),
         hit: summarize(hitRuns.map((r) => r.ms)),
-        check:
-          api === duckPage
+        check: !duckPage
+          ? "not checked (--no-check)"
+          : api === duckPage
             ? `same run count (${last?.total}) and first page (runs, events, cost)`
             : `MISMATCH api=${api.slice(0, 300)} duck=${duckPage.slice(0, 300)}`,
       });
