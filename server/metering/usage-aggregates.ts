@@ -165,11 +165,15 @@ export function rollupSetsQuery(db: Db, cycle: Cycle, f: UsageFilters, grouping:
       operation: table.operation,
       evalType: table.evalType,
       ruleMetric: table.ruleMetric,
-      mods: (coarse
-        ? sql`${usageDailyCoarse.modalities}`
-        : mid
-          ? sql`${usageDailyMid.modalities}`
-          : sql`array[${usageDaily.modality}]`
+      // The modalities only serve the filter options: a filtered page reads those apart, so its
+      // modality set is one group.
+      mods: (kept
+        ? sql`null::text[]`
+        : coarse
+          ? sql`${usageDailyCoarse.modalities}`
+          : mid
+            ? sql`${usageDailyMid.modalities}`
+            : sql`array[${usageDaily.modality}]`
       ).as("mods"),
       eventCount: table.eventCount,
       quantitySum: table.quantitySum,
