@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { hash, randomBytes } from "node:crypto";
 
 // An end-user API key is an id (32 lowercase hex, safe to show and search) plus a secret token
 // shown once. The token carries a recognisable prefix so leaked keys are easy to spot in logs and
@@ -17,8 +17,9 @@ export function newApiKeyToken(): string {
   return `${TOKEN_PREFIX}${randomBytes(32).toString("base64url")}`;
 }
 
+// One-shot crypto.hash: no Hash object per call (this runs on every x-api-key request).
 export function hashApiKeyToken(token: string): string {
-  return createHash("sha256").update(token).digest("hex");
+  return hash("sha256", token, "hex");
 }
 
 export function isWellFormedToken(token: string): boolean {

@@ -57,8 +57,10 @@ export function createApiKeyValidation(
   lookup: (token: string) => Promise<ValidatedApiKey | null>,
   opts: { watch?: Watch; ttlMs?: number; flushMs?: number } = {},
 ) {
-  // The load is keyed by the hash but needs the token: handed over next to the hash for the call.
-  const tokens = new Map<string, string>();
+  // The load is keyed by the hash but needs the token: handed over next to the hash for the
+  // duration of one synchronous cache.get (a variable, not a map: nothing to add and delete per call).
+  let handingHash: string | null = null;
+  let handingToken = "";
   // The digest each cached key was loaded under (keyFingerprint). A reload first reads the digest
   // (one statement) and keeps the validated key when it is unchanged, instead of the full lookup
   // (five statements): the rows it depends on are what the digest covers.
@@ -83,7 +85,7 @@ export function createApiKeyValidation(
     // never all wait on the reload when it expires.
     refreshAfterMs: ((opts.ttlMs ?? API_KEY_CACHE_TTL_MS) * 2) / 3,
     max: MAX_KEYS,
-    load: (hash) => load(hash, tokens.get(hash)),
+    load: (hash) => load(hash, handingHash === hash ? handingToken : undefined),
     // Unknown keys are not remembered: a flood of made-up keys must not push real ones out.
     keep: (v) => v !== null,
   });
@@ -139,12 +141,14 @@ export function createApiKeyValidation(
       const hash = hashApiKeyToken(token);
       // The cache's load reads the token synchronously when it starts (a miss, or a background
       // reload of a busy key), so it is only needed for the duration of this call.
-      tokens.set(hash, token);
+      handingHash = hash;
+      handingToken = token;
       let found: ValidatedApiKey | null | Promise<ValidatedApiKey | null>;
       try {
         found = cache.get(hash);
       } finally {
-        tokens.delete(hash);
+        handingHash = null;
+        handingToken = "";
       }
       return found instanceof Promise ? found.then((f) => noteUse(hash, f)) : noteUse(hash, found);
     },
