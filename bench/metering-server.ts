@@ -103,6 +103,9 @@ async function main() {
 
   async function sqlRows(text: string): Promise<unknown[]> {
     if (kind === "pglite") {
+      // The server's PGlite runs in a worker thread, whose client has query (one statement) only.
+      if (typeof (client as Partial<PGlite>).exec !== "function")
+        return ((await (client as PGlite).query(text)) as { rows: unknown[] }).rows;
       const results = await (client as PGlite).exec(text);
       return results[results.length - 1]?.rows ?? [];
     }

@@ -77,6 +77,12 @@ const BENCHES: Bench[] = [
     args: ["bench/rerate.ts", "--events", "20000", "--probes", "30"],
     timeoutMinutes: 15,
   },
+  {
+    name: "exports",
+    target: "25 exports at 1M rows (peak RSS)",
+    args: ["bench/exports.ts", "10k,100k"],
+    timeoutMinutes: 15,
+  },
 ];
 
 const argv = process.argv.slice(2);
