@@ -92,11 +92,9 @@ export const BudgetSimulationSchema = z
     alerts: z
       .array(SimulatedAlertSchema)
       .meta({ description: "Each threshold reached, at most once per cycle, in order." }),
-    blocks: z
-      .array(SimulatedBlockSchema)
-      .meta({
-        description: "The periods the hard limit would have refused new work (empty without hard_limit).",
-      }),
+    blocks: z.array(SimulatedBlockSchema).meta({
+      description: "The periods the hard limit would have refused new work (empty without hard_limit).",
+    }),
     runs_refused: z.int(),
     spend_avoided: MoneySchema,
   })

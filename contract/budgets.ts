@@ -90,9 +90,18 @@ export const AllowanceSchema = z
     workspace_uuid: z.uuid(),
     allowed: z.boolean(),
     remaining: MoneySchema.nullable().meta({
-      description: "Spend left before the tightest hard limit; null when no hard limit applies.",
+      description:
+        "Spend left before the tightest hard limit, less what running runs hold reserved (the same as free); null when no hard limit applies.",
     }),
     reason: z.enum(ALLOWANCE_REASONS).nullable(),
+    spent: MoneySchema.nullable().meta({
+      description:
+        "The tightest hard limit's spend in the current billing cycle; null when no hard limit applies.",
+    }),
+    reserved: MoneySchema.nullable().meta({
+      description: "What running runs hold reserved against it (their estimates less what they spent).",
+    }),
+    free: MoneySchema.nullable().meta({ description: "amount − spent − reserved, never below 0." }),
   })
   .meta({ id: "Allowance" });
 export type Allowance = z.infer<typeof AllowanceSchema>;

@@ -5,6 +5,7 @@
  * the types only (`import type`) and the plain constants.
  */
 import { z } from "zod";
+import { ReservationSchema } from "./reservations";
 import { MoneySchema } from "./usage-schemas";
 
 /** The list's sortable columns; the sort parameter is one of them, descending with a leading "-". */
@@ -68,6 +69,10 @@ export const EvalRunDetailSchema = EvalRunSchema.extend({
       "The billing cycle the figures belong to; /v1/usage/records?eval_run_uuid=…&billing_cycle_uuid=… lists the same events.",
   }),
   operations: z.array(EvalRunOperationSchema).meta({ description: "Per operation, highest cost first." }),
+  reservation: ReservationSchema.nullable().meta({
+    description:
+      "The spend reserved when the run was started with an estimate (null without one), and where it stands.",
+  }),
 }).meta({ id: "EvalRunDetail" });
 export type EvalRunDetail = z.infer<typeof EvalRunDetailSchema>;
 
@@ -80,6 +85,7 @@ export const StartedEvalRunSchema = z
     eval_type: z.string().nullable(),
     started_by: z.string().nullable(),
     started_at: z.iso.datetime(),
+    reservation: ReservationSchema.nullable().meta({ description: "null when started without an estimate." }),
   })
   .meta({ id: "StartedEvalRun" });
 export type StartedEvalRun = z.infer<typeof StartedEvalRunSchema>;

@@ -1,3 +1,4 @@
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { SPEND_LIMIT_ERROR_CODE } from "../../contract/budgets";
@@ -10,12 +11,17 @@ import {
   MAX_EVAL_RUN_PAGE_SIZE,
   StartedEvalRunSchema,
 } from "../../contract/eval-runs";
+import { EstimateSchema, RESERVATION_IDLE_MINUTES, ReservationSchema } from "../../contract/reservations";
+import { evalRuns } from "../db/schema";
+import { lockBudgets } from "../metering/budgets-eval";
 import { type Cycle, findCycle } from "../metering/cycles";
+import { priceEstimate } from "../metering/estimate";
 import { cycleOfRun, evalRunDetail, pageOfRuns, startEvalRun } from "../metering/eval-runs";
 import { cachedCycleRuns, EvalRunsCache } from "../metering/eval-runs-cache";
 import { isStorableText } from "../metering/events";
+import { runReservation } from "../metering/reservations";
 import { workspaceNames } from "../metering/usage-cache";
-import type { Db } from "../platform/database";
+import type { Db, Tx } from "../platform/database";
 import { ApiError } from "../platform/errors";
 import { requireWorkspaceReader } from "./access";
 import { adminOrg } from "./route-hooks";
@@ -95,8 +101,22 @@ const StartBodySchema = z
     workspace_uuid: z.uuid({ error: "workspace_uuid must be a UUID." }),
     name: label("name", 500).meta({ description: "The eval's name, as its usage events will carry it." }),
     eval_type: label("eval_type", 100),
+    estimate: EstimateSchema.optional().meta({
+      description:
+        "What the run is expected to cost: reserved against every hard limit covering the workspace until the " +
+        `run finishes (POST /v1/eval-runs/{id}/finish) or sends no usage for ${RESERVATION_IDLE_MINUTES} minutes. ` +
+        "A run whose estimate does not fit is refused with 402 and its shortfall, before anything is spent.",
+    }),
   })
   .meta({ id: "StartEvalRunBody" });
+
+const FinishedEvalRunSchema = z
+  .object({
+    eval_run_uuid: z.string(),
+    finished_at: z.iso.datetime(),
+    reservation: ReservationSchema.nullable(),
+  })
+  .meta({ id: "FinishedEvalRun" });
 
 const tags = ["Eval runs"];
 const readConfig = { auth: "bearer_or_api_key", admin: "read the organization's eval runs" } as const;
@@ -202,7 +222,8 @@ export const evalRunRoutes: FastifyPluginAsyncZod<{
         : await cycleOfRun(readDb, org, run);
       const detail = cycle ? await evalRunDetail(readDb, cycle, run) : null;
       if (!cycle || !detail) throw new ApiError("not_found", "Eval run not found in this billing cycle.");
-      return { ...detail, billing_cycle_uuid: cycle.billingCycleUuid };
+      const reservation = await runReservation(readDb, org, run);
+      return { ...detail, billing_cycle_uuid: cycle.billingCycleUuid, reservation };
     },
   );
 
@@ -236,14 +257,22 @@ export const evalRunRoutes: FastifyPluginAsyncZod<{
       const org = await requireWorkspaceReader(p, body.workspace_uuid, deps.workspaces.isMember);
       const workspace = await deps.workspaces.get(org.org_id, body.workspace_uuid);
       if (!workspace) throw new ApiError("not_found", "Workspace not found.");
-      // Checked on the primary: a budget just lowered must stop the next run.
-      await requireSpendAllowance(deps.db, org.org_id, workspace.workspaceUuid);
-      const row = await startEvalRun(deps.db, {
-        organizationUuid: org.org_id,
-        workspaceUuid: workspace.workspaceUuid,
-        name: body.name,
-        evalType: body.eval_type,
-        startedBy: { userId: p.userId, email: p.email, apiKeyId: p.apiKeyId ?? null },
+      const estimate = body.estimate
+        ? await priceEstimate(deps.db, org.org_id, body.estimate, body.eval_type)
+        : null;
+      // Judged and recorded under the organization's budget lock, on the primary: a budget just
+      // lowered stops the next run, and two starts never both reserve the same free spend.
+      const row = await deps.db.transaction(async (tx: Tx) => {
+        await lockBudgets(tx, org.org_id);
+        await requireSpendAllowance(tx, org.org_id, workspace.workspaceUuid, estimate);
+        return startEvalRun(tx, {
+          organizationUuid: org.org_id,
+          workspaceUuid: workspace.workspaceUuid,
+          name: body.name,
+          evalType: body.eval_type,
+          startedBy: { userId: p.userId, email: p.email, apiKeyId: p.apiKeyId ?? null },
+          reservedMicros: estimate,
+        });
       });
       reply.status(201);
       return {
@@ -253,6 +282,56 @@ export const evalRunRoutes: FastifyPluginAsyncZod<{
         eval_type: row.evalType,
         started_by: row.startedByEmail,
         started_at: row.startedAt.toISOString(),
+        reservation: await runReservation(deps.db, org.org_id, row.evalRunUuid),
+      };
+    },
+  );
+  app.post(
+    "/eval-runs/:eval_run_uuid/finish",
+    {
+      config: { auth: "bearer_or_api_key" },
+      schema: {
+        tags,
+        summary: "Finish an eval run",
+        description:
+          "What an eval service calls when a run is done: releases what its reservation held beyond what it used. " +
+          "Usage sent afterwards is still recorded (and reported on the run as spend beyond its estimate). " +
+          "Finishing a finished run answers it again. Organization administrators and the workspace's members; " +
+          "a run of another organization, or one never started through POST /v1/eval-runs, is a 404.",
+        params: RunParamsSchema,
+        response: {
+          200: json("The finished run", FinishedEvalRunSchema),
+          400: failure("The run id is not valid"),
+          401: failure("Not signed in"),
+          404: failure("No such started run, or the caller is not a member of its workspace"),
+        },
+      },
+    },
+    async (req) => {
+      const p = req.principal;
+      const run = req.params.eval_run_uuid;
+      const notFound = () => new ApiError("not_found", "Eval run not found.");
+      if (!p.org) throw notFound();
+      const [found] = await deps.db
+        .select({ workspaceUuid: evalRuns.workspaceUuid })
+        .from(evalRuns)
+        .where(and(eq(evalRuns.organizationUuid, p.org.org_id), eq(evalRuns.evalRunUuid, run)));
+      if (!found) throw notFound();
+      await requireWorkspaceReader(p, found.workspaceUuid, deps.workspaces.isMember).catch(() => {
+        throw notFound();
+      });
+      await deps.db
+        .update(evalRuns)
+        .set({ finishedAt: sql`now()` })
+        .where(and(eq(evalRuns.evalRunUuid, run), isNull(evalRuns.finishedAt)));
+      const [row] = await deps.db
+        .select({ finishedAt: evalRuns.finishedAt })
+        .from(evalRuns)
+        .where(eq(evalRuns.evalRunUuid, run));
+      return {
+        eval_run_uuid: run,
+        finished_at: (row?.finishedAt ?? new Date()).toISOString(),
+        reservation: await runReservation(deps.db, p.org.org_id, run),
       };
     },
   );

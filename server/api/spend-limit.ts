@@ -5,8 +5,10 @@
  */
 import { z } from "zod";
 import { SPEND_LIMIT_ERROR_CODE } from "../../contract/budgets";
-import { allowanceFor } from "../metering/allowance";
-import type { Db } from "../platform/database";
+import { formatMoney, formatUsdExact } from "../../contract/money";
+import { MoneySchema } from "../../contract/usage-schemas";
+import { judgeAllowance } from "../metering/allowance";
+import type { Db, Tx } from "../platform/database";
 import { ApiError } from "../platform/errors";
 import { json } from "./schemas";
 
@@ -17,6 +19,11 @@ export const SpendLimitErrorSchema = z
       message: z
         .string()
         .meta({ description: "Which limit was reached (the workspace's or the organization's)." }),
+      shortfall: MoneySchema.optional().meta({
+        description: "With an estimate: how much more room the run needed (estimate − free).",
+      }),
+      estimate: MoneySchema.optional(),
+      free: MoneySchema.optional().meta({ description: "amount − spent − reserved of the tightest limit." }),
     }),
   })
   .meta({
@@ -38,10 +45,32 @@ const MESSAGES = {
     "The organization has reached its hard spend limit for the current billing cycle; an administrator can raise its budget.",
 } as const;
 
-/** Throws the 402 when work may not start in the workspace now (see allowanceFor). */
-export async function requireSpendAllowance(db: Db, organizationId: string, workspaceUuid: string) {
-  const allowance = await allowanceFor(db, organizationId, workspaceUuid);
-  if (!allowance.allowed && allowance.reason)
-    throw new ApiError(SPEND_LIMIT_ERROR_CODE, MESSAGES[allowance.reason]);
-  return allowance;
+const OWNER = { workspace_hard_limit: "workspace's", organization_hard_limit: "organization's" } as const;
+
+/**
+ * Throws the 402 when work may not start in the workspace now, or with `estimateMicros` when that
+ * much does not fit in the free spend of every hard limit covering it (see judgeAllowance); the
+ * refusal then names the shortfall. Called under the organization's budget lock when it reserves.
+ */
+export async function requireSpendAllowance(
+  db: Db | Tx,
+  organizationId: string,
+  workspaceUuid: string,
+  estimateMicros: bigint | null = null,
+) {
+  const judged = await judgeAllowance(db, organizationId, workspaceUuid, estimateMicros);
+  if (judged.allowed || !judged.reason) return judged;
+  if (estimateMicros === null) throw new ApiError(SPEND_LIMIT_ERROR_CODE, MESSAGES[judged.reason]);
+  const free = judged.freeMicros ?? 0n;
+  throw new ApiError(
+    SPEND_LIMIT_ERROR_CODE,
+    `The run's estimate of ${formatMoney(estimateMicros)} does not fit: the ${OWNER[judged.reason]} hard spend limit has ` +
+      `${formatMoney(free)} free in the current billing cycle (spend and other runs' reservations set aside), ` +
+      `${formatMoney(judged.shortfallMicros)} short. Nothing was started; an administrator can raise the budget.`,
+    {
+      shortfall: formatUsdExact(judged.shortfallMicros),
+      estimate: formatUsdExact(estimateMicros),
+      free: formatUsdExact(free),
+    },
+  );
 }

@@ -6,7 +6,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { EvalRun, EvalRunDetail, EvalRunSortField } from "../../contract/eval-runs";
 import { formatUsdExact } from "../../contract/money";
 import { evalRuns } from "../db/schema";
-import type { Db } from "../platform/database";
+import type { Db, Tx } from "../platform/database";
 import { type Cycle, cycleBounds, cyclesOrCurrent } from "./cycles";
 import { NO_WORKSPACE, UNKNOWN_WORKSPACE } from "./usage-sql";
 
@@ -199,7 +199,7 @@ export async function evalRunDetail(
   db: Db,
   cycle: Cycle,
   run: string,
-): Promise<Omit<EvalRunDetail, "billing_cycle_uuid"> | null> {
+): Promise<Omit<EvalRunDetail, "billing_cycle_uuid" | "reservation"> | null> {
   const org = cycle.organizationUuid;
   const [summary, operations] = await Promise.all([
     db.execute(sql`
@@ -228,7 +228,7 @@ export async function evalRunDetail(
 
 /** Records a run an eval service starts; the caller checked access and the allowance. */
 export async function startEvalRun(
-  db: Db,
+  db: Db | Tx,
   input: {
     organizationUuid: string;
     workspaceUuid: string;
@@ -236,6 +236,8 @@ export async function startEvalRun(
     evalType: string | null;
     /** apiKeyId: the key the run was started with; null with a bearer token. */
     startedBy: { userId: string; email: string; apiKeyId: string | null };
+    /** The estimate reserved against hard limits (micro-dollars); null without one. */
+    reservedMicros?: bigint | null;
   },
 ) {
   const [row] = await db
@@ -248,6 +250,7 @@ export async function startEvalRun(
       startedByUserId: input.startedBy.userId,
       startedByEmail: input.startedBy.email,
       startedByApiKeyId: input.startedBy.apiKeyId,
+      reservedMicros: input.reservedMicros ?? null,
     })
     .returning();
   if (!row) throw new Error("unreachable: insert returned no row");

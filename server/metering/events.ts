@@ -3,14 +3,10 @@ import { parseUsd } from "../../contract/money";
 import { MAX_EVENT_COST_MICROS, MAX_EVENT_COST_USD, MAX_FUTURE_MS, MAX_QUANTITY } from "./limits";
 import type { RuleMetric } from "./pricing";
 
+export { isStorableText } from "../../contract/storable-text";
 export { MAX_EVENTS_PER_BATCH, MAX_FUTURE_MS } from "./limits";
 
-/**
- * Text PostgreSQL can store and JSON can carry: no NUL character (text columns refuse it) and no
- * lone UTF-16 surrogate (not a character at all).
- */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-export const isStorableText = (v: string) => !v.includes("\u0000") && !LONE_SURROGATE.test(v);
+import { isStorableText } from "../../contract/storable-text";
 
 const storable = (field: string) => ({
   error: `${field} must not contain NUL characters or unpaired surrogates.`,

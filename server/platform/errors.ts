@@ -48,6 +48,8 @@ export class ApiError extends Error {
   constructor(
     readonly code: ApiErrorCode,
     message?: string,
+    /** Figures the caller can act on, sent beside code and message (a 402's shortfall). */
+    readonly details?: Record<string, string | number | null>,
   ) {
     const [status, defaultMessage] = API_ERRORS[code];
     super(message ?? defaultMessage);
@@ -91,8 +93,12 @@ function unstorableInput(err: unknown): string | null {
   return null;
 }
 
-export function errorBody(code: ApiErrorCode, message: string = API_ERRORS[code][1]) {
-  return { error: { code, message } };
+export function errorBody(
+  code: ApiErrorCode,
+  message: string = API_ERRORS[code][1],
+  details?: Record<string, string | number | null>,
+) {
+  return { error: { code, message, ...details } };
 }
 
 /** What a failure becomes for the caller (null: an unexpected error, logged and answered 500). */
@@ -130,7 +136,7 @@ export function installApiErrors(app: FastifyInstance) {
         req.log.warn({ err }, known.message);
         reply.header("retry-after", "1");
       }
-      return reply.status(known.status).send(errorBody(known.code, known.message));
+      return reply.status(known.status).send(errorBody(known.code, known.message, known.details));
     }
     req.log.error(
       { err },

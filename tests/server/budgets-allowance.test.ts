@@ -33,6 +33,9 @@ describe.each(backends())("spend allowance on $name", (backend) => {
         allowed: true,
         remaining: null,
         reason: null,
+        spent: null,
+        reserved: null,
+        free: null,
       });
     // A budget without a hard limit changes nothing.
     await b.createBudget("admin", { scope: "workspace", workspace_uuid: redTeam, amount: "1" });
@@ -58,6 +61,9 @@ describe.each(backends())("spend allowance on $name", (backend) => {
       allowed: false,
       remaining: "0.00",
       reason: "workspace_hard_limit",
+      spent: "10.00",
+      reserved: "0.00",
+      free: "0.00",
     });
     await expect(requireSpendAllowance(b.db, s.f.acmeId, safety)).rejects.toMatchObject({
       status: 402,
@@ -88,11 +94,13 @@ describe.each(backends())("spend allowance on $name", (backend) => {
 
   it("holds every workspace at the organization's hard limit until it is lifted", async () => {
     const org = await b.createBudget("admin", { scope: "organization", amount: "5", hard_limit: true });
-    expect(await allowance("admin", redTeam)).toEqual({
+    expect(await allowance("admin", redTeam)).toMatchObject({
       workspace_uuid: redTeam,
       allowed: false,
       remaining: "0.00",
       reason: "organization_hard_limit",
+      reserved: "0.00",
+      free: "0.00",
     });
     await expect(requireSpendAllowance(b.db, s.f.acmeId, redTeam)).rejects.toMatchObject({
       status: 402,

@@ -478,6 +478,12 @@ const API_ROWS: Record<string, ApiRow> = {
     req: (t) => ({ method: "POST", url: "/v1/eval-runs", payload: { workspace_uuid: t.ws.redTeam } }),
     expect: statuses(404, 404, 404),
   },
+  // Finishing: only a run started in the caller's organization, by its workspace's members and
+  // the administrators ("acme-ev-run" is known from events only: never started, so 404 for all).
+  "POST /v1/eval-runs/{eval_run_uuid}/finish": {
+    req: () => ({ method: "POST", url: "/v1/eval-runs/acme-ev-run/finish" }),
+    expect: statuses(404, 404, 404),
+  },
   "POST /v1/eval-runs#theirs": {
     req: (t) => ({ method: "POST", url: "/v1/eval-runs", payload: { workspace_uuid: t.ws.safety } }),
     expect: statuses(404, 404, 201),

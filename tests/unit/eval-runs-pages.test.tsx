@@ -157,6 +157,7 @@ describe("Eval Runs list page", () => {
 
 const DETAIL: EvalRunDetail = {
   ...run(3, { eval_run_uuid: "run-3", eval_name: "Jailbreak Sweep", started_by: "admin@acme.test" }),
+  reservation: null,
   events: 3,
   quantity: 6,
   cost: "1.3145",
