@@ -6,3 +6,4 @@ export * from "./metering";
 export * from "./product";
 export * from "./usage-rollups";
 export * from "./webhooks";
+export * from "./watermarks";

@@ -1,0 +1,23 @@
+import { bigint, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+
+/**
+ * Completeness watermarks: an eval service that sends Usage-Complete-Through: T with a batch says
+ * it has sent every event up to T. One row per organization and sender (an ingestion key, or an
+ * operator), so two services each vouch for their own usage; the organization is complete through
+ * the earliest of its recent senders' watermarks (server/metering/watermarks.ts).
+ */
+export const usageWatermarks = pgTable(
+  "usage_watermarks",
+  {
+    organizationUuid: text("organization_uuid").notNull(),
+    /** "key:<ingest key uuid>" or "operator:<user id>". */
+    source: text("source").notNull(),
+    /** Never moves back: a lower value sent later is ignored. */
+    completeThrough: timestamp("complete_through", { withTimezone: true }).notNull(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+    /** Events this sender stored after its watermark had passed their time (late for their period). */
+    lateEvents: bigint("late_events", { mode: "number" }).notNull().default(0),
+    lastLateAt: timestamp("last_late_at", { withTimezone: true }),
+  },
+  (t) => [primaryKey({ name: "usage_watermarks_pkey", columns: [t.organizationUuid, t.source] })],
+);
