@@ -50,7 +50,8 @@ export function resourceByName(name: string | undefined): ConsoleResource | unde
   return resources.find((resource) => resource.name === name);
 }
 
-/** The declarations as Refine takes them (pages and prefetch are the route tree's business). */
+/** The declarations as Refine takes them (pages, prefetch and first reads are the route tree's and
+ * the auth gate's business). */
 export const refineResources: ResourceProps[] = resources.map(
-  ({ pages: _pages, prefetch: _prefetch, ...resource }) => resource,
+  ({ pages: _pages, prefetch: _prefetch, firstReads: _firstReads, ...resource }) => resource,
 );

@@ -91,4 +91,9 @@ export type ConsoleResource = ResourceProps & {
   pages?: Partial<Record<"list" | "show" | "create" | "edit", PageLoader>>;
   /** Code to fetch at the first idle moment after the list page mounts (e.g. a heavy chart). */
   prefetch?: () => void;
+  /**
+   * GETs (custom calls, by URL) the list page reads first, started by the auth gate as soon as a
+   * visit landing on the page has a session and a user allowed to see it (components/auth/first-reads).
+   */
+  firstReads?: readonly string[];
 };

@@ -7,6 +7,7 @@ import { AUTH_UNAVAILABLE } from "../../providers/auth-provider";
 import { useServices } from "../../providers/services";
 import { FullScreenError } from "../feedback/full-screen-error";
 import { LoadingScreen } from "../feedback/loading-screen";
+import { useFirstReads } from "./first-reads";
 
 /** Waits between automatic rounds while the sign-in service fails (each round is the client's
  * request plus its 3 retries); the last value repeats. */
@@ -15,6 +16,8 @@ export const AUTH_RETRY_DELAYS_MS = [5_000, 10_000, 20_000, 40_000, 60_000];
 export function AuthGate({ children }: { children: ReactNode }) {
   const { authProvider } = useServices();
   const { data, isLoading, isFetching, refetch } = useIsAuthenticated();
+  // The landing page's first reads start now, not after the shell and the page have rendered.
+  useFirstReads(data?.authenticated === true);
 
   // Another tab logging out, or a refresh finding the session gone, ends this tab's session too.
   useEffect(() => authProvider.watchSession(), [authProvider]);

@@ -8,12 +8,15 @@ import type { AwaitingPricing, Grouping, UsageSeries, UsageSummary } from "../..
 import { type BillingFilters, usageQuery } from "../../lib/billing/filters";
 import { sortCycles } from "../../lib/billing/totals";
 import { WORKSPACE_STALE_MS, type WorkspaceRecord } from "../../lib/workspaces";
+import { BILLING_CYCLES_URL } from "../../resources/billing";
 
 const keepPrevious = <T>(previous: T) => previous;
 
+/** Started by the auth gate when a visit lands on the page (the resource's firstReads), under this
+ * hook's key: the page's first render finds it under way or answered. */
 export function useBillingCycles() {
   const { query } = useCustom<BillingCycle[], HttpError>({
-    url: "/v1/accounts/organization/billingcycles",
+    url: BILLING_CYCLES_URL,
     method: "get",
     errorNotification: false,
   });
