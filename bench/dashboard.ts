@@ -37,13 +37,13 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import { NAMED_EVAL_TYPES } from "../contract/eval-types";
 import { formatUsdExact } from "../contract/money";
-import { usageEvents, workspaces } from "../server/db/schema";
+import { priceRules, usageEvents, workspaces } from "../server/db/schema";
 import type { Cycle } from "../server/metering/cycles";
 import { NO_FILTERS, type UsageFilters } from "../server/metering/filters";
 import { generateUsageEvents } from "../server/metering/generate";
 import { rebuildRollupsSql } from "../server/metering/rollups";
 import { rollupSetsQuery } from "../server/metering/usage-aggregates";
-import { orderFor, recordColumns } from "../server/metering/usage-records";
+import { orderFor, priceRuleJoin, recordColumns } from "../server/metering/usage-records";
 import { eventWhere, workspaceJoin, workspaceMatches } from "../server/metering/usage-sql";
 import type { Db } from "../server/platform/database";
 import {
@@ -784,6 +784,7 @@ async function explainQueries(
           .select(recordColumns)
           .from(usageEvents)
           .leftJoin(workspaces, workspaceJoin)
+          .leftJoin(priceRules, priceRuleJoin)
           .where(where)
           .orderBy(...orderFor("date", true))
           .limit(10)
