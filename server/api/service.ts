@@ -37,6 +37,7 @@ import { createAuthenticator } from "./principal";
 import { installApiRateLimits } from "./rate-limit";
 import { createReadGate } from "./read-gate";
 import { installApiRouteHooks } from "./route-hooks";
+import { usageCompletenessRoutes } from "./usage-completeness";
 import { usageExplainRoutes } from "./usage-explain";
 import { usageIngestRoutes } from "./usage-ingest";
 import { usageQueryRoutes } from "./usage-queries";
@@ -177,6 +178,7 @@ export async function createApiService(
         await routes.register(billingCycleRoutes, { db: database.db, readDb: database.readDb });
         await routes.register(budgetRoutes, { db: database.db });
         await routes.register(allowanceRoutes, { db: database.db, workspaces });
+        await routes.register(usageCompletenessRoutes, { db: database.db });
         await routes.register(evalRunRoutes, { db: database.db, readDb: database.readDb, workspaces });
         // The primary: an administrator reads the entries of the changes they just made.
         await routes.register(auditLogRoutes, { db: database.db });

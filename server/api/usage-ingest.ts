@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { USAGE_WATERMARK_HEADER } from "../../contract/usage-completeness";
 import { isStorableText } from "../metering/events";
 import { parseNdjson } from "../metering/import";
 import { ingestUsage } from "../metering/ingest";
@@ -11,8 +12,10 @@ import {
   INGEST_BODY_LIMIT,
   MAX_EVENT_COST_USD,
   MAX_EVENTS_PER_BATCH,
+  MAX_FUTURE_MS,
   MAX_QUANTITY,
 } from "../metering/limits";
+import { databaseNow, recordWatermark, senderWatermark, storedSince } from "../metering/watermarks";
 import type { Actor } from "../platform/audit";
 import { ApiError } from "../platform/errors";
 import type { IdentityGateway } from "../platform/identity-gateway";
@@ -73,6 +76,31 @@ const UsageIngestResultSchema = z
   })
   .meta({ id: "UsageIngestResult" });
 
+/**
+ * The completeness watermark a sender may send with a batch: an instant (ISO 8601 with an offset)
+ * no later than the future events may be dated and no earlier than any event may be.
+ */
+const UsageIngestHeadersSchema = z.looseObject({
+  [USAGE_WATERMARK_HEADER.toLowerCase()]: z.iso
+    .datetime({
+      offset: true,
+      error: `${USAGE_WATERMARK_HEADER} must be an ISO 8601 date-time, e.g. 2026-11-27T12:00:00Z.`,
+    })
+    .refine((v) => Date.parse(v) <= Date.now() + MAX_FUTURE_MS, {
+      error: `${USAGE_WATERMARK_HEADER} must not be more than 5 minutes in the future.`,
+    })
+    .refine((v) => Date.parse(v) >= EARLIEST_OCCURRED_AT.getTime(), {
+      error: `${USAGE_WATERMARK_HEADER} must not be before ${EARLIEST_OCCURRED_AT.toISOString().slice(0, 10)}.`,
+    })
+    .optional()
+    .meta({
+      description:
+        "The sender has sent every event up to this time (this batch included). Moves the sender's completeness " +
+        "watermark forward (never back): GET /v1/usage/completeness and the dashboard then say complete through it, " +
+        "and events the sender still stores for earlier times are counted as late.",
+    }),
+});
+
 const UsageIngestQuerySchema = z.strictObject({
   backfill: z.enum(["true", "false"], { error: 'backfill must be "true" or "false".' }).optional().meta({
     description:
@@ -105,7 +133,7 @@ export type IngestRateLimits = { perKey: number; perOrg: number };
 export const DEFAULT_INGEST_RATE_LIMITS: IngestRateLimits = { perKey: 6_000, perOrg: 12_000 };
 
 type Sender =
-  | { kind: "ingest_key"; organizationUuid: string | null; token: string }
+  | { kind: "ingest_key"; organizationUuid: string | null; token: string; keyUuid: string }
   | { kind: "operator"; actor: Actor; ownOrg: string | null };
 
 const CUSTOMER_REFUSED =
@@ -127,7 +155,12 @@ function createSenderAuth(deps: IngestRouteDeps) {
       if (!isIngestKeyToken(token)) throw forbidden(CUSTOMER_REFUSED);
       const key = await deps.ingestKeys.verify(token);
       if (!key) throw new ApiError("unauthorized", "The ingestion key is not valid or was revoked.");
-      return { kind: "ingest_key", organizationUuid: key.organizationUuid, token };
+      return {
+        kind: "ingest_key",
+        organizationUuid: key.organizationUuid,
+        token,
+        keyUuid: key.ingestKeyUuid,
+      };
     }
     if (!req.headers.authorization)
       throw new ApiError("unauthorized", "Send an ingestion key in the x-api-key header.");
@@ -217,6 +250,7 @@ export const usageIngestRoutes: FastifyPluginAsyncZod<
           "no price rule matches is accepted and awaits pricing (counted in awaiting_pricing): it is not " +
           "billed, not even as $0, until a provider operator sets a price that covers it.",
         querystring: UsageIngestQuerySchema,
+        headers: UsageIngestHeadersSchema,
         body: UsageBatchSchema,
         response: {
           200: json("What happened to each event", UsageIngestResultSchema),
@@ -261,14 +295,40 @@ export const usageIngestRoutes: FastifyPluginAsyncZod<
         orgId = target;
         await orgExists(orgId);
       }
+      const source =
+        sender.kind === "ingest_key"
+          ? `key:${sender.keyUuid}`
+          : `operator:${sender.actor.userId ?? "backend"}`;
+      const header = req.headers[USAGE_WATERMARK_HEADER.toLowerCase()];
+      const completeThrough = typeof header === "string" ? new Date(header) : null;
       // Its statements take turns with other organizations' work (tenant-scope.ts).
-      return runAsTenant(orgId, () =>
-        ingestUsage(deps.db, orgId, body.events, {
+      return runAsTenant(orgId, async () => {
+        // Events dated at or before what this sender had already reported complete: late for
+        // their period, counted once each — only those this batch stores, so the clock is read
+        // before it (the database's: the events' ingested_at is its transaction's start).
+        const watermark = await senderWatermark(deps.db, orgId, source);
+        const behind = watermark ? eventIdsAtOrBefore(body.events, watermark) : [];
+        const since = behind.length ? await databaseNow(deps.db) : null;
+        const result = await ingestUsage(deps.db, orgId, body.events, {
           backfill,
           maxAgeDays: deps.usageMaxAgeDays ?? 0,
           ...(sender.kind === "operator" ? { adjustments: { by: sender.actor } } : {}),
-        }),
-      );
+        });
+        const late = since ? await storedSince(deps.db, orgId, behind, since) : 0;
+        await recordWatermark(deps.db, orgId, source, { completeThrough, late });
+        return result;
+      });
     },
   );
 };
+
+/** The ids of the batch's events dated at or before `t` (what the event validation will refuse aside). */
+function eventIdsAtOrBefore(events: readonly unknown[], t: Date): string[] {
+  const ids: string[] = [];
+  for (const e of events) {
+    if (typeof e !== "object" || e === null) continue;
+    const { event_id: id, occurred_at: at } = e as { event_id?: unknown; occurred_at?: unknown };
+    if (typeof id === "string" && typeof at === "string" && Date.parse(at) <= t.getTime()) ids.push(id);
+  }
+  return ids;
+}

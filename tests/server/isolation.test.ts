@@ -573,6 +573,12 @@ const API_ROWS: Record<string, ApiRow> = {
     req: (t) => ({ method: "DELETE", url: `/v1/budgets/${t.budgets.acme}` }),
     expect: statuses(404, 404, 403),
   },
+  // Completeness: administrators only; Globex's administrator sees Globex's watermarks, never Acme's
+  // (usage-completeness.test.ts sends them).
+  "GET /v1/usage/completeness": {
+    req: () => get("/v1/usage/completeness"),
+    expect: statuses(200, 200, 403),
+  },
   // The allowance: a member asks about their own workspace; nobody about another organization's.
   "GET /v1/usage/allowance": {
     req: (t) => get(`/v1/usage/allowance?workspace_uuid=${t.ws.safety}`),
