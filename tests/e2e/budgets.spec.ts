@@ -300,3 +300,112 @@ test("the budget dialog previews a budget against the last 90 days before it is 
   await expect(form).toBeHidden();
   expect(await (await adminApi(page)).get<{ budgets: unknown[] }>("/v1/budgets")).toEqual(before);
 });
+
+/** "Nov 27, 2026, 12:00:00 UTC", as the page writes a completeness time. */
+const utcStamp = (d: Date) =>
+  `${d.toLocaleString("en-US", { month: "short", timeZone: "UTC" })} ${d.getUTCDate()}, ${d.getUTCFullYear()}, ${d.toISOString().slice(11, 19)} UTC`;
+
+test("a run reserves its estimate before it starts, is refused with its shortfall, shows its hold and frees it when finished; the dashboard says how complete usage is", async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  const stamp = Date.now();
+  await signIn(page, ADMIN, "/");
+  const api = await adminApi(page);
+  const me = await api.get<{ organization: { org_uuid: string } }>("/v1/accounts/me");
+  const org = me.organization.org_uuid;
+  const ws = (
+    await api.post<{ workspace_uuid: string }>("/v1/workspaces/", {
+      name: `Reserve Lab ${stamp}`,
+      organization_uuid: org,
+    })
+  ).workspace_uuid;
+  const budget = await api.post<{ budget_uuid: string }>("/v1/budgets", {
+    scope: "workspace",
+    workspace_uuid: ws,
+    amount: "10",
+    hard_limit: true,
+  });
+  const { token: ingestKey } = await api.post<{ token: string }>(
+    "/v1/operator/ingest-keys",
+    { name: `Reservations e2e ${stamp}`, organization: org },
+    { authorization: `Bearer ${E2E.backendKey}` },
+  );
+  try {
+    // $8 reserved of $10: a second run estimated at $5 does not fit, and says by how much.
+    const run = await api.post<{ eval_run_uuid: string; reservation: { held: string } }>("/v1/eval-runs", {
+      workspace_uuid: ws,
+      name: `Reserved run ${stamp}`,
+      eval_type: "safety",
+      estimate: { cost: "8" },
+    });
+    expect(run.reservation.held).toBe("8.00");
+    const refused = await page.request.post(`${E2E.console}/v1/eval-runs`, {
+      headers: api.auth.headers,
+      data: { workspace_uuid: ws, estimate: { cost: "5" } },
+    });
+    expect(refused.status()).toBe(402);
+    expect((await refused.json()).error).toMatchObject({
+      code: "spend_limit_exceeded",
+      shortfall: "3.00",
+      free: "2.00",
+    });
+
+    // The run's usage ($2.00: 40 generation units at $0.05) moves from its hold to used; the
+    // eval service reports everything up to a minute ago as sent.
+    const sent = async (units: number, watermark: Date) => {
+      const res = await page.request.post(`${E2E.console}/v1/usage/events`, {
+        headers: { "x-api-key": ingestKey, "usage-complete-through": watermark.toISOString() },
+        data: {
+          events: [
+            {
+              event_id: `reserve-e2e-${stamp}-${units}-${watermark.getTime()}`,
+              occurred_at: new Date(watermark.getTime() - 1000).toISOString(),
+              operation: "generation",
+              eval_type: "safety",
+              workspace_uuid: ws,
+              eval_run_uuid: run.eval_run_uuid,
+              quantity: units,
+            },
+          ],
+        },
+      });
+      expect(res.ok(), await res.text()).toBe(true);
+    };
+    const first = new Date(Math.floor((Date.now() - 60_000) / 1000) * 1000);
+    await sent(40, first);
+
+    await page.goto(`${E2E.console}/eval-runs/${run.eval_run_uuid}`);
+    const card = page.getByTestId("run-reservation");
+    await expect(card).toContainText("Held");
+    await expect(card).toContainText("Estimate$8.00");
+    await expect(card).toContainText("Used$2.00");
+    await expect(card).toContainText("Held$6.00");
+    await card.screenshot({ path: `${SHOTS}/reservation-held.png` });
+
+    const finished = await api.post<{ reservation: { held: string; state: string } }>(
+      `/v1/eval-runs/${run.eval_run_uuid}/finish`,
+      {},
+    );
+    expect(finished.reservation).toMatchObject({ held: "0.00", state: "finished" });
+    await page.reload();
+    await expect(card).toContainText("Released: run finished");
+    await expect(card).toContainText("Held$0.00");
+    expect(await api.get(`/v1/usage/allowance?workspace_uuid=${ws}`)).toMatchObject({
+      spent: "2.00",
+      reserved: "0.00",
+      free: "8.00",
+    });
+
+    // The dashboard: complete through the watermark, and moving when the next batch moves it.
+    await page.goto(`${E2E.console}/`);
+    const note = page.getByTestId("completeness");
+    await expect(note).toContainText(`Complete through ${utcStamp(first)}`);
+    const next = new Date(first.getTime() + 30_000);
+    await sent(1, next);
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await expect(note).toContainText(`Complete through ${utcStamp(next)}`);
+  } finally {
+    await page.request.delete(`${E2E.console}/v1/budgets/${budget.budget_uuid}`, api.auth);
+  }
+});

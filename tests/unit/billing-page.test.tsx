@@ -179,6 +179,16 @@ function billingApi({
     http.get(api("/v1/usage/summary"), ({ request }) =>
       HttpResponse.json(summary(keep(request).get("billing_cycle_uuid") ?? FEB)),
     ),
+    http.get(api("/v1/usage/completeness"), ({ request }) => {
+      keep(request);
+      return HttpResponse.json({
+        complete_through: "2026-02-20T09:00:00.000Z",
+        senders: 1,
+        late_events: 2,
+        last_late_at: "2026-02-20T09:10:00.000Z",
+        data_as_of: "2026-02-20T09:15:00.000Z",
+      });
+    }),
     http.get(api("/v1/usage/series"), ({ request }) => {
       const q = keep(request);
       // January has no usage to draw.
@@ -266,6 +276,10 @@ describe("Billing & Usage", { timeout: 60_000 }, () => {
     expect(screen.getByText("156 responses")).toBeInTheDocument();
     expect(screen.getByText("No Workspace")).toBeInTheDocument();
     expect(screen.getByTestId("data-as-of")).toHaveTextContent("Data as of Feb 20, 2026, 09:15:00 UTC");
+    // How complete, beside how fresh: the eval services' watermark and the events that came late.
+    expect(await screen.findByTestId("completeness")).toHaveTextContent(
+      "Complete through Feb 20, 2026, 09:00:00 UTC · 2 events arrived late",
+    );
 
     expect(await screen.findByText("Eval 0")).toBeInTheDocument();
     expect(pagerText()).toBe("Page 1 of 3 (25 total records)");

@@ -10,6 +10,7 @@ import { useCurrentUser } from "../../hooks/use-current-user";
 import { useIsMobile } from "../../hooks/use-is-mobile";
 import { formatUtcDate, formatUtcTime } from "../../lib/billing/dates";
 import { usageRecords } from "../../resources/usage-records";
+import { CompletenessNote } from "./completeness-note";
 import { ExplainDrawer } from "./explain-drawer";
 import { FilterBar } from "./filter-bar";
 import { PeriodStepper } from "./period-stepper";
@@ -59,6 +60,7 @@ export function BillingPage() {
         subtitle="Costs, payments and metered usage of your organization"
         extra={
           <Flex align="center" gap={12}>
+            {summary?.data_as_of ? <CompletenessNote dataAsOf={summary.data_as_of} /> : null}
             {summary?.data_as_of ? (
               <Typography.Text type="secondary" data-testid="data-as-of" title={summary.data_as_of}>
                 Data as of {formatUtcDate(summary.data_as_of)}, {formatUtcTime(summary.data_as_of)}

@@ -18,6 +18,7 @@ import { operationLabel, orDash } from "../../lib/billing/labels";
 import { exactMoney } from "../../lib/eval-runs";
 import { evalRuns as resource } from "../../resources/eval-runs";
 import { usageRecords } from "../../resources/usage-records";
+import { ReservationCard } from "./reservation-card";
 
 const EVENTS_PAGE_SIZE = 10;
 
@@ -176,6 +177,7 @@ export function EvalRunShowPage() {
             ]}
           />
         </Card>
+        {run.reservation ? <ReservationCard reservation={run.reservation} /> : null}
         <Card title="Cost per Operation" data-testid="eval-run-operations">
           <Table<EvalRunOperation>
             rowKey="operation"

@@ -1,0 +1,43 @@
+// Completeness beside freshness: "Data as of" says when the figures were read; this says how far
+// the eval services have vouched that everything was sent (GET /v1/usage/completeness), or plainly
+// that none has — so a quiet day is not mistaken for zero spend — and how many events still
+// arrived for periods reported complete. Shown once the page's figures are in, so nothing jumps.
+import { type HttpError, useCustom } from "@refinedev/core";
+import { Tooltip, Typography } from "antd";
+import type { UsageCompleteness } from "../../../contract/usage-completeness";
+import { formatUtcDate, formatUtcTime } from "../../lib/billing/dates";
+import { completenessText, lateEventsText } from "./completeness-text";
+
+/** `dataAsOf`: the summary's read time; a new one (Refresh, a new period) reads completeness again. */
+export function CompletenessNote({ dataAsOf }: { dataAsOf: string }) {
+  const { query } = useCustom<UsageCompleteness, HttpError>({
+    url: "/v1/usage/completeness",
+    method: "get",
+    errorNotification: false,
+    queryOptions: { queryKey: ["usage-completeness", dataAsOf] },
+  });
+  const c = query.data?.data;
+  if (!c || typeof c.senders !== "number") return null;
+  const late = lateEventsText(c);
+  return (
+    <Typography.Text type="secondary" data-testid="completeness">
+      <Tooltip
+        title={
+          c.complete_through
+            ? `The eval services sending usage have reported everything up to this time as sent (${c.senders} reporting).`
+            : "No eval service has reported how far its usage is complete: recent usage may still be arriving."
+        }
+      >
+        <span>{completenessText(c, (iso) => `${formatUtcDate(iso)}, ${formatUtcTime(iso)}`)}</span>
+      </Tooltip>
+      {late ? (
+        <>
+          {" · "}
+          <Tooltip title="Events that arrived after their eval service had reported their period complete; they are in the figures.">
+            <span data-testid="late-events">{late}</span>
+          </Tooltip>
+        </>
+      ) : null}
+    </Typography.Text>
+  );
+}
