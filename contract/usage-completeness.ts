@@ -27,6 +27,15 @@ export const UsageCompletenessSchema = z
         "Events stored after their sender's watermark had passed their time: late for a period reported complete.",
     }),
     last_late_at: z.iso.datetime().nullable().meta({ description: "When the latest of them arrived." }),
+    recent_late_events: z
+      .array(
+        z.object({
+          event_id: z.string(),
+          occurred_at: z.iso.datetime().meta({ description: "When it happened." }),
+          received_at: z.iso.datetime().meta({ description: "When it was stored." }),
+        }),
+      )
+      .meta({ description: "The latest of them (at most 20), newest first: the dashboard lists them." }),
     data_as_of: z.iso.datetime(),
   })
   .meta({ id: "UsageCompleteness" });

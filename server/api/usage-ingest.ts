@@ -314,7 +314,7 @@ export const usageIngestRoutes: FastifyPluginAsyncZod<
           maxAgeDays: deps.usageMaxAgeDays ?? 0,
           ...(sender.kind === "operator" ? { adjustments: { by: sender.actor } } : {}),
         });
-        const late = since ? await storedSince(deps.db, orgId, behind, since) : 0;
+        const late = since ? await storedSince(deps.db, orgId, behind, since) : [];
         await recordWatermark(deps.db, orgId, source, { completeThrough, late });
         return result;
       });

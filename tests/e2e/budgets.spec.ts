@@ -405,6 +405,14 @@ test("a run reserves its estimate before it starts, is refused with its shortfal
     await sent(1, next);
     await page.getByRole("button", { name: "Refresh" }).click();
     await expect(note).toContainText(`Complete through ${utcStamp(next)}`);
+    // An event for a time already reported complete is counted late, and its count lists it.
+    await sent(2, first);
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await expect(note).toContainText("1 event arrived late");
+    await note.getByTestId("late-events").click();
+    await expect(page.getByTestId("late-events-list")).toContainText(
+      `reserve-e2e-${stamp}-2-${first.getTime()}`,
+    );
   } finally {
     await page.request.delete(`${E2E.console}/v1/budgets/${budget.budget_uuid}`, api.auth);
   }

@@ -75,11 +75,14 @@ describe.each(backends())("usage completeness on $name", (backend) => {
   it("counts the events a sender stores for a time it reported complete, once each", async () => {
     const before = (await completeness()).late_events;
     // Sender A reported complete through 10 minutes ago; an event of 12 minutes ago is late.
-    const res = await send(keys.a, minutesAgo(12), undefined, "wm-late-1");
+    const lateAt = minutesAgo(12);
+    const res = await send(keys.a, lateAt, undefined, "wm-late-1");
     expect(res.json()).toMatchObject({ accepted: 1 });
     const after = await completeness();
     expect(after.late_events).toBe(before + 1);
     expect(after.last_late_at).not.toBeNull();
+    // Listed, newest first, for the dashboard's link to them.
+    expect(after.recent_late_events[0]).toMatchObject({ event_id: "wm-late-1", occurred_at: lateAt });
     // Its resend is a duplicate, not another late event; a new event after the watermark is not late.
     expect((await send(keys.a, minutesAgo(12), undefined, "wm-late-1")).json()).toMatchObject({
       duplicates: 1,

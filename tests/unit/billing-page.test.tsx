@@ -186,6 +186,18 @@ function billingApi({
         senders: 1,
         late_events: 2,
         last_late_at: "2026-02-20T09:10:00.000Z",
+        recent_late_events: [
+          {
+            event_id: "evt-late-2",
+            occurred_at: "2026-02-20T08:30:00.000Z",
+            received_at: "2026-02-20T09:10:00.000Z",
+          },
+          {
+            event_id: "evt-late-1",
+            occurred_at: "2026-02-19T23:00:00.000Z",
+            received_at: "2026-02-20T09:05:00.000Z",
+          },
+        ],
         data_as_of: "2026-02-20T09:15:00.000Z",
       });
     }),
@@ -280,6 +292,11 @@ describe("Billing & Usage", { timeout: 60_000 }, () => {
     expect(await screen.findByTestId("completeness")).toHaveTextContent(
       "Complete through Feb 20, 2026, 09:00:00 UTC · 2 events arrived late",
     );
+    // The count opens the list of them.
+    fireEvent.click(screen.getByTestId("late-events"));
+    const list = await screen.findByTestId("late-events-list");
+    expect(within(list).getByText("evt-late-2")).toBeInTheDocument();
+    expect(within(list).getByText("Feb 19, 2026, 23:00 UTC")).toBeInTheDocument();
 
     expect(await screen.findByText("Eval 0")).toBeInTheDocument();
     expect(pagerText()).toBe("Page 1 of 3 (25 total records)");

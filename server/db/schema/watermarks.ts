@@ -1,4 +1,5 @@
-import { bigint, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { bigint, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 
 /**
  * Completeness watermarks: an eval service that sends Usage-Complete-Through: T with a batch says
@@ -18,6 +19,8 @@ export const usageWatermarks = pgTable(
     /** Events this sender stored after its watermark had passed their time (late for their period). */
     lateEvents: bigint("late_events", { mode: "number" }).notNull().default(0),
     lastLateAt: timestamp("last_late_at", { withTimezone: true }),
+    /** The latest of them (at most 20), newest first: {event_id, occurred_at, received_at}. */
+    lateRecent: jsonb("late_recent").notNull().default(sql`'[]'::jsonb`),
   },
   (t) => [primaryKey({ name: "usage_watermarks_pkey", columns: [t.organizationUuid, t.source] })],
 );

@@ -3,9 +3,9 @@
 // that none has — so a quiet day is not mistaken for zero spend — and how many events still
 // arrived for periods reported complete. Shown once the page's figures are in, so nothing jumps.
 import { type HttpError, useCustom } from "@refinedev/core";
-import { Tooltip, Typography } from "antd";
+import { Popover, Table, Tooltip, Typography } from "antd";
 import type { UsageCompleteness } from "../../../contract/usage-completeness";
-import { formatUtcDate, formatUtcTime } from "../../lib/billing/dates";
+import { formatUtcDate, formatUtcDateTime, formatUtcTime } from "../../lib/billing/dates";
 import { completenessText, lateEventsText } from "./completeness-text";
 
 /** `dataAsOf`: the summary's read time; a new one (Refresh, a new period) reads completeness again. */
@@ -33,11 +33,53 @@ export function CompletenessNote({ dataAsOf }: { dataAsOf: string }) {
       {late ? (
         <>
           {" · "}
-          <Tooltip title="Events that arrived after their eval service had reported their period complete; they are in the figures.">
-            <span data-testid="late-events">{late}</span>
-          </Tooltip>
+          <Popover
+            trigger="click"
+            title="Events that arrived after their period was reported complete"
+            content={<LateEventsList events={c.recent_late_events} />}
+          >
+            <Typography.Link data-testid="late-events">{late}</Typography.Link>
+          </Popover>
         </>
       ) : null}
     </Typography.Text>
+  );
+}
+
+/** The latest late events (the answer lists up to 20): they are in the figures, this says which. */
+function LateEventsList({ events }: { events: UsageCompleteness["recent_late_events"] }) {
+  return (
+    <Table
+      size="small"
+      rowKey="event_id"
+      pagination={false}
+      style={{ maxWidth: 560 }}
+      dataSource={events}
+      data-testid="late-events-list"
+      columns={[
+        {
+          title: "Event ID",
+          dataIndex: "event_id",
+          key: "id",
+          render: (v: string) => (
+            <Typography.Text code copyable ellipsis style={{ maxWidth: 220 }}>
+              {v}
+            </Typography.Text>
+          ),
+        },
+        {
+          title: "Occurred",
+          dataIndex: "occurred_at",
+          key: "at",
+          render: (v: string) => formatUtcDateTime(v),
+        },
+        {
+          title: "Received",
+          dataIndex: "received_at",
+          key: "in",
+          render: (v: string) => formatUtcDateTime(v),
+        },
+      ]}
+    />
   );
 }

@@ -1,0 +1,1 @@
+ALTER TABLE "usage_watermarks" ADD COLUMN "late_recent" jsonb DEFAULT '[]'::jsonb NOT NULL;
