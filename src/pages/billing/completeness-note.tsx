@@ -62,7 +62,7 @@ function LateEventsList({ events }: { events: UsageCompleteness["recent_late_eve
           dataIndex: "event_id",
           key: "id",
           render: (v: string) => (
-            <Typography.Text code copyable ellipsis style={{ maxWidth: 220 }}>
+            <Typography.Text code copyable style={{ wordBreak: "break-all" }}>
               {v}
             </Typography.Text>
           ),
