@@ -5,5 +5,5 @@ export * from "./identity";
 export * from "./metering";
 export * from "./product";
 export * from "./usage-rollups";
-export * from "./webhooks";
 export * from "./watermarks";
+export * from "./webhooks";
