@@ -11,9 +11,8 @@ import { DEFAULT_BUDGET_THRESHOLDS } from "../../contract/budgets";
 import { formatUsdExact, parseUsd } from "../../contract/money";
 import { DAY_MS, HOUR_MS, utcDay } from "../../contract/utc-calendar";
 import type { Db } from "../platform/database";
-import { ApiError } from "../platform/errors";
 import { type ReplayBlock, replayBudget, scanStart } from "./budget-replay";
-import { liveWorkspaceName } from "./budgets-admin";
+import { liveWorkspaceName, scopedWorkspace } from "./budgets-admin";
 import { listCycles } from "./cycles";
 
 type Rows<T> = { rows: T[] };
@@ -24,14 +23,7 @@ export async function simulateBudget(
   input: BudgetSimulationRequest,
   now = new Date(),
 ): Promise<BudgetSimulation> {
-  const workspaceUuid = input.workspace_uuid ?? null;
-  if (input.scope === "workspace" && !workspaceUuid)
-    throw new ApiError("invalid_request", 'workspace_uuid is required for a budget with scope "workspace".');
-  if (input.scope === "organization" && workspaceUuid)
-    throw new ApiError(
-      "invalid_request",
-      'workspace_uuid must be omitted for a budget with scope "organization"; use scope "workspace".',
-    );
+  const workspaceUuid = scopedWorkspace(input);
   // A deleted workspace's history is still real usage, but a budget cannot be set on it: the same
   // 404 as POST /v1/budgets, so the preview never promises what the create refuses.
   if (workspaceUuid) await liveWorkspaceName(db, organizationUuid, workspaceUuid);

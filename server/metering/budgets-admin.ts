@@ -112,12 +112,11 @@ async function change<T>(db: Db, organizationUuid: string, work: (tx: Tx) => Pro
   return result;
 }
 
-export async function createBudget(
-  db: Db,
-  organizationUuid: string,
-  input: BudgetCreate,
-  actor: Actor,
-): Promise<string> {
+/**
+ * The workspace a budget's scope names (null for the organization's), refusing a scope and
+ * workspace_uuid that disagree: the create and the replay (budget-simulate.ts) judge it alike.
+ */
+export function scopedWorkspace(input: Pick<BudgetCreate, "scope" | "workspace_uuid">): string | null {
   const workspaceUuid = input.workspace_uuid ?? null;
   if (input.scope === "workspace" && !workspaceUuid)
     throw new ApiError("invalid_request", 'workspace_uuid is required for a budget with scope "workspace".');
@@ -126,6 +125,16 @@ export async function createBudget(
       "invalid_request",
       'workspace_uuid must be omitted for a budget with scope "organization"; use scope "workspace".',
     );
+  return workspaceUuid;
+}
+
+export async function createBudget(
+  db: Db,
+  organizationUuid: string,
+  input: BudgetCreate,
+  actor: Actor,
+): Promise<string> {
+  const workspaceUuid = scopedWorkspace(input);
   return change(db, organizationUuid, async (tx) => {
     const label = workspaceUuid
       ? await liveWorkspaceName(tx, organizationUuid, workspaceUuid)
