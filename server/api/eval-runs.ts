@@ -19,7 +19,7 @@ import { priceEstimate } from "../metering/estimate";
 import { cycleOfRun, evalRunDetail, pageOfRuns, startEvalRun } from "../metering/eval-runs";
 import { cachedCycleRuns, EvalRunsCache } from "../metering/eval-runs-cache";
 import { isStorableText } from "../metering/events";
-import { runReservation } from "../metering/reservations";
+import { reservationOf, runReservation } from "../metering/reservations";
 import { workspaceNames } from "../metering/usage-cache";
 import type { Db, Tx } from "../platform/database";
 import { ApiError } from "../platform/errors";
@@ -282,7 +282,17 @@ export const evalRunRoutes: FastifyPluginAsyncZod<{
         eval_type: row.evalType,
         started_by: row.startedByEmail,
         started_at: row.startedAt.toISOString(),
-        reservation: await runReservation(deps.db, org.org_id, row.evalRunUuid),
+        // A run just started has used nothing and was active at its start: no need to read it back.
+        reservation:
+          row.reservedMicros === null
+            ? null
+            : reservationOf({
+                reserved: row.reservedMicros,
+                used: 0n,
+                finishedAt: null,
+                lastActivity: row.startedAt,
+                now: row.startedAt,
+              }),
       };
     },
   );
