@@ -3,6 +3,7 @@
 import type { CrudFilter } from "@refinedev/core";
 import { AUDIT_ACTIONS, type AuditAction, type AuditTargetType } from "../../contract/audit-log";
 import type { AuditEntry } from "../../contract/audit-log-schema";
+import { filterList, filterText, formFilter } from "./table-filters";
 
 export type { AuditEntry };
 
@@ -119,9 +120,42 @@ export function auditQuery(v: AuditFilterValues): Record<string, string | string
   return q;
 }
 
-/** The same as Refine's server-side filters (field = query parameter). */
+/** The day before a YYYY-MM-DD day. */
+export function previousDay(day: string): string {
+  const d = new Date(`${day}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() - 1);
+  return d.toISOString().slice(0, 10);
+}
+
+/**
+ * The form's values as Refine's filters, named as the API's query parameters (the URL keeps
+ * them). Every field is present: an empty one is `undefined`, which removes its filter.
+ */
 export function auditFilters(v: AuditFilterValues): CrudFilter[] {
-  return Object.entries(auditQuery(v)).map(([field, value]) => ({ field, operator: "eq", value }));
+  const q = auditQuery(v);
+  return [
+    formFilter("actor", "eq", q.actor),
+    formFilter("action", "in", q.action),
+    formFilter("target_type", "eq", q.target_type),
+    formFilter("target_id", "eq", q.target_id),
+    formFilter("starting_at", "gte", q.starting_at),
+    formFilter("ending_at", "lt", q.ending_at),
+  ];
+}
+
+/** The form's values from Refine's filters (as the URL carries them): the inverse of auditFilters. */
+export function auditFilterValues(filters: CrudFilter[]): AuditFilterValues {
+  const text = (field: string, op: "eq" | "gte" | "lt" = "eq") => filterText(filters, field, op) || undefined;
+  const action = filterList(filters, "action");
+  const ending = text("ending_at", "lt");
+  return {
+    actor: text("actor"),
+    action: action.length ? action : undefined,
+    target_type: text("target_type"),
+    target_id: text("target_id"),
+    from: text("starting_at", "gte"),
+    to: ending ? previousDay(ending) : undefined,
+  };
 }
 
 /** "2026-11-24 04:12:15 UTC": entries are read across time zones, so times are shown in UTC. */
