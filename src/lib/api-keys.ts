@@ -62,13 +62,6 @@ export function paginationText(
   return `Showing page ${pageIndex + 1} of ${pageCount(n, pageSize)} (${n} total)`;
 }
 
-/** The table filter for a key search; an empty search is sent as no search. */
-export function searchFilters(
-  search: string,
-): { field: "api_key_id"; operator: "contains"; value: string }[] {
-  return [{ field: "api_key_id", operator: "contains", value: search.trim() }];
-}
-
 type ApiKeyOperation = "list" | "create" | "delete";
 
 /** Fallback messages per identity error code, as the identity client's handlers name them. */

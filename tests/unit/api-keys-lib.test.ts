@@ -8,7 +8,6 @@ import {
   isExpirationOption,
   pageCount,
   paginationText,
-  searchFilters,
 } from "../../src/lib/api-keys";
 
 describe("API key rules", () => {
@@ -47,10 +46,6 @@ describe("API key rules", () => {
     expect(paginationText(2, 25)).toBe("Showing page 3 of 3 (25 total)");
     expect(pageCount(21)).toBe(3);
     expect(pageCount(undefined)).toBe(1);
-  });
-
-  it("searches by a trimmed key id", () => {
-    expect(searchFilters(" k1 ")).toEqual([{ field: "api_key_id", operator: "contains", value: "k1" }]);
   });
 
   it("prefers the service's own text, else the fallback for the error code", () => {

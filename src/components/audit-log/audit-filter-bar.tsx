@@ -1,34 +1,60 @@
-// The Audit Log's filters: actor, actions, target and a range of days. Applied on submit (Enter
-// in any field, or the Apply button), so typing does not fire a request per key.
+// The Audit Log's filters: actor, actions, target and a range of days, as Refine's search form
+// (the table's `searchFormProps`). Applied on submit (Enter in any field, or the Apply button), so
+// typing does not fire a request per key; the form opens with the filters the URL carries.
+import type { FormProps } from "antd";
 import { Button, DatePicker, Flex, Form, Input, Select } from "antd";
-import type { Dayjs } from "dayjs";
+import dayjs, { type Dayjs } from "dayjs";
 import { ACTION_OPTIONS, type AuditFilterValues, TARGET_TYPE_OPTIONS } from "../../lib/audit-log";
 
-type FormValues = {
+export type AuditFormValues = {
   actor?: string;
   action?: string[];
   target_type?: string;
   target_id?: string;
-  days?: [Dayjs | null, Dayjs | null] | null;
+  days?: [Dayjs | null, Dayjs | null];
 };
-
-type Props = { onApply: (values: AuditFilterValues) => void };
 
 const day = (d: Dayjs | null | undefined) => (d ? d.format("YYYY-MM-DD") : undefined);
 
-export function AuditFilterBar({ onApply }: Props) {
-  const [form] = Form.useForm<FormValues>();
-  const apply = (v: FormValues) =>
-    onApply({
-      actor: v.actor,
-      action: v.action,
-      target_type: v.target_type,
-      target_id: v.target_id,
-      from: day(v.days?.[0]),
-      to: day(v.days?.[1]),
-    });
+/** The form's values as the page's filter values (days as YYYY-MM-DD). */
+export function auditFormToValues(v: AuditFormValues): AuditFilterValues {
+  return {
+    actor: v.actor,
+    action: v.action,
+    target_type: v.target_type,
+    target_id: v.target_id,
+    from: day(v.days?.[0]),
+    to: day(v.days?.[1]),
+  };
+}
+
+function formValuesOf(v: AuditFilterValues): AuditFormValues {
+  const { from, to, ...rest } = v;
+  return {
+    ...rest,
+    days: from || to ? [from ? dayjs(from) : null, to ? dayjs(to) : null] : undefined,
+  };
+}
+
+const EMPTY = {
+  actor: undefined,
+  action: undefined,
+  target_type: undefined,
+  target_id: undefined,
+  days: undefined,
+};
+
+type Props = { searchFormProps: FormProps<AuditFormValues>; applied: AuditFilterValues };
+
+export function AuditFilterBar({ searchFormProps, applied }: Props) {
+  const form = searchFormProps.form;
   return (
-    <Form<FormValues> form={form} layout="vertical" onFinish={apply} aria-label="Audit log filters">
+    <Form<AuditFormValues>
+      {...searchFormProps}
+      initialValues={formValuesOf(applied)}
+      layout="vertical"
+      aria-label="Audit log filters"
+    >
       <Flex wrap gap={12} align="end">
         <Form.Item name="actor" label="Actor" style={{ marginBottom: 0, minWidth: 200 }}>
           <Input placeholder="Email or user ID" allowClear />
@@ -58,8 +84,9 @@ export function AuditFilterBar({ onApply }: Props) {
           </Button>
           <Button
             onClick={() => {
-              form.resetFields();
-              apply({});
+              // Empty, not the starting values: those may be filters the URL opened with.
+              form?.setFieldsValue(EMPTY);
+              form?.submit();
             }}
           >
             Reset

@@ -25,6 +25,7 @@ export function BillingCyclesCard({ organizationId }: Props) {
   const { tableProps, tableQuery } = useTable<OperatorBillingCycle, HttpError>({
     resource: resource.name,
     meta,
+    // Three tables share the organization's page; on the URL they would fight over the same keys.
     syncWithLocation: false,
     pagination: { mode: "off" },
     sorters: { mode: "off" },

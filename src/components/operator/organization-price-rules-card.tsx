@@ -17,6 +17,7 @@ export function OrganizationPriceRulesCard({ organization }: Props) {
   const { listUrl } = useNavigation();
   const { tableProps, tableQuery } = useTable<PriceRule, HttpError>({
     resource: resource.name,
+    // Three tables share the organization's page; on the URL they would fight over the same keys.
     syncWithLocation: false,
     pagination: { currentPage: 1, pageSize: 10, mode: "client" },
     sorters: { mode: "off" },

@@ -14,12 +14,16 @@ type Props = Omit<SelectProps, "options" | "onSearch" | "filterOption" | "showSe
 };
 
 export function OrganizationSelect({ extra = [], enabled = true, ...props }: Props) {
+  // A chosen organization (e.g. from the URL) may not be on the first page: fetch it for its name.
+  const chosen =
+    typeof props.value === "string" && !extra.some((e) => e.value === props.value) ? props.value : undefined;
   const { selectProps } = useSelect<OperatorOrganization, HttpError>({
     resource: operatorOrganizations.name,
     optionLabel: "name",
     optionValue: "organization_uuid",
     pagination: { currentPage: 1, pageSize: 20, mode: "server" },
     debounce: 300,
+    defaultValue: chosen,
     errorNotification: false,
     queryOptions: { enabled },
   });

@@ -26,6 +26,7 @@ export function PaymentsCard({ organizationId }: Props) {
   const { tableProps, tableQuery } = useTable<Payment, HttpError>({
     resource: resource.name,
     meta,
+    // Three tables share the organization's page; on the URL they would fight over the same keys.
     syncWithLocation: false,
     pagination: { currentPage: 1, pageSize: 10, mode: "client" },
     sorters: { mode: "off" },

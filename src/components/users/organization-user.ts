@@ -32,7 +32,6 @@ export type PendingInvitation = {
 export const INVITE_ROLES = ["Member", "Admin", "Owner"] as const;
 
 export const USERS_PAGE_SIZE = 10;
-export const USER_SEARCH_DEBOUNCE_MS = 300;
 
 export function memberName(member: Pick<OrganizationMember, "first_name" | "last_name">): string {
   return [member.first_name, member.last_name].filter(Boolean).join(" ") || "-";

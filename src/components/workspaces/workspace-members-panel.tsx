@@ -31,7 +31,6 @@ export function WorkspaceMembersPanel({ workspaceId }: Props) {
   const { tableProps, tableQuery } = useTable<WorkspaceMember, HttpError>({
     resource: resource.name,
     meta,
-    syncWithLocation: false,
     pagination: { mode: "off" },
     sorters: { mode: "off" },
     filters: { mode: "off" },

@@ -11,33 +11,37 @@ import { DeleteApiKeyDialog } from "../../components/api-keys/delete-api-key-dia
 import { NewApiKeyDialog } from "../../components/api-keys/new-api-key-dialog";
 import { PageList } from "../../components/layout/page-list";
 import { RefetchButton } from "../../components/refetch-button";
-import { SearchBox } from "../../components/search-box";
+import { FilterForm } from "../../components/table/filter-form";
+import { SearchField } from "../../components/table/search-field";
 import {
   API_KEY_PAGE_SIZE,
   API_KEY_SEARCH_DEBOUNCE_MS,
   apiKeyErrorMessage,
   type CreatedApiKey,
   type PersonalApiKey,
-  searchFilters,
 } from "../../lib/api-keys";
+import { filterText, searchFilter } from "../../lib/table-filters";
 import { apiKeys as resource } from "../../resources/api-keys";
+
+type SearchValues = { api_key_id?: string };
 
 export function ApiKeysPage() {
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const [deleting, setDeleting] = useState<string | null>(null);
 
-  const { tableProps, tableQuery, result, currentPage, setCurrentPage, filters, setFilters } = useTable<
+  // Page and search are Refine's, kept in the URL; a changed search starts at page 1.
+  const { tableProps, tableQuery, result, currentPage, setCurrentPage, filters, searchFormProps } = useTable<
     PersonalApiKey,
-    HttpError
+    HttpError,
+    SearchValues
   >({
     resource: resource.name,
-    syncWithLocation: false,
     pagination: { currentPage: 1, pageSize: API_KEY_PAGE_SIZE, mode: "server" },
-    filters: { mode: "server", initial: searchFilters("") },
+    filters: { mode: "server" },
     sorters: { mode: "off" },
+    onSearch: (values) => [searchFilter("api_key_id", values.api_key_id)],
     errorNotification: false,
   });
-  const search = (filters.find((f) => "field" in f && f.field === "api_key_id")?.value as string) ?? "";
 
   const createModal = useModalForm<CreatedApiKey, HttpError, CreateApiKeyValues>({
     resource: resource.name,
@@ -92,17 +96,16 @@ export function ApiKeysPage() {
       headerProps={{ style: { padding: 0, marginBottom: 8 } }}
     >
       <Card>
-        {/* The search applies 300 ms after the last keystroke; a changed search starts at page 1. */}
-        <SearchBox
-          label="Search by Key ID"
-          placeholder="Search by Key ID"
+        {/* The search applies 300 ms after the last keystroke. */}
+        <FilterForm<SearchValues>
+          searchFormProps={searchFormProps}
+          initialValues={{ api_key_id: filterText(filters, "api_key_id") }}
+          label="API key search"
           delayMs={API_KEY_SEARCH_DEBOUNCE_MS}
-          onSearch={(value) => {
-            if (value.trim() === search) return;
-            setFilters(searchFilters(value), "replace");
-            setCurrentPage(1);
-          }}
-        />
+          style={{ marginBottom: 16 }}
+        >
+          <SearchField name="api_key_id" label="Search by Key ID" placeholder="Search by Key ID" />
+        </FilterForm>
         {tableQuery.isError ? (
           <Alert
             type="error"

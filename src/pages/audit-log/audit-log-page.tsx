@@ -4,17 +4,20 @@
 import { useTable } from "@refinedev/antd";
 import type { HttpError } from "@refinedev/core";
 import { Card, Empty, Flex, Tag, Tooltip, Typography } from "antd";
-import { useState } from "react";
 import { AuditExportButton } from "../../components/audit-log/audit-export-button";
-import { AuditFilterBar } from "../../components/audit-log/audit-filter-bar";
+import {
+  AuditFilterBar,
+  type AuditFormValues,
+  auditFormToValues,
+} from "../../components/audit-log/audit-filter-bar";
 import { QueryTable } from "../../components/feedback/query-table";
 import { PageList } from "../../components/layout/page-list";
 import {
   type AuditEntry,
-  type AuditFilterValues,
   actionLabel,
   actionMeaning,
   auditFilters,
+  auditFilterValues,
   changeSummary,
   formatAuditTime,
   sourceLabel,
@@ -25,21 +28,20 @@ import { auditLog as resource } from "../../resources/audit-log";
 export const AUDIT_PAGE_SIZE = 25;
 
 export function AuditLogPage() {
-  const [applied, setApplied] = useState<AuditFilterValues>({});
-  const { tableProps, tableQuery, setFilters, setCurrentPage } = useTable<AuditEntry, HttpError>({
+  // Paging and filters are Refine's, kept in the URL; the form and the export read them back.
+  const { tableProps, tableQuery, searchFormProps, filters } = useTable<
+    AuditEntry,
+    HttpError,
+    AuditFormValues
+  >({
     resource: resource.name,
-    syncWithLocation: false,
     pagination: { currentPage: 1, pageSize: AUDIT_PAGE_SIZE, mode: "server" },
     filters: { mode: "server" },
     sorters: { mode: "off" },
+    onSearch: (values) => auditFilters(auditFormToValues(values)),
     errorNotification: false,
   });
-
-  const apply = (values: AuditFilterValues) => {
-    setApplied(values);
-    setFilters(auditFilters(values), "replace");
-    setCurrentPage(1);
-  };
+  const applied = auditFilterValues(filters);
 
   return (
     <PageList
@@ -53,7 +55,7 @@ export function AuditLogPage() {
           what changed. Entries cannot be edited or deleted.
         </Typography.Paragraph>
         <Card size="small">
-          <AuditFilterBar onApply={apply} />
+          <AuditFilterBar searchFormProps={searchFormProps} applied={applied} />
         </Card>
         <QueryTable<AuditEntry>
           query={tableQuery}

@@ -25,7 +25,6 @@ const EVENTS_PAGE_SIZE = 10;
 function RunEvents({ run, cycle }: { run: string; cycle: string }) {
   const { tableProps, tableQuery } = useTable<UsageRecord, HttpError>({
     resource: usageRecords.name,
-    syncWithLocation: false,
     pagination: { currentPage: 1, pageSize: EVENTS_PAGE_SIZE, mode: "server" },
     sorters: { mode: "server", initial: [{ field: "date", order: "asc" }] },
     filters: {

@@ -1,54 +1,46 @@
 // "/eval-runs": the cost of each eval run of a billing cycle, for administrators. Paged, sorted,
 // searched and filtered by the server (GET /v1/eval-runs); each run opens its own page.
-import { useTable } from "@refinedev/antd";
-import { type CrudFilter, type HttpError, useLink } from "@refinedev/core";
-import { Empty, Flex, Select, Typography } from "antd";
-import { useMemo, useState } from "react";
+import { getDefaultSortOrder, useTable } from "@refinedev/antd";
+import { type HttpError, useLink } from "@refinedev/core";
+import { Empty, Flex, Form, Select, Typography } from "antd";
+import { useMemo } from "react";
 import { EVAL_RUN_PAGE_SIZE, type EvalRun } from "../../../contract/eval-runs";
 import { evalTypeLabel } from "../../../contract/eval-types";
 import { formatMoney } from "../../../contract/money";
 import { QueryTable } from "../../components/feedback/query-table";
 import { PageList } from "../../components/layout/page-list";
-import { SearchBox } from "../../components/search-box";
+import { FilterForm } from "../../components/table/filter-form";
+import { SearchField } from "../../components/table/search-field";
 import { formatUtcDateTime, periodLabel } from "../../lib/billing/dates";
 import { orDash } from "../../lib/billing/labels";
-import { evalRunPath, exactMoney } from "../../lib/eval-runs";
+import {
+  type EvalRunFilterValues,
+  evalRunFilters,
+  evalRunFilterValues,
+  evalRunPath,
+  exactMoney,
+} from "../../lib/eval-runs";
 import { evalRuns as resource } from "../../resources/eval-runs";
 import { useBillingCycles, useBillingWorkspaces } from "../billing/use-billing-data";
-
-const SEARCH_DEBOUNCE_MS = 300;
-const MAX_SEARCH_LENGTH = 200;
-
-type Choice = { search: string; workspaces: string[]; cycle: string | null };
-
-function filtersOf(c: Choice): CrudFilter[] {
-  return [
-    { field: "search", operator: "contains", value: c.search },
-    { field: "workspace_uuid", operator: "in", value: c.workspaces },
-    { field: "billing_cycle_uuid", operator: "eq", value: c.cycle },
-  ];
-}
 
 export function EvalRunsListPage() {
   const Link = useLink();
   const { cycles } = useBillingCycles();
   const { workspaces } = useBillingWorkspaces();
-  const [choice, setChoice] = useState<Choice>({ search: "", workspaces: [], cycle: null });
-  const { tableProps, tableQuery, setFilters, setCurrentPage } = useTable<EvalRun, HttpError>({
+  // Paging, sorting and filters are Refine's, kept in the URL: the filter form reads them back.
+  const { tableProps, tableQuery, searchFormProps, filters, sorters } = useTable<
+    EvalRun,
+    HttpError,
+    EvalRunFilterValues
+  >({
     resource: resource.name,
-    syncWithLocation: false,
     pagination: { currentPage: 1, pageSize: EVAL_RUN_PAGE_SIZE, mode: "server" },
     sorters: { mode: "server", initial: [{ field: "started_at", order: "desc" }] },
     filters: { mode: "server" },
+    onSearch: evalRunFilters,
     errorNotification: false,
   });
-
-  const choose = (next: Partial<Choice>) => {
-    const merged = { ...choice, ...next };
-    setChoice(merged);
-    setFilters(filtersOf(merged), "replace");
-    setCurrentPage(1);
-  };
+  const applied = evalRunFilterValues(filters);
 
   const cycleOptions = useMemo(
     () =>
@@ -58,7 +50,6 @@ export function EvalRunsListPage() {
       })),
     [cycles],
   );
-  const searching = choice.search !== "";
 
   return (
     <PageList resource={resource.name} title="Eval Runs">
@@ -67,36 +58,39 @@ export function EvalRunsListPage() {
           What each eval run cost in a billing cycle, from the usage its events carry. Open a run for its cost
           per operation and its events.
         </Typography.Paragraph>
-        <Flex gap={12} wrap align="start">
-          <SearchBox
+        <FilterForm<EvalRunFilterValues>
+          searchFormProps={searchFormProps}
+          initialValues={applied}
+          label="Eval run filters"
+        >
+          <SearchField
+            name="search"
             label="Search eval runs"
             placeholder="Search by run ID or eval name..."
-            delayMs={SEARCH_DEBOUNCE_MS}
-            onSearch={(value) => choose({ search: value.trim().slice(0, MAX_SEARCH_LENGTH) })}
           />
-          <Select
-            aria-label="Workspace"
-            data-testid="eval-runs-workspace"
-            mode="multiple"
-            allowClear
-            placeholder="All workspaces"
-            style={{ minWidth: 220 }}
-            value={choice.workspaces}
-            onChange={(uuids: string[]) => choose({ workspaces: uuids })}
-            options={workspaces.map((w) => ({ value: w.workspace_uuid, label: w.name }))}
-            optionFilterProp="label"
-          />
-          <Select
-            aria-label="Billing period"
-            data-testid="eval-runs-period"
-            style={{ minWidth: 240 }}
-            placeholder="Current billing period"
-            value={choice.cycle ?? undefined}
-            allowClear
-            onChange={(uuid: string | undefined) => choose({ cycle: uuid ?? null })}
-            options={cycleOptions}
-          />
-        </Flex>
+          <Form.Item name="workspace_uuid">
+            <Select
+              aria-label="Workspace"
+              data-testid="eval-runs-workspace"
+              mode="multiple"
+              allowClear
+              placeholder="All workspaces"
+              style={{ minWidth: 220 }}
+              options={workspaces.map((w) => ({ value: w.workspace_uuid, label: w.name }))}
+              optionFilterProp="label"
+            />
+          </Form.Item>
+          <Form.Item name="billing_cycle_uuid">
+            <Select
+              aria-label="Billing period"
+              data-testid="eval-runs-period"
+              style={{ minWidth: 240 }}
+              placeholder="Current billing period"
+              allowClear
+              options={cycleOptions}
+            />
+          </Form.Item>
+        </FilterForm>
         <QueryTable<EvalRun>
           query={tableQuery}
           failed="The eval runs could not be loaded."
@@ -104,7 +98,9 @@ export function EvalRunsListPage() {
             <Empty
               image={Empty.PRESENTED_IMAGE_SIMPLE}
               description={
-                searching ? `No eval runs match "${choice.search}"` : "No eval runs in this billing period"
+                applied.search
+                  ? `No eval runs match "${applied.search}"`
+                  : "No eval runs in this billing period"
               }
             />
           }
@@ -126,7 +122,7 @@ export function EvalRunsListPage() {
               width: 170,
               ellipsis: true,
               render: (run: string) => (
-                <Link to={evalRunPath(run, choice.cycle)}>
+                <Link to={evalRunPath(run, applied.billing_cycle_uuid)}>
                   <Typography.Text code style={{ fontSize: 12 }}>
                     {run}
                   </Typography.Text>
@@ -160,7 +156,7 @@ export function EvalRunsListPage() {
               key: "started_at",
               width: 185,
               sorter: true,
-              defaultSortOrder: "descend",
+              defaultSortOrder: getDefaultSortOrder("started_at", sorters),
               render: (at: string) => formatUtcDateTime(at),
             },
             {
@@ -170,6 +166,7 @@ export function EvalRunsListPage() {
               width: 95,
               align: "right",
               sorter: true,
+              defaultSortOrder: getDefaultSortOrder("events", sorters),
               render: (n: number) => n.toLocaleString("en-US"),
             },
             {
@@ -180,6 +177,7 @@ export function EvalRunsListPage() {
               align: "right",
               fixed: "right",
               sorter: true,
+              defaultSortOrder: getDefaultSortOrder("cost", sorters),
               render: (cost: string) => <span title={exactMoney(cost)}>{formatMoney(cost)}</span>,
             },
           ]}

@@ -32,7 +32,6 @@ export function OperatorIngestKeysListPage() {
 
   const { tableProps, tableQuery } = useTable<IngestKey, HttpError>({
     resource: resource.name,
-    syncWithLocation: false,
     pagination: { currentPage: 1, pageSize: 20, mode: "client" },
     sorters: { mode: "off" },
     filters: { mode: "off" },

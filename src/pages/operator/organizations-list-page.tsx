@@ -2,35 +2,39 @@
 // the server; each opens its operator page (price rules, billing cycles, payments). Provider
 // operators only.
 import { useTable } from "@refinedev/antd";
-import { type CrudFilter, type HttpError, useLink, useNavigation } from "@refinedev/core";
+import { type HttpError, useLink, useNavigation } from "@refinedev/core";
 import { Card, Empty, Flex, Typography } from "antd";
-import { useState } from "react";
 import { QueryTable } from "../../components/feedback/query-table";
 import { PageList } from "../../components/layout/page-list";
 import { RefetchButton } from "../../components/refetch-button";
-import { SearchBox } from "../../components/search-box";
+import { FilterForm } from "../../components/table/filter-form";
+import { SearchField } from "../../components/table/search-field";
 import { formatUtcDate } from "../../lib/billing/dates";
 import type { OperatorOrganization } from "../../lib/operator";
+import { filterText, searchFilter } from "../../lib/table-filters";
 import { operatorOrganizations as resource } from "../../resources/operator-organizations";
 
 export const ORGANIZATIONS_PAGE_SIZE = 20;
-const SEARCH_DEBOUNCE_MS = 300;
-const MAX_SEARCH_LENGTH = 200;
 
-const searchFilter = (text: string): CrudFilter[] => [{ field: "name", operator: "contains", value: text }];
+type SearchValues = { name?: string };
 
 export function OperatorOrganizationsListPage() {
   const Link = useLink();
   const { showUrl } = useNavigation();
-  const [search, setSearch] = useState("");
-  const { tableProps, tableQuery, setFilters, setCurrentPage } = useTable<OperatorOrganization, HttpError>({
+  // Page and search are Refine's, kept in the URL; a changed search starts at the first page.
+  const { tableProps, tableQuery, searchFormProps, filters } = useTable<
+    OperatorOrganization,
+    HttpError,
+    SearchValues
+  >({
     resource: resource.name,
-    syncWithLocation: false,
     pagination: { currentPage: 1, pageSize: ORGANIZATIONS_PAGE_SIZE, mode: "server" },
     sorters: { mode: "off" },
-    filters: { mode: "server", initial: searchFilter("") },
+    filters: { mode: "server" },
+    onSearch: (values) => [searchFilter("name", values.name)],
     errorNotification: false,
   });
+  const search = filterText(filters, "name");
 
   return (
     <PageList
@@ -41,18 +45,14 @@ export function OperatorOrganizationsListPage() {
     >
       <Card>
         <Flex vertical gap={0}>
-          <SearchBox
-            label="Search organizations"
-            placeholder="Search by name or slug..."
-            delayMs={SEARCH_DEBOUNCE_MS}
-            onSearch={(value) => {
-              const text = value.trim().slice(0, MAX_SEARCH_LENGTH);
-              if (text === search) return;
-              setSearch(text);
-              setFilters(searchFilter(text), "replace");
-              setCurrentPage(1);
-            }}
-          />
+          <FilterForm<SearchValues>
+            searchFormProps={searchFormProps}
+            initialValues={{ name: search }}
+            label="Organization search"
+            style={{ marginBottom: 16 }}
+          >
+            <SearchField name="name" label="Search organizations" placeholder="Search by name or slug..." />
+          </FilterForm>
           <QueryTable<OperatorOrganization>
             query={tableQuery}
             failed="The organizations could not be loaded."

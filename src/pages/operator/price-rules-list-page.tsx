@@ -3,34 +3,34 @@
 // operators only.
 import { PlusOutlined } from "@ant-design/icons";
 import { CreateButton, useModalForm, useTable } from "@refinedev/antd";
-import { CanAccess, type CrudFilter, type HttpError } from "@refinedev/core";
-import { Card, Flex, Typography } from "antd";
-import { useState } from "react";
+import { CanAccess, type HttpError } from "@refinedev/core";
+import { Card, Flex, Form, Typography } from "antd";
 import { PageList } from "../../components/layout/page-list";
 import { OrganizationSelect } from "../../components/operator/organization-select";
 import { PriceRuleFormModal, type PriceRuleModal } from "../../components/operator/price-rule-form-modal";
 import { PriceRulesTable } from "../../components/operator/price-rules-table";
 import { RefetchButton } from "../../components/refetch-button";
+import { FilterForm } from "../../components/table/filter-form";
 import { GLOBAL_SCOPE, type PriceRule } from "../../lib/operator";
+import { filterText, formFilter } from "../../lib/table-filters";
 import { operatorPriceRules as resource } from "../../resources/operator-price-rules";
 
 export const PRICE_RULES_PAGE_SIZE = 20;
 
-const scopeFilter = (scope: string | undefined): CrudFilter[] => [
-  { field: "organization_uuid", operator: "eq", value: scope },
-];
+type ScopeValues = { organization_uuid?: string };
 
 export function OperatorPriceRulesListPage() {
-  const [scope, setScope] = useState<string | undefined>(undefined);
-  const { tableProps, tableQuery, setFilters, setCurrentPage } = useTable<PriceRule, HttpError>({
+  // Page and price list are Refine's, kept in the URL.
+  const { tableProps, tableQuery, searchFormProps, filters } = useTable<PriceRule, HttpError, ScopeValues>({
     resource: resource.name,
-    syncWithLocation: false,
     // The API answers the whole history; the table pages it.
     pagination: { currentPage: 1, pageSize: PRICE_RULES_PAGE_SIZE, mode: "client" },
     sorters: { mode: "off" },
-    filters: { mode: "server", initial: scopeFilter(undefined) },
+    filters: { mode: "server" },
+    onSearch: (values) => [formFilter("organization_uuid", "eq", values.organization_uuid)],
     errorNotification: false,
   });
+  const scope = filterText(filters, "organization_uuid", "eq") || undefined;
   const modal: PriceRuleModal = useModalForm({
     resource: resource.name,
     action: "create",
@@ -38,12 +38,6 @@ export function OperatorPriceRulesListPage() {
     errorNotification: false,
     successNotification: () => ({ type: "success", key: "price-rule-set", message: "Price set" }),
   });
-
-  const choose = (next: string | undefined) => {
-    setScope(next);
-    setFilters(scopeFilter(next), "replace");
-    setCurrentPage(1);
-  };
 
   return (
     <PageList
@@ -71,15 +65,21 @@ export function OperatorPriceRulesListPage() {
             organization's own rules first, then the global ones. A new price is a new rule; earlier ones stay
             here as history.
           </Typography.Paragraph>
-          <OrganizationSelect
-            aria-label="Price list"
-            allowClear
-            placeholder="All price lists"
-            style={{ maxWidth: 360 }}
-            value={scope}
-            onChange={(value: string | undefined) => choose(value)}
-            extra={[{ value: GLOBAL_SCOPE, label: "Global (every organization)" }]}
-          />
+          <FilterForm<ScopeValues>
+            searchFormProps={searchFormProps}
+            initialValues={{ organization_uuid: scope }}
+            label="Price list filter"
+            delayMs={0}
+          >
+            <Form.Item name="organization_uuid" style={{ width: "100%", maxWidth: 360, marginInlineEnd: 0 }}>
+              <OrganizationSelect
+                aria-label="Price list"
+                allowClear
+                placeholder="All price lists"
+                extra={[{ value: GLOBAL_SCOPE, label: "Global (every organization)" }]}
+              />
+            </Form.Item>
+          </FilterForm>
           <PriceRulesTable
             tableProps={tableProps}
             query={tableQuery}

@@ -3,11 +3,12 @@
 // remove members and revoke invitations. What each role may do comes from the resources' access
 // (`can`), and the identity service has the last word: its refusals are shown in its own words.
 import { CreateButton, useModalForm, useTable } from "@refinedev/antd";
-import { type CrudFilter, type HttpError, useCan } from "@refinedev/core";
+import { type HttpError, useCan } from "@refinedev/core";
 import { Alert, Card, Empty, Flex, Typography } from "antd";
 import { useMemo, useState } from "react";
 import { PageTitle } from "../../components/page-title";
-import { SearchBox } from "../../components/search-box";
+import { FilterForm } from "../../components/table/filter-form";
+import { SearchField } from "../../components/table/search-field";
 import { ChangeRoleModal, type ChangeRoleValues } from "../../components/users/change-role-modal";
 import { InvitationsTable } from "../../components/users/invitations-table";
 import { InviteUserModal, type InviteValues } from "../../components/users/invite-user-modal";
@@ -16,10 +17,10 @@ import {
   identityMessage,
   type OrganizationMember,
   type PendingInvitation,
-  USER_SEARCH_DEBOUNCE_MS,
   USERS_PAGE_SIZE,
 } from "../../components/users/organization-user";
 import { useCurrentUser } from "../../hooks/use-current-user";
+import { filterText, searchFilter } from "../../lib/table-filters";
 
 /** A form's values as Refine hands them to notifications: as sent (create) or with the id (edit). */
 function submitted<T extends object>(values: T | { id: unknown; values: T } | undefined): Partial<T> {
@@ -27,7 +28,7 @@ function submitted<T extends object>(values: T | { id: unknown; values: T } | un
   return "values" in values && "id" in values ? values.values : (values as T);
 }
 
-const emailSearch = (value: string): CrudFilter[] => [{ field: "email", operator: "contains", value }];
+type SearchValues = { email?: string };
 
 type UserAccess = {
   /** Whether every answer below has arrived (until then nothing is offered or ruled out). */
@@ -109,12 +110,13 @@ function InviteButton({ orgId }: { orgId: string }) {
 function OrganizationUsers({ orgId, access }: { orgId: string; access: UserAccess }) {
   const meta = useMemo(() => ({ orgId }), [orgId]);
 
-  const members = useTable<OrganizationMember, HttpError>({
+  // Page and search are Refine's, kept in the URL; a changed search starts at the first page.
+  const members = useTable<OrganizationMember, HttpError, SearchValues>({
     resource: "organization-users",
     meta,
-    syncWithLocation: false,
     pagination: { pageSize: USERS_PAGE_SIZE, mode: "server" },
-    filters: { mode: "server", initial: emailSearch("") },
+    filters: { mode: "server" },
+    onSearch: (values) => [searchFilter("email", values.email)],
     sorters: { mode: "off" },
     errorNotification: false,
   });
@@ -148,16 +150,15 @@ function OrganizationUsers({ orgId, access }: { orgId: string; access: UserAcces
   return (
     <Flex vertical gap={24}>
       <Card title="Members">
-        {/* A changed search applies 300 ms after the last keystroke and starts at the first page. */}
-        <SearchBox
-          label="Search users by email"
-          placeholder="Search by email"
-          delayMs={USER_SEARCH_DEBOUNCE_MS}
-          onSearch={(value) => {
-            members.setFilters(emailSearch(value), "replace");
-            members.setCurrentPage(1);
-          }}
-        />
+        {/* The search applies 300 ms after the last keystroke. */}
+        <FilterForm<SearchValues>
+          searchFormProps={members.searchFormProps}
+          initialValues={{ email: filterText(members.filters, "email") }}
+          label="User search"
+          style={{ marginBottom: 16 }}
+        >
+          <SearchField name="email" label="Search users by email" placeholder="Search by email" />
+        </FilterForm>
         {access.known && !access.manage && !access.invite ? (
           <Typography.Paragraph type="secondary">
             Only administrators can invite, change roles or remove users.
@@ -188,6 +189,7 @@ function PendingInvitations({ meta }: { meta: { orgId: string } }) {
   const invitations = useTable<PendingInvitation, HttpError>({
     resource: "organization-invitations",
     meta,
+    // The members table owns this page's URL; a second table there would fight over its keys.
     syncWithLocation: false,
     pagination: { pageSize: USERS_PAGE_SIZE, mode: "server" },
     sorters: { mode: "off" },

@@ -34,7 +34,6 @@ function DeliveryLog({
   const { tableProps, tableQuery } = useTable<WebhookDelivery, HttpError>({
     resource: webhookDeliveries.name,
     meta: { endpointId: endpoint.endpoint_uuid },
-    syncWithLocation: false,
     pagination: { currentPage: 1, pageSize: LOG_PAGE_SIZE, mode: "server" },
     sorters: { mode: "off" },
     filters: { mode: "off" },

@@ -32,7 +32,6 @@ export function WebhooksListPage() {
   const actions = useWebhookActions();
   const { tableProps, tableQuery } = useTable<WebhookEndpoint, HttpError>({
     resource: resource.name,
-    syncWithLocation: false,
     pagination: { mode: "off" },
     sorters: { mode: "off" },
     filters: { mode: "off" },
