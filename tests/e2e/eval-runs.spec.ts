@@ -55,7 +55,7 @@ test("a run opened from the records table reconciles with the records shown for 
 
   await rows.first().hover();
   await card.getByRole("link", { name: `Open eval run ${run}` }).click();
-  await expect(page).toHaveURL(new RegExp(`/eval-runs/${run}$`));
+  await expect(page).toHaveURL(new RegExp(`/eval-runs/${run}(\\?|$)`));
   await expect(page.getByText("Cost per Operation")).toBeVisible();
 
   const exact = micros((await page.getByTestId("run-cost-exact").textContent()) ?? "");
