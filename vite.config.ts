@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import react from "@vitejs/plugin-react";
 import { defineConfig, type Plugin } from "vite";
+import { antdStaticStyles } from "./scripts/antd-static-styles";
 import { precompress } from "./scripts/precompress";
 
 const PLOTS_MODULE = /[\\/]@ant-design[\\/]plots[\\/]es[\\/]/;
@@ -62,9 +63,9 @@ function html2canvasWithoutSideEffects(): Plugin {
 // The console is plain static files; the server (or any static host) serves dist/.
 // In `vite` dev mode, /config.json and the API are proxied to a running `npm run serve`.
 export default defineConfig({
-  // The chart chunk on G2's core parts only, then brotli and gzip copies of every text file, which
-  // the server sends as they are.
-  plugins: [react(), plotsOnG2Core(), html2canvasWithoutSideEffects(), precompress()],
+  // antd's styles computed at build time into a stylesheet, the chart chunk on G2's core parts
+  // only, then brotli and gzip copies of every text file, which the server sends as they are.
+  plugins: [react(), antdStaticStyles(), plotsOnG2Core(), html2canvasWithoutSideEffects(), precompress()],
   build: {
     outDir: "dist",
     chunkSizeWarningLimit: 1600,

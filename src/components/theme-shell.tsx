@@ -6,6 +6,11 @@ import type { ReactNode } from "react";
 
 const consoleTheme = {
   algorithm: theme.darkAlgorithm,
+  // No hash class on antd's selectors: the console has this one theme, so there is nothing to tell
+  // apart, and the build's static stylesheet (scripts/extract-antd-styles.tsx) then matches the
+  // class names of a development server as well as of the build. antd puts its hash in :where(),
+  // so leaving it out changes no selector's specificity.
+  hashed: false,
   components: {
     // Collapsed sider is 3rem wide; antd's default collapsed menu is 80 px.
     Menu: { collapsedWidth: "3rem" },
