@@ -1,12 +1,12 @@
 // Wiring only: services → Refine providers → routes.
 import { useNotificationProvider } from "@refinedev/antd";
 import { Refine } from "@refinedev/core";
-import routerProvider from "@refinedev/react-router";
 import { useEffect, useMemo } from "react";
 import { Outlet, RouterProvider } from "react-router";
 import { createAccessControlProvider } from "./providers/access-control-provider";
 import { createDataProviders } from "./providers/data-provider";
 import { reactQueryOptions } from "./providers/query-defaults";
+import { routerProvider } from "./providers/router-provider";
 import { type ConsoleServices, ServicesProvider, useServices } from "./providers/services";
 import { refineResources } from "./resources";
 
