@@ -97,3 +97,47 @@ test("a run opened from the records table reconciles with the records shown for 
   await expect(listed).toHaveCount(10);
   await page.screenshot({ path: "test-results/eval-runs-list.png", fullPage: true });
 });
+
+test("a filtered, sorted second page of Eval Runs opens from its URL and survives a reload", async ({
+  page,
+}) => {
+  await signIn(page, "admin@acme.test", "/eval-runs");
+  await expect(page.getByRole("heading", { name: "Eval Runs" })).toBeVisible();
+
+  // Choosing a workspace puts Refine's filter in the URL; its id is read from there.
+  await page.getByRole("combobox", { name: "Workspace" }).click();
+  await page.locator(".ant-select-item-option", { hasText: "Safety Research" }).click();
+  await page.keyboard.press("Escape");
+  await expect(page).toHaveURL(/workspace_uuid/);
+  const chosen = /\[value\]\[0\]=([0-9a-f-]{36})/.exec(decodeURIComponent(page.url()))?.[1];
+  expect(chosen, "the workspace filter is in the URL").toBeTruthy();
+
+  // The link as someone would share it: that workspace, cheapest first, the second page.
+  const link =
+    `/eval-runs?currentPage=2&pageSize=10&sorters[0][field]=cost&sorters[0][order]=asc` +
+    `&filters[0][field]=workspace_uuid&filters[0][operator]=in&filters[0][value][0]=${chosen}`;
+  await page.goto(link);
+
+  const rows = page.locator(".ant-table-tbody tr.ant-table-row");
+  const view = async () => {
+    await expect(page.getByTestId("eval-runs-workspace")).toContainText("Safety Research");
+    await expect(page.locator(".ant-pagination-item-active")).toHaveText("2");
+    await expect(page.getByRole("columnheader", { name: "Cost" })).toHaveAttribute("aria-sort", "ascending");
+    await expect(rows.first()).toBeVisible();
+    await settled(page);
+    for (const text of await rows.locator("td:nth-child(3)").allTextContents())
+      expect(text).toBe("Safety Research");
+    const costs = await rows
+      .locator("td:last-child span")
+      .evaluateAll((spans) => spans.map((s) => s.getAttribute("title") ?? ""));
+    const values = costs.map(micros);
+    expect(values, "cheapest first").toEqual([...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+    return rows.locator("td:first-child").allTextContents();
+  };
+
+  const shown = await view();
+  expect(shown.length).toBeGreaterThan(0);
+  await page.screenshot({ path: "test-results/eval-runs-deep-link.png", fullPage: true });
+  await page.reload();
+  expect(await view()).toEqual(shown);
+});
