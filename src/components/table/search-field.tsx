@@ -6,7 +6,7 @@ type Props = { name: string; label: string; placeholder: string };
 
 export function SearchField({ name, label, placeholder }: Props) {
   return (
-    <Form.Item name={name} style={{ marginInlineEnd: 0, width: "100%", maxWidth: 360 }}>
+    <Form.Item name={name} style={{ flex: "1 1 240px", maxWidth: 360 }}>
       <Input
         allowClear
         aria-label={label}
