@@ -1,8 +1,10 @@
 // Wiring only: services → Refine providers → routes.
 import { useNotificationProvider } from "@refinedev/antd";
 import { Refine } from "@refinedev/core";
-import { useEffect, useMemo } from "react";
+import { DocumentTitleHandler } from "@refinedev/react-router";
+import { useMemo } from "react";
 import { Outlet, RouterProvider } from "react-router";
+import { documentTitle } from "./lib/document-title";
 import { createAccessControlProvider } from "./providers/access-control-provider";
 import { createDataProviders } from "./providers/data-provider";
 import { reactQueryOptions } from "./providers/query-defaults";
@@ -25,10 +27,6 @@ export function RefineRoot() {
   const dataProvider = useMemo(() => createDataProviders(config, apiFetch), [config, apiFetch]);
   const accessControlProvider = useMemo(() => createAccessControlProvider(currentUser), [currentUser]);
 
-  useEffect(() => {
-    document.title = config.productName;
-  }, [config.productName]);
-
   return (
     <Refine
       routerProvider={routerProvider}
@@ -46,6 +44,14 @@ export function RefineRoot() {
       }}
     >
       <Outlet />
+      <DocumentTitleHandler
+        handler={({ resource, action }) =>
+          documentTitle(
+            resource?.name ? { label: resource.meta?.label, action } : undefined,
+            config.productName,
+          )
+        }
+      />
     </Refine>
   );
 }

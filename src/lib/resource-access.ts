@@ -1,7 +1,7 @@
 // One rule decides who may do what with a resource: its declaration's `access` map and the
-// user's roles. The access-control provider (routes, buttons, useCan) and the sider both use it, so
-// a hidden menu entry and a refused route can never disagree. The product API enforces the same
-// rules; this only shapes the console.
+// user's roles. The access-control provider answers with it, and everything in the console asks the
+// provider (routes, sider, buttons, useCan), so a hidden menu entry and a refused route can never
+// disagree. The product API enforces the same rules; this only shapes the console.
 import type { ConsoleResource, ResourceAction, Role } from "../resources/types";
 
 type User = { is_admin: boolean; is_operator?: boolean };
@@ -34,27 +34,4 @@ export function refusalReason(resource: Pick<ConsoleResource, "meta"> | undefine
   return roles.length > 0 && roles.every((role) => role === "operator")
     ? "Provider operators only"
     : "Administrators only";
-}
-
-/** The sider's entries for the user: resources with a list page of their own that they may list. */
-export function menuResources(
-  resources: readonly ConsoleResource[],
-  user: User | null | undefined,
-): (ConsoleResource & { list: string })[] {
-  return resources.filter(
-    (r): r is ConsoleResource & { list: string } =>
-      typeof r.list === "string" && !r.meta.hide && allows(r, "list", user),
-  );
-}
-
-/** Where the user lands: the first sider entry (billing for administrators, workspaces else). */
-export function homeRoute(resources: readonly ConsoleResource[], user: User | null): string {
-  return menuResources(resources, user)[0]?.list ?? "/";
-}
-
-/** Route patterns a resource owns, for highlighting its sider entry. */
-export function resourceRoutes(resource: ConsoleResource): string[] {
-  return [resource.list, resource.show, resource.create, resource.edit].filter(
-    (route): route is string => typeof route === "string",
-  );
 }

@@ -1,11 +1,14 @@
 // Refine's access control from the resource declarations: `can({ resource, action })` answers
 // list/show/create/edit/delete by the user's roles (lib/resource-access): organization
-// administrator or member, and provider operator for the operator area. Route guards, useCan,
-// CanAccess and the @refinedev/antd buttons all ask it; buttons the user may not use are hidden.
+// administrator or member, and provider operator for the operator area. Route guards, the sider,
+// useCan, CanAccess and the @refinedev/antd buttons all ask it; buttons the user may not use are hidden.
 import type { AccessControlProvider } from "@refinedev/core";
 import { allows, refusalReason } from "../lib/resource-access";
 import { resourceByName } from "../resources";
 import type { CurrentUserSource } from "./current-user";
+
+/** An answer is as fresh as the current user it was read from. */
+export const ACCESS_STALE_MS = 5 * 60 * 1000;
 
 export function createAccessControlProvider(currentUser: CurrentUserSource): AccessControlProvider {
   return {
@@ -23,7 +26,7 @@ export function createAccessControlProvider(currentUser: CurrentUserSource): Acc
     },
     options: {
       buttons: { enableAccessControl: true, hideIfUnauthorized: true },
-      queryOptions: { staleTime: 5 * 60 * 1000 },
+      queryOptions: { staleTime: ACCESS_STALE_MS },
     },
   };
 }

@@ -59,6 +59,20 @@ describe("console layout", () => {
     expect(banner).toHaveTextContent("Admins: a@x, b@y");
   });
 
+  it("gives each page its own tab title and highlights the entry owning the page", async () => {
+    const settings = renderLayout();
+    await screen.findByText("The page");
+    expect(document.title).toBe("Account Settings · Eval Console");
+    expect(nav().getByText("Account Settings").closest("li")).toHaveClass("ant-menu-item-selected");
+    settings.unmount();
+
+    renderLayout({ route: "/workspace/:id", path: "/workspace/ws-1" });
+    await screen.findByText("The page");
+    expect(document.title).toBe("Details · Workspaces · Eval Console");
+    expect(nav().getByText("Workspaces").closest("li")).toHaveClass("ant-menu-item-selected");
+    expect(nav().getByText("Account Settings").closest("li")).not.toHaveClass("ant-menu-item-selected");
+  });
+
   it("shows Loading... until the current user has loaded", async () => {
     let release: () => void = () => {};
     const pending = new Promise<void>((resolve) => {
@@ -197,8 +211,12 @@ describe("account settings", () => {
     expect(screen.getByLabelText("Role")).toHaveValue("Admin");
   });
 
-  it("shows the 404 page for unknown routes", async () => {
-    renderPage(<NotFoundPage />, { route: "*", path: "/no/such/page" });
+  it("shows the 404 page for unknown routes, inside the shell, and the tab says so", async () => {
+    const view = renderPage(<AppLayout />, { route: "/no/such/page", outlet: <NotFoundPage /> });
     expect(await screen.findByText("Sorry, the page you visited does not exist.")).toBeInTheDocument();
+    expect(nav().getByText("Workspaces")).toBeInTheDocument();
+    expect(document.title).toBe("Page not found · Eval Console");
+    await userEvent.click(screen.getByRole("button", { name: "Back Home" }));
+    await waitFor(() => expect(view.location()).toBe("/"));
   });
 });

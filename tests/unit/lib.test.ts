@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { organizationLabel, roleLabel } from "../../src/lib/account-labels";
 import { parseConsoleConfig } from "../../src/lib/console-config";
-import { selectedNavKey } from "../../src/lib/nav-selection";
 import { decodeReturnTarget, encodeReturnTarget, toLatin1Url } from "../../src/lib/return-target";
 import { isToggleSidebarShortcut } from "../../src/lib/shortcuts";
 import {
@@ -112,19 +111,5 @@ describe("console config", () => {
     expect(() => parseConsoleConfig({ authUrl: "http://b" })).toThrow(/apiUrl/);
     expect(() => parseConsoleConfig({ apiUrl: "http://a", authUrl: "localhost:3001" })).toThrow(/authUrl/);
     expect(() => parseConsoleConfig(null)).toThrow();
-  });
-});
-
-describe("navigation helpers", () => {
-  const items = [
-    { key: "billing", routes: ["/"] },
-    { key: "workspaces", routes: ["/organization/workspaces", "/workspace/:id"] },
-  ];
-
-  it("highlights the entry owning the list or show route", () => {
-    expect(selectedNavKey("/", items)).toBe("billing");
-    expect(selectedNavKey("/workspace/123", items)).toBe("workspaces");
-    expect(selectedNavKey("/organization/workspaces", items)).toBe("workspaces");
-    expect(selectedNavKey("/nowhere", items)).toBeUndefined();
   });
 });

@@ -3,21 +3,15 @@
 import { CanAccess } from "@refinedev/core";
 import type { ReactNode } from "react";
 import { Navigate } from "react-router";
-import { useCurrentUser } from "../../hooks/use-current-user";
-import { homeRoute } from "../../lib/resource-access";
-import { resources } from "../../resources";
 import type { ResourceAction } from "../../resources/types";
+import { useMenuEntries } from "../layout/use-menu-entries";
 
 type Props = { resource: string; action: ResourceAction; children: ReactNode };
 
 export function ResourceGuard({ resource, action, children }: Props) {
-  const { data: user } = useCurrentUser();
+  const { home } = useMenuEntries();
   return (
-    <CanAccess
-      resource={resource}
-      action={action}
-      fallback={<Navigate to={homeRoute(resources, user ?? null)} replace />}
-    >
+    <CanAccess resource={resource} action={action} fallback={home ? <Navigate to={home} replace /> : null}>
       {children}
     </CanAccess>
   );

@@ -1,32 +1,24 @@
-// The authenticated shell: preloads the current user, then renders sider (or mobile drawer),
-// header, banners and the routed page.
+// The authenticated shell: Refine's ThemedLayout with the console's sider and header, shown once the
+// current user and their sider entries are known (spec §2: the layout preloads the current user;
+// "Loading..." meanwhile). The sider's collapsed state starts from, and is kept in, the
+// sidebar_state cookie.
+import { ThemedLayout } from "@refinedev/antd";
 import { useLogout } from "@refinedev/core";
-import { Drawer, Layout, theme } from "antd";
-import { useEffect, useState } from "react";
+import { useEffect } from "react";
 import { Outlet } from "react-router";
 import { useCurrentUser } from "../../hooks/use-current-user";
-import { useSiderState } from "../../hooks/use-sider-state";
-import { useServices } from "../../providers/services";
-import { BudgetAlertBanner } from "../budgets/budget-alert-banner";
+import { readSidebarExpanded, writeSidebarExpanded } from "../../lib/sidebar-cookie";
 import { FullScreenError } from "../feedback/full-screen-error";
 import { LoadingScreen } from "../feedback/loading-screen";
-import { AppHeader } from "./app-header";
-import { ImpersonationBanner } from "./impersonation-banner";
-import { LogoutDialog } from "./logout-dialog";
+import { ConsoleHeader } from "./console-header";
+import { ConsoleSider } from "./console-sider";
 import { NoWorkspaceBanner } from "./no-workspace-banner";
-import { SiderNav } from "./sider-nav";
-
-export const SIDER_WIDTH = "16rem";
-export const SIDER_COLLAPSED_WIDTH = "3rem";
-export const MOBILE_SIDER_WIDTH = "18rem";
+import { useMenuEntries } from "./use-menu-entries";
 
 export function AppLayout() {
-  const { config, authProvider, navigator } = useServices();
   const { data: user, isLoading, error, refetch } = useCurrentUser();
+  const { entries } = useMenuEntries();
   const { mutate: logout } = useLogout();
-  const sider = useSiderState();
-  const [logoutOpen, setLogoutOpen] = useState(false);
-  const { token } = theme.useToken();
   const unauthorized = error?.statusCode === 401;
 
   // The API refused the token: end the session (the identity service then shows its login page).
@@ -34,7 +26,7 @@ export function AppLayout() {
     if (unauthorized) logout();
   }, [unauthorized, logout]);
 
-  if (isLoading) return <LoadingScreen />;
+  if (isLoading || (user && !entries)) return <LoadingScreen />;
   if (!user) {
     if (unauthorized) return <LoadingScreen text="Signing out..." />;
     return (
@@ -46,68 +38,15 @@ export function AppLayout() {
     );
   }
 
-  const openLogout = () => {
-    sider.setMobileOpen(false);
-    setLogoutOpen(true);
-  };
-  const openAccountPage = () => navigator.assign(authProvider.accountPageUrl());
-  const nav = (collapsed: boolean, onNavigate?: () => void) => (
-    <SiderNav
-      user={user}
-      collapsed={collapsed}
-      onLogout={openLogout}
-      onAccountPage={openAccountPage}
-      onNavigate={onNavigate}
-    />
-  );
-
   return (
-    <Layout style={{ minHeight: "100vh" }}>
-      {sider.isMobile ? (
-        <Drawer
-          placement="left"
-          width={MOBILE_SIDER_WIDTH}
-          open={sider.mobileOpen}
-          onClose={() => sider.setMobileOpen(false)}
-          title={config.productName}
-          styles={{ body: { padding: 0 } }}
-        >
-          {nav(false, () => sider.setMobileOpen(false))}
-        </Drawer>
-      ) : (
-        <Layout.Sider
-          collapsible
-          collapsed={sider.collapsed}
-          trigger={null}
-          width={SIDER_WIDTH}
-          collapsedWidth={SIDER_COLLAPSED_WIDTH}
-          data-testid="app-sider"
-          style={{
-            position: "sticky",
-            top: 0,
-            height: "100vh",
-            background: token.colorBgContainer,
-            borderInlineEnd: `1px solid ${token.colorBorderSecondary}`,
-          }}
-        >
-          {nav(sider.collapsed)}
-        </Layout.Sider>
-      )}
-      <Layout style={{ minWidth: 0 }}>
-        {user.is_impersonating ? <ImpersonationBanner email={user.email} /> : null}
-        <AppHeader
-          user={user}
-          productName={config.productName}
-          siderVisible={sider.isMobile ? sider.mobileOpen : !sider.collapsed}
-          onToggleSider={sider.toggle}
-        />
-        <BudgetAlertBanner />
-        <Layout.Content style={{ padding: 24 }}>
-          <NoWorkspaceBanner user={user} />
-          <Outlet />
-        </Layout.Content>
-      </Layout>
-      <LogoutDialog open={logoutOpen} onClose={() => setLogoutOpen(false)} />
-    </Layout>
+    <ThemedLayout
+      Sider={ConsoleSider}
+      Header={ConsoleHeader}
+      initialSiderCollapsed={!readSidebarExpanded()}
+      onSiderCollapsed={(collapsed) => writeSidebarExpanded(!collapsed)}
+    >
+      <NoWorkspaceBanner user={user} />
+      <Outlet />
+    </ThemedLayout>
   );
 }
