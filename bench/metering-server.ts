@@ -7,7 +7,8 @@
 //   ← {id, op: "rss"}                            peak RSS sampled since the last "rss" call
 //   ← {id, op: "prices"}                         the price rules in force for the organization
 //   ← {id, op: "profile-start" | "profile-stop"} a V8 CPU profile of the server in between
-import { mkdtempSync, openAsBlob, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { Session } from "node:inspector";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -103,9 +104,6 @@ async function main() {
 
   async function sqlRows(text: string): Promise<unknown[]> {
     if (kind === "pglite") {
-      // The server's PGlite runs in a worker thread, whose client has query (one statement) only.
-      if (typeof (client as Partial<PGlite>).exec !== "function")
-        return ((await (client as PGlite).query(text)) as { rows: unknown[] }).rows;
       const results = await (client as PGlite).exec(text);
       return results[results.length - 1]?.rows ?? [];
     }
@@ -130,7 +128,8 @@ async function main() {
         const db = client as PGlite;
         let rows = 0;
         for (const file of req.files) {
-          const blob = await openAsBlob(file);
+          // Read into memory: a file-backed Blob cannot be sent to the database's worker thread.
+          const blob = new Blob([await readFile(file)]);
           const res = await db.query(
             `copy ${req.table} (${req.columns.join(", ")}) from '/dev/blob' with (format csv)`,
             [],

@@ -4,7 +4,9 @@
 import { Worker } from "node:worker_threads";
 import { currentTenant } from "./tenant-scope";
 
-type QueryOptions = { rowMode?: "array" | "object"; parsers?: Record<number, unknown> };
+/** `blob`: the file a `COPY … FROM '/dev/blob'` reads (an in-memory Blob: a file-backed one cannot
+ * cross to the worker thread). */
+type QueryOptions = { rowMode?: "array" | "object"; parsers?: Record<number, unknown>; blob?: Blob };
 type Answer = { id: number; ok: boolean; result?: unknown; error?: Record<string, unknown> };
 type Pending = { resolve(value: unknown): void; reject(err: Error): void };
 type Priority = "now" | "later";
@@ -92,6 +94,7 @@ export class PGliteWorkerClient implements Queryable {
       // Drizzle's parsers keep dates and intervals as the text PostgreSQL sent; the worker applies
       // the same ones (a function cannot be sent to another thread).
       textDates: options.parsers !== undefined,
+      blob: options.blob,
     });
   }
 
@@ -162,6 +165,12 @@ export class PGliteWorkerClient implements Queryable {
 
   query(sql: string, params?: unknown[], options?: QueryOptions): Promise<unknown> {
     return this.#take("now", () => this.#query(undefined, sql, params, options));
+  }
+
+  /** Runs a script of several statements (PGlite's `exec`), as operators' and benchmarks' SQL is
+   * written; each statement's result, in order. */
+  exec(sql: string): Promise<{ rows: unknown[] }[]> {
+    return this.#take("now", () => this.#call({ op: "exec", sql }) as Promise<{ rows: unknown[] }[]>);
   }
 
   /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */

@@ -48,7 +48,11 @@ const transactions = new Map();
 let nextTransaction = 1;
 
 function options(msg) {
-  return { rowMode: msg.rowMode ?? "object", ...(msg.textDates ? { parsers: TEXT_PARSERS } : {}) };
+  return {
+    rowMode: msg.rowMode ?? "object",
+    ...(msg.textDates ? { parsers: TEXT_PARSERS } : {}),
+    ...(msg.blob ? { blob: msg.blob } : {}),
+  };
 }
 
 async function query(msg) {
@@ -94,6 +98,11 @@ function begin(id) {
 port.on("message", async (msg) => {
   try {
     if (msg.op === "query") reply(msg.id, await query(msg));
+    else if (msg.op === "exec")
+      reply(
+        msg.id,
+        (await db.exec(msg.sql)).map((r) => ({ rows: r.rows })),
+      );
     else if (msg.op === "begin") begin(msg.id);
     else if (msg.op === "end") {
       const open = transactions.get(msg.tx);
