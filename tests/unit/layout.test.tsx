@@ -1,3 +1,4 @@
+import { CanAccess } from "@refinedev/core";
 import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { HttpResponse, http } from "msw";
@@ -9,6 +10,7 @@ import { NotFoundPage } from "../../src/components/not-found";
 import { writeSidebarExpanded } from "../../src/lib/sidebar-cookie";
 import { AccountSettingsPage } from "../../src/pages/account/account-settings-page";
 import { accountSettings } from "../../src/resources/account-settings";
+import { BILLING_CYCLES_URL } from "../../src/resources/billing";
 import { AUTH_URL, fakeAuthClient } from "./support/fakes";
 import { api, renderPage } from "./support/render-page";
 
@@ -175,6 +177,37 @@ describe("guards", () => {
       { route: "/", me: { is_admin: true } },
     );
     expect(await screen.findByText("Billing")).toBeInTheDocument();
+  });
+
+  it("starts the landing page's first reads for a user the provider lets see it, and only for them", async () => {
+    for (const [is_admin, answer, expected] of [
+      [true, "Allowed", 1],
+      [false, "Refused", 0],
+    ] as const) {
+      let reads = 0;
+      const view = renderPage(
+        <AuthGate>
+          {/* The provider's answer for the page, as the route guard gets it. */}
+          <CanAccess resource="billing" action="list" fallback={<p>Refused</p>}>
+            <p>Allowed</p>
+          </CanAccess>
+        </AuthGate>,
+        {
+          route: "/",
+          me: { is_admin },
+          handlers: [
+            http.get(api(BILLING_CYCLES_URL), () => {
+              reads += 1;
+              return HttpResponse.json([]);
+            }),
+          ],
+        },
+      );
+      // The first reads asked the same provider before the page did.
+      await screen.findByText(answer);
+      await waitFor(() => expect(reads).toBe(expected));
+      view.unmount();
+    }
   });
 
   it("redirects a signed-out visitor to the hosted login page and renders nothing protected", async () => {

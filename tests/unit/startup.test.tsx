@@ -107,8 +107,18 @@ describe("sign-in service outage", () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(failing.mock.calls.length).toBe(calls);
 
-    client.getAuthenticationInfoOrNull = signedIn;
+    // While the retry is under way the error stays, saying so (no "Loading..." in its place).
+    let answer: () => void = () => {};
+    client.getAuthenticationInfoOrNull = vi.fn(
+      () =>
+        new Promise<Awaited<ReturnType<typeof signedIn>>>((resolve) => (answer = () => resolve(signedIn()))),
+    );
     await userEvent.click(screen.getByRole("button", { name: "Try again" }));
+    expect(await screen.findByText("Trying again...")).toBeInTheDocument();
+    expect(screen.getByText("Unable to reach the sign-in service")).toBeInTheDocument();
+    expect(screen.queryByText("Loading...")).not.toBeInTheDocument();
+    client.getAuthenticationInfoOrNull = signedIn;
+    answer();
     expect(await screen.findByRole("heading", { name: "Account Settings" })).toBeInTheDocument();
     expect(navigator.assign).not.toHaveBeenCalled();
   });

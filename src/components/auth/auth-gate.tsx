@@ -1,6 +1,7 @@
-// Nothing behind login renders until the session check says so. A signed-out visitor is sent to
-// the hosted login page by the auth provider's check; this gate only decides what shows meanwhile.
-import { useIsAuthenticated } from "@refinedev/core";
+// Nothing behind login renders until the session check says so (Refine's Authenticated). A
+// signed-out visitor is sent to the hosted login page by the auth provider's check; this gate only
+// decides what shows meanwhile, and what shows when the sign-in service cannot be reached.
+import { Authenticated, useIsAuthenticated } from "@refinedev/core";
 import { Typography } from "antd";
 import { type ReactNode, useEffect, useRef, useState } from "react";
 import { AUTH_UNAVAILABLE } from "../../providers/auth-provider";
@@ -15,19 +16,31 @@ export const AUTH_RETRY_DELAYS_MS = [5_000, 10_000, 20_000, 40_000, 60_000];
 
 export function AuthGate({ children }: { children: ReactNode }) {
   const { authProvider } = useServices();
-  const { data, isLoading, isFetching, refetch } = useIsAuthenticated();
+  // The same session check Authenticated reads (one query), for its error and to retry it.
+  const { data, isFetching, refetch } = useIsAuthenticated();
   // The landing page's first reads start now, not after the shell and the page have rendered.
   useFirstReads(data?.authenticated === true);
 
   // Another tab logging out, or a refresh finding the session gone, ends this tab's session too.
   useEffect(() => authProvider.watchSession(), [authProvider]);
 
-  if (isLoading || !data) return <LoadingScreen />;
-  if (data.authenticated) return <>{children}</>;
-  if (data.error?.name === AUTH_UNAVAILABLE) {
-    return <AuthUnavailable message={data.error.message} retrying={isFetching} onRetry={() => refetch()} />;
-  }
-  return <LoadingScreen text="Redirecting to sign in..." />;
+  const unavailable =
+    data?.error?.name === AUTH_UNAVAILABLE ? (
+      <AuthUnavailable message={data.error.message} retrying={isFetching} onRetry={() => refetch()} />
+    ) : null;
+  // Authenticated shows `loading` whenever the session is checked again (a retry, the network
+  // coming back), not only the first time: meanwhile the console keeps what it showed (the same
+  // elements in the same place, so nothing remounts or loses its state).
+  const meanwhile = data?.authenticated ? children : (unavailable ?? <LoadingScreen />);
+  return (
+    <Authenticated
+      key="console"
+      loading={meanwhile}
+      fallback={unavailable ?? <LoadingScreen text="Redirecting to sign in..." />}
+    >
+      {children}
+    </Authenticated>
+  );
 }
 
 /** The sign-in service failed: its error, a retry button, and automatic retries that back off. */

@@ -5,12 +5,10 @@
 // that decide what the page shows around its data and what it asks next are declared (Billing &
 // Usage: the cycle list, which names the cycle of its usage calls): being in place before the page
 // paints, nothing the page painted moves when they land.
-import { keys, useDataProvider } from "@refinedev/core";
+import { keys, useCanWithoutCache, useDataProvider } from "@refinedev/core";
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
 import { useLocation } from "react-router";
-import { allows } from "../../lib/resource-access";
-import { useServices } from "../../providers/services";
 import { resources } from "../../resources";
 
 /** The query key useCustom gives a GET of `url` with no query, headers or meta (Refine's builder). */
@@ -25,7 +23,7 @@ const FIRST_READ_STALE_MS = 30_000;
 export function useFirstReads(authenticated: boolean) {
   const queryClient = useQueryClient();
   const dataProvider = useDataProvider();
-  const { currentUser } = useServices();
+  const { can } = useCanWithoutCache();
   const { pathname } = useLocation();
   const started = useRef(false);
 
@@ -36,11 +34,11 @@ export function useFirstReads(authenticated: boolean) {
     const custom = dataProvider().custom;
     if (!resource?.firstReads || !custom) return;
     const urls = resource.firstReads;
-    // The current user is read once for the whole shell (cached); a user who may not see the page
-    // is sent elsewhere by its guard, and asks for nothing here.
-    currentUser.get().then(
-      (user) => {
-        if (!allows(resource, "list", user)) return;
+    // A user who may not see the page (the access-control provider's answer) is sent elsewhere by
+    // its guard, and asks for nothing here.
+    (can ? can({ resource: resource.name, action: "list" }) : Promise.resolve({ can: true })).then(
+      (answer) => {
+        if (!answer.can) return;
         for (const url of urls)
           void queryClient.prefetchQuery({
             queryKey: customGetKey(url),
@@ -50,5 +48,5 @@ export function useFirstReads(authenticated: boolean) {
       },
       () => {},
     );
-  }, [authenticated, pathname, currentUser, dataProvider, queryClient]);
+  }, [authenticated, pathname, can, dataProvider, queryClient]);
 }
