@@ -341,7 +341,23 @@ test("a linked view opens as it was shared, and again after a reload", async ({ 
     await expect(page.locator(".ant-table-tbody tr.ant-table-row").first().locator("td").last()).toHaveText(
       usd(byCost[10] as bigint),
     );
-    expect(page.url()).toBe(`${E2E.console}${link}`);
+    // The older link was rewritten once into the address the page writes itself.
+    const address = new URL(page.url()).searchParams;
+    expect(Object.fromEntries(address)).toEqual({
+      period: first.billing_cycle_uuid,
+      grouping: "weekly",
+      metric: "usage",
+      pageSize: "10",
+      currentPage: "2",
+      "sorters[0][field]": "cost",
+      "sorters[0][order]": "asc",
+      "filters[0][field]": "eval_type",
+      "filters[0][operator]": "in",
+      "filters[0][value][0]": "safety",
+      "filters[1][field]": "search",
+      "filters[1][operator]": "contains",
+      "filters[1][value]": "Red Team",
+    });
     // The linked page is the only one read: no detour through the first page.
     expect(recordPages.length).toBeGreaterThan(0);
     expect(recordPages.every((p) => p === "2")).toBe(true);
@@ -354,13 +370,16 @@ test("a linked view opens as it was shared, and again after a reload", async ({ 
   await page.reload();
   await sameView();
 
-  // A hand-edited link with unusable values opens the default view and its address is cleaned.
+  // A hand-edited link with unusable values opens the default view, at the default view's address.
+  await page.goto("/");
+  await expect(page).toHaveURL(/currentPage=1/);
+  const plain = page.url();
   await page.goto("/?period=nope&page=-3&sort=password&grouping=hourly&eval_type=");
   await expect(page.getByTestId("billing-period")).toHaveText(period(cycles[cycles.length - 1] as Cycle));
   await expect(page.getByTestId("records-pagination")).toHaveText(
     /^Page 1 of [\d,]+ \([\d,]+ total records\)$/,
   );
-  await expect(page).toHaveURL(`${E2E.console}/`);
+  await expect(page).toHaveURL(plain);
 });
 
 test("Refresh reads the chart's series again and the chart redraws", async ({ page }) => {

@@ -16,8 +16,10 @@ import {
   activeFilterCount,
   clearAllLabel,
   EMPTY_FILTERS,
-  nextSort,
-  usageCrudFilters,
+  filtersOfTable,
+  readSort,
+  recordFilters,
+  SORTABLE,
   usageQuery,
 } from "../../src/lib/billing/filters";
 import {
@@ -195,25 +197,63 @@ describe("filters and query parameters", () => {
       ground_truth: "with",
       search: "probe",
     });
-    expect(usageCrudFilters("c1", f, "probe")).toEqual([
-      { field: "billing_cycle_uuid", operator: "eq", value: "c1" },
+    // The records table's Refine filters: the set ones, without the period (the page's own).
+    expect(recordFilters(f, "probe")).toEqual([
       { field: "workspace_uuid", operator: "in", value: ["w1"] },
       { field: "modality", operator: "in", value: ["text"] },
       { field: "ground_truth", operator: "eq", value: "with" },
       { field: "search", operator: "contains", value: "probe" },
     ]);
+    expect(recordFilters(EMPTY_FILTERS, "  ")).toEqual([]);
   });
 
-  it("toggles the sort on a header click; another column starts ascending", () => {
-    expect(nextSort({ field: "date", order: "desc" }, "date")).toEqual({ field: "date", order: "asc" });
-    expect(nextSort({ field: "date", order: "asc" }, "date")).toEqual({ field: "date", order: "desc" });
-    expect(nextSort({ field: "date", order: "desc" }, "cost")).toEqual({ field: "cost", order: "asc" });
+  it("reads the filter bar and search back from the table's filters, dropping unusable values", () => {
+    const ws = "AAAAAAAA-0000-4000-8000-000000000001";
+    expect(
+      filtersOfTable([
+        { field: "workspace_uuid", operator: "in", value: [ws, "nope", ws.toLowerCase()] },
+        { field: "eval_type", operator: "in", value: "safety" },
+        { field: "operation", operator: "in", value: ["scoring", " ", "x".repeat(201)] },
+        { field: "modality", operator: "eq", value: ["text"] },
+        { field: "ground_truth", operator: "eq", value: "maybe" },
+        { field: "jailbreak", operator: "eq", value: "only" },
+        { field: "search", operator: "contains", value: ` ${"s".repeat(300)}` },
+        { field: "billing_cycle_uuid", operator: "eq", value: "c1" },
+      ]),
+    ).toEqual({
+      filters: {
+        ...EMPTY_FILTERS,
+        workspaceUuids: [ws.toLowerCase()],
+        evalTypes: ["safety"],
+        operations: ["scoring"],
+        jailbreak: "only",
+      },
+      search: "s".repeat(200),
+    });
+    for (const garbage of [undefined, "x", { 0: "a" }, [null, 1, "s"]]) {
+      expect(filtersOfTable(garbage)).toEqual({ filters: EMPTY_FILTERS, search: "" });
+    }
+    const f = { ...EMPTY_FILTERS, evalTypes: ["safety"], groundTruth: "without" as const };
+    expect(filtersOfTable(recordFilters(f, "red team & co"))).toEqual({
+      filters: f,
+      search: "red team & co",
+    });
+  });
+
+  it("reads the sort from Refine's sorters: one sortable column, else date descending", () => {
+    for (const field of SORTABLE) {
+      expect(readSort([{ field, order: "asc" }])).toEqual({ field, order: "asc" });
+    }
+    expect(readSort([])).toEqual({ field: "date", order: "desc" });
+    expect(readSort([{ field: "password", order: "asc" }])).toEqual({ field: "date", order: "desc" });
+    expect(readSort([{ field: "cost", order: "up" }])).toEqual({ field: "date", order: "desc" });
+    expect(readSort("cost")).toEqual({ field: "date", order: "desc" });
   });
 
   it("writes the pager text", () => {
-    expect(pagerText(1, 0)).toBe("Page 1 of 1 (0 total records)");
-    expect(pagerText(2, 25)).toBe("Page 2 of 3 (25 total records)");
-    expect(pagerText(1, 100_000)).toBe("Page 1 of 10,000 (100,000 total records)");
+    expect(pagerText(1, 0, 0)).toBe("Page 1 of 1 (0 total records)");
+    expect(pagerText(2, 3, 25)).toBe("Page 2 of 3 (25 total records)");
+    expect(pagerText(1, 10_000, 100_000)).toBe("Page 1 of 10,000 (100,000 total records)");
   });
 });
 

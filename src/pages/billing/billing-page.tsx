@@ -2,12 +2,15 @@
 // workspace and filter selection, Usage Summary, the chart and the records table. Every view reads
 // the server's aggregates for the selected period and filters; nothing loads a whole cycle.
 import { ReloadOutlined } from "@ant-design/icons";
-import { useInvalidate } from "@refinedev/core";
+import { useGo, useInvalidate } from "@refinedev/core";
 import { Alert, Button, Card, Divider, Flex, Typography } from "antd";
+import { useEffect, useMemo } from "react";
+import { useLocation } from "react-router";
 import { BudgetsSection } from "../../components/budgets/budgets-section";
 import { PageTitle } from "../../components/page-title";
 import { useCurrentUser } from "../../hooks/use-current-user";
 import { useIsMobile } from "../../hooks/use-is-mobile";
+import { fixBillingAddress } from "../../lib/billing/address";
 import { formatUtcDate, formatUtcTime } from "../../lib/billing/dates";
 import { usageRecords } from "../../resources/usage-records";
 import { CompletenessNote } from "./completeness-note";
@@ -27,19 +30,33 @@ import {
 } from "./use-billing-data";
 import { useBillingState } from "./use-billing-state";
 import { useExplainState } from "./use-explain-state";
+import { useRecordsTable } from "./use-records-table";
 import { WorkspaceSelect } from "./workspace-select";
 
+/** An old or hand-edited link is rewritten once (replacing it) before the records table reads it. */
 export function BillingPage() {
+  const { search } = useLocation();
+  const fixed = useMemo(() => fixBillingAddress(search), [search]);
+  const go = useGo();
+  useEffect(() => {
+    if (fixed) go({ type: "replace", options: { keepHash: true }, query: fixed });
+  }, [fixed, go]);
+  return fixed ? null : <BillingDashboard />;
+}
+
+function BillingDashboard() {
   const { data: user } = useCurrentUser();
   const { cycles, query: cyclesQuery } = useBillingCycles();
   const { workspaces } = useBillingWorkspaces();
   const state = useBillingState(cycles);
   const explain = useExplainState();
   const cycleUuid = state.cycle?.billing_cycle_uuid;
-  const { summary, query: summaryQuery } = useUsageSummary(cycleUuid, state.filters);
+  const records = useRecordsTable(cycleUuid);
+  const filters = records.usageFilters;
+  const { summary, query: summaryQuery } = useUsageSummary(cycleUuid, filters);
   // The chart is hidden on small screens, and its series is not read there.
   const chartShown = !useIsMobile();
-  const chart = useUsageSeries(cycleUuid, state.filters, state.view.grouping, chartShown);
+  const chart = useUsageSeries(cycleUuid, filters, state.view.grouping, chartShown);
   const invalidate = useInvalidate();
   const { awaiting, query: awaitingQuery } = useAwaitingPricing();
 
@@ -86,16 +103,16 @@ export function BillingPage() {
           <WorkspaceSelect
             user={user}
             workspaces={workspaces}
-            selected={state.filters.workspaceUuids}
-            onChange={(workspaceUuids) => state.update({ workspaceUuids })}
+            selected={filters.workspaceUuids}
+            onChange={(workspaceUuids) => records.update({ workspaceUuids })}
           />
         </Flex>
         <Divider style={{ margin: "12px 0" }} />
         <FilterBar
-          filters={state.filters}
+          filters={filters}
           options={summary?.filter_options}
-          onChange={state.update}
-          onReplace={state.setFilters}
+          onChange={records.update}
+          onReplace={records.replaceFilters}
         />
       </Card>
       <TotalsStrip
@@ -121,7 +138,7 @@ export function BillingPage() {
         loading={!cyclesQuery.isError && (cyclesQuery.isLoading || summaryQuery.isLoading)}
       />
       {chartShown ? <UsageChart {...chart} state={state} /> : null}
-      <RecordsTable cycleUuid={cycleUuid} waiting={cyclesQuery.isLoading} state={state} />
+      <RecordsTable cycleUuid={cycleUuid} waiting={cyclesQuery.isLoading} records={records} />
     </>
   );
 }

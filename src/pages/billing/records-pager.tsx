@@ -1,20 +1,20 @@
-// First / Previous / Next / Last and 'Page X of Y (N total records)'.
+// First / Previous / Next / Last and 'Page X of Y (N total records)' (the spec's pager, which antd's
+// Pagination has no first and last buttons for), on the records table's page and page count.
 import { DoubleLeftOutlined, DoubleRightOutlined, LeftOutlined, RightOutlined } from "@ant-design/icons";
 import { Button, Flex, Typography } from "antd";
-import { pageCount, pagerText } from "../../lib/billing/paging";
+import { pagerText } from "../../lib/billing/paging";
 
 type Props = {
   page: number;
+  pages: number;
   total: number;
-  pageSize: number;
   busy: boolean;
   /** Shown instead of the page and total while a new result is on its way ("Searching..."). */
   pending?: string | null;
   onPage: (page: number) => void;
 };
 
-export function RecordsPager({ page, total, pageSize, busy, pending, onPage }: Props) {
-  const pages = pageCount(total, pageSize);
+export function RecordsPager({ page, pages, total, busy, pending, onPage }: Props) {
   const atStart = page <= 1;
   const atEnd = page >= pages;
   return (
@@ -25,7 +25,7 @@ export function RecordsPager({ page, total, pageSize, busy, pending, onPage }: P
         aria-live="polite"
         aria-busy={pending ? true : undefined}
       >
-        {pending ?? pagerText(page, total, pageSize)}
+        {pending ?? pagerText(page, pages, total)}
       </Typography.Text>
       <Flex gap={8} role="navigation" aria-label="Records pages">
         <Button

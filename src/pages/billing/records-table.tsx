@@ -1,25 +1,22 @@
-// Cost & Usage Records: the usage-records resource (/v1/usage/records, paged, sorted, searched and
-// filtered on the server), sortable headers with arrows, a details card per row, Export to CSV.
-// The list is read with useList rather than a useTable: a table hook keeps page and sort as its
-// own state (or, synced with the location, in its own address format read without checks), and
-// here the address (lib/billing/view-url) is the one source for them as for the rest of the view.
+// Cost & Usage Records: Refine's table of the usage records (use-records-table) with antd's own
+// sorters (an up or down arrow, clicking toggles), a details card per row, Export to CSV, and the
+// spec's pager under it, fed by the table's page, page count and total.
 import { ArrowDownOutlined, ArrowUpOutlined, SwapOutlined } from "@ant-design/icons";
-import { type CrudSort, type HttpError, useList } from "@refinedev/core";
-import { Alert, Button, Card, Empty, Flex, Popover, Table, type TableColumnType, Typography } from "antd";
-import { type HTMLAttributes, type ReactNode, useEffect, useMemo, useState } from "react";
+import { Alert, Button, Card, Empty, Popover, Table, type TableColumnType, Typography } from "antd";
+import type { SortOrder } from "antd/es/table/interface";
+import { type HTMLAttributes, type ReactNode, useEffect, useState } from "react";
 import { evalTypeLabel } from "../../../contract/eval-types";
 import { formatMoney, formatUnitPrice, toMicros } from "../../../contract/money";
 import type { UsageRecord } from "../../../contract/usage-schemas";
 import { SearchBox } from "../../components/search-box";
 import { formatUtcDateTime } from "../../lib/billing/dates";
-import { nextSort, type SortField, usageCrudFilters, usageQuery } from "../../lib/billing/filters";
+import { type SortField, usageQuery } from "../../lib/billing/filters";
 import { operationLabel, orDash } from "../../lib/billing/labels";
-import { pageCount, RECORDS_PAGE_SIZE } from "../../lib/billing/paging";
-import { usageRecords } from "../../resources/usage-records";
+import { RECORDS_PAGE_SIZE } from "../../lib/billing/paging";
 import { EventDetails } from "./event-details";
 import { ExportControl } from "./export-control";
 import { RecordsPager } from "./records-pager";
-import type { BillingState } from "./use-billing-state";
+import type { RecordsTable as Records } from "./use-records-table";
 
 const SEARCH_DEBOUNCE_MS = 300;
 /** The records endpoint's limit on the search text. */
@@ -71,9 +68,10 @@ const COLUMNS: Column[] = [
   },
 ];
 
-function SortArrow({ active, order }: { active: boolean; order: CrudSort["order"] | undefined }) {
-  if (!active) return <SwapOutlined rotate={90} style={{ opacity: 0.3, fontSize: 11 }} aria-hidden />;
-  return order === "asc" ? (
+/** antd's sort icon as one arrow: up ascending, down descending, faint while another column sorts. */
+function SortArrow({ sortOrder }: { sortOrder: SortOrder }) {
+  if (!sortOrder) return <SwapOutlined rotate={90} style={{ opacity: 0.3, fontSize: 11 }} aria-hidden />;
+  return sortOrder === "ascend" ? (
     <ArrowUpOutlined style={{ fontSize: 11, color: "#a99cff" }} aria-hidden />
   ) : (
     <ArrowDownOutlined style={{ fontSize: 11, color: "#a99cff" }} aria-hidden />
@@ -103,33 +101,19 @@ type Props = {
   cycleUuid: string | undefined;
   /** The period is still being read: nothing is known about the records yet. */
   waiting: boolean;
-  state: BillingState;
+  records: Records;
 };
 
-export function RecordsTable({ cycleUuid, waiting, state }: Props) {
-  const { filters, search, sort, page } = state.view;
+export function RecordsTable({ cycleUuid, waiting, records }: Props) {
+  const { tableProps, tableQuery: query, result, currentPage, setCurrentPage, pageCount, sort } = records;
+  const { usageFilters: filters, search } = records;
   // The text in the search box, ahead of `search` by the debounce delay.
   const [typed, setTyped] = useState(search);
-
-  const crudFilters = useMemo(
-    () => (cycleUuid ? usageCrudFilters(cycleUuid, filters, search) : []),
-    [cycleUuid, filters, search],
-  );
-  // Page, sort, period, filters and search come from the address; the list is read from the
-  // server one page at a time, the previous page staying on screen while the next one loads.
-  const { result, query } = useList<UsageRecord, HttpError>({
-    resource: usageRecords.name,
-    pagination: { currentPage: page, pageSize: RECORDS_PAGE_SIZE, mode: "server" },
-    filters: crudFilters,
-    sorters: [sort],
-    errorNotification: false,
-    queryOptions: { enabled: !!cycleUuid, placeholderData: (previous) => previous },
-  });
 
   // The filters and search the shown rows and total belong to: until the first page of new ones
   // is in (or while the search is still being typed) the pager says so instead of showing the
   // previous total, or zero before anything has loaded, and its buttons wait.
-  const filtersKey = JSON.stringify(crudFilters);
+  const filtersKey = JSON.stringify([cycleUuid, filters, search]);
   const [shownKey, setShownKey] = useState<string | null>(null);
   const fetchedKey = query.isSuccess && !query.isPlaceholderData ? filtersKey : null;
   useEffect(() => {
@@ -144,33 +128,28 @@ export function RecordsTable({ cycleUuid, waiting, state }: Props) {
   const busy = query.isFetching || stale;
 
   // A page past the end (an old link, or records gone since): the last page instead.
-  const pages = pageCount(total, RECORDS_PAGE_SIZE);
-  const pastEnd = !stale && !query.isFetching && query.isSuccess && page > pages;
+  const pages = Math.max(1, pageCount);
+  const pastEnd = !stale && !query.isFetching && query.isSuccess && currentPage > pages;
   useEffect(() => {
-    if (pastEnd) state.setPage(pages);
-  }, [pastEnd, pages, state.setPage]);
+    if (pastEnd) setCurrentPage(pages);
+  }, [pastEnd, pages, setCurrentPage]);
 
-  const columns: TableColumnType<UsageRecord>[] = COLUMNS.map((c) => {
-    const active = sort.field === c.field;
-    return {
-      key: c.field,
-      title: (
-        <Flex align="center" gap={6} justify={c.align === "right" ? "flex-end" : "flex-start"}>
-          {c.title}
-          <SortArrow active={active} order={sort.order} />
-        </Flex>
-      ),
-      align: c.align,
-      width: c.width,
-      fixed: c.fixed,
-      ellipsis: true,
-      sorter: true,
-      sortOrder: active ? (sort.order === "asc" ? "ascend" : "descend") : null,
-      sortIcon: () => null,
-      showSorterTooltip: false,
-      render: (_: unknown, record: UsageRecord) => c.render(record),
-    };
-  });
+  const columns: TableColumnType<UsageRecord>[] = COLUMNS.map((c) => ({
+    key: c.field,
+    dataIndex: c.field,
+    title: c.title,
+    align: c.align,
+    width: c.width,
+    fixed: c.fixed,
+    ellipsis: true,
+    sorter: true,
+    // Controlled by Refine's sorters; clicking the sorted column flips it, never unsorts.
+    sortOrder: sort.field === c.field ? (sort.order === "asc" ? "ascend" : "descend") : null,
+    sortDirections: ["ascend", "descend", "ascend"],
+    sortIcon: SortArrow,
+    showSorterTooltip: false,
+    render: (_: unknown, record: UsageRecord) => c.render(record),
+  }));
 
   return (
     <Card
@@ -184,7 +163,7 @@ export function RecordsTable({ cycleUuid, waiting, state }: Props) {
         placeholder="Search..."
         delayMs={SEARCH_DEBOUNCE_MS}
         initialValue={search}
-        onSearch={(value) => state.setSearch(value.trim().slice(0, MAX_SEARCH_LENGTH))}
+        onSearch={(value) => records.setSearch(value.trim().slice(0, MAX_SEARCH_LENGTH))}
         onType={setTyped}
       />
       {query.isError ? (
@@ -198,20 +177,16 @@ export function RecordsTable({ cycleUuid, waiting, state }: Props) {
         />
       ) : null}
       <Table<UsageRecord>
+        {...tableProps}
+        dataSource={result.data}
         rowKey="usage_event_uuid"
         size="middle"
         loading={busy}
-        dataSource={[...(result.data ?? [])]}
         columns={columns}
         pagination={false}
         scroll={{ x: MIN_TABLE_WIDTH }}
         components={{ body: { row: HoverRow } }}
         onRow={(record) => ({ record }) as HTMLAttributes<HTMLElement>}
-        onChange={(_pagination, _filters, sorter) => {
-          const field = (Array.isArray(sorter) ? sorter[0] : sorter)?.columnKey as SortField | undefined;
-          if (!field) return;
-          state.setSort(nextSort(sort, field));
-        }}
         locale={{
           emptyText: unanswered ? (
             // Not "no records" before the answer: the room of a full page, so nothing moves.
@@ -225,12 +200,12 @@ export function RecordsTable({ cycleUuid, waiting, state }: Props) {
         }}
       />
       <RecordsPager
-        page={page}
+        page={currentPage}
+        pages={pages}
         total={total}
-        pageSize={RECORDS_PAGE_SIZE}
         busy={busy}
         pending={pending}
-        onPage={state.setPage}
+        onPage={setCurrentPage}
       />
       <Typography.Text type="secondary" style={{ fontSize: 12 }}>
         Hover or focus a row for its details.
