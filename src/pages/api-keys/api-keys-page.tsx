@@ -1,18 +1,19 @@
 // "/account/api-keys": the signed-in user's personal API keys, kept by the identity service. The
 // api-keys resource names the identity data provider and its calls; this page passes no URLs.
 import { KeyOutlined } from "@ant-design/icons";
-import { CreateButton, useModalForm, useTable } from "@refinedev/antd";
+import { useModalForm } from "@refinedev/antd";
 import { CanAccess, type HttpError, useDelete } from "@refinedev/core";
-import { Alert, Card, Flex } from "antd";
+import { Alert, Card } from "antd";
 import { useState } from "react";
 import { ApiKeysTable } from "../../components/api-keys/api-keys-table";
 import { CreateApiKeyDialog, type CreateApiKeyValues } from "../../components/api-keys/create-api-key-dialog";
 import { DeleteApiKeyDialog } from "../../components/api-keys/delete-api-key-dialog";
 import { NewApiKeyDialog } from "../../components/api-keys/new-api-key-dialog";
 import { PageList } from "../../components/layout/page-list";
-import { RefetchButton } from "../../components/refetch-button";
 import { FilterForm } from "../../components/table/filter-form";
+import { RefreshAndCreate } from "../../components/table/refresh-and-create";
 import { SearchField } from "../../components/table/search-field";
+import { useListTable } from "../../components/table/use-list-table";
 import {
   API_KEY_PAGE_SIZE,
   API_KEY_SEARCH_DEBOUNCE_MS,
@@ -30,18 +31,12 @@ export function ApiKeysPage() {
   const [deleting, setDeleting] = useState<string | null>(null);
 
   // Page and search are Refine's, kept in the URL; a changed search starts at page 1.
-  const { tableProps, tableQuery, result, currentPage, setCurrentPage, filters, searchFormProps } = useTable<
-    PersonalApiKey,
-    HttpError,
-    SearchValues
-  >({
-    resource: resource.name,
-    pagination: { currentPage: 1, pageSize: API_KEY_PAGE_SIZE, mode: "server" },
-    filters: { mode: "server" },
-    sorters: { mode: "off" },
-    onSearch: (values) => [searchFilter("api_key_id", values.api_key_id)],
-    errorNotification: false,
-  });
+  const { tableProps, tableQuery, result, currentPage, setCurrentPage, filters, searchFormProps } =
+    useListTable<PersonalApiKey, SearchValues>({
+      resource: resource.name,
+      pageSize: API_KEY_PAGE_SIZE,
+      onSearch: (values) => [searchFilter("api_key_id", values.api_key_id)],
+    });
 
   const createModal = useModalForm<CreatedApiKey, HttpError, CreateApiKeyValues>({
     resource: resource.name,
@@ -81,17 +76,13 @@ export function ApiKeysPage() {
       resource={resource.name}
       title="Personal API Keys"
       headerButtons={
-        <Flex gap={8} wrap>
-          <RefetchButton query={tableQuery} />
-          <CreateButton
-            resource={resource.name}
-            type="primary"
-            icon={<KeyOutlined />}
-            onClick={() => createModal.show()}
-          >
-            Create API Key
-          </CreateButton>
-        </Flex>
+        <RefreshAndCreate
+          query={tableQuery}
+          resource={resource.name}
+          icon={<KeyOutlined />}
+          label="Create API Key"
+          onCreate={() => createModal.show()}
+        />
       }
       headerProps={{ style: { padding: 0, marginBottom: 8 } }}
     >

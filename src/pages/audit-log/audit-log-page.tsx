@@ -1,8 +1,6 @@
 // "/organization/audit-log": the organization's audit trail for administrators, newest first,
 // paged by the server, with filters and a CSV export of everything they match. Members never get
 // here: the resource's access declaration guards the route and hides the sider entry.
-import { useTable } from "@refinedev/antd";
-import type { HttpError } from "@refinedev/core";
 import { Card, Empty, Flex, Tag, Tooltip, Typography } from "antd";
 import { AuditExportButton } from "../../components/audit-log/audit-export-button";
 import {
@@ -12,6 +10,7 @@ import {
 } from "../../components/audit-log/audit-filter-bar";
 import { QueryTable } from "../../components/feedback/query-table";
 import { PageList } from "../../components/layout/page-list";
+import { useListTable } from "../../components/table/use-list-table";
 import {
   type AuditEntry,
   actionLabel,
@@ -29,17 +28,10 @@ export const AUDIT_PAGE_SIZE = 25;
 
 export function AuditLogPage() {
   // Paging and filters are Refine's, kept in the URL; the form and the export read them back.
-  const { tableProps, tableQuery, searchFormProps, filters } = useTable<
-    AuditEntry,
-    HttpError,
-    AuditFormValues
-  >({
+  const { tableProps, tableQuery, searchFormProps, filters } = useListTable<AuditEntry, AuditFormValues>({
     resource: resource.name,
-    pagination: { currentPage: 1, pageSize: AUDIT_PAGE_SIZE, mode: "server" },
-    filters: { mode: "server" },
-    sorters: { mode: "off" },
+    pageSize: AUDIT_PAGE_SIZE,
     onSearch: (values) => auditFilters(auditFormToValues(values)),
-    errorNotification: false,
   });
   const applied = auditFilterValues(filters);
 

@@ -13,6 +13,7 @@ import type { UsageRecord } from "../../../contract/usage-schemas";
 import { QueryTable } from "../../components/feedback/query-table";
 import { PageShow } from "../../components/layout/page-show";
 import { recordFallback } from "../../components/layout/record-fallback";
+import { countedPagination } from "../../components/table/counted-pagination";
 import { formatUtcDateTime } from "../../lib/billing/dates";
 import { operationLabel, orDash } from "../../lib/billing/labels";
 import { exactMoney } from "../../lib/eval-runs";
@@ -48,11 +49,7 @@ function RunEvents({ run, cycle }: { run: string; cycle: string }) {
         rowKey="usage_event_uuid"
         size="middle"
         scroll={{ x: 900 }}
-        pagination={{
-          ...tableProps.pagination,
-          showSizeChanger: false,
-          showTotal: (total) => `${total} event${total === 1 ? "" : "s"}`,
-        }}
+        pagination={countedPagination(tableProps.pagination, "event")}
         columns={[
           {
             title: "Date",

@@ -1,7 +1,7 @@
 // "/eval-runs": the cost of each eval run of a billing cycle, for administrators. Paged, sorted,
 // searched and filtered by the server (GET /v1/eval-runs); each run opens its own page.
-import { getDefaultSortOrder, useTable } from "@refinedev/antd";
-import { type HttpError, useLink } from "@refinedev/core";
+import { getDefaultSortOrder } from "@refinedev/antd";
+import { useLink } from "@refinedev/core";
 import { Empty, Flex, Form, Select, Typography } from "antd";
 import { useMemo } from "react";
 import { EVAL_RUN_PAGE_SIZE, type EvalRun } from "../../../contract/eval-runs";
@@ -9,8 +9,10 @@ import { evalTypeLabel } from "../../../contract/eval-types";
 import { formatMoney } from "../../../contract/money";
 import { QueryTable } from "../../components/feedback/query-table";
 import { PageList } from "../../components/layout/page-list";
+import { countedPagination } from "../../components/table/counted-pagination";
 import { FilterForm } from "../../components/table/filter-form";
 import { SearchField } from "../../components/table/search-field";
+import { useListTable } from "../../components/table/use-list-table";
 import { formatUtcDateTime, periodLabel } from "../../lib/billing/dates";
 import { orDash } from "../../lib/billing/labels";
 import {
@@ -28,17 +30,14 @@ export function EvalRunsListPage() {
   const { cycles } = useBillingCycles();
   const { workspaces } = useBillingWorkspaces();
   // Paging, sorting and filters are Refine's, kept in the URL: the filter form reads them back.
-  const { tableProps, tableQuery, searchFormProps, filters, sorters } = useTable<
+  const { tableProps, tableQuery, searchFormProps, filters, sorters } = useListTable<
     EvalRun,
-    HttpError,
     EvalRunFilterValues
   >({
     resource: resource.name,
-    pagination: { currentPage: 1, pageSize: EVAL_RUN_PAGE_SIZE, mode: "server" },
+    pageSize: EVAL_RUN_PAGE_SIZE,
     sorters: { mode: "server", initial: [{ field: "started_at", order: "desc" }] },
-    filters: { mode: "server" },
     onSearch: evalRunFilters,
-    errorNotification: false,
   });
   const applied = evalRunFilterValues(filters);
 
@@ -108,12 +107,7 @@ export function EvalRunsListPage() {
           rowKey="eval_run_uuid"
           size="middle"
           scroll={{ x: 940 }}
-          pagination={{
-            ...tableProps.pagination,
-            showSizeChanger: false,
-            position: ["bottomRight"],
-            showTotal: (total) => `${total} run${total === 1 ? "" : "s"}`,
-          }}
+          pagination={{ ...countedPagination(tableProps.pagination, "run"), position: ["bottomRight"] }}
           columns={[
             {
               title: "Run ID",

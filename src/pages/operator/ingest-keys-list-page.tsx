@@ -2,7 +2,7 @@
 // create one (for every organization or one; its token is shown once), revoke one after a
 // confirmation. Provider operators only.
 import { PlusOutlined, StopOutlined } from "@ant-design/icons";
-import { CreateButton, useModalForm, useTable } from "@refinedev/antd";
+import { useModalForm, useTable } from "@refinedev/antd";
 import { CanAccess, type HttpError, useDelete, useLink, useMany, useNavigation } from "@refinedev/core";
 import { Button, Card, Flex, Form, Input, Tag, Typography } from "antd";
 import { useState } from "react";
@@ -12,7 +12,7 @@ import { NewIngestKeyDialog } from "../../components/operator/new-ingest-key-dia
 import { OperatorFormModal } from "../../components/operator/operator-form-modal";
 import { OrganizationSelect } from "../../components/operator/organization-select";
 import { RevokeIngestKeyDialog } from "../../components/operator/revoke-ingest-key-dialog";
-import { RefetchButton } from "../../components/refetch-button";
+import { RefreshAndCreate } from "../../components/table/refresh-and-create";
 import { formatUtcDateTime } from "../../lib/billing/dates";
 import {
   type IngestKey,
@@ -86,17 +86,13 @@ export function OperatorIngestKeysListPage() {
       resource={resource.name}
       title="Ingestion Keys"
       headerButtons={
-        <Flex gap={8} wrap>
-          <RefetchButton query={tableQuery} />
-          <CreateButton
-            resource={resource.name}
-            type="primary"
-            icon={<PlusOutlined />}
-            onClick={() => createModal.show()}
-          >
-            Create ingestion key
-          </CreateButton>
-        </Flex>
+        <RefreshAndCreate
+          query={tableQuery}
+          resource={resource.name}
+          icon={<PlusOutlined />}
+          label="Create ingestion key"
+          onCreate={() => createModal.show()}
+        />
       }
       headerProps={{ style: { padding: 0, marginBottom: 8 } }}
     >

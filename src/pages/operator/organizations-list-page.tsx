@@ -1,14 +1,15 @@
 // "/operator/organizations": every customer organization, searched by name or slug and paged by
 // the server; each opens its operator page (price rules, billing cycles, payments). Provider
 // operators only.
-import { useTable } from "@refinedev/antd";
-import { type HttpError, useLink, useNavigation } from "@refinedev/core";
+import { useLink, useNavigation } from "@refinedev/core";
 import { Card, Empty, Flex, Typography } from "antd";
 import { QueryTable } from "../../components/feedback/query-table";
 import { PageList } from "../../components/layout/page-list";
 import { RefetchButton } from "../../components/refetch-button";
+import { countedPagination } from "../../components/table/counted-pagination";
 import { FilterForm } from "../../components/table/filter-form";
 import { SearchField } from "../../components/table/search-field";
+import { useListTable } from "../../components/table/use-list-table";
 import { formatUtcDate } from "../../lib/billing/dates";
 import type { OperatorOrganization } from "../../lib/operator";
 import { filterText, searchFilter } from "../../lib/table-filters";
@@ -22,17 +23,13 @@ export function OperatorOrganizationsListPage() {
   const Link = useLink();
   const { showUrl } = useNavigation();
   // Page and search are Refine's, kept in the URL; a changed search starts at the first page.
-  const { tableProps, tableQuery, searchFormProps, filters } = useTable<
+  const { tableProps, tableQuery, searchFormProps, filters } = useListTable<
     OperatorOrganization,
-    HttpError,
     SearchValues
   >({
     resource: resource.name,
-    pagination: { currentPage: 1, pageSize: ORGANIZATIONS_PAGE_SIZE, mode: "server" },
-    sorters: { mode: "off" },
-    filters: { mode: "server" },
+    pageSize: ORGANIZATIONS_PAGE_SIZE,
     onSearch: (values) => [searchFilter("name", values.name)],
-    errorNotification: false,
   });
   const search = filterText(filters, "name");
 
@@ -66,11 +63,7 @@ export function OperatorOrganizationsListPage() {
             rowKey="organization_uuid"
             size="middle"
             scroll={{ x: 720 }}
-            pagination={{
-              ...tableProps.pagination,
-              showSizeChanger: false,
-              showTotal: (total) => `${total} organization${total === 1 ? "" : "s"}`,
-            }}
+            pagination={countedPagination(tableProps.pagination, "organization")}
             columns={[
               {
                 title: "Name",

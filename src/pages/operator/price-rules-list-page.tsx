@@ -2,15 +2,16 @@
 // organization's own), narrowed to the global list or one organization, and "Set price". Provider
 // operators only.
 import { PlusOutlined } from "@ant-design/icons";
-import { CreateButton, useModalForm, useTable } from "@refinedev/antd";
-import { CanAccess, type HttpError } from "@refinedev/core";
+import { useModalForm } from "@refinedev/antd";
+import { CanAccess } from "@refinedev/core";
 import { Card, Flex, Form, Typography } from "antd";
 import { PageList } from "../../components/layout/page-list";
 import { OrganizationSelect } from "../../components/operator/organization-select";
 import { PriceRuleFormModal, type PriceRuleModal } from "../../components/operator/price-rule-form-modal";
 import { PriceRulesTable } from "../../components/operator/price-rules-table";
-import { RefetchButton } from "../../components/refetch-button";
 import { FilterForm } from "../../components/table/filter-form";
+import { RefreshAndCreate } from "../../components/table/refresh-and-create";
+import { useListTable } from "../../components/table/use-list-table";
 import { GLOBAL_SCOPE, type PriceRule } from "../../lib/operator";
 import { filterText, formFilter } from "../../lib/table-filters";
 import { operatorPriceRules as resource } from "../../resources/operator-price-rules";
@@ -21,14 +22,12 @@ type ScopeValues = { organization_uuid?: string };
 
 export function OperatorPriceRulesListPage() {
   // Page and price list are Refine's, kept in the URL.
-  const { tableProps, tableQuery, searchFormProps, filters } = useTable<PriceRule, HttpError, ScopeValues>({
+  const { tableProps, tableQuery, searchFormProps, filters } = useListTable<PriceRule, ScopeValues>({
     resource: resource.name,
     // The API answers the whole history; the table pages it.
-    pagination: { currentPage: 1, pageSize: PRICE_RULES_PAGE_SIZE, mode: "client" },
-    sorters: { mode: "off" },
-    filters: { mode: "server" },
+    pageSize: PRICE_RULES_PAGE_SIZE,
+    paging: "client",
     onSearch: (values) => [formFilter("organization_uuid", "eq", values.organization_uuid)],
-    errorNotification: false,
   });
   const scope = filterText(filters, "organization_uuid", "eq") || undefined;
   const modal: PriceRuleModal = useModalForm({
@@ -44,17 +43,13 @@ export function OperatorPriceRulesListPage() {
       resource={resource.name}
       title="Price Rules"
       headerButtons={
-        <Flex gap={8} wrap>
-          <RefetchButton query={tableQuery} />
-          <CreateButton
-            resource={resource.name}
-            type="primary"
-            icon={<PlusOutlined />}
-            onClick={() => modal.show()}
-          >
-            Set price
-          </CreateButton>
-        </Flex>
+        <RefreshAndCreate
+          query={tableQuery}
+          resource={resource.name}
+          icon={<PlusOutlined />}
+          label="Set price"
+          onCreate={() => modal.show()}
+        />
       }
       headerProps={{ style: { padding: 0, marginBottom: 8 } }}
     >

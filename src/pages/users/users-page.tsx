@@ -9,6 +9,7 @@ import { useMemo, useState } from "react";
 import { PageTitle } from "../../components/page-title";
 import { FilterForm } from "../../components/table/filter-form";
 import { SearchField } from "../../components/table/search-field";
+import { useListTable } from "../../components/table/use-list-table";
 import { ChangeRoleModal, type ChangeRoleValues } from "../../components/users/change-role-modal";
 import { InvitationsTable } from "../../components/users/invitations-table";
 import { InviteUserModal, type InviteValues } from "../../components/users/invite-user-modal";
@@ -111,14 +112,11 @@ function OrganizationUsers({ orgId, access }: { orgId: string; access: UserAcces
   const meta = useMemo(() => ({ orgId }), [orgId]);
 
   // Page and search are Refine's, kept in the URL; a changed search starts at the first page.
-  const members = useTable<OrganizationMember, HttpError, SearchValues>({
+  const members = useListTable<OrganizationMember, SearchValues>({
     resource: "organization-users",
     meta,
-    pagination: { pageSize: USERS_PAGE_SIZE, mode: "server" },
-    filters: { mode: "server" },
+    pageSize: USERS_PAGE_SIZE,
     onSearch: (values) => [searchFilter("email", values.email)],
-    sorters: { mode: "off" },
-    errorNotification: false,
   });
 
   const [changing, setChanging] = useState<OrganizationMember | null>(null);

@@ -8,6 +8,7 @@ import { type HttpError, useNavigation, useShow } from "@refinedev/core";
 import { Alert, Button, Card, Descriptions, Empty, Flex, Switch, Tag, Tooltip, Typography } from "antd";
 import { QueryTable } from "../../components/feedback/query-table";
 import { RefetchButton } from "../../components/refetch-button";
+import { countedPagination } from "../../components/table/counted-pagination";
 import { webhookEndpoints as resource, webhookDeliveries } from "../../resources/webhook-endpoints";
 import { useWebhookActions } from "./use-webhook-actions";
 import { WebhookFormModal, type WebhookFormValues } from "./webhook-form-modal";
@@ -59,11 +60,7 @@ function DeliveryLog({
         rowKey="delivery_uuid"
         size="middle"
         scroll={{ x: 1100 }}
-        pagination={{
-          ...tableProps.pagination,
-          showSizeChanger: false,
-          showTotal: (total) => `${total} deliver${total === 1 ? "y" : "ies"}`,
-        }}
+        pagination={countedPagination(tableProps.pagination, "delivery", "deliveries")}
         expandable={{
           expandedRowRender: (d) => (
             <Flex vertical gap={8}>
