@@ -4,7 +4,7 @@
 // for the demo organization on the embedded database and for a current billing cycle of about 1M
 // events on PostgreSQL (Billing & Usage only); the bytes that cross the wire on a first visit; the
 // layout shift of a Billing & Usage visit; and the JavaScript sizes (the entry chunk and its static
-// imports, and the chart chunk), gzip and brotli.
+// imports, and the chart chunk) and index.html's stylesheets, gzip and brotli.
 //
 // The floor (bench/console-floor, built by this script into a copy of the build it serves, never
 // part of the console's own build) is the least a page of the same rows must do from the same
@@ -156,6 +156,9 @@ const pagesOf = (keys: string[]) => PAGES.filter((p) => keys.includes(p.key));
 type Sizes = {
   initialGzip: number;
   initialBrotli: number;
+  /** index.html's stylesheets (antd's static styles), which hold the entry script back until loaded. */
+  cssGzip: number;
+  cssBrotli: number;
   initialFiles: string[];
   chartGzip: number;
   chartBrotli: number;
@@ -199,6 +202,7 @@ function jsSizes(dir: string): Sizes {
     brotliCompressSync(readFileSync(join(dir, file)), {
       params: { [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY },
     }).length;
+  const css = [...html.matchAll(/<link[^>]*rel="stylesheet"[^>]*href="\/([^"]+)"/g)].map((m) => m[1]!);
   const chartFile = readdirSync(join(dir, "assets")).find((f) => /^stacked-bars-[\w-]+\.js$/.test(f));
   if (!chartFile)
     throw new Error(`no stacked-bars chunk in ${dir}/assets: is the chart still lazily loaded?`);
@@ -206,6 +210,8 @@ function jsSizes(dir: string): Sizes {
   return {
     initialGzip: sum(gz),
     initialBrotli: sum(br),
+    cssGzip: css.reduce((total, file) => total + gz(file), 0),
+    cssBrotli: css.reduce((total, file) => total + br(file), 0),
     initialFiles: [...initial],
     chartGzip: gz(`assets/${chartFile}`),
     chartBrotli: br(`assets/${chartFile}`),
@@ -597,6 +603,8 @@ function report(rows: Row[], sizes: Record<Build, Sizes | null>, header: string[
     "brotli".padStart(10),
     "chart gzip".padStart(11),
     "brotli".padStart(10),
+    "css gzip".padStart(9),
+    "brotli".padStart(8),
     "  chart chunk, preloaded?, .br/.gz copies?",
   );
   for (const build of ["baseline", "current"] as const) {
@@ -608,6 +616,8 @@ function report(rows: Row[], sizes: Record<Build, Sizes | null>, header: string[
       kb(s.initialBrotli).padStart(10),
       kb(s.chartGzip).padStart(11),
       kb(s.chartBrotli).padStart(10),
+      kb(s.cssGzip).padStart(9),
+      kb(s.cssBrotli).padStart(8),
       `  ${s.chartFile}, ${s.chartInitial ? "preloaded (NOT separate)" : "separate"}, ${s.precompressed ? "precompressed" : "no copies"}`,
     );
   }
@@ -715,6 +725,13 @@ function figures(rows: Row[], sizes: Record<Build, Sizes | null>): Figure[] {
       value: Math.round(cs.initialGzip / 100) / 10,
       unit: "kB",
       ...(bs ? { ratio: cs.initialGzip / bs.initialGzip, baseline: "previous console build" } : {}),
+    });
+    out.push({
+      id: "stylesheet-brotli",
+      label: "index.html's stylesheets, brotli",
+      value: Math.round(cs.cssBrotli / 100) / 10,
+      unit: "kB",
+      ...(bs?.cssBrotli ? { ratio: cs.cssBrotli / bs.cssBrotli, baseline: "previous console build" } : {}),
     });
     out.push({
       id: "chart-chunk-gzip",
