@@ -26,6 +26,7 @@ export function ConsoleHeader() {
   const siderVisible = isMobile ? mobileSiderOpen : !siderCollapsed;
   const toggle = () => (isMobile ? setMobileSiderOpen(!mobileSiderOpen) : setSiderCollapsed(!siderCollapsed));
 
+  // Subscribed again after each render, so the shortcut toggles from the state on screen.
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {
       if (!isToggleSidebarShortcut(event)) return;
