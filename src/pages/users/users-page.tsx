@@ -162,14 +162,7 @@ function OrganizationUsers({ orgId, access }: { orgId: string; access: UserAcces
             Only administrators can invite, change roles or remove users.
           </Typography.Paragraph>
         ) : null}
-        {members.tableQuery.isError ? (
-          <Alert
-            type="error"
-            showIcon
-            style={{ marginBottom: 16 }}
-            message={identityMessage(members.tableQuery.error)}
-          />
-        ) : null}
+        <RefusalAlert query={members.tableQuery} />
         <MembersTable
           tableProps={members.tableProps}
           meta={meta}
@@ -195,15 +188,14 @@ function PendingInvitations({ meta }: { meta: { orgId: string } }) {
   });
   return (
     <Card title="Pending invitations">
-      {invitations.tableQuery.isError ? (
-        <Alert
-          type="error"
-          showIcon
-          style={{ marginBottom: 16 }}
-          message={identityMessage(invitations.tableQuery.error)}
-        />
-      ) : null}
+      <RefusalAlert query={invitations.tableQuery} />
       <InvitationsTable tableProps={invitations.tableProps} meta={meta} />
     </Card>
   );
+}
+
+/** A list the identity service refused, in its own words. */
+function RefusalAlert({ query }: { query: { isError: boolean; error: unknown } }) {
+  if (!query.isError) return null;
+  return <Alert type="error" showIcon style={{ marginBottom: 16 }} message={identityMessage(query.error)} />;
 }
