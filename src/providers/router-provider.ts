@@ -10,7 +10,7 @@
 //   the last write starts from that write instead.
 import type { GoConfig, RouterProvider } from "@refinedev/core";
 import bindings from "@refinedev/react-router";
-import { useCallback } from "react";
+import { useCallback, useEffect } from "react";
 import { useLocation, useNavigate } from "react-router";
 import { searchWith } from "../lib/address-query";
 
@@ -20,9 +20,14 @@ let lastWrite: { path: string; search: string; before: string[] } | null = null;
 function useGo() {
   const { pathname, search, hash } = useLocation();
   const navigate = useNavigate();
+  // Once the last write is on screen (committed: a transition's render may yet be thrown away),
+  // another address is a navigation of its own (a link, Back), not one from before that write.
+  const shown = `${pathname}${search}`;
+  useEffect(() => {
+    if (lastWrite?.path === shown) lastWrite.before = [];
+  }, [shown]);
   return useCallback(
     ({ to, type, query, hash: toHash, options: { keepQuery, keepHash } = {} }: GoConfig) => {
-      const shown = `${pathname}${search}`;
       const behind = lastWrite !== null && (lastWrite.before.includes(shown) || lastWrite.path === shown);
       const current = behind && lastWrite ? lastWrite.search : search;
       const nextSearch = searchWith(keepQuery ? current : "", query ?? {});
@@ -37,7 +42,7 @@ function useGo() {
       navigate(path, { replace: type === "replace" });
       return undefined;
     },
-    [pathname, search, hash, navigate],
+    [shown, pathname, search, hash, navigate],
   );
 }
 

@@ -28,7 +28,7 @@ export function useBillingState(cycles: readonly BillingCycle[] | undefined) {
     rendered.current = view;
     latest.current = view;
   }
-  // The address's other parameters (the records table's) are kept as the last render saw them.
+  // The address's other parameters (the records table's) are kept.
   const goRef = useRef(go);
   goRef.current = go;
   const change = useCallback((next: (current: BillingView) => Partial<BillingView>) => {
