@@ -1,13 +1,13 @@
 // An organization's own price rules on its operator page, with their history, and "Set price" for
 // it. Where it has no rule of its own for an event, the global price list applies.
 import { PlusOutlined } from "@ant-design/icons";
-import { CreateButton, useModalForm, useTable } from "@refinedev/antd";
+import { CreateButton, useTable } from "@refinedev/antd";
 import { CanAccess, type HttpError, useLink, useNavigation } from "@refinedev/core";
 import { Card, Flex, Typography } from "antd";
 import type { PriceRule } from "../../lib/operator";
 import { operatorPriceRules as resource } from "../../resources/operator-price-rules";
 import { RefetchButton } from "../refetch-button";
-import { PriceRuleFormModal, type PriceRuleModal } from "./price-rule-form-modal";
+import { PriceRuleFormModal, usePriceRuleModal } from "./price-rule-form-modal";
 import { PriceRulesTable } from "./price-rules-table";
 
 type Props = { organization: { organization_uuid: string; name: string } };
@@ -27,13 +27,7 @@ export function OrganizationPriceRulesCard({ organization }: Props) {
     },
     errorNotification: false,
   });
-  const modal: PriceRuleModal = useModalForm({
-    resource: resource.name,
-    action: "create",
-    redirect: false,
-    errorNotification: false,
-    successNotification: () => ({ type: "success", key: "price-rule-set", message: "Price set" }),
-  });
+  const modal = usePriceRuleModal();
 
   return (
     <Card

@@ -2,7 +2,7 @@
 // leaves empty match anything (operation, eval type, modality, metric); the unit price is an exact
 // USD decimal; it is in force from `valid_from` (now when empty, and it may be in the past). The
 // rule open for exactly the same dimensions ends where the new one starts.
-import type { UseModalFormReturnType } from "@refinedev/antd";
+import { type UseModalFormReturnType, useModalForm } from "@refinedev/antd";
 import type { HttpError } from "@refinedev/core";
 import { AutoComplete, Col, DatePicker, Form, Input, Row, Select, Typography } from "antd";
 import {
@@ -16,10 +16,22 @@ import {
   RULE_METRIC_LABELS,
   USD_PATTERN,
 } from "../../lib/operator";
+import { operatorPriceRules } from "../../resources/operator-price-rules";
 import { OperatorFormModal } from "./operator-form-modal";
 import { OrganizationSelect } from "./organization-select";
 
 export type PriceRuleModal = UseModalFormReturnType<PriceRule, HttpError, ReturnType<typeof priceRuleBody>>;
+
+/** The "Set price" dialog's form: creates a rule, stays on the page, says "Price set". */
+export function usePriceRuleModal(): PriceRuleModal {
+  return useModalForm({
+    resource: operatorPriceRules.name,
+    action: "create",
+    redirect: false,
+    errorNotification: false,
+    successNotification: () => ({ type: "success", key: "price-rule-set", message: "Price set" }),
+  });
+}
 
 type Props = {
   modal: PriceRuleModal;

@@ -2,12 +2,11 @@
 // organization's own), narrowed to the global list or one organization, and "Set price". Provider
 // operators only.
 import { PlusOutlined } from "@ant-design/icons";
-import { useModalForm } from "@refinedev/antd";
 import { CanAccess } from "@refinedev/core";
 import { Card, Flex, Form, Typography } from "antd";
 import { PageList } from "../../components/layout/page-list";
 import { OrganizationSelect } from "../../components/operator/organization-select";
-import { PriceRuleFormModal, type PriceRuleModal } from "../../components/operator/price-rule-form-modal";
+import { PriceRuleFormModal, usePriceRuleModal } from "../../components/operator/price-rule-form-modal";
 import { PriceRulesTable } from "../../components/operator/price-rules-table";
 import { FilterForm } from "../../components/table/filter-form";
 import { RefreshAndCreate } from "../../components/table/refresh-and-create";
@@ -30,13 +29,7 @@ export function OperatorPriceRulesListPage() {
     onSearch: (values) => [formFilter("organization_uuid", "eq", values.organization_uuid)],
   });
   const scope = filterText(filters, "organization_uuid", "eq") || undefined;
-  const modal: PriceRuleModal = useModalForm({
-    resource: resource.name,
-    action: "create",
-    redirect: false,
-    errorNotification: false,
-    successNotification: () => ({ type: "success", key: "price-rule-set", message: "Price set" }),
-  });
+  const modal = usePriceRuleModal();
 
   return (
     <PageList
