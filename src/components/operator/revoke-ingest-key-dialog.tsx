@@ -1,7 +1,8 @@
 // Confirms revoking an ingestion key: the eval services using it are refused from then on. A
 // refusal of the API is shown in the dialog.
-import { Alert, Modal, Typography } from "antd";
+import { Typography } from "antd";
 import type { IngestKey } from "../../lib/operator";
+import { DangerConfirmDialog } from "../danger-confirm-dialog";
 
 type Props = {
   ingestKey: IngestKey | null;
@@ -12,23 +13,13 @@ type Props = {
   onCancel: () => void;
 };
 
-export function RevokeIngestKeyDialog({ ingestKey, pending, error, onConfirm, onCancel }: Props) {
+export function RevokeIngestKeyDialog({ ingestKey, ...actions }: Props) {
   return (
-    <Modal
-      open={ingestKey !== null}
-      title="Revoke ingestion key"
-      okText="Revoke"
-      cancelText="Cancel"
-      okButtonProps={{ danger: true, loading: pending }}
-      onOk={onConfirm}
-      onCancel={onCancel}
-      destroyOnHidden
-    >
+    <DangerConfirmDialog open={ingestKey !== null} title="Revoke ingestion key" okText="Revoke" {...actions}>
       <Typography.Paragraph>
         Revoke the ingestion key <Typography.Text strong>{ingestKey?.name}</Typography.Text>? Eval services
         sending usage with it are refused at once. This cannot be undone.
       </Typography.Paragraph>
-      {error ? <Alert type="error" showIcon role="alert" message={error} /> : null}
-    </Modal>
+    </DangerConfirmDialog>
   );
 }

@@ -1,6 +1,7 @@
 // Confirms deleting a workspace. Deleting hides it from everyone; members lose access at once.
-import { Modal, Typography } from "antd";
+import { Typography } from "antd";
 import type { WorkspaceRecord } from "../../lib/workspaces";
+import { DangerConfirmDialog } from "../danger-confirm-dialog";
 
 type Props = {
   workspace: WorkspaceRecord | null;
@@ -9,22 +10,13 @@ type Props = {
   onCancel: () => void;
 };
 
-export function DeleteWorkspaceDialog({ workspace, pending, onConfirm, onCancel }: Props) {
+export function DeleteWorkspaceDialog({ workspace, ...actions }: Props) {
   return (
-    <Modal
-      open={workspace !== null}
-      title="Delete Workspace"
-      okText="Delete"
-      cancelText="Cancel"
-      okButtonProps={{ danger: true, loading: pending }}
-      onOk={onConfirm}
-      onCancel={onCancel}
-      destroyOnHidden
-    >
+    <DangerConfirmDialog open={workspace !== null} title="Delete Workspace" okText="Delete" {...actions}>
       <Typography.Paragraph>
         Are you sure you want to delete <Typography.Text strong>{workspace?.name}</Typography.Text>? Its
         members lose access immediately. Billing and usage history remain viewable.
       </Typography.Paragraph>
-    </Modal>
+    </DangerConfirmDialog>
   );
 }

@@ -9,8 +9,9 @@ import {
   useNotification,
   useUpdate,
 } from "@refinedev/core";
-import { Modal, Typography } from "antd";
+import { Typography } from "antd";
 import { useState } from "react";
+import { DangerConfirmDialog } from "../../components/danger-confirm-dialog";
 import { webhookEndpoints as resource, webhookDeliveries } from "../../resources/webhook-endpoints";
 import {
   errorMessage,
@@ -125,34 +126,32 @@ export function useWebhookActions(opts: { onDeleted?: () => void } = {}) {
 
   const dialogs = (
     <>
-      <Modal
+      <DangerConfirmDialog
         open={rotating !== null}
         title="Rotate signing secret"
         okText="Rotate"
-        okButtonProps={{ danger: true, loading: calling.isPending }}
-        onOk={confirmRotate}
+        pending={calling.isPending}
+        onConfirm={confirmRotate}
         onCancel={() => setRotating(null)}
-        destroyOnHidden
       >
         <Typography.Paragraph>
           A new secret replaces the current one at once: deliveries from now on, retries included, are signed
           with the new secret only. Update your receiver right after.
         </Typography.Paragraph>
-      </Modal>
-      <Modal
+      </DangerConfirmDialog>
+      <DangerConfirmDialog
         open={deleting !== null}
         title="Delete webhook endpoint"
         okText="Delete"
-        okButtonProps={{ danger: true, loading: removal.isPending }}
-        onOk={confirmDelete}
+        pending={removal.isPending}
+        onConfirm={confirmDelete}
         onCancel={() => setDeleting(null)}
-        destroyOnHidden
       >
         <Typography.Paragraph>
           Delete the endpoint <Typography.Text strong>{deleting?.url}</Typography.Text>? Its delivery log goes
           with it and its pending deliveries are not sent.
         </Typography.Paragraph>
-      </Modal>
+      </DangerConfirmDialog>
     </>
   );
 
