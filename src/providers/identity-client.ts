@@ -1,7 +1,7 @@
 // The PropelAuth client as the console runs it. A failed GET /api/v1/refresh_token (after the
 // client's own 3 retries, 100, 200 and 300 ms apart) becomes an AuthRefreshError carrying the
 // spec's wording (§8), and background refreshes never leave a rejection unhandled.
-import { createClient, type IAuthClient } from "@propelauth/javascript";
+import { type AuthenticationInfo, createClient, type IAuthClient } from "@propelauth/javascript";
 
 /** Spec §8: status 0 (CORS, network) and unparsable answers. */
 export const AUTH_RESPONSE_UNREADABLE = "Unable to process authentication response";
@@ -53,7 +53,7 @@ export function createIdentityClient(authUrl: string, win: Window = window): Ide
     throw new Error(detail === AUTH_CLIENT_INIT_FAILED ? detail : `${AUTH_CLIENT_INIT_FAILED}: ${detail}`);
   }
   const fetchInfo = client.getAuthenticationInfoOrNull.bind(client);
-  client.getAuthenticationInfoOrNull = async (forceRefresh?: boolean) => {
+  const getInfo = async (forceRefresh?: boolean) => {
     try {
       return await fetchInfo(forceRefresh);
     } catch (error) {
@@ -65,11 +65,33 @@ export function createIdentityClient(authUrl: string, win: Window = window): Ide
     if (event.reason instanceof AuthRefreshError) event.preventDefault();
   };
   win.addEventListener("unhandledrejection", markHandled);
+
+  // The session request starts here, while the console's code loads. Its answer is the session's
+  // first answer: the auth check, which comes once that code has run, may come after a failing
+  // round (the request and its 3 retries) has ended, and then reads that failure (or the signed-out
+  // answer) instead of starting a second round. After one caller has read it once settled, callers
+  // ask the client again; a signed-in answer is the client's own cache from the start.
+  let startup: Promise<AuthenticationInfo | null> | null = getInfo();
+  let settled = false;
+  startup.then(
+    (info) => {
+      settled = true;
+      if (info) startup = null;
+    },
+    () => {
+      settled = true;
+    },
+  );
+  client.getAuthenticationInfoOrNull = (forceRefresh?: boolean) => {
+    if (!startup || forceRefresh) return getInfo(forceRefresh);
+    const first = startup;
+    if (settled) startup = null;
+    return first;
+  };
+
   const refresh = () => {
     client.getAuthenticationInfoOrNull().catch(() => {});
   };
-  // Starts the session request while the console's code loads; the auth check joins it.
-  refresh();
   const timer = win.setInterval(refresh, BACKGROUND_REFRESH_MS);
   const destroy = client.destroy.bind(client);
   client.destroy = () => {

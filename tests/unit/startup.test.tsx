@@ -1,15 +1,15 @@
 import { render, screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { createMemoryRouter, RouterProvider } from "react-router";
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { AuthGate } from "../../src/components/auth/auth-gate";
 import { RouteError } from "../../src/components/feedback/route-error";
 import { StartupError } from "../../src/components/feedback/startup-error";
 import { parseConsoleConfig } from "../../src/lib/console-config";
 import { AccountSettingsPage } from "../../src/pages/account/account-settings-page";
 import { loadConsoleConfig } from "../../src/providers/config-loader";
-import { AuthRefreshError } from "../../src/providers/identity-client";
-import { fakeAuthClient, jsonResponse } from "./support/fakes";
+import { AuthRefreshError, createIdentityClient } from "../../src/providers/identity-client";
+import { AUTH_URL, authResponseBody, fakeAuthClient, jsonResponse } from "./support/fakes";
 import { renderPage } from "./support/render-page";
 
 describe("loading /config.json", () => {
@@ -121,5 +121,63 @@ describe("sign-in service outage", () => {
     answer();
     expect(await screen.findByRole("heading", { name: "Account Settings" })).toBeInTheDocument();
     expect(navigator.assign).not.toHaveBeenCalled();
+  });
+});
+
+describe("the session request started with the console", () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  /** The identity client with its start-up request answered by `answer`, once that round (of
+   * `calls` requests: the client retries all but a 401) has ended. */
+  async function clientAfterStartup(answer: () => Response, calls: number) {
+    const fetchMock = vi.fn<typeof fetch>(async () => answer());
+    vi.stubGlobal("fetch", fetchMock);
+    const client = createIdentityClient(AUTH_URL);
+    // The console's code is still loading: nobody asks until the round (and its retries) ended.
+    await vi.waitFor(() => expect(fetchMock).toHaveBeenCalledTimes(calls));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    return { client, fetchMock };
+  }
+
+  it("a failing round is read by the first check that comes after it, not asked again", async () => {
+    const { client, fetchMock } = await clientAfterStartup(
+      () => new Response("", { status: 500, statusText: "Internal Server Error" }),
+      4,
+    );
+    try {
+      const failure = await client.getAuthenticationInfoOrNull().catch((error: unknown) => error);
+      expect((failure as AuthRefreshError).message).toBe("500 Internal Server Error");
+      expect(fetchMock).toHaveBeenCalledTimes(4);
+      // Read once: asking again (Try again) is a new round.
+      await client.getAuthenticationInfoOrNull().catch(() => {});
+      expect(fetchMock).toHaveBeenCalledTimes(8);
+    } finally {
+      client.destroy();
+    }
+  });
+
+  it("a signed-out answer is read once without asking again", async () => {
+    const { client, fetchMock } = await clientAfterStartup(() => new Response("", { status: 401 }), 1);
+    try {
+      await expect(client.getAuthenticationInfoOrNull()).resolves.toBeNull();
+      expect(fetchMock).toHaveBeenCalledTimes(1);
+    } finally {
+      client.destroy();
+    }
+  });
+
+  it("a signed-in answer is the client's session from then on; a forced refresh asks again", async () => {
+    const { client, fetchMock } = await clientAfterStartup(() => jsonResponse(200, authResponseBody()), 1);
+    try {
+      expect((await client.getAuthenticationInfoOrNull())?.accessToken).toBe("token-123");
+      expect((await client.getAuthenticationInfoOrNull())?.accessToken).toBe("token-123");
+      expect(fetchMock).toHaveBeenCalledTimes(1);
+      await client.getAuthenticationInfoOrNull(true);
+      expect(fetchMock).toHaveBeenCalledTimes(2);
+    } finally {
+      client.destroy();
+    }
   });
 });
