@@ -60,12 +60,44 @@ function html2canvasWithoutSideEffects(): Plugin {
   };
 }
 
+/**
+ * The entry (src/main.tsx) holds only the config and session requests and imports the console's
+ * shell (src/render-console.tsx: React, antd, Refine, the routes) dynamically. The entry runs only
+ * once index.html's stylesheet has loaded, so its import would start the shell's download late;
+ * a modulepreload link in index.html fetches the shell with the page instead.
+ */
+function preloadShell(): Plugin {
+  const shell = local("./src/render-console.tsx");
+  return {
+    name: "eval-console:preload-shell",
+    apply: "build",
+    transformIndexHtml: {
+      order: "post",
+      handler(_html, { bundle }) {
+        const chunk = Object.values(bundle ?? {}).find(
+          (output) => output.type === "chunk" && output.isDynamicEntry && output.moduleIds.includes(shell),
+        );
+        if (!chunk) throw new Error("the shell's chunk (src/render-console.tsx) is not in the build");
+        const href = `/${chunk.fileName}`;
+        return [{ tag: "link", attrs: { rel: "modulepreload", crossorigin: true, href }, injectTo: "head" }];
+      },
+    },
+  };
+}
+
 // The console is plain static files; the server (or any static host) serves dist/.
 // In `vite` dev mode, /config.json and the API are proxied to a running `npm run serve`.
 export default defineConfig({
   // antd's styles computed at build time into a stylesheet, the chart chunk on G2's core parts
-  // only, then brotli and gzip copies of every text file, which the server sends as they are.
-  plugins: [react(), antdStaticStyles(), plotsOnG2Core(), html2canvasWithoutSideEffects(), precompress()],
+  // only, the shell's chunk preloaded by index.html, then brotli and gzip copies of every text file, which the server sends as they are.
+  plugins: [
+    react(),
+    antdStaticStyles(),
+    plotsOnG2Core(),
+    html2canvasWithoutSideEffects(),
+    preloadShell(),
+    precompress(),
+  ],
   build: {
     outDir: "dist",
     chunkSizeWarningLimit: 1600,

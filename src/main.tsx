@@ -1,41 +1,48 @@
-// Must come first: makes antd 5 render correctly under React 19.
-import "@ant-design/v5-patch-for-react-19";
-import { StrictMode } from "react";
-import { createRoot } from "react-dom/client";
-import { createBrowserRouter } from "react-router";
-import { App } from "./App";
-import { LoadingScreen } from "./components/feedback/loading-screen";
-import { StartupError } from "./components/feedback/startup-error";
-import { ThemeShell } from "./components/theme-shell";
+// The entry holds only the first request chain: /config.json (preloaded by index.html), then the
+// identity client, whose creation starts the session refresh. The console itself (React, antd,
+// Refine, the layout and the routes, over a megabyte of script) is a chunk of its own, imported
+// here at once so that it downloads and runs while the config and the session load; when the
+// entry held it all, the session refresh started only after all of it had been evaluated.
 import { loadConsoleConfig } from "./providers/config-loader";
 import { createServices } from "./providers/create-services";
 import { createIdentityClient } from "./providers/identity-client";
-import { preloadPage, routes } from "./routes";
+import type { ConsoleStart } from "./render-console";
 
 const container = document.getElementById("root");
 if (!container) throw new Error("index.html has no #root element");
-const root = createRoot(container);
 
-const show = (node: React.ReactNode) =>
-  root.render(
-    <StrictMode>
-      <ThemeShell>{node}</ThemeShell>
-    </StrictMode>,
-  );
+const shell = import("./render-console");
 
-async function start() {
-  show(<LoadingScreen />);
-  // The page's chunk downloads while the config, the session and the current user load.
-  preloadPage(window.location.pathname);
-  try {
-    // The addresses of the API and identity service are only known at run time.
-    const config = await loadConsoleConfig();
-    const client = createIdentityClient(config.authUrl);
-    const services = createServices({ config, client });
-    show(<App services={services} router={createBrowserRouter(routes)} />);
-  } catch (error) {
-    show(<StartupError error={error} onRetry={() => window.location.reload()} />);
-  }
+// Settled into a value, so that a failure is shown by the shell and never left unhandled meanwhile.
+const start: Promise<ConsoleStart> = loadConsoleConfig()
+  .then((config) => {
+    const services = createServices({ config, client: createIdentityClient(config.authUrl) });
+    // The current user (/v1/accounts/me), which the layout and every access check wait for, is
+    // asked for as soon as the session answers; the shell finds it under way or answered. Its
+    // failure is the auth check's or the layout's to show.
+    services.currentUser.get().catch(() => {});
+    return { services };
+  })
+  .catch((error: unknown) => ({ error }));
+
+shell.then(
+  ({ renderConsole }) => renderConsole(container, start),
+  (error: unknown) => showShellLoadFailure(container, error),
+);
+
+/** The console's code could not be downloaded (a network failure, or a new deployment replaced
+ * it): plain text, since antd is in the code that failed, and a reload to fetch it again. */
+function showShellLoadFailure(root: HTMLElement, error: unknown) {
+  const title = document.createElement("p");
+  title.textContent = "The console could not start";
+  const detail = document.createElement("p");
+  detail.textContent = error instanceof Error ? error.message : String(error);
+  const reload = document.createElement("button");
+  reload.type = "button";
+  reload.textContent = "Reload";
+  reload.addEventListener("click", () => window.location.reload());
+  const box = document.createElement("div");
+  box.style.cssText = "color: rgba(255, 255, 255, 0.85); font-family: sans-serif; padding: 24px";
+  box.append(title, detail, reload);
+  root.replaceChildren(box);
 }
-
-void start();

@@ -2,9 +2,10 @@
 // bindings need the data router's context); the authenticated layout wraps every page; each
 // resource route is guarded by the access-control provider; page errors render inside the layout.
 //
-// The shell (Refine, auth gate, layout, current user) is in the entry chunk; each page is its own
-// chunk, so the first load fetches only the page it shows. main.tsx starts fetching the matched
-// page's chunk at startup (`preloadPage`), in parallel with the session check, instead of after it.
+// The shell (Refine, auth gate, layout, current user) is one chunk, loaded beside the entry's
+// config and session requests (main.tsx); each page is its own chunk, so the first load fetches
+// only the page it shows. render-console.tsx starts fetching the matched page's chunk as soon as
+// the shell runs (`preloadPage`), in parallel with the session check, instead of after it.
 
 import { type ComponentType, lazy, Suspense } from "react";
 import { matchRoutes, type RouteObject } from "react-router";

@@ -1,0 +1,38 @@
+// The console's shell chunk: React, antd and the route tree, imported by the entry (main.tsx) while
+// the config and the session load. It shows the loading screen, starts fetching the landing page's
+// code, then renders the console once the services exist, or the startup error.
+// Must come first: makes antd 5 render correctly under React 19.
+import "@ant-design/v5-patch-for-react-19";
+import { StrictMode } from "react";
+import { createRoot } from "react-dom/client";
+import { createBrowserRouter } from "react-router";
+import { App } from "./App";
+import { LoadingScreen } from "./components/feedback/loading-screen";
+import { StartupError } from "./components/feedback/startup-error";
+import { ThemeShell } from "./components/theme-shell";
+import type { ConsoleServices } from "./providers/services";
+import { preloadPage, routes } from "./routes";
+
+/** What the entry's start-up gave: the services, or why they could not be made. */
+export type ConsoleStart = { services: ConsoleServices } | { error: unknown };
+
+export function renderConsole(container: HTMLElement, start: Promise<ConsoleStart>) {
+  const root = createRoot(container);
+  const show = (node: React.ReactNode) =>
+    root.render(
+      <StrictMode>
+        <ThemeShell>{node}</ThemeShell>
+      </StrictMode>,
+    );
+
+  show(<LoadingScreen />);
+  // The page's chunk downloads while the session and the current user load.
+  preloadPage(window.location.pathname);
+  void start.then((started) => {
+    if ("error" in started) {
+      show(<StartupError error={started.error} onRetry={() => window.location.reload()} />);
+      return;
+    }
+    show(<App services={started.services} router={createBrowserRouter(routes)} />);
+  });
+}
