@@ -33,9 +33,17 @@ const ADMIN = member(0, {
   can_be_deleted: false,
 });
 
-/** The members call, answering page `page_number` of `all` (10 a page) filtered by `email_search`. */
-function membersHandler(all: ReturnType<typeof member>[], seen: URLSearchParams[] = []) {
-  return http.get(identity(`/org_membership/${ORG}/members`), ({ request }) => {
+/**
+ * The members call, answering page `page_number` of `all` (10 a page) filtered by `email_search`,
+ * once `answer` has resolved.
+ */
+function membersHandler(
+  all: ReturnType<typeof member>[],
+  seen: URLSearchParams[] = [],
+  answer?: Promise<void>,
+) {
+  return http.get(identity(`/org_membership/${ORG}/members`), async ({ request }) => {
+    await answer;
     const query = new URL(request.url).searchParams;
     seen.push(query);
     const search = query.get("email_search") ?? "";
@@ -53,16 +61,17 @@ function membersHandler(all: ReturnType<typeof member>[], seen: URLSearchParams[
   });
 }
 
-const invitesHandler = (invites: { email: string; role: string }[]) =>
-  http.get(identity(`/org_membership/${ORG}/pending_invites`), () =>
-    HttpResponse.json({
+const invitesHandler = (invites: { email: string; role: string }[], asked: string[] = []) =>
+  http.get(identity(`/org_membership/${ORG}/pending_invites`), ({ request }) => {
+    asked.push(request.url);
+    return HttpResponse.json({
       pending_invites: invites.map((i) => ({ ...i, additional_roles: [], expires_at_seconds: now + 86400 })),
       total_count: invites.length,
       page_number: 0,
       page_size: 10,
       has_more_results: false,
-    }),
-  );
+    });
+  });
 
 /** Records the JSON bodies POSTed to `path`; answers {} or the given error. */
 function postHandler(
@@ -106,6 +115,33 @@ describe("Users page", () => {
     const invitations = screen.getByText("Pending invitations").closest(".ant-card") as HTMLElement;
     const invite = await within(invitations).findByRole("row", { name: /invited@acme\.test/ });
     expect(within(invite).getByText("Admin")).toBeInTheDocument();
+  });
+
+  it("shows the pending invitations only once the members above them have answered", async () => {
+    // The members answer only when released; the invitations at once.
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const invitesAsked: string[] = [];
+    renderPage(<UsersPage />, {
+      route: "/users",
+      me: asAdmin,
+      handlers: [
+        membersHandler([ADMIN], [], released),
+        invitesHandler([{ email: "invited@acme.test", role: "Admin" }], invitesAsked),
+      ],
+    });
+    expect(await screen.findByText("Members")).toBeInTheDocument();
+    // Fetched meanwhile, but not shown where the members table is still to grow.
+    await waitFor(() => expect(invitesAsked).toHaveLength(1));
+    expect(screen.queryByText("Pending invitations")).not.toBeInTheDocument();
+    expect(screen.queryByText("invited@acme.test")).not.toBeInTheDocument();
+
+    release();
+    await screen.findByRole("row", { name: /admin@acme\.test/ });
+    const invitations = (await screen.findByText("Pending invitations")).closest(".ant-card") as HTMLElement;
+    expect(await within(invitations).findByRole("row", { name: /invited@acme\.test/ })).toBeInTheDocument();
   });
 
   it("pages by 10 and searches by email from the first page", async () => {

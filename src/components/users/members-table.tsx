@@ -4,6 +4,7 @@
 import { DeleteButton, EditButton } from "@refinedev/antd";
 import { Flex, Table, type TableProps, Tag, Tooltip, Typography } from "antd";
 import { identityMessage, lastActive, memberName, type OrganizationMember } from "./organization-user";
+import { RowActions, USERS_COLUMN_WIDTH, usersTableMinWidth } from "./row-actions";
 
 type Props = {
   tableProps: TableProps<OrganizationMember>;
@@ -19,13 +20,23 @@ export function MembersTable({ tableProps, meta, manage, onChangeRole }: Props) 
       {...tableProps}
       rowKey="user_id"
       size="middle"
+      tableLayout="fixed"
+      scroll={{
+        x: usersTableMinWidth(manage ? ["name", "role", "time", "actions"] : ["name", "role", "time"]),
+      }}
       locale={{ emptyText: "No users found" }}
     >
       <Table.Column<OrganizationMember> dataIndex="email" title="Email" />
-      <Table.Column<OrganizationMember> key="name" title="Name" render={(_, member) => memberName(member)} />
+      <Table.Column<OrganizationMember>
+        key="name"
+        title="Name"
+        width={USERS_COLUMN_WIDTH.name}
+        render={(_, member) => memberName(member)}
+      />
       <Table.Column<OrganizationMember>
         dataIndex="role"
         title="Role"
+        width={USERS_COLUMN_WIDTH.role}
         render={(role: string, member) => (
           <Flex gap={4} wrap>
             <Tag color={role === "Member" ? "default" : "blue"}>{role}</Tag>
@@ -36,6 +47,7 @@ export function MembersTable({ tableProps, meta, manage, onChangeRole }: Props) 
       <Table.Column<OrganizationMember>
         dataIndex="last_active_at"
         title="Last active"
+        width={USERS_COLUMN_WIDTH.time}
         render={(seconds: number) => {
           const when = lastActive(seconds);
           return (
@@ -50,8 +62,9 @@ export function MembersTable({ tableProps, meta, manage, onChangeRole }: Props) 
           key="actions"
           title="Actions"
           align="right"
+          width={USERS_COLUMN_WIDTH.actions}
           render={(_, member) => (
-            <Flex gap={8} justify="flex-end" wrap>
+            <RowActions>
               {member.possible_roles.length > 0 ? (
                 <EditButton
                   size="small"
@@ -87,7 +100,7 @@ export function MembersTable({ tableProps, meta, manage, onChangeRole }: Props) 
                   Remove
                 </DeleteButton>
               ) : null}
-            </Flex>
+            </RowActions>
           )}
         />
       ) : null}

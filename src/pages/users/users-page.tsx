@@ -98,9 +98,16 @@ function InviteButton({ orgId }: { orgId: string }) {
       description: "Could not send the invitation",
     }),
   });
+  // The page shows this button only once `can` allowed the invitation (access.invite). The
+  // button's own check would ask again and keep it hidden a moment longer: on a narrow screen it
+  // would then wrap under the title and push the page down after the members card has shown.
   return (
     <>
-      <CreateButton resource="organization-invitations" onClick={() => invite.show()}>
+      <CreateButton
+        resource="organization-invitations"
+        accessControl={{ enabled: false }}
+        onClick={() => invite.show()}
+      >
         Invite user
       </CreateButton>
       <InviteUserModal modal={invite} />
@@ -145,6 +152,10 @@ function OrganizationUsers({ orgId, access }: { orgId: string; access: UserAcces
     changeRole.formProps.form?.setFieldsValue({ role: member.role });
   };
 
+  // Until the page knows what the user may do, the members card would still change shape (the
+  // read-only note, the actions column): a placeholder holds its place meanwhile. The list is
+  // already being fetched.
+  if (!access.known) return <Card loading />;
   return (
     <Flex vertical gap={24}>
       <Card title="Members">
@@ -170,13 +181,17 @@ function OrganizationUsers({ orgId, access }: { orgId: string; access: UserAcces
           onChangeRole={openChangeRole}
         />
       </Card>
-      {access.invitations ? <PendingInvitations meta={meta} /> : null}
+      {access.invitations ? <PendingInvitations meta={meta} placed={members.tableQuery.isFetched} /> : null}
       <ChangeRoleModal modal={changeRole} member={changing} />
     </Flex>
   );
 }
 
-function PendingInvitations({ meta }: { meta: { orgId: string } }) {
+/**
+ * The pending invitations, fetched at once but shown only from the members' first answer on: above
+ * it, the members table takes its height then, and would otherwise push this card down the page.
+ */
+function PendingInvitations({ meta, placed }: { meta: { orgId: string }; placed: boolean }) {
   const invitations = useTable<PendingInvitation, HttpError>({
     resource: "organization-invitations",
     meta,
@@ -186,6 +201,7 @@ function PendingInvitations({ meta }: { meta: { orgId: string } }) {
     sorters: { mode: "off" },
     errorNotification: false,
   });
+  if (!placed) return null;
   return (
     <Card title="Pending invitations">
       <RefusalAlert query={invitations.tableQuery} />
