@@ -62,9 +62,10 @@ function html2canvasWithoutSideEffects(): Plugin {
 
 /**
  * The entry (src/main.tsx) holds only the config and session requests and imports the console's
- * shell (src/render-console.tsx: React, antd, Refine, the routes) dynamically. The entry runs only
- * once index.html's stylesheet has loaded, so its import would start the shell's download late;
- * a modulepreload link in index.html fetches the shell with the page instead.
+ * shell (src/render-console.tsx: React, antd, Refine, the routes) dynamically, once the session
+ * request is under way (the entry itself runs only once index.html's stylesheet has loaded), so
+ * that import would start the shell's download late; a modulepreload link in index.html fetches
+ * the shell with the page instead.
  */
 function preloadShell(): Plugin {
   const shell = local("./src/render-console.tsx");

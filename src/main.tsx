@@ -1,8 +1,8 @@
 // The entry holds only the first request chain: /config.json (preloaded by index.html), then the
 // identity client, whose creation starts the session refresh. The console itself (React, antd,
-// Refine, the layout and the routes, over a megabyte of script) is a chunk of its own, imported
-// here at once so that it downloads and runs while the config and the session load; when the
-// entry held it all, the session refresh started only after all of it had been evaluated.
+// Refine, the layout and the routes, over a megabyte of script) is a chunk of its own, downloaded
+// with the page and run while the session loads; when the entry held it all, the session refresh
+// started only after all of it had been evaluated.
 import { loadConsoleConfig } from "./providers/config-loader";
 import { createServices } from "./providers/create-services";
 import { createIdentityClient } from "./providers/identity-client";
@@ -10,8 +10,6 @@ import type { ConsoleStart } from "./render-console";
 
 const container = document.getElementById("root");
 if (!container) throw new Error("index.html has no #root element");
-
-const shell = import("./render-console");
 
 // Settled into a value, so that a failure is shown by the shell and never left unhandled meanwhile.
 const start: Promise<ConsoleStart> = loadConsoleConfig()
@@ -24,6 +22,11 @@ const start: Promise<ConsoleStart> = loadConsoleConfig()
     return { services };
   })
   .catch((error: unknown) => ({ error }));
+
+// index.html's modulepreload has the shell downloading already; it is evaluated once the session
+// request is under way, since its evaluation holds the main thread for 100 ms and more, and the
+// config's answer would wait behind it.
+const shell = start.then(() => import("./render-console"));
 
 shell.then(
   ({ renderConsole }) => renderConsole(container, start),
