@@ -2,6 +2,7 @@
 // usage-records and the usage summary/series calls.
 import { DollarOutlined } from "@ant-design/icons";
 import { createElement } from "react";
+import { stackedBars } from "../pages/billing/stacked-bars-chunk";
 import { ADMINS, type ConsoleResource } from "./types";
 
 /** The organization's billing cycles: the page's first read (the usage calls name one of them). */
@@ -17,7 +18,7 @@ export const billing: ConsoleResource = {
   // under way instead of after the series arrived; only where the chart is shown (768 px and up).
   prefetch: () => {
     if (window.matchMedia?.("(min-width: 768px)").matches) {
-      void import("../pages/billing/stacked-bars").catch(() => {});
+      stackedBars.preload().catch(() => {});
     }
   },
 };

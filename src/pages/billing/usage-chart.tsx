@@ -2,13 +2,14 @@
 // 350 kB gzip, 240 kB brotli) is a separate chunk loaded only when the chart is shown. Hidden
 // below 768 px.
 import { Alert, Card, Empty, Flex, Segmented, Skeleton, Typography } from "antd";
-import { lazy, Suspense, useMemo } from "react";
+import { Suspense, useMemo } from "react";
 import type { Grouping } from "../../../contract/usage-schemas";
 import { ADJUSTMENTS_LABEL, type ChartMetric, chartData } from "../../lib/billing/chart";
+import { stackedBars } from "./stacked-bars-chunk";
 import type { useUsageSeries } from "./use-billing-data";
 import type { BillingState } from "./use-billing-state";
 
-const StackedBars = lazy(() => import("./stacked-bars"));
+const StackedBars = stackedBars.Component;
 
 const METRICS: { label: string; value: ChartMetric }[] = [
   { label: "Cost", value: "cost" },
