@@ -6,6 +6,7 @@ import { PlusOutlined } from "@ant-design/icons";
 import { CreateButton } from "@refinedev/antd";
 import { CanAccess, type HttpError, useList } from "@refinedev/core";
 import { Alert, Button, Card, Col, Empty, Row, Skeleton, Typography } from "antd";
+import { memo } from "react";
 import type { Budget } from "../../../contract/budgets";
 import { budgets as resource } from "../../resources/budgets";
 import { BudgetCard } from "./budget-card";
@@ -34,7 +35,7 @@ function ordered(budgets: readonly Budget[]): Budget[] {
   );
 }
 
-export function BudgetsSection() {
+function BudgetsSectionView() {
   const { budgets, query } = useBudgets();
   const modals = useBudgetModals();
 
@@ -122,3 +123,6 @@ export function BudgetsSection() {
     </section>
   );
 }
+
+/** Memoized: the billing page re-renders on each of its reads' answers; this part only when its own props change. */
+export const BudgetsSection = memo(BudgetsSectionView);

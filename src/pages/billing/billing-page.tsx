@@ -4,7 +4,7 @@
 import { ReloadOutlined } from "@ant-design/icons";
 import { useGo, useInvalidate } from "@refinedev/core";
 import { Alert, Button, Card, Divider, Flex, Typography } from "antd";
-import { useEffect, useMemo } from "react";
+import { useCallback, useEffect, useMemo } from "react";
 import { useLocation } from "react-router";
 import { BudgetsSection } from "../../components/budgets/budgets-section";
 import { PageTitle } from "../../components/page-title";
@@ -60,6 +60,15 @@ function BillingDashboard() {
   const invalidate = useInvalidate();
   const { awaiting, query: awaitingQuery } = useAwaitingPricing();
 
+  const { update } = records;
+  const onWorkspaces = useCallback((workspaceUuids: string[]) => update({ workspaceUuids }), [update]);
+  const awaitingLoading = awaitingQuery.isLoading;
+  const awaitingFailed = awaitingQuery.isError;
+  const awaitingState = useMemo(
+    () => ({ awaiting, loading: awaitingLoading, failed: awaitingFailed }),
+    [awaiting, awaitingLoading, awaitingFailed],
+  );
+
   // Everything the page shows is read again; what is on screen stays until the answers are in.
   const refresh = () => {
     cyclesQuery.refetch();
@@ -104,7 +113,7 @@ function BillingDashboard() {
             user={user}
             workspaces={workspaces}
             selected={filters.workspaceUuids}
-            onChange={(workspaceUuids) => records.update({ workspaceUuids })}
+            onChange={onWorkspaces}
           />
         </Flex>
         <Divider style={{ margin: "12px 0" }} />
@@ -118,7 +127,7 @@ function BillingDashboard() {
       <TotalsStrip
         cycle={state.cycle}
         loading={cyclesQuery.isLoading}
-        awaiting={{ awaiting, loading: awaitingQuery.isLoading, failed: awaitingQuery.isError }}
+        awaiting={awaitingState}
         onExplain={explain.open}
       />
       <ExplainDrawer cycle={state.cycle} state={explain} />

@@ -4,6 +4,7 @@
 // adjustments, and its parts, which add up to the total. Where it is lives in the address.
 import { type HttpError, useCustom } from "@refinedev/core";
 import { Alert, Breadcrumb, Button, Card, Drawer, Flex, Skeleton, Typography } from "antd";
+import { memo } from "react";
 import type { UsageExplain } from "../../../contract/usage-explain";
 import { useIsMobile } from "../../hooks/use-is-mobile";
 import { periodLabel } from "../../lib/billing/dates";
@@ -69,7 +70,7 @@ function Header({ answer }: { answer: UsageExplain }) {
   );
 }
 
-export function ExplainDrawer({ cycle, state }: { cycle: Cycle | undefined; state: ExplainState }) {
+function ExplainDrawerView({ cycle, state }: { cycle: Cycle | undefined; state: ExplainState }) {
   const mobile = useIsMobile();
   const { answer, query } = useExplain(cycle?.billing_cycle_uuid, state);
   const open = !!state.view;
@@ -144,3 +145,6 @@ export function ExplainDrawer({ cycle, state }: { cycle: Cycle | undefined; stat
     </Drawer>
   );
 }
+
+/** Memoized: the billing page re-renders on each of its reads' answers; this part only when its own props change. */
+export const ExplainDrawer = memo(ExplainDrawerView);

@@ -2,7 +2,7 @@
 // "Clear all (n)" while any of them is set. Options are the values present in the cycle's data.
 import { ClearOutlined } from "@ant-design/icons";
 import { Button, Flex, Select, Typography } from "antd";
-import { useId } from "react";
+import { memo, useId } from "react";
 import { evalTypeLabel } from "../../../contract/eval-types";
 import type { UsageSummary } from "../../../contract/usage-schemas";
 import {
@@ -55,7 +55,7 @@ function Choice<T extends string>({
   );
 }
 
-export function FilterBar({ filters, options, onChange, onReplace }: Props) {
+function FilterBarView({ filters, options, onChange, onReplace }: Props) {
   const clearLabel = clearAllLabel(filters);
   const set = (key: SetKey, label: string, present: readonly string[], labelOf: (v: string) => string) => {
     const values = optionsWithSelected(present, filters[key]);
@@ -100,3 +100,6 @@ export function FilterBar({ filters, options, onChange, onReplace }: Props) {
     </Flex>
   );
 }
+
+/** Memoized: the billing page re-renders on each of its reads' answers; this part only when its own props change. */
+export const FilterBar = memo(FilterBarView);

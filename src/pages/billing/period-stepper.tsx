@@ -1,10 +1,11 @@
 // "Billing Period" with previous/next buttons; renders nothing without billing cycles.
 import { LeftOutlined, RightOutlined } from "@ant-design/icons";
 import { Button, Flex, Typography } from "antd";
+import { memo } from "react";
 import { periodLabel } from "../../lib/billing/dates";
 import type { BillingState } from "./use-billing-state";
 
-export function PeriodStepper({ state }: { state: BillingState }) {
+function PeriodStepperView({ state }: { state: BillingState }) {
   const { cycle, canStepBack, canStepForward, step } = state;
   if (!cycle) return null;
   return (
@@ -37,3 +38,6 @@ export function PeriodStepper({ state }: { state: BillingState }) {
     </Flex>
   );
 }
+
+/** Memoized: the billing page re-renders on each of its reads' answers; this part only when its own props change. */
+export const PeriodStepper = memo(PeriodStepperView);

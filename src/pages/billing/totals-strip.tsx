@@ -3,6 +3,7 @@
 import { PartitionOutlined } from "@ant-design/icons";
 import { Button, Card, Col, Flex, Row, Skeleton, Tooltip, Typography } from "antd";
 import type { ReactNode } from "react";
+import { memo } from "react";
 import type { BillingCycle } from "../../../contract/billing-cycle-schema";
 import { formatBalance, formatMoney, toMicros } from "../../../contract/money";
 import type { AwaitingPricing } from "../../../contract/usage-schemas";
@@ -73,7 +74,7 @@ export function AwaitingLine({ state }: { state: AwaitingState }) {
   );
 }
 
-export function TotalsStrip({
+function TotalsStripView({
   cycle,
   loading,
   awaiting,
@@ -154,3 +155,6 @@ export function TotalsStrip({
     </Row>
   );
 }
+
+/** Memoized: the billing page re-renders on each of its reads' answers; this part only when its own props change. */
+export const TotalsStrip = memo(TotalsStripView);

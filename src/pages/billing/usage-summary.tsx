@@ -1,6 +1,7 @@
 // The Usage Summary card: a tile per operation (count and cost), By Workspace (top 6 and No
 // Workspace) and By Eval Type (top 5), each row with its share of the total as a bar.
 import { Card, Col, Empty, Flex, Progress, Row, Skeleton, Typography } from "antd";
+import { memo } from "react";
 import { evalTypeLabel } from "../../../contract/eval-types";
 import { formatMoney, percentOf, toMicros } from "../../../contract/money";
 import type { UsageSummary as Summary } from "../../../contract/usage-schemas";
@@ -129,7 +130,7 @@ function SummarySkeleton() {
   );
 }
 
-export function UsageSummary({ summary, loading }: { summary: Summary | undefined; loading: boolean }) {
+function UsageSummaryView({ summary, loading }: { summary: Summary | undefined; loading: boolean }) {
   if (!summary) {
     return (
       <Card title="Usage Summary" style={{ marginBottom: 16 }}>
@@ -232,3 +233,6 @@ export function UsageSummary({ summary, loading }: { summary: Summary | undefine
     </Card>
   );
 }
+
+/** Memoized: the billing page re-renders on each of its reads' answers; this part only when its own props change. */
+export const UsageSummary = memo(UsageSummaryView);

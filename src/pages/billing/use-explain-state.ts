@@ -30,7 +30,7 @@ export function useExplainState() {
       ),
     [setParams],
   );
-  return { view, open, close, go, setPage };
+  return useMemo(() => ({ view, open, close, go, setPage }), [view, open, close, go, setPage]);
 }
 
 export type ExplainState = ReturnType<typeof useExplainState>;

@@ -1,7 +1,7 @@
 // The Workspace multi-select (spec §2): All workspaces, My workspace ({name}), then every
 // workspace of the organization, deleted ones included. Hidden without an organization or workspaces.
 import { Tag } from "antd";
-import { useMemo } from "react";
+import { memo, useMemo } from "react";
 import { toggleValue, workspaceSummary } from "../../lib/billing/selection";
 import type { WorkspaceRecord } from "../../lib/workspaces";
 import type { CurrentUser } from "../../providers/current-user-types";
@@ -14,7 +14,7 @@ type Props = {
   onChange: (uuids: string[]) => void;
 };
 
-export function WorkspaceSelect({ user, workspaces, selected, onChange }: Props) {
+function WorkspaceSelectView({ user, workspaces, selected, onChange }: Props) {
   const names = useMemo(() => new Map(workspaces.map((w) => [w.workspace_uuid, w.name])), [workspaces]);
   const order = useMemo(() => workspaces.map((w) => w.workspace_uuid), [workspaces]);
   if (!user?.organization?.org_uuid || workspaces.length === 0) return null;
@@ -56,3 +56,6 @@ export function WorkspaceSelect({ user, workspaces, selected, onChange }: Props)
     />
   );
 }
+
+/** Memoized: the billing page re-renders on each of its reads' answers; this part only when its own props change. */
+export const WorkspaceSelect = memo(WorkspaceSelectView);
