@@ -3,6 +3,8 @@
 // Refine, the layout and the routes, over a megabyte of script) is a chunk of its own, downloaded
 // with the page and run while the session loads; when the entry held it all, the session refresh
 // started only after all of it had been evaluated.
+import { startBillingEarlyReads } from "./lib/billing/early-reads";
+import { DESKTOP_QUERY } from "./lib/breakpoints";
 import { loadConsoleConfig } from "./providers/config-loader";
 import { createServices } from "./providers/create-services";
 import { createIdentityClient } from "./providers/identity-client";
@@ -11,22 +13,39 @@ import type { ConsoleStart } from "./render-console";
 const container = document.getElementById("root");
 if (!container) throw new Error("index.html has no #root element");
 
+/** The longest the console's code waits for the landing page's early reads before it runs. */
+const EARLY_READS_WAIT_MS = 400;
+
 // Settled into a value, so that a failure is shown by the shell and never left unhandled meanwhile.
-const start: Promise<ConsoleStart> = loadConsoleConfig()
+const started: Promise<{ start: ConsoleStart; early: Promise<void> }> = loadConsoleConfig()
   .then((config) => {
     const services = createServices({ config, client: createIdentityClient(config.authUrl) });
     // The current user (/v1/accounts/me), which the layout and every access check wait for, is
     // asked for as soon as the session answers; the shell finds it under way or answered. Its
     // failure is the auth check's or the layout's to show.
-    services.currentUser.get().catch(() => {});
-    return { services };
+    const user = services.currentUser.get();
+    user.catch(() => {});
+    // The landing page's first reads (lib/early-reads) start as soon as the current user is known.
+    const early = startBillingEarlyReads({
+      apiUrl: config.apiUrl,
+      apiFetch: services.apiFetch,
+      user,
+      location: window.location,
+      chartShown: window.matchMedia?.(DESKTOP_QUERY).matches ?? true,
+    });
+    return { start: { services }, early };
   })
-  .catch((error: unknown) => ({ error }));
+  .catch((error: unknown) => ({ start: { error }, early: Promise.resolve() }));
+const start = started.then(({ start }) => start);
 
-// index.html's modulepreload has the shell downloading already; it is evaluated once the session
-// request is under way, since its evaluation holds the main thread for 100 ms and more, and the
-// config's answer would wait behind it.
-const shell = start.then(() => import("./render-console"));
+// index.html's modulepreload has the shell downloading already. It is evaluated once the early
+// reads are in (or after EARLY_READS_WAIT_MS): its evaluation and first renders hold the main
+// thread for several hundred milliseconds, and every answer that arrived meanwhile would be read
+// only between them, each a round of renders later (a page that needs no early reads waits for
+// nothing: the session request is under way by then).
+const shell = started
+  .then(({ early }) => Promise.race([early, new Promise((r) => setTimeout(r, EARLY_READS_WAIT_MS))]))
+  .then(() => import("./render-console"));
 
 shell.then(
   ({ renderConsole }) => renderConsole(container, start),

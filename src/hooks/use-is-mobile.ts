@@ -1,8 +1,6 @@
 // Below 768 px the sider becomes a drawer (spec §1, §9).
 import { useEffect, useState } from "react";
-
-export const MOBILE_BREAKPOINT_PX = 768;
-const DESKTOP_QUERY = `(min-width: ${MOBILE_BREAKPOINT_PX}px)`;
+import { DESKTOP_QUERY } from "../lib/breakpoints";
 
 function isDesktop(): boolean {
   return typeof window.matchMedia === "function" ? window.matchMedia(DESKTOP_QUERY).matches : true;

@@ -1,6 +1,7 @@
 // Fetch wrapper for the product API: adds the bearer token and turns the API's error shape
 // {"error": {"code", "message"}} into Refine's HttpError, which drives notifications and onError.
 import type { HttpError } from "@refinedev/core";
+import { takeEarlyRead } from "../lib/early-reads";
 
 export type QueryValue = string | number | boolean | null | undefined | readonly (string | number)[];
 
@@ -75,9 +76,24 @@ async function readJson(response: Response): Promise<unknown> {
  */
 export const TOKEN_REVOKED = "token_revoked";
 
+/** A GET that takes the JSON body as it is: one an early read (lib/early-reads) may answer. */
+const plainGet = (request: ApiRequest) =>
+  (request.method ?? "GET") === "GET" && !request.read && !request.headers && request.body === undefined;
+
 export function createApiFetch({ apiUrl, getAccessToken, fetchImpl }: ApiFetchOptions): ApiFetch {
   const signedOut = () => httpError(401, "You are not signed in.", "unauthenticated");
   return async <T>(path: string, request: ApiRequest = {}): Promise<T> => {
+    const early = plainGet(request) ? takeEarlyRead(buildUrl(apiUrl, path, request.query)) : undefined;
+    // An early read that failed is asked again, so that its error is this request's own.
+    if (early)
+      return early.then(
+        (body) => body as T,
+        () => call<T>(path, request),
+      );
+    return call<T>(path, request);
+  };
+
+  async function call<T>(path: string, request: ApiRequest): Promise<T> {
     const token = await getAccessToken();
     if (!token) throw signedOut();
     try {
@@ -89,7 +105,7 @@ export function createApiFetch({ apiUrl, getAccessToken, fetchImpl }: ApiFetchOp
     const fresh = await getAccessToken({ forceRefresh: true });
     if (!fresh) throw signedOut();
     return send<T>(fresh, path, request);
-  };
+  }
 
   async function send<T>(token: string, path: string, request: ApiRequest): Promise<T> {
     const headers: Record<string, string> = {

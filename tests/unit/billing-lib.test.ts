@@ -4,6 +4,7 @@ import { capitalizeWords } from "../../contract/eval-types";
 import { formatBalance } from "../../contract/money";
 import { axisLabel, chartData, tooltipValue } from "../../src/lib/billing/chart";
 import { createLineCounter, exportPercent, hasExpectedHeader, parseCsv } from "../../src/lib/billing/csv";
+import { sortCycles } from "../../src/lib/billing/cycle-order";
 import {
   bucketLabel,
   bucketTitle,
@@ -36,7 +37,7 @@ import {
   toggleValue,
   workspaceSummary,
 } from "../../src/lib/billing/selection";
-import { balanceMicros, groupBreakdown, sortCycles, totalCostMicros } from "../../src/lib/billing/totals";
+import { balanceMicros, groupBreakdown, totalCostMicros } from "../../src/lib/billing/totals";
 
 describe("labels", () => {
   it("turns underscores into capitalised words", () => {

@@ -4,17 +4,6 @@ import { formatMoney, toMicros } from "../../../contract/money";
 import type { Sums } from "../../../contract/usage-schemas";
 import { groupLabel } from "./labels";
 
-/** Cycles in start-date order (ascending), the order the stepper walks. */
-export function sortCycles(cycles: readonly BillingCycle[]): BillingCycle[] {
-  return [...cycles].sort((a, b) =>
-    a.billing_cycle_start_date === b.billing_cycle_start_date
-      ? a.billing_cycle_uuid.localeCompare(b.billing_cycle_uuid)
-      : a.billing_cycle_start_date < b.billing_cycle_start_date
-        ? -1
-        : 1,
-  );
-}
-
 /** Balance = the sum of the groups' positive remaining balances plus the unattributed cost. */
 export function balanceMicros(cycle: BillingCycle): bigint {
   let total = toMicros(cycle.unattributed_cost);

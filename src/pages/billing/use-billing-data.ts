@@ -5,8 +5,8 @@ import { type HttpError, useCustom, useList } from "@refinedev/core";
 import { useMemo } from "react";
 import type { BillingCycle } from "../../../contract/billing-cycle-schema";
 import type { AwaitingPricing, Grouping, UsageSeries, UsageSummary } from "../../../contract/usage-schemas";
+import { sortCycles } from "../../lib/billing/cycle-order";
 import { type BillingFilters, usageQuery } from "../../lib/billing/filters";
-import { sortCycles } from "../../lib/billing/totals";
 import { WORKSPACE_STALE_MS, type WorkspaceRecord } from "../../lib/workspaces";
 import { BILLING_CYCLES_URL } from "../../resources/billing";
 

@@ -1,0 +1,139 @@
+// The entry's early reads of Billing & Usage: what it asks for, for whom, and that the page's own
+// requests (made as its hooks make them, through the data provider) are answered by them instead of
+// going to the network again.
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { startBillingEarlyReads } from "../../src/lib/billing/early-reads";
+import { DEFAULT_SORT, EMPTY_FILTERS, usageQuery } from "../../src/lib/billing/filters";
+import { RECORDS_PAGE_SIZE } from "../../src/lib/billing/paging";
+import { clearEarlyReads, EARLY_READ_TTL_MS, startEarlyRead, takeEarlyRead } from "../../src/lib/early-reads";
+import type { CurrentUser } from "../../src/providers/current-user-types";
+import { createDataProviders } from "../../src/providers/data-provider";
+import { createApiFetch } from "../../src/providers/http";
+import { BILLING_CYCLES_URL } from "../../src/resources/billing";
+import { budgets } from "../../src/resources/budgets";
+import { usageRecords } from "../../src/resources/usage-records";
+import { workspaces } from "../../src/resources/workspaces";
+import { API_URL, AUTH_URL, accountsMe, jsonResponse } from "./support/fakes";
+
+const CYCLES = [
+  { billing_cycle_uuid: "c-old", billing_cycle_start_date: "2026-09-01" },
+  { billing_cycle_uuid: "c-new", billing_cycle_start_date: "2026-11-01" },
+  { billing_cycle_uuid: "c-mid", billing_cycle_start_date: "2026-10-01" },
+];
+
+/** The API: the cycles for their URL, a body naming the path for any other (or `fail` paths: 500). */
+function setup(fail: string[] = []) {
+  const fetchImpl = vi.fn<typeof fetch>(async (input) => {
+    const url = new URL(String(input));
+    if (fail.includes(url.pathname)) return jsonResponse(500, { error: { code: "x", message: "broken" } });
+    if (url.pathname === BILLING_CYCLES_URL) return jsonResponse(200, CYCLES);
+    return jsonResponse(200, { records: [{ usage_event_uuid: "e1" }], total: 1, path: url.pathname });
+  });
+  const apiFetch = createApiFetch({ apiUrl: API_URL, getAccessToken: async () => "t", fetchImpl });
+  const dataProvider = createDataProviders({ apiUrl: API_URL, authUrl: AUTH_URL }, apiFetch).default;
+  const urls = () => fetchImpl.mock.calls.map(([u]) => String(u).slice(API_URL.length));
+  return { fetchImpl, apiFetch, dataProvider, urls };
+}
+
+const start = (s: ReturnType<typeof setup>, user: Partial<CurrentUser>, search = "", pathname = "/") =>
+  startBillingEarlyReads({
+    apiUrl: API_URL,
+    apiFetch: s.apiFetch,
+    user: Promise.resolve(accountsMe(user)),
+    location: { pathname, search },
+    chartShown: true,
+  });
+
+/** The page's first requests, made as its hooks make them for the default view of `cycle`. */
+async function pageReads(s: ReturnType<typeof setup>, cycle: string) {
+  const p = s.dataProvider;
+  const custom = p.custom!;
+  return Promise.all([
+    custom({ url: BILLING_CYCLES_URL, method: "get" }),
+    p.getList({
+      resource: usageRecords.name,
+      meta: { ...usageRecords.meta, query: { billing_cycle_uuid: cycle } },
+      pagination: { currentPage: 1, pageSize: RECORDS_PAGE_SIZE, mode: "server" },
+      sorters: [DEFAULT_SORT],
+      filters: [],
+    }),
+    custom({ url: "/v1/usage/summary", method: "get", query: usageQuery(cycle, EMPTY_FILTERS) }),
+    custom({
+      url: "/v1/usage/series",
+      method: "get",
+      query: { ...usageQuery(cycle, EMPTY_FILTERS), grouping: "daily" },
+    }),
+    p.getList({
+      resource: workspaces.name,
+      meta: { ...workspaces.meta, query: { show_deleted: true } },
+      pagination: { mode: "off" },
+    }),
+    p.getList({ resource: budgets.name, meta: budgets.meta, pagination: { mode: "off" } }),
+    custom({ url: "/v1/usage/awaiting-pricing", method: "get" }),
+  ]);
+}
+
+afterEach(() => {
+  clearEarlyReads();
+  vi.useRealTimers();
+});
+
+describe("Billing & Usage early reads", () => {
+  it("answers the page's first requests for an administrator landing on the default view", async () => {
+    const s = setup();
+    await start(s, { is_admin: true });
+    expect(s.urls()).toEqual([
+      BILLING_CYCLES_URL,
+      "/v1/workspaces/?show_deleted=true",
+      "/v1/budgets",
+      "/v1/usage/awaiting-pricing",
+      // The latest cycle by start date, whatever the API's order.
+      "/v1/usage/records?billing_cycle_uuid=c-new&page=1&page_size=10&sort=-date",
+      "/v1/usage/summary?billing_cycle_uuid=c-new",
+      "/v1/usage/series?billing_cycle_uuid=c-new&grouping=daily",
+    ]);
+
+    const answers = await pageReads(s, "c-new");
+    // Nothing went to the network again, and each request got its own answer.
+    expect(s.fetchImpl).toHaveBeenCalledTimes(7);
+    expect(answers[0]).toEqual({ data: CYCLES });
+    expect(answers[1]).toEqual({ data: [{ usage_event_uuid: "e1", id: "e1" }], total: 1 });
+    expect(answers[2]).toMatchObject({ data: { path: "/v1/usage/summary" } });
+
+    // Each early answer is given once: the next identical request asks the API.
+    await pageReads(s, "c-new");
+    expect(s.fetchImpl).toHaveBeenCalledTimes(14);
+  });
+
+  it("asks for nothing for a member, or on another page", async () => {
+    const s = setup();
+    await start(s, { is_admin: false });
+    await start(s, { is_admin: true }, "", "/eval-runs");
+    expect(s.fetchImpl).not.toHaveBeenCalled();
+  });
+
+  it("asks only for the cycles when the address holds another view", async () => {
+    const s = setup();
+    await start(s, { is_admin: true }, "?period=c-old");
+    expect(s.urls()).toEqual([BILLING_CYCLES_URL]);
+  });
+
+  it("lets the page's own request fail with its own error when an early read failed", async () => {
+    const s = setup(["/v1/usage/summary"]);
+    await start(s, { is_admin: true });
+    const custom = s.dataProvider.custom!;
+    await expect(
+      custom({ url: "/v1/usage/summary", method: "get", query: usageQuery("c-new", EMPTY_FILTERS) }),
+    ).rejects.toMatchObject({ statusCode: 500, message: "broken" });
+    // Asked again rather than handed the early failure.
+    expect(s.urls().filter((u) => u.startsWith("/v1/usage/summary"))).toHaveLength(2);
+  });
+
+  it("does not hand out an answer older than its time to live", () => {
+    const answer = Promise.resolve("old");
+    startEarlyRead("u", () => answer, 1_000);
+    expect(takeEarlyRead("u", 1_000 + EARLY_READ_TTL_MS + 1)).toBeUndefined();
+    startEarlyRead("v", () => answer, 1_000);
+    expect(takeEarlyRead("v", 1_000 + EARLY_READ_TTL_MS)).toBe(answer);
+  });
+});
