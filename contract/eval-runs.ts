@@ -12,9 +12,7 @@ import { MoneySchema } from "./usage-schemas";
 export const EVAL_RUN_SORT_FIELDS = ["started_at", "cost", "events"] as const;
 export type EvalRunSortField = (typeof EVAL_RUN_SORT_FIELDS)[number];
 
-/** The list's page size when none is asked for, and the largest one it answers. */
-export const EVAL_RUN_PAGE_SIZE = 10;
-export const MAX_EVAL_RUN_PAGE_SIZE = 100;
+export { EVAL_RUN_PAGE_SIZE, MAX_EVAL_RUN_PAGE_SIZE } from "./eval-run-paging";
 
 /** A run id as events carry it: free text up to 200 characters (often a UUID). */
 export const MAX_EVAL_RUN_ID_LENGTH = 200;

@@ -3,8 +3,8 @@
 // Refine, the layout and the routes, over a megabyte of script) is a chunk of its own, downloaded
 // with the page and run while the session loads; when the entry held it all, the session refresh
 // started only after all of it had been evaluated.
-import { startBillingEarlyReads } from "./lib/billing/early-reads";
 import { DESKTOP_QUERY } from "./lib/breakpoints";
+import { startLandingReads } from "./lib/landing-reads";
 import { loadConsoleConfig } from "./providers/config-loader";
 import { createServices } from "./providers/create-services";
 import { createIdentityClient } from "./providers/identity-client";
@@ -26,7 +26,7 @@ const started: Promise<{ start: ConsoleStart; early: Promise<void> }> = loadCons
     const user = services.currentUser.get();
     user.catch(() => {});
     // The landing page's first reads (lib/early-reads) start as soon as the current user is known.
-    const early = startBillingEarlyReads({
+    const early = startLandingReads({
       apiUrl: config.apiUrl,
       apiFetch: services.apiFetch,
       user,

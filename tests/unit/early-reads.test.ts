@@ -2,15 +2,19 @@
 // requests (made as its hooks make them, through the data provider) are answered by them instead of
 // going to the network again.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { startBillingEarlyReads } from "../../src/lib/billing/early-reads";
+import { EVAL_RUN_PAGE_SIZE } from "../../contract/eval-run-paging";
+import { BILLING_CYCLES_PATH, startBillingEarlyReads } from "../../src/lib/billing/early-reads";
 import { DEFAULT_SORT, EMPTY_FILTERS, usageQuery } from "../../src/lib/billing/filters";
 import { RECORDS_PAGE_SIZE } from "../../src/lib/billing/paging";
 import { clearEarlyReads, EARLY_READ_TTL_MS, startEarlyRead, takeEarlyRead } from "../../src/lib/early-reads";
+import { startLandingReads } from "../../src/lib/landing-reads";
+import { AUDIT_PAGE_SIZE } from "../../src/lib/page-sizes";
 import type { CurrentUser } from "../../src/providers/current-user-types";
 import { createDataProviders } from "../../src/providers/data-provider";
 import { createApiFetch } from "../../src/providers/http";
-import { BILLING_CYCLES_URL } from "../../src/resources/billing";
+import { auditLog } from "../../src/resources/audit-log";
 import { budgets } from "../../src/resources/budgets";
+import { evalRuns } from "../../src/resources/eval-runs";
 import { usageRecords } from "../../src/resources/usage-records";
 import { workspaces } from "../../src/resources/workspaces";
 import { API_URL, AUTH_URL, accountsMe, jsonResponse } from "./support/fakes";
@@ -26,7 +30,7 @@ function setup(fail: string[] = []) {
   const fetchImpl = vi.fn<typeof fetch>(async (input) => {
     const url = new URL(String(input));
     if (fail.includes(url.pathname)) return jsonResponse(500, { error: { code: "x", message: "broken" } });
-    if (url.pathname === BILLING_CYCLES_URL) return jsonResponse(200, CYCLES);
+    if (url.pathname === BILLING_CYCLES_PATH) return jsonResponse(200, CYCLES);
     return jsonResponse(200, { records: [{ usage_event_uuid: "e1" }], total: 1, path: url.pathname });
   });
   const apiFetch = createApiFetch({ apiUrl: API_URL, getAccessToken: async () => "t", fetchImpl });
@@ -49,7 +53,7 @@ async function pageReads(s: ReturnType<typeof setup>, cycle: string) {
   const p = s.dataProvider;
   const custom = p.custom!;
   return Promise.all([
-    custom({ url: BILLING_CYCLES_URL, method: "get" }),
+    custom({ url: BILLING_CYCLES_PATH, method: "get" }),
     p.getList({
       resource: usageRecords.name,
       meta: { ...usageRecords.meta, query: { billing_cycle_uuid: cycle } },
@@ -83,7 +87,7 @@ describe("Billing & Usage early reads", () => {
     const s = setup();
     await start(s, { is_admin: true });
     expect(s.urls()).toEqual([
-      BILLING_CYCLES_URL,
+      BILLING_CYCLES_PATH,
       "/v1/workspaces/?show_deleted=true",
       "/v1/budgets",
       "/v1/usage/awaiting-pricing",
@@ -115,7 +119,7 @@ describe("Billing & Usage early reads", () => {
   it("asks only for the cycles when the address holds another view", async () => {
     const s = setup();
     await start(s, { is_admin: true }, "?period=c-old");
-    expect(s.urls()).toEqual([BILLING_CYCLES_URL]);
+    expect(s.urls()).toEqual([BILLING_CYCLES_PATH]);
   });
 
   it("lets the page's own request fail with its own error when an early read failed", async () => {
@@ -135,5 +139,67 @@ describe("Billing & Usage early reads", () => {
     expect(takeEarlyRead("u", 1_000 + EARLY_READ_TTL_MS + 1)).toBeUndefined();
     startEarlyRead("v", () => answer, 1_000);
     expect(takeEarlyRead("v", 1_000 + EARLY_READ_TTL_MS)).toBe(answer);
+  });
+});
+
+describe("list pages' early reads", () => {
+  const land = (s: ReturnType<typeof setup>, pathname: string, user: Partial<CurrentUser>, search = "") =>
+    startLandingReads({
+      apiUrl: API_URL,
+      apiFetch: s.apiFetch,
+      user: Promise.resolve(accountsMe(user)),
+      location: { pathname, search },
+      chartShown: true,
+    });
+
+  it("answers each list page's first page, as its table asks for it, without a second request", async () => {
+    const s = setup();
+    await land(s, "/eval-runs", { is_admin: true });
+    await land(s, "/organization/audit-log", { is_admin: true });
+    await land(s, "/organization/workspaces", { is_admin: true });
+    const early = s.fetchImpl.mock.calls.length;
+    expect(s.urls()).toEqual([
+      "/v1/eval-runs?page=1&page_size=10&sort=-started_at",
+      BILLING_CYCLES_PATH,
+      "/v1/workspaces/?show_deleted=true",
+      "/v1/audit-log?page=1&page_size=25",
+      "/v1/workspaces/",
+    ]);
+    const p = s.dataProvider;
+    const firstPage = (pageSize: number) => ({ currentPage: 1, pageSize, mode: "server" as const });
+    await Promise.all([
+      p.getList({
+        resource: evalRuns.name,
+        meta: evalRuns.meta,
+        pagination: firstPage(EVAL_RUN_PAGE_SIZE),
+        sorters: [{ field: "started_at", order: "desc" }],
+        filters: [],
+      }),
+      p.custom!({ url: BILLING_CYCLES_PATH, method: "get" }),
+      p.getList({
+        resource: workspaces.name,
+        meta: { ...workspaces.meta, query: { show_deleted: true } },
+        pagination: { mode: "off" },
+      }),
+      p.getList({
+        resource: auditLog.name,
+        meta: auditLog.meta,
+        pagination: firstPage(AUDIT_PAGE_SIZE),
+        sorters: [],
+        filters: [],
+      }),
+      p.getList({ resource: workspaces.name, meta: workspaces.meta, pagination: { mode: "off" } }),
+    ]);
+    expect(s.fetchImpl).toHaveBeenCalledTimes(early);
+  });
+
+  it("follows each page's access rule, and asks nothing for an address with a view of its own", async () => {
+    const s = setup();
+    await land(s, "/eval-runs", { is_admin: false });
+    await land(s, "/organization/audit-log", { is_admin: false });
+    await land(s, "/organization/workspaces", { is_admin: true }, "?currentPage=2");
+    expect(s.fetchImpl).not.toHaveBeenCalled();
+    await land(s, "/organization/workspaces", { is_admin: false });
+    expect(s.urls()).toEqual(["/v1/workspaces/"]);
   });
 });

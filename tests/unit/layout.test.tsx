@@ -7,10 +7,10 @@ import { AuthGate } from "../../src/components/auth/auth-gate";
 import { ResourceGuard } from "../../src/components/auth/resource-guard";
 import { AppLayout } from "../../src/components/layout/app-layout";
 import { NotFoundPage } from "../../src/components/not-found";
+import { BILLING_CYCLES_PATH } from "../../src/lib/billing/early-reads";
 import { writeSidebarExpanded } from "../../src/lib/sidebar-cookie";
 import { AccountSettingsPage } from "../../src/pages/account/account-settings-page";
 import { accountSettings } from "../../src/resources/account-settings";
-import { BILLING_CYCLES_URL } from "../../src/resources/billing";
 import { AUTH_URL, fakeAuthClient } from "./support/fakes";
 import { api, renderPage } from "./support/render-page";
 
@@ -196,7 +196,7 @@ describe("guards", () => {
           route: "/",
           me: { is_admin },
           handlers: [
-            http.get(api(BILLING_CYCLES_URL), () => {
+            http.get(api(BILLING_CYCLES_PATH), () => {
               reads += 1;
               return HttpResponse.json([]);
             }),

@@ -3,19 +3,16 @@
 // sorted by date, the summary, the daily series on wide screens) and its other reads (workspaces,
 // budgets, events awaiting pricing). Only for administrators (the page's access rule): a member
 // landing on "/" is sent elsewhere and asks for nothing here. The URLs are the ones the page's
-// hooks build for that view (tests/unit/billing-early-reads.test.ts checks them against the data
+// hooks build for that view (tests/unit/early-reads.test.ts checks them against the data
 // provider); a view they do not match simply asks the API itself.
 import type { BillingCycle } from "../../../contract/billing-cycle-schema";
 import type { CurrentUser } from "../../providers/current-user-types";
-import type { ApiFetch, QueryValue } from "../../providers/http";
-import { buildUrl } from "../../providers/http";
-import { startEarlyRead } from "../early-reads";
+import { type EarlyStart, type Read, readEarly } from "../early-reads";
 import { sortCycles } from "./cycle-order";
 import { RECORDS_PAGE_SIZE } from "./paging";
 
+/** The organization's billing cycles: the page's first read (its usage calls name one of them). */
 export const BILLING_CYCLES_PATH = "/v1/accounts/organization/billingcycles";
-
-type Read = { path: string; query?: Record<string, QueryValue> };
 
 /** The default view's reads for one cycle (no filters, no search, first page, newest first). */
 export function billingViewReads(cycleUuid: string, chartShown: boolean): Read[] {
@@ -30,39 +27,23 @@ export function billingViewReads(cycleUuid: string, chartShown: boolean): Read[]
   ];
 }
 
+/** Every workspace, deleted ones included (the workspace select; Eval Runs' filter form). */
+export const BILLING_WORKSPACES_READ: Read = { path: "/v1/workspaces/", query: { show_deleted: true } };
+
 /** The page's reads that do not depend on the cycle. */
 export const BILLING_OTHER_READS: Read[] = [
-  { path: "/v1/workspaces/", query: { show_deleted: true } },
+  BILLING_WORKSPACES_READ,
   { path: "/v1/budgets" },
   { path: "/v1/usage/awaiting-pricing" },
 ];
 
-type Start = {
-  apiUrl: string;
-  apiFetch: ApiFetch;
-  user: Promise<CurrentUser>;
-  location: { pathname: string; search: string };
-  chartShown: boolean;
-};
+type Start = EarlyStart & { user: Promise<CurrentUser>; chartShown: boolean };
 
 /** Starts the reads; the promise settles once every one of them has (at once when there are none). */
-export async function startBillingEarlyReads({
-  apiUrl,
-  apiFetch,
-  user,
-  location,
-  chartShown,
-}: Start): Promise<void> {
+export async function startBillingEarlyReads(start: Start): Promise<void> {
+  const { user, location, chartShown } = start;
   if (location.pathname !== "/") return;
-  const early = ({ path, query }: Read) => {
-    const url = buildUrl(apiUrl, path, query);
-    let answer: Promise<unknown> | undefined;
-    startEarlyRead(url, () => {
-      answer = apiFetch(path, { query });
-      return answer;
-    });
-    return answer;
-  };
+  const early = (read: Read) => readEarly(start, read);
   const me = await user.catch(() => null);
   if (!me?.is_admin) return;
   const cycles = early({ path: BILLING_CYCLES_PATH });

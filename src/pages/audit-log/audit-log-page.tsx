@@ -22,9 +22,8 @@ import {
   sourceLabel,
   targetTypeLabel,
 } from "../../lib/audit-log";
+import { AUDIT_PAGE_SIZE } from "../../lib/page-sizes";
 import { auditLog as resource } from "../../resources/audit-log";
-
-export const AUDIT_PAGE_SIZE = 25;
 
 export function AuditLogPage() {
   // Paging and filters are Refine's, kept in the URL; the form and the export read them back.

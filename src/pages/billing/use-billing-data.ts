@@ -6,9 +6,9 @@ import { useMemo } from "react";
 import type { BillingCycle } from "../../../contract/billing-cycle-schema";
 import type { AwaitingPricing, Grouping, UsageSeries, UsageSummary } from "../../../contract/usage-schemas";
 import { sortCycles } from "../../lib/billing/cycle-order";
+import { BILLING_CYCLES_PATH } from "../../lib/billing/early-reads";
 import { type BillingFilters, usageQuery } from "../../lib/billing/filters";
 import { WORKSPACE_STALE_MS, type WorkspaceRecord } from "../../lib/workspaces";
-import { BILLING_CYCLES_URL } from "../../resources/billing";
 
 const keepPrevious = <T>(previous: T) => previous;
 
@@ -16,7 +16,7 @@ const keepPrevious = <T>(previous: T) => previous;
  * hook's key: the page's first render finds it under way or answered. */
 export function useBillingCycles() {
   const { query } = useCustom<BillingCycle[], HttpError>({
-    url: BILLING_CYCLES_URL,
+    url: BILLING_CYCLES_PATH,
     method: "get",
     errorNotification: false,
   });

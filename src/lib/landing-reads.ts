@@ -1,0 +1,42 @@
+// The early reads (lib/early-reads) of the page a visit lands on, when its address holds no view of
+// its own (no page, sort or filter): Billing & Usage's (lib/billing/early-reads), and the first page
+// of the product API's list pages with what they read beside it. Each list's rule is its page's
+// access rule (resources/*); a user the page would send elsewhere asks for nothing here. The URLs
+// are the ones the pages' hooks build (tests/unit/early-reads.test.ts checks them).
+import { EVAL_RUN_PAGE_SIZE } from "../../contract/eval-run-paging";
+import type { CurrentUser } from "../providers/current-user-types";
+import { BILLING_CYCLES_PATH, BILLING_WORKSPACES_READ, startBillingEarlyReads } from "./billing/early-reads";
+import { type EarlyStart, type Read, readEarly } from "./early-reads";
+import { AUDIT_PAGE_SIZE } from "./page-sizes";
+
+type ListPage = { adminsOnly: boolean; reads: Read[] };
+
+export const LIST_PAGE_READS: Record<string, ListPage> = {
+  "/eval-runs": {
+    adminsOnly: true,
+    reads: [
+      { path: "/v1/eval-runs", query: { page: 1, page_size: EVAL_RUN_PAGE_SIZE, sort: "-started_at" } },
+      // Its filter form's choices.
+      { path: BILLING_CYCLES_PATH },
+      BILLING_WORKSPACES_READ,
+    ],
+  },
+  "/organization/audit-log": {
+    adminsOnly: true,
+    reads: [{ path: "/v1/audit-log", query: { page: 1, page_size: AUDIT_PAGE_SIZE } }],
+  },
+  "/organization/workspaces": { adminsOnly: false, reads: [{ path: "/v1/workspaces/" }] },
+};
+
+type Start = EarlyStart & { user: Promise<CurrentUser>; chartShown: boolean };
+
+/** Starts the landing page's early reads; settles once all have (at once when there are none). */
+export async function startLandingReads(start: Start): Promise<void> {
+  const { pathname, search } = start.location;
+  if (pathname === "/") return startBillingEarlyReads(start);
+  const page = LIST_PAGE_READS[pathname];
+  if (!page || search !== "") return;
+  const me = await start.user.catch(() => null);
+  if (!me || (page.adminsOnly && !me.is_admin)) return;
+  await Promise.allSettled(page.reads.map((read) => readEarly(start, read)));
+}

@@ -1,0 +1,5 @@
+// Page sizes of lists whose first page the entry reads early (lib/landing-reads), here so that the
+// entry needs none of the pages' code.
+
+/** The Audit Log's rows per page. */
+export const AUDIT_PAGE_SIZE = 25;
