@@ -1,8 +1,8 @@
 // The entry holds only the first request chain: /config.json (preloaded by index.html), then the
 // identity client, whose creation starts the session refresh. The console itself (React, antd,
 // Refine, the layout and the routes, over a megabyte of script) is a chunk of its own, downloaded
-// with the page and run while the session loads; when the entry held it all, the session refresh
-// started only after all of it had been evaluated.
+// with the page and run once the landing page's early reads are in; when the entry held it all,
+// the session refresh started only after all of it had been evaluated.
 import { DESKTOP_QUERY } from "./lib/breakpoints";
 import { startLandingReads } from "./lib/landing-reads";
 import { loadConsoleConfig } from "./providers/config-loader";

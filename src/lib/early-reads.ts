@@ -6,31 +6,6 @@
 // page waits for is read only between two renders; answers already read before the first render
 // let the page draw its rows in its first renders instead of after several rounds of them.
 
-import { type ApiFetch, buildUrl, type QueryValue } from "../providers/http";
-
-/** A GET of the product API: its path and query, as the page's data provider sends them. */
-export type Read = { path: string; query?: Record<string, QueryValue> };
-
-/** What the early reads of a landing page need. */
-export type EarlyStart = {
-  apiUrl: string;
-  apiFetch: ApiFetch;
-  location: { pathname: string; search: string };
-};
-
-/** Starts `read` through the product API's fetch (unless under way); its answer, or undefined. */
-export function readEarly(
-  { apiUrl, apiFetch }: EarlyStart,
-  { path, query }: Read,
-): Promise<unknown> | undefined {
-  let answer: Promise<unknown> | undefined;
-  startEarlyRead(buildUrl(apiUrl, path, query), () => {
-    answer = apiFetch(path, { query });
-    return answer;
-  });
-  return answer;
-}
-
 /** An early answer older than this is not used (the page asks the API again). */
 export const EARLY_READ_TTL_MS = 10_000;
 

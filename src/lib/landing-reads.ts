@@ -6,8 +6,8 @@
 import { EVAL_RUN_PAGE_SIZE } from "../../contract/eval-run-paging";
 import type { CurrentUser } from "../providers/current-user-types";
 import { BILLING_CYCLES_PATH, BILLING_WORKSPACES_READ, startBillingEarlyReads } from "./billing/early-reads";
-import { type EarlyStart, type Read, readEarly } from "./early-reads";
 import { AUDIT_PAGE_SIZE } from "./page-sizes";
+import { type EarlyStart, type Read, readEarly } from "./read-early";
 
 type ListPage = { adminsOnly: boolean; reads: Read[] };
 

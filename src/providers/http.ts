@@ -83,31 +83,32 @@ const plainGet = (request: ApiRequest) =>
 export function createApiFetch({ apiUrl, getAccessToken, fetchImpl }: ApiFetchOptions): ApiFetch {
   const signedOut = () => httpError(401, "You are not signed in.", "unauthenticated");
   return async <T>(path: string, request: ApiRequest = {}): Promise<T> => {
-    const early = plainGet(request) ? takeEarlyRead(buildUrl(apiUrl, path, request.query)) : undefined;
+    const url = buildUrl(apiUrl, path, request.query);
+    const early = plainGet(request) ? takeEarlyRead(url) : undefined;
     // An early read that failed is asked again, so that its error is this request's own.
     if (early)
       return early.then(
         (body) => body as T,
-        () => call<T>(path, request),
+        () => call<T>(url, request),
       );
-    return call<T>(path, request);
+    return call<T>(url, request);
   };
 
-  async function call<T>(path: string, request: ApiRequest): Promise<T> {
+  async function call<T>(url: string, request: ApiRequest): Promise<T> {
     const token = await getAccessToken();
     if (!token) throw signedOut();
     try {
-      return await send<T>(token, path, request);
+      return await send<T>(token, url, request);
     } catch (error) {
       if ((error as HttpError).statusCode !== 401 || (error as HttpError).code !== TOKEN_REVOKED) throw error;
     }
     // Once: force a refresh and retry; a second refusal is the end of the session (onError).
     const fresh = await getAccessToken({ forceRefresh: true });
     if (!fresh) throw signedOut();
-    return send<T>(fresh, path, request);
+    return send<T>(fresh, url, request);
   }
 
-  async function send<T>(token: string, path: string, request: ApiRequest): Promise<T> {
+  async function send<T>(token: string, url: string, request: ApiRequest): Promise<T> {
     const headers: Record<string, string> = {
       Accept: "application/json",
       Authorization: `Bearer ${token}`,
@@ -116,7 +117,7 @@ export function createApiFetch({ apiUrl, getAccessToken, fetchImpl }: ApiFetchOp
     if (request.body !== undefined) headers["Content-Type"] = "application/json";
     let response: Response;
     try {
-      response = await (fetchImpl ?? fetch)(buildUrl(apiUrl, path, request.query), {
+      response = await (fetchImpl ?? fetch)(url, {
         method: request.method ?? "GET",
         headers,
         body: request.body === undefined ? undefined : JSON.stringify(request.body),

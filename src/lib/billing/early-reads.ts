@@ -7,7 +7,7 @@
 // provider); a view they do not match simply asks the API itself.
 import type { BillingCycle } from "../../../contract/billing-cycle-schema";
 import type { CurrentUser } from "../../providers/current-user-types";
-import { type EarlyStart, type Read, readEarly } from "../early-reads";
+import { type EarlyStart, type Read, readEarly } from "../read-early";
 import { sortCycles } from "./cycle-order";
 import { RECORDS_PAGE_SIZE } from "./paging";
 
