@@ -39,14 +39,20 @@ function setup(fail: string[] = []) {
   return { fetchImpl, apiFetch, dataProvider, urls };
 }
 
+/** Runs `reads` (the billing page's, or the landing page's) as the entry does for `user` at an address. */
+const earlyReadsOf =
+  (reads: typeof startLandingReads) =>
+  (s: ReturnType<typeof setup>, pathname: string, user: Partial<CurrentUser>, search = "") =>
+    reads({
+      apiUrl: API_URL,
+      apiFetch: s.apiFetch,
+      user: Promise.resolve(accountsMe(user)),
+      location: { pathname, search },
+      chartShown: true,
+    });
+const billingReads = earlyReadsOf(startBillingEarlyReads);
 const start = (s: ReturnType<typeof setup>, user: Partial<CurrentUser>, search = "", pathname = "/") =>
-  startBillingEarlyReads({
-    apiUrl: API_URL,
-    apiFetch: s.apiFetch,
-    user: Promise.resolve(accountsMe(user)),
-    location: { pathname, search },
-    chartShown: true,
-  });
+  billingReads(s, pathname, user, search);
 
 /** The page's first requests, made as its hooks make them for the default view of `cycle`. */
 async function pageReads(s: ReturnType<typeof setup>, cycle: string) {
@@ -143,14 +149,7 @@ describe("Billing & Usage early reads", () => {
 });
 
 describe("list pages' early reads", () => {
-  const land = (s: ReturnType<typeof setup>, pathname: string, user: Partial<CurrentUser>, search = "") =>
-    startLandingReads({
-      apiUrl: API_URL,
-      apiFetch: s.apiFetch,
-      user: Promise.resolve(accountsMe(user)),
-      location: { pathname, search },
-      chartShown: true,
-    });
+  const land = earlyReadsOf(startLandingReads);
 
   it("answers each list page's first page, as its table asks for it, without a second request", async () => {
     const s = setup();
