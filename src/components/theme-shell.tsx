@@ -1,8 +1,14 @@
 // The dark theme is forced (spec §1). antd's <App> gives notifications/modals the theme through
 // App.useApp(), which Refine's notification provider uses; maxCount 1 keeps one toast at a time.
 // Toasts sit at the bottom right, away from the page title's primary buttons (top right).
+// Someone who asked their system for reduced motion gets no zooming dialogs, sliding drawers or
+// fading toasts: every antd component animates through rc-motion, whose provider turns them all
+// off at once. (antd's own switch, the `motion` token, would change the theme's hash and miss the
+// build's precomputed styles.)
 import { App as AntdApp, ConfigProvider, theme } from "antd";
+import { Provider as MotionProvider } from "rc-motion";
 import type { ReactNode } from "react";
+import { useMediaQuery } from "../hooks/use-media-query";
 
 const consoleTheme = {
   algorithm: theme.darkAlgorithm,
@@ -17,12 +23,17 @@ const consoleTheme = {
   },
 };
 
+const REDUCED_MOTION_QUERY = "(prefers-reduced-motion: reduce)";
+
 export function ThemeShell({ children }: { children: ReactNode }) {
+  const reducedMotion = useMediaQuery(REDUCED_MOTION_QUERY, false);
   return (
     <ConfigProvider theme={consoleTheme}>
-      <AntdApp notification={{ maxCount: 1, placement: "bottomRight" }} message={{ maxCount: 1 }}>
-        {children}
-      </AntdApp>
+      <MotionProvider motion={!reducedMotion}>
+        <AntdApp notification={{ maxCount: 1, placement: "bottomRight" }} message={{ maxCount: 1 }}>
+          {children}
+        </AntdApp>
+      </MotionProvider>
     </ConfigProvider>
   );
 }

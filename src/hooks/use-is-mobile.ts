@@ -1,20 +1,5 @@
 // Below 768 px the sider becomes a drawer (spec §1, §9).
-import { useEffect, useState } from "react";
 import { DESKTOP_QUERY } from "../lib/breakpoints";
+import { useMediaQuery } from "./use-media-query";
 
-function isDesktop(): boolean {
-  return typeof window.matchMedia === "function" ? window.matchMedia(DESKTOP_QUERY).matches : true;
-}
-
-export function useIsMobile(): boolean {
-  const [mobile, setMobile] = useState(() => !isDesktop());
-  useEffect(() => {
-    if (typeof window.matchMedia !== "function") return;
-    const query = window.matchMedia(DESKTOP_QUERY);
-    const onChange = () => setMobile(!query.matches);
-    query.addEventListener?.("change", onChange);
-    onChange();
-    return () => query.removeEventListener?.("change", onChange);
-  }, []);
-  return mobile;
-}
+export const useIsMobile = (): boolean => !useMediaQuery(DESKTOP_QUERY, true);

@@ -59,7 +59,8 @@ test("an administrator's changes show in the Audit Log, filter by action and exp
 
   // The Audit Log, reached from the sider, shows each with its actor and target.
   await page.getByRole("menuitem", { name: /Audit Log/ }).click();
-  await expect(page).toHaveURL(/\/organization\/audit-log$/);
+  // The list writes its page into the address once it has mounted.
+  await expect(page).toHaveURL(/\/organization\/audit-log(\?|$)/);
   await expect(page.getByRole("heading", { name: "Audit Log" })).toBeVisible();
   await expect(entry(page, "workspace.created", workspace)).toContainText("admin@acme.test");
   await expect(entry(page, "invitation.created", invitee)).toContainText("admin@acme.test");
@@ -108,7 +109,7 @@ test("a member has no Audit Log: no sider entry, and its address sends them home
   await expect(page.getByRole("heading", { name: "Manage Workspaces" })).toBeVisible();
   await expect(page.getByRole("menuitem", { name: /Audit Log/ })).toHaveCount(0);
   await page.goto("/organization/audit-log");
-  await expect(page).toHaveURL(/\/organization\/workspaces$/);
+  await expect(page).toHaveURL(/\/organization\/workspaces(\?|$)/);
   await expect(page.getByRole("heading", { name: "Audit Log" })).toHaveCount(0);
   await page.screenshot({ path: "test-results/audit-log-member.png", fullPage: true });
 });

@@ -1,6 +1,6 @@
 // What a demanding user notices: one colour per eval type, credits shown as credits, the Balance
-// caption of a paid cycle, phone layouts without cut titles or sideways scrolling, and the
-// collapsed sider's tooltip timing (spec §9).
+// caption of a paid cycle, phone layouts without cut titles or sideways scrolling, the collapsed
+// sider's tooltip timing (spec §9), and no zooming dialogs for someone who asked for reduced motion.
 import { expect, type Locator, type Page, test } from "@playwright/test";
 import { E2E } from "../../playwright.config";
 import { signIn } from "./console";
@@ -187,4 +187,37 @@ test("the collapsed sider's tooltips open after 700 ms", async ({ page }) => {
   );
   expect(times.entered).toBeDefined();
   expect((times.shown ?? 0) - (times.entered ?? 0)).toBeGreaterThanOrEqual(700);
+});
+
+test("someone who asks for reduced motion gets dialogs without the zoom, and the zoom back when they stop", async ({
+  page,
+}) => {
+  await signIn(page, "admin@acme.test", "/users");
+  // The dialog's transform in every frame from the click that opens it until it has been open a
+  // while: a zoom scales it up from a fifth of its size.
+  const transformsWhileOpening = async () => {
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { seen: string[] }).seen = seen;
+      const started = performance.now();
+      const frame = () => {
+        const modal = document.querySelector(".ant-modal");
+        if (modal) seen.push(getComputedStyle(modal).transform);
+        if (performance.now() - started < 1500) requestAnimationFrame(frame);
+      };
+      requestAnimationFrame(frame);
+    });
+    await page.getByRole("button", { name: "Invite user" }).click();
+    const invite = page.getByRole("dialog").filter({ hasText: "Invite user" });
+    await expect(invite).toBeVisible();
+    await page.waitForTimeout(1500);
+    await invite.getByRole("button", { name: "Cancel" }).click();
+    await expect(invite).toBeHidden();
+    return [...new Set(await page.evaluate(() => (window as unknown as { seen: string[] }).seen))];
+  };
+
+  await page.emulateMedia({ reducedMotion: "reduce" });
+  expect(await transformsWhileOpening()).toEqual(["none"]);
+  await page.emulateMedia({ reducedMotion: "no-preference" });
+  expect((await transformsWhileOpening()).some((t) => t.startsWith("matrix"))).toBe(true);
 });
