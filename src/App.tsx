@@ -7,7 +7,7 @@ import { Outlet, RouterProvider } from "react-router";
 import { documentTitle } from "./lib/document-title";
 import { createAccessControlProvider } from "./providers/access-control-provider";
 import { createDataProviders } from "./providers/data-provider";
-import { reactQueryOptions } from "./providers/query-defaults";
+import { consoleReactQuery } from "./providers/query-defaults";
 import { routerProvider } from "./providers/router-provider";
 import { type ConsoleServices, ServicesProvider, useServices } from "./providers/services";
 import { refineResources } from "./resources";
@@ -26,6 +26,7 @@ export function RefineRoot() {
   const { config, authProvider, currentUser, apiFetch } = useServices();
   const dataProvider = useMemo(() => createDataProviders(config, apiFetch), [config, apiFetch]);
   const accessControlProvider = useMemo(() => createAccessControlProvider(currentUser), [currentUser]);
+  const reactQuery = useMemo(() => consoleReactQuery(config.apiUrl, refineResources), [config.apiUrl]);
 
   return (
     <Refine
@@ -39,7 +40,7 @@ export function RefineRoot() {
         disableTelemetry: true,
         // Tables keep their paging, sorting and filters in the URL unless they opt out.
         syncWithLocation: true,
-        reactQuery: reactQueryOptions,
+        reactQuery,
         title: { text: config.productName },
       }}
     >

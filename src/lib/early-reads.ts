@@ -9,7 +9,7 @@
 /** An early answer older than this is not used (the page asks the API again). */
 export const EARLY_READ_TTL_MS = 10_000;
 
-type EarlyRead = { startedAt: number; answer: Promise<unknown> };
+type EarlyRead = { startedAt: number; answer: Promise<unknown>; settled?: { body: unknown } };
 
 const reads = new Map<string, EarlyRead>();
 
@@ -17,8 +17,14 @@ const reads = new Map<string, EarlyRead>();
 export function startEarlyRead(url: string, run: () => Promise<unknown>, now = performance.now()): void {
   if (reads.has(url)) return;
   const answer = run();
-  answer.catch(() => {}); // its failure is the page's own request's to report, if it asks
-  reads.set(url, { startedAt: now, answer });
+  const read: EarlyRead = { startedAt: now, answer };
+  answer.then(
+    (body) => {
+      read.settled = { body };
+    },
+    () => {}, // its failure is the page's own request's to report, if it asks
+  );
+  reads.set(url, read);
 }
 
 /** The early answer for `url`, given once; undefined when there is none or it is too old. */
@@ -27,6 +33,17 @@ export function takeEarlyRead(url: string, now = performance.now()): Promise<unk
   if (!read) return undefined;
   reads.delete(url);
   return now - read.startedAt <= EARLY_READ_TTL_MS ? read.answer : undefined;
+}
+
+/**
+ * The early answer for `url` if it has already arrived, given once and at once (no promise): what
+ * a query's first render can hold (providers/first-answers). Undefined when there is none yet.
+ */
+export function takeArrivedEarlyRead(url: string, now = performance.now()): { body: unknown } | undefined {
+  const read = reads.get(url);
+  if (!read?.settled) return undefined;
+  reads.delete(url);
+  return now - read.startedAt <= EARLY_READ_TTL_MS ? read.settled : undefined;
 }
 
 /** Drops every early read (tests; a sign-out). */

@@ -1,6 +1,10 @@
 // TanStack Query defaults for Refine. Client errors (4xx) are answers, not glitches: retrying
 // them only delays the message. Other failures get one retry.
 import type { RefineProps } from "@refinedev/core";
+import type { QueryClientConfig } from "@tanstack/react-query";
+import { FirstAnswersQueryClient } from "./first-answers";
+
+type Declared = ConstructorParameters<typeof FirstAnswersQueryClient>[1]["resources"][number];
 
 type ReactQueryOptions = NonNullable<NonNullable<RefineProps["options"]>["reactQuery"]>;
 
@@ -20,3 +24,9 @@ export const reactQueryOptions: ReactQueryOptions = {
     },
   },
 };
+
+/** The console's client: those defaults, and queries that start with the answers read early. */
+export function consoleReactQuery(apiUrl: string, resources: readonly Declared[]): ReactQueryOptions {
+  const config = reactQueryOptions.clientConfig as QueryClientConfig;
+  return { clientConfig: new FirstAnswersQueryClient(config, { apiUrl, resources }) };
+}

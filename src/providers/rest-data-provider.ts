@@ -112,17 +112,32 @@ const withId = (api: ResourceApi, row: unknown): BaseRecord => {
   return id === undefined ? record : { ...record, id };
 };
 
+/** The GET a list call makes: its path and query (getList, and providers/first-answers). */
+export function listRequest(
+  resource: string,
+  params: { meta: Meta; pagination?: Pagination; sorters?: CrudSort[]; filters?: CrudFilter[] },
+): { api: ResourceApi; path: string; query: Query } {
+  const api = apiOf(resource, params.meta);
+  return {
+    api,
+    path: fillPath(api.path, params.meta ?? {}),
+    query: { ...metaQuery(params.meta), ...listQuery(api.list, params) },
+  };
+}
+
+/** A list answer as getList hands it to Refine: the rows, each with its id, and the total. */
+export function listResult(api: ResourceApi, body: unknown) {
+  const { rows, total } = listRows(api.list, body);
+  return { data: rows.map((row) => withId(api, row)) as never[], total };
+}
+
 export function createRestDataProvider({ apiUrl, send }: { apiUrl: string; send: ApiFetch }): DataProvider {
   return {
     getApiUrl: () => apiUrl,
 
     getList: async ({ resource, meta, pagination, sorters, filters }) => {
-      const api = apiOf(resource, meta);
-      const body = await send(fillPath(api.path, meta ?? {}), {
-        query: { ...metaQuery(meta), ...listQuery(api.list, { pagination, sorters, filters }) },
-      });
-      const { rows, total } = listRows(api.list, body);
-      return { data: rows.map((row) => withId(api, row)) as never[], total };
+      const { api, path, query } = listRequest(resource, { meta, pagination, sorters, filters });
+      return listResult(api, await send(path, { query }));
     },
 
     getOne: async ({ resource, id, meta }) => {

@@ -1,0 +1,132 @@
+// A page's first render holds the answers the entry read early (lib/early-reads), instead of asking
+// for them from its effects after that render and drawing them one round of renders later. When
+// react-query first builds a query of the product API whose GET has already been answered early,
+// the query starts with that answer (initialData), and its first mount does not read it again.
+// The request is made from the query's key exactly as the data provider makes it from the hook's
+// call (Refine's list and custom keys hold the call's parameters), so a key whose request differs
+// from every early read simply finds none and is fetched as before.
+import type { CrudFilter, CrudSort, Pagination } from "@refinedev/core";
+import {
+  type DefaultError,
+  type DefaultedQueryObserverOptions,
+  QueryClient,
+  type QueryClientConfig,
+  type QueryKey,
+  type QueryObserverOptions,
+} from "@tanstack/react-query";
+import { EARLY_READ_TTL_MS, takeArrivedEarlyRead } from "../lib/early-reads";
+import { buildUrl, type QueryValue } from "./http";
+import { listRequest, listResult } from "./rest-data-provider";
+
+/** What a resource declares that a list call's meta takes from it (its `api`). */
+type Declared = { name: string; meta?: Record<string, unknown> };
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** A custom GET's key holds its method, URL and query; anything more (headers, meta) is not ours. */
+const CUSTOM_GET_KEYS = new Set(["method", "url", "query"]);
+
+/**
+ * The data a Refine query of the product API ("default" data provider) would hold, when its GET
+ * was read early and the answer has arrived: taken from the early reads, once. `{ data }` is the
+ * query's data as the data provider's call resolves (custom: `{ data: body }`; list: `{ data: rows,
+ * total }`).
+ */
+export function arrivedAnswer(key: QueryKey, apiUrl: string, resources: readonly Declared[]) {
+  const [scope, provider, name, action, params] = key;
+  if (scope !== "data" || provider !== "default") return undefined;
+  try {
+    // ["data", "default", "custom", { method, url, query }]: useCustom.
+    if (name === "custom" && isRecord(action)) {
+      const { method, url, query } = action;
+      if (method !== "get" || typeof url !== "string") return undefined;
+      if (Object.keys(action).some((field) => !CUSTOM_GET_KEYS.has(field))) return undefined;
+      const path = url.startsWith(apiUrl) ? url.slice(apiUrl.length) : url;
+      const arrived = takeArrivedEarlyRead(buildUrl(apiUrl, path, query as Record<string, QueryValue>));
+      // useCustom's data is the data provider's answer: { data: body }.
+      return arrived && { data: { data: arrived.body } };
+    }
+    // ["data", "default", resource, "list", { ...meta, filters, pagination, sorters }]: useList.
+    if (typeof name === "string" && action === "list" && isRecord(params)) {
+      const { filters, pagination, sorters, ...keyMeta } = params;
+      // The call's meta is the resource's, then the hook's (Refine's useMeta, with no address).
+      const meta = { ...resources.find((r) => r.name === name)?.meta, ...keyMeta };
+      const { api, path, query } = listRequest(name, {
+        meta,
+        filters: filters as CrudFilter[] | undefined,
+        // A list paged in the browser has no pagination in its key, and sends none.
+        pagination: (pagination as Pagination | undefined) ?? { mode: "off" },
+        sorters: sorters as CrudSort[] | undefined,
+      });
+      const arrived = takeArrivedEarlyRead(buildUrl(apiUrl, path, query));
+      return arrived && { data: listResult(api, arrived.body) };
+    }
+  } catch {
+    // A key the data provider makes no request of (no api declared, a path value missing).
+  }
+  return undefined;
+}
+
+type Seed = { data: unknown; at: number };
+
+/** The console's react-query client: queries start with the answers that arrived early. */
+export class FirstAnswersQueryClient extends QueryClient {
+  readonly #seeds = new Map<string, Seed>();
+  readonly #apiUrl: string;
+  readonly #resources: readonly Declared[];
+
+  constructor(config: QueryClientConfig, first: { apiUrl: string; resources: readonly Declared[] }) {
+    super(config);
+    this.#apiUrl = first.apiUrl;
+    this.#resources = first.resources;
+    // A seed serves the mount it was read for: once that page lets go of the query, any later
+    // mount reads it again as usual (its data may have changed meanwhile).
+    this.getQueryCache().subscribe((event) => {
+      if (event.type === "observerRemoved" && event.query.getObserversCount() === 0)
+        this.#seeds.delete(event.query.queryHash);
+    });
+  }
+
+  // Every query's options pass through here: those of an observer, then those the query is built
+  // with. A seed is taken only for a query not built yet, and kept for the calls that follow.
+  override defaultQueryOptions<
+    TQueryFnData = unknown,
+    TError = DefaultError,
+    TData = TQueryFnData,
+    TQueryData = TQueryFnData,
+    TQueryKey extends QueryKey = QueryKey,
+    TPageParam = never,
+  >(
+    options:
+      | QueryObserverOptions<TQueryFnData, TError, TData, TQueryData, TQueryKey, TPageParam>
+      | DefaultedQueryObserverOptions<TQueryFnData, TError, TData, TQueryData, TQueryKey>,
+  ): DefaultedQueryObserverOptions<TQueryFnData, TError, TData, TQueryData, TQueryKey> {
+    const defaulted = super.defaultQueryOptions(options);
+    const hash = defaulted.queryHash;
+    let seed = hash ? this.#seeds.get(hash) : undefined;
+    if (!seed && hash && !this.getQueryCache().get(hash)) {
+      const answer = arrivedAnswer(defaulted.queryKey as QueryKey, this.#apiUrl, this.#resources);
+      if (answer) {
+        seed = { data: answer.data, at: Date.now() };
+        this.#seeds.set(hash, seed);
+      }
+    }
+    if (!seed) return defaulted;
+    const { data, at } = seed;
+    const refetchOnMount = defaulted.refetchOnMount;
+    return {
+      ...defaulted,
+      initialData: data as never,
+      initialDataUpdatedAt: at,
+      // Just read: the page that mounts with it does not ask again (a Refresh still does). The
+      // time is a guard for a seed whose page never mounted it.
+      refetchOnMount: ((query: never) =>
+        Date.now() - at < EARLY_READ_TTL_MS
+          ? false
+          : typeof refetchOnMount === "function"
+            ? refetchOnMount(query)
+            : (refetchOnMount ?? true)) as never,
+    };
+  }
+}
