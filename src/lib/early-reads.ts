@@ -27,12 +27,17 @@ export function startEarlyRead(url: string, run: () => Promise<unknown>, now = p
   reads.set(url, read);
 }
 
+/** The read of `url` if `ready` takes it, removed: given once; undefined when it is too old. */
+function take(url: string, now: number, ready: (read: EarlyRead) => boolean): EarlyRead | undefined {
+  const read = reads.get(url);
+  if (!read || !ready(read)) return undefined;
+  reads.delete(url);
+  return now - read.startedAt <= EARLY_READ_TTL_MS ? read : undefined;
+}
+
 /** The early answer for `url`, given once; undefined when there is none or it is too old. */
 export function takeEarlyRead(url: string, now = performance.now()): Promise<unknown> | undefined {
-  const read = reads.get(url);
-  if (!read) return undefined;
-  reads.delete(url);
-  return now - read.startedAt <= EARLY_READ_TTL_MS ? read.answer : undefined;
+  return take(url, now, () => true)?.answer;
 }
 
 /**
@@ -40,11 +45,11 @@ export function takeEarlyRead(url: string, now = performance.now()): Promise<unk
  * a query's first render can hold (providers/first-answers). Undefined when there is none yet.
  */
 export function takeArrivedEarlyRead(url: string, now = performance.now()): { body: unknown } | undefined {
-  const read = reads.get(url);
-  if (!read?.settled) return undefined;
-  reads.delete(url);
-  return now - read.startedAt <= EARLY_READ_TTL_MS ? read.settled : undefined;
+  return take(url, now, (read) => read.settled !== undefined)?.settled;
 }
+
+/** Whether any early read is still there to be taken (none once the landing page has its own). */
+export const earlyReadsPending = (): boolean => reads.size > 0;
 
 /** Drops every early read (tests; a sign-out). */
 export function clearEarlyReads(): void {

@@ -14,12 +14,12 @@ import {
   type QueryKey,
   type QueryObserverOptions,
 } from "@tanstack/react-query";
-import { EARLY_READ_TTL_MS, takeArrivedEarlyRead } from "../lib/early-reads";
+import { EARLY_READ_TTL_MS, earlyReadsPending, takeArrivedEarlyRead } from "../lib/early-reads";
 import { buildUrl, type QueryValue } from "./http";
-import { listRequest, listResult } from "./rest-data-provider";
+import { customPath, listRequest, listResult } from "./rest-data-provider";
 
 /** What a resource declares that a list call's meta takes from it (its `api`). */
-type Declared = { name: string; meta?: Record<string, unknown> };
+export type Declared = { name: string; meta?: Record<string, unknown> };
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -42,7 +42,7 @@ export function arrivedAnswer(key: QueryKey, apiUrl: string, resources: readonly
       const { method, url, query } = action;
       if (method !== "get" || typeof url !== "string") return undefined;
       if (Object.keys(action).some((field) => !CUSTOM_GET_KEYS.has(field))) return undefined;
-      const path = url.startsWith(apiUrl) ? url.slice(apiUrl.length) : url;
+      const path = customPath(apiUrl, url);
       const arrived = takeArrivedEarlyRead(buildUrl(apiUrl, path, query as Record<string, QueryValue>));
       // useCustom's data is the data provider's answer: { data: body }.
       return arrived && { data: { data: arrived.body } };
@@ -88,8 +88,9 @@ export class FirstAnswersQueryClient extends QueryClient {
     });
   }
 
-  // Every query's options pass through here: those of an observer, then those the query is built
-  // with. A seed is taken only for a query not built yet, and kept for the calls that follow.
+  // Every query's options pass through here, on every render: those of an observer, then those
+  // the query is built with. A seed is taken only while early reads remain, for a query not built
+  // yet, and kept for the calls that follow.
   override defaultQueryOptions<
     TQueryFnData = unknown,
     TError = DefaultError,
@@ -105,7 +106,7 @@ export class FirstAnswersQueryClient extends QueryClient {
     const defaulted = super.defaultQueryOptions(options);
     const hash = defaulted.queryHash;
     let seed = hash ? this.#seeds.get(hash) : undefined;
-    if (!seed && hash && !this.getQueryCache().get(hash)) {
+    if (!seed && hash && earlyReadsPending() && !this.getQueryCache().get(hash)) {
       const answer = arrivedAnswer(defaulted.queryKey as QueryKey, this.#apiUrl, this.#resources);
       if (answer) {
         seed = { data: answer.data, at: Date.now() };

@@ -2,9 +2,7 @@
 // them only delays the message. Other failures get one retry.
 import type { RefineProps } from "@refinedev/core";
 import type { QueryClientConfig } from "@tanstack/react-query";
-import { FirstAnswersQueryClient } from "./first-answers";
-
-type Declared = ConstructorParameters<typeof FirstAnswersQueryClient>[1]["resources"][number];
+import { type Declared, FirstAnswersQueryClient } from "./first-answers";
 
 type ReactQueryOptions = NonNullable<NonNullable<RefineProps["options"]>["reactQuery"]>;
 
@@ -14,19 +12,16 @@ export function shouldRetry(failureCount: number, error: unknown): boolean {
   return failureCount < 1;
 }
 
-export const reactQueryOptions: ReactQueryOptions = {
-  clientConfig: {
-    defaultOptions: {
-      queries: {
-        retry: shouldRetry,
-        refetchOnWindowFocus: false,
-      },
+const clientConfig: QueryClientConfig = {
+  defaultOptions: {
+    queries: {
+      retry: shouldRetry,
+      refetchOnWindowFocus: false,
     },
   },
 };
 
 /** The console's client: those defaults, and queries that start with the answers read early. */
 export function consoleReactQuery(apiUrl: string, resources: readonly Declared[]): ReactQueryOptions {
-  const config = reactQueryOptions.clientConfig as QueryClientConfig;
-  return { clientConfig: new FirstAnswersQueryClient(config, { apiUrl, resources }) };
+  return { clientConfig: new FirstAnswersQueryClient(clientConfig, { apiUrl, resources }) };
 }

@@ -112,6 +112,10 @@ const withId = (api: ResourceApi, row: unknown): BaseRecord => {
   return id === undefined ? record : { ...record, id };
 };
 
+/** A custom call's path on the API: its URL, relative to the API's when it is absolute. */
+export const customPath = (apiUrl: string, url: string) =>
+  url.startsWith(apiUrl) ? url.slice(apiUrl.length) : url;
+
 /** The GET a list call makes: its path and query (getList, and providers/first-answers). */
 export function listRequest(
   resource: string,
@@ -174,7 +178,7 @@ export function createRestDataProvider({ apiUrl, send }: { apiUrl: string; send:
     // useCustom/useCustomMutation: `url` is a path under apiUrl ("/v1/usage/summary") or an
     // absolute URL on the same host.
     custom: async ({ url, method, query, payload, headers }) => {
-      const path = url.startsWith(apiUrl) ? url.slice(apiUrl.length) : url;
+      const path = customPath(apiUrl, url);
       const verb = method.toUpperCase() as "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
       const data = await send(path, {
         method: verb,
