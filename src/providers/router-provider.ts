@@ -1,5 +1,6 @@
-// Refine's React Router bindings, with a `go` (what every useGo and every table synced with the
-// location navigates with) that differs from the stock one in two ways:
+// Refine's React Router bindings, with a `parse` made once per address (providers/address-parse)
+// and a `go` (what every useGo and every table synced with the location navigates with) that
+// differs from the stock one in two ways:
 // - Values are percent-encoded. The stock one writes them raw (refinedev/refine#6659, closed as
 //   won't fix): a table search for "R&D" or "a+b" came back from a reload or a shared link as "R"
 //   or "a b".
@@ -13,6 +14,7 @@ import bindings from "@refinedev/react-router";
 import { useCallback, useEffect } from "react";
 import { useLocation, useNavigate } from "react-router";
 import { searchWith } from "../lib/address-query";
+import { useParse } from "./address-parse";
 
 /** The last address written, and the addresses a render may still show from before it. */
 let lastWrite: { path: string; search: string; before: string[] } | null = null;
@@ -46,4 +48,4 @@ function useGo() {
   );
 }
 
-export const routerProvider: RouterProvider = { ...bindings, go: useGo };
+export const routerProvider: RouterProvider = { ...bindings, go: useGo, parse: useParse };
