@@ -5,9 +5,11 @@
 // the session refresh started only after all of it had been evaluated.
 import { DESKTOP_QUERY } from "./lib/breakpoints";
 import { startLandingReads } from "./lib/landing-reads";
+import { sessionMembership } from "./lib/session-membership";
 import { loadConsoleConfig } from "./providers/config-loader";
 import { createServices } from "./providers/create-services";
 import { createIdentityClient } from "./providers/identity-client";
+import { createIdentityFetch, identityClientUrl } from "./providers/identity-fetch";
 import type { ConsoleStart } from "./render-console";
 
 const container = document.getElementById("root");
@@ -19,20 +21,30 @@ const EARLY_READS_WAIT_MS = 400;
 // Settled into a value, so that a failure is shown by the shell and never left unhandled meanwhile.
 const started: Promise<{ start: ConsoleStart; early: Promise<void> }> = loadConsoleConfig()
   .then((config) => {
-    const services = createServices({ config, client: createIdentityClient(config.authUrl) });
+    const client = createIdentityClient(config.authUrl);
+    const services = createServices({ config, client });
     // The current user (/v1/accounts/me), which the layout and every access check wait for, is
     // asked for as soon as the session answers; the shell finds it under way or answered. Its
     // failure is the auth check's or the layout's to show.
     const user = services.currentUser.get();
     user.catch(() => {});
-    // The landing page's first reads (lib/early-reads) start as soon as the current user is known.
-    const early = startLandingReads({
+    // The landing page's first reads (lib/early-reads) start as soon as the session answers, beside
+    // the current user: its organization and role say what the page will ask, and whether its
+    // access rule lets it.
+    const reads = startLandingReads({
       apiUrl: config.apiUrl,
       apiFetch: services.apiFetch,
-      user,
+      identity: {
+        url: identityClientUrl(config.authUrl),
+        fetch: createIdentityFetch({ authUrl: config.authUrl }),
+      },
+      // A failed session check is the auth gate's to show: no reads meanwhile.
+      session: client.getAuthenticationInfoOrNull().then(sessionMembership, () => null),
       location: window.location,
       chartShown: window.matchMedia?.(DESKTOP_QUERY).matches ?? true,
     });
+    // The shell waits for the current user too: with it, its own queries start answered.
+    const early = Promise.allSettled([user, reads]).then(() => {});
     return { start: { services }, early };
   })
   .catch((error: unknown) => ({ start: { error }, early: Promise.resolve() }));

@@ -16,6 +16,9 @@ import { preloadPage, routes } from "./routes";
 /** What the entry's start-up gave: the services, or why they could not be made. */
 export type ConsoleStart = { services: ConsoleServices } | { error: unknown };
 
+/** The longest the console waits for the landing page's code before it renders without it. */
+const PAGE_WAIT_MS = 300;
+
 export function renderConsole(container: HTMLElement, start: Promise<ConsoleStart>) {
   const root = createRoot(container);
   const show = (node: React.ReactNode) =>
@@ -26,9 +29,13 @@ export function renderConsole(container: HTMLElement, start: Promise<ConsoleStar
     );
 
   show(<LoadingScreen />);
-  // The page's chunk downloads while the session and the current user load.
-  preloadPage(window.location.pathname);
-  void start.then((started) => {
+  // The page's chunk downloads while the session and the current user load. The console renders
+  // once it is here (or after PAGE_WAIT_MS): the shell's queries start with their answers
+  // (providers/known-answers), so the page would otherwise render before its code had arrived and
+  // show its loading screen, which React keeps up for at least 300 ms.
+  const page = preloadPage(window.location.pathname);
+  const pageOrLater = Promise.race([page, new Promise((resolve) => setTimeout(resolve, PAGE_WAIT_MS))]);
+  void Promise.all([start, pageOrLater]).then(([started]) => {
     if ("error" in started) {
       show(<StartupError error={started.error} onRetry={() => window.location.reload()} />);
       return;

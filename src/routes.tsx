@@ -82,10 +82,11 @@ export const routes: RouteObject[] = [
   },
 ];
 
-/** Starts fetching the code of the page at `pathname`; errors surface when the page renders. */
-export function preloadPage(pathname: string) {
-  for (const match of matchRoutes(routes, pathname) ?? []) {
-    const handle = match.route.handle as PageHandle | undefined;
-    handle?.preload().catch(() => {});
-  }
+/** Starts fetching the code of the page at `pathname`; settles once it is here or failed (errors
+ * surface when the page renders). */
+export function preloadPage(pathname: string): Promise<void> {
+  const loads = (matchRoutes(routes, pathname) ?? []).map((match) =>
+    (match.route.handle as PageHandle | undefined)?.preload(),
+  );
+  return Promise.allSettled(loads).then(() => {});
 }

@@ -1,4 +1,5 @@
 // Rules of the Personal API Keys screen (spec §2, §3, §8, §9).
+import { API_KEY_PAGE_SIZE } from "./page-sizes";
 
 export const EXPIRATION_OPTIONS = [
   { value: "TwoWeeks", label: "Two weeks" },
@@ -11,7 +12,7 @@ export const EXPIRATION_OPTIONS = [
 export type ExpirationOption = (typeof EXPIRATION_OPTIONS)[number]["value"];
 
 export const DEFAULT_EXPIRATION: ExpirationOption = "OneYear";
-export const API_KEY_PAGE_SIZE = 10;
+export { API_KEY_PAGE_SIZE };
 export const API_KEY_SEARCH_DEBOUNCE_MS = 300;
 
 export function isExpirationOption(value: unknown): value is ExpirationOption {

@@ -1,15 +1,15 @@
 // The early reads (lib/early-reads) of the page a visit lands on, when its address holds no view of
 // its own (no page, sort or filter): Billing & Usage's (lib/billing/early-reads), and the first page
-// of the product API's list pages with what they read beside it. Each list's rule is its page's
+// of the list pages (the product API's and the identity service's) with what they read beside it. Each list's rule is its page's
 // access rule (resources/*); a user the page would send elsewhere asks for nothing here. The URLs
 // are the ones the pages' hooks build (tests/unit/early-reads.test.ts checks them).
 import { EVAL_RUN_PAGE_SIZE } from "../../contract/eval-run-paging";
-import type { CurrentUser } from "../providers/current-user-types";
 import { BILLING_CYCLES_PATH, BILLING_WORKSPACES_READ, startBillingEarlyReads } from "./billing/early-reads";
-import { AUDIT_PAGE_SIZE } from "./page-sizes";
+import { API_KEY_PAGE_SIZE, AUDIT_PAGE_SIZE, USERS_PAGE_SIZE } from "./page-sizes";
 import { type EarlyStart, type Read, readEarly } from "./read-early";
+import type { SessionMembership } from "./session-membership";
 
-type ListPage = { adminsOnly: boolean; reads: Read[] };
+type ListPage = { adminsOnly: boolean; reads: Read[] | ((orgId: string) => Read[]) };
 
 export const LIST_PAGE_READS: Record<string, ListPage> = {
   "/eval-runs": {
@@ -26,9 +26,32 @@ export const LIST_PAGE_READS: Record<string, ListPage> = {
     reads: [{ path: "/v1/audit-log", query: { page: 1, page_size: AUDIT_PAGE_SIZE } }],
   },
   "/organization/workspaces": { adminsOnly: false, reads: [{ path: "/v1/workspaces/" }] },
+  // The identity service's lists, zero-based pages.
+  "/users": {
+    adminsOnly: false,
+    reads: (orgId) => [
+      {
+        service: "identity",
+        path: `/org_membership/${encodeURIComponent(orgId)}/members`,
+        query: { page_number: 0, page_size: USERS_PAGE_SIZE },
+      },
+    ],
+  },
+  "/account/api-keys": {
+    adminsOnly: false,
+    reads: [
+      {
+        service: "identity",
+        path: "/personal_api_keys",
+        query: { page_number: 0, page_size: API_KEY_PAGE_SIZE },
+      },
+    ],
+  },
 };
 
-type Start = EarlyStart & { user: Promise<CurrentUser>; chartShown: boolean };
+/** `session`: its organization and role (lib/session-membership), known one request before the
+ * current user. */
+type Start = EarlyStart & { session: Promise<SessionMembership | null>; chartShown: boolean };
 
 /** Starts the landing page's early reads; settles once all have (at once when there are none). */
 export async function startLandingReads(start: Start): Promise<void> {
@@ -36,7 +59,9 @@ export async function startLandingReads(start: Start): Promise<void> {
   if (pathname === "/") return startBillingEarlyReads(start);
   const page = LIST_PAGE_READS[pathname];
   if (!page || search !== "") return;
-  const me = await start.user.catch(() => null);
-  if (!me || (page.adminsOnly && !me.is_admin)) return;
-  await Promise.allSettled(page.reads.map((read) => readEarly(start, read)));
+  const session = await start.session.catch(() => null);
+  if (!session || (page.adminsOnly && session.role !== "admin")) return;
+  const { orgId } = session;
+  const reads = typeof page.reads === "function" ? (orgId ? page.reads(orgId) : []) : page.reads;
+  await Promise.allSettled(reads.map((read) => readEarly(start, read)));
 }

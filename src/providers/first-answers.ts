@@ -16,6 +16,7 @@ import {
 } from "@tanstack/react-query";
 import { EARLY_READ_TTL_MS, earlyReadsPending, takeArrivedEarlyRead } from "../lib/early-reads";
 import { buildUrl, type QueryValue } from "./http";
+import type { KnownAnswer, KnownAnswers } from "./known-answers";
 import { customPath, listRequest, listResult } from "./rest-data-provider";
 
 /** What a resource declares that a list call's meta takes from it (its `api`). */
@@ -27,18 +28,23 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 /** A custom GET's key holds its method, URL and query; anything more (headers, meta) is not ours. */
 const CUSTOM_GET_KEYS = new Set(["method", "url", "query"]);
 
+/** The base URL of each data provider whose reads may be early (providers/data-provider). */
+export type ProviderUrls = { default: string; identity?: string };
+
 /**
- * The data a Refine query of the product API ("default" data provider) would hold, when its GET
- * was read early and the answer has arrived: taken from the early reads, once. `{ data }` is the
- * query's data as the data provider's call resolves (custom: `{ data: body }`; list: `{ data: rows,
- * total }`).
+ * The data a Refine query of the product API ("default" data provider) or of the identity service
+ * ("identity") would hold, when its GET was read early and the answer has arrived: taken from the
+ * early reads, once. `{ data }` is the query's data as the data provider's call resolves (custom:
+ * `{ data: body }`; list: `{ data: rows, total }`).
  */
-export function arrivedAnswer(key: QueryKey, apiUrl: string, resources: readonly Declared[]) {
+export function arrivedAnswer(key: QueryKey, urls: ProviderUrls, resources: readonly Declared[]) {
   const [scope, provider, name, action, params] = key;
-  if (scope !== "data" || provider !== "default") return undefined;
+  if (scope !== "data" || (provider !== "default" && provider !== "identity")) return undefined;
+  const apiUrl = urls[provider];
+  if (!apiUrl) return undefined;
   try {
-    // ["data", "default", "custom", { method, url, query }]: useCustom.
-    if (name === "custom" && isRecord(action)) {
+    // ["data", "default", "custom", { method, url, query }]: useCustom (of the product API).
+    if (name === "custom" && isRecord(action) && provider === "default") {
       const { method, url, query } = action;
       if (method !== "get" || typeof url !== "string") return undefined;
       if (Object.keys(action).some((field) => !CUSTOM_GET_KEYS.has(field))) return undefined;
@@ -47,7 +53,7 @@ export function arrivedAnswer(key: QueryKey, apiUrl: string, resources: readonly
       // useCustom's data is the data provider's answer: { data: body }.
       return arrived && { data: { data: arrived.body } };
     }
-    // ["data", "default", resource, "list", { ...meta, filters, pagination, sorters }]: useList.
+    // ["data", provider, resource, "list", { ...meta, filters, pagination, sorters }]: useList.
     if (typeof name === "string" && action === "list" && isRecord(params)) {
       const { filters, pagination, sorters, ...keyMeta } = params;
       // The call's meta is the resource's, then the hook's (Refine's useMeta, with no address).
@@ -68,29 +74,39 @@ export function arrivedAnswer(key: QueryKey, apiUrl: string, resources: readonly
   return undefined;
 }
 
-type Seed = { data: unknown; at: number };
+type First = { urls: ProviderUrls; resources: readonly Declared[]; known?: KnownAnswers };
 
-/** The console's react-query client: queries start with the answers that arrived early. */
+/** The console's react-query client: queries start with the answers that arrived early, and the
+ * shell's with those already known (providers/known-answers). */
 export class FirstAnswersQueryClient extends QueryClient {
-  readonly #seeds = new Map<string, Seed>();
-  readonly #apiUrl: string;
+  readonly #seeds = new Map<string, KnownAnswer>();
+  readonly #urls: ProviderUrls;
   readonly #resources: readonly Declared[];
+  readonly #known: KnownAnswers;
 
-  constructor(config: QueryClientConfig, first: { apiUrl: string; resources: readonly Declared[] }) {
+  constructor(config: QueryClientConfig, first: First) {
     super(config);
-    this.#apiUrl = first.apiUrl;
+    this.#urls = first.urls;
     this.#resources = first.resources;
-    // A seed serves the mount it was read for: once that page lets go of the query, any later
-    // mount reads it again as usual (its data may have changed meanwhile).
+    this.#known = first.known ?? (() => undefined);
     this.getQueryCache().subscribe((event) => {
+      // A seeded query is built holding its answer (initialData), then given it as an answer
+      // (setQueryData's way): initial data alone counts as never fetched, and Refine's antd tables
+      // show their loading spinner over the rows until a query has fetched (`loading: !isFetched`).
+      // Called as the query is built, before anything observes it.
+      const seed = this.#seeds.get(event.query.queryHash);
+      if (event.type === "added" && seed && event.query.state.dataUpdateCount === 0)
+        event.query.setData(seed.data, { updatedAt: seed.at, manual: true });
+      // A seed serves the mount it was read for: once that page lets go of the query, any later
+      // mount reads it again as usual (its data may have changed meanwhile).
       if (event.type === "observerRemoved" && event.query.getObserversCount() === 0)
         this.#seeds.delete(event.query.queryHash);
     });
   }
 
   // Every query's options pass through here, on every render: those of an observer, then those
-  // the query is built with. A seed is taken only while early reads remain, for a query not built
-  // yet, and kept for the calls that follow.
+  // the query is built with. A seed is taken only for a query not built yet (an early read only
+  // while some remain), and kept for the calls that follow.
   override defaultQueryOptions<
     TQueryFnData = unknown,
     TError = DefaultError,
@@ -106,12 +122,11 @@ export class FirstAnswersQueryClient extends QueryClient {
     const defaulted = super.defaultQueryOptions(options);
     const hash = defaulted.queryHash;
     let seed = hash ? this.#seeds.get(hash) : undefined;
-    if (!seed && hash && earlyReadsPending() && !this.getQueryCache().get(hash)) {
-      const answer = arrivedAnswer(defaulted.queryKey as QueryKey, this.#apiUrl, this.#resources);
-      if (answer) {
-        seed = { data: answer.data, at: Date.now() };
-        this.#seeds.set(hash, seed);
-      }
+    if (!seed && hash && !this.getQueryCache().get(hash)) {
+      const key = defaulted.queryKey as QueryKey;
+      const arrived = earlyReadsPending() ? arrivedAnswer(key, this.#urls, this.#resources) : undefined;
+      seed = arrived ? { data: arrived.data, at: Date.now() } : this.#known(key);
+      if (seed) this.#seeds.set(hash, seed);
     }
     if (!seed) return defaulted;
     const { data, at } = seed;
@@ -121,7 +136,8 @@ export class FirstAnswersQueryClient extends QueryClient {
       initialData: data as never,
       initialDataUpdatedAt: at,
       // Just read: the page that mounts with it does not ask again (a Refresh still does). The
-      // time is a guard for a seed whose page never mounted it.
+      // time is a guard for a seed whose page never mounted it; past it, the query's own rule
+      // (a known answer older than its stale time is read again).
       refetchOnMount: ((query: never) =>
         Date.now() - at < EARLY_READ_TTL_MS
           ? false

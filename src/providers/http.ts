@@ -77,7 +77,7 @@ async function readJson(response: Response): Promise<unknown> {
 export const TOKEN_REVOKED = "token_revoked";
 
 /** A GET that takes the JSON body as it is: one an early read (lib/early-reads) may answer. */
-const plainGet = (request: ApiRequest) =>
+export const plainGet = (request: ApiRequest) =>
   (request.method ?? "GET") === "GET" && !request.read && !request.headers && request.body === undefined;
 
 export function createApiFetch({ apiUrl, getAccessToken, fetchImpl }: ApiFetchOptions): ApiFetch {

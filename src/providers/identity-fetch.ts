@@ -2,7 +2,8 @@
 // the session cookie (credentials included) and a non-empty X-CSRF-Token header. Errors come as
 // {error_code, user_facing_error, field_errors?} and become Refine HttpErrors carrying all three.
 import type { HttpError } from "@refinedev/core";
-import { type ApiFetch, buildUrl } from "./http";
+import { takeEarlyRead } from "../lib/early-reads";
+import { type ApiFetch, buildUrl, plainGet } from "./http";
 
 export const IDENTITY_CLIENT_PATH = "/api/fe/v3";
 
@@ -35,10 +36,10 @@ export function createIdentityFetch({
   fetchImpl?: typeof fetch;
 }): ApiFetch {
   const base = identityClientUrl(authUrl);
-  return async <T>(path: string, request: Parameters<ApiFetch>[1] = {}): Promise<T> => {
+  const call = async <T>(url: string, request: Parameters<ApiFetch>[1] = {}): Promise<T> => {
     let response: Response;
     try {
-      response = await (fetchImpl ?? fetch)(buildUrl(base, path, request.query), {
+      response = await (fetchImpl ?? fetch)(url, {
         method: request.method ?? "GET",
         credentials: "include",
         headers: { "Content-Type": "application/json", "X-CSRF-Token": "-.-", ...request.headers },
@@ -60,5 +61,17 @@ export function createIdentityFetch({
     }
     if (!response.ok) throw identityError(response.status, parsed);
     return parsed as T;
+  };
+  return async <T>(path: string, request: Parameters<ApiFetch>[1] = {}): Promise<T> => {
+    const url = buildUrl(base, path, request.query);
+    // The landing page's first read, if the entry made it (lib/landing-reads); one that failed is
+    // asked again, so that its error is this request's own.
+    const early = plainGet(request) ? takeEarlyRead(url) : undefined;
+    if (early)
+      return early.then(
+        (body) => body as T,
+        () => call<T>(url, request),
+      );
+    return call<T>(url, request);
   };
 }

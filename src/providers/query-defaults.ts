@@ -2,7 +2,9 @@
 // them only delays the message. Other failures get one retry.
 import type { RefineProps } from "@refinedev/core";
 import type { QueryClientConfig } from "@tanstack/react-query";
-import { type Declared, FirstAnswersQueryClient } from "./first-answers";
+import type { CurrentUserSource } from "./current-user";
+import { type Declared, FirstAnswersQueryClient, type ProviderUrls } from "./first-answers";
+import { knownAnswers } from "./known-answers";
 
 type ReactQueryOptions = NonNullable<NonNullable<RefineProps["options"]>["reactQuery"]>;
 
@@ -21,7 +23,13 @@ const clientConfig: QueryClientConfig = {
   },
 };
 
-/** The console's client: those defaults, and queries that start with the answers read early. */
-export function consoleReactQuery(apiUrl: string, resources: readonly Declared[]): ReactQueryOptions {
-  return { clientConfig: new FirstAnswersQueryClient(clientConfig, { apiUrl, resources }) };
+/** The console's client: those defaults, and queries that start with the answers read early or
+ * already known from the current user. */
+export function consoleReactQuery(
+  urls: ProviderUrls,
+  resources: readonly Declared[],
+  currentUser: Pick<CurrentUserSource, "peek">,
+): ReactQueryOptions {
+  const known = knownAnswers(currentUser);
+  return { clientConfig: new FirstAnswersQueryClient(clientConfig, { urls, resources, known }) };
 }

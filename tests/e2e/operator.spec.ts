@@ -118,7 +118,7 @@ test("a provider operator sets a price rule from a past time in the operator are
     const listed = await page.request.get(`${E2E.console}/v1/operator/price-rules?organization_uuid=${org}`, {
       headers: await sessionHeaders(page),
     });
-    expect(listed.ok()).toBe(true);
+    expect(listed.ok(), `price rules: ${listed.status()} ${await listed.text()}`).toBe(true);
     const rule = ((await listed.json()).price_rules as Record<string, unknown>[]).find(
       (r) => r.modality === modality,
     );

@@ -13,6 +13,7 @@ const as = (me: Partial<CurrentUser> | Error) =>
       if (me instanceof Error) throw me;
       return accountsMe(me);
     },
+    peek: () => undefined,
     clear: () => {},
   });
 

@@ -15,7 +15,11 @@ import {
 const CURRENT_URL = "http://console.test/workspace/ws-1?tab=members";
 
 function userSource() {
-  return { get: vi.fn(async () => accountsMe()), clear: vi.fn<() => void>() } satisfies CurrentUserSource;
+  return {
+    get: vi.fn(async () => accountsMe()),
+    peek: () => undefined,
+    clear: vi.fn<() => void>(),
+  } satisfies CurrentUserSource;
 }
 
 describe("auth provider on the real identity client (network mocked)", () => {

@@ -8,16 +8,20 @@ import { DEFAULT_SORT, EMPTY_FILTERS, usageQuery } from "../../src/lib/billing/f
 import { RECORDS_PAGE_SIZE } from "../../src/lib/billing/paging";
 import { clearEarlyReads, EARLY_READ_TTL_MS, startEarlyRead, takeEarlyRead } from "../../src/lib/early-reads";
 import { startLandingReads } from "../../src/lib/landing-reads";
-import { AUDIT_PAGE_SIZE } from "../../src/lib/page-sizes";
+import { API_KEY_PAGE_SIZE, AUDIT_PAGE_SIZE, USERS_PAGE_SIZE } from "../../src/lib/page-sizes";
 import type { CurrentUser } from "../../src/providers/current-user-types";
 import { createDataProviders } from "../../src/providers/data-provider";
 import { createApiFetch } from "../../src/providers/http";
+import { createIdentityFetch, identityClientUrl } from "../../src/providers/identity-fetch";
+import { createRestDataProvider } from "../../src/providers/rest-data-provider";
+import { apiKeys } from "../../src/resources/api-keys";
 import { auditLog } from "../../src/resources/audit-log";
 import { budgets } from "../../src/resources/budgets";
 import { evalRuns } from "../../src/resources/eval-runs";
+import { organizationUsers } from "../../src/resources/organization-users";
 import { usageRecords } from "../../src/resources/usage-records";
 import { workspaces } from "../../src/resources/workspaces";
-import { API_URL, AUTH_URL, accountsMe, jsonResponse } from "./support/fakes";
+import { API_URL, AUTH_URL, jsonResponse } from "./support/fakes";
 
 const CYCLES = [
   { billing_cycle_uuid: "c-old", billing_cycle_start_date: "2026-09-01" },
@@ -46,7 +50,7 @@ const earlyReadsOf =
     reads({
       apiUrl: API_URL,
       apiFetch: s.apiFetch,
-      user: Promise.resolve(accountsMe(user)),
+      session: Promise.resolve({ role: user.is_admin ? "admin" : "member", orgId: "org-1" }),
       location: { pathname, search },
       chartShown: true,
     });
@@ -190,6 +194,45 @@ describe("list pages' early reads", () => {
       p.getList({ resource: workspaces.name, meta: workspaces.meta, pagination: { mode: "off" } }),
     ]);
     expect(s.fetchImpl).toHaveBeenCalledTimes(early);
+  });
+
+  it("answers the identity service's lists (Users, Personal API Keys) as their tables ask for them", async () => {
+    const s = setup();
+    const send = createIdentityFetch({ authUrl: AUTH_URL, fetchImpl: s.fetchImpl });
+    const identity = { url: identityClientUrl(AUTH_URL), fetch: send };
+    const session = Promise.resolve({ role: "member" as const, orgId: "org 1" });
+    for (const pathname of ["/users", "/account/api-keys"])
+      await startLandingReads({
+        apiUrl: API_URL,
+        apiFetch: s.apiFetch,
+        identity,
+        session,
+        location: { pathname, search: "" },
+        chartShown: true,
+      });
+    expect(s.fetchImpl.mock.calls.map(([u]) => String(u))).toEqual([
+      `${AUTH_URL}/api/fe/v3/org_membership/org%201/members?page_number=0&page_size=10`,
+      `${AUTH_URL}/api/fe/v3/personal_api_keys?page_number=0&page_size=10`,
+    ]);
+    const p = createRestDataProvider({ apiUrl: identity.url, send });
+    const firstPage = (pageSize: number) => ({ currentPage: 1, pageSize, mode: "server" as const });
+    await Promise.all([
+      p.getList({
+        resource: organizationUsers.name,
+        meta: { ...organizationUsers.meta, orgId: "org 1" },
+        pagination: firstPage(USERS_PAGE_SIZE),
+        sorters: [],
+        filters: [],
+      }),
+      p.getList({
+        resource: apiKeys.name,
+        meta: apiKeys.meta,
+        pagination: firstPage(API_KEY_PAGE_SIZE),
+        sorters: [],
+        filters: [],
+      }),
+    ]);
+    expect(s.fetchImpl).toHaveBeenCalledTimes(2);
   });
 
   it("follows each page's access rule, and asks nothing for an address with a view of its own", async () => {

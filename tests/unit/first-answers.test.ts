@@ -12,7 +12,7 @@ import { FirstAnswersQueryClient } from "../../src/providers/first-answers";
 import { createApiFetch } from "../../src/providers/http";
 import { refineResources } from "../../src/resources";
 import { usageRecords } from "../../src/resources/usage-records";
-import { API_URL, accountsMe, jsonResponse } from "./support/fakes";
+import { API_URL, jsonResponse } from "./support/fakes";
 
 const CYCLES = [{ billing_cycle_uuid: "c-new", billing_cycle_start_date: "2026-11-01" }];
 const ROWS = [{ usage_event_uuid: "e1" }, { usage_event_uuid: "e2" }];
@@ -28,11 +28,11 @@ async function landed() {
   await startBillingEarlyReads({
     apiUrl: API_URL,
     apiFetch,
-    user: Promise.resolve(accountsMe({ is_admin: true })),
+    session: Promise.resolve({ role: "admin", orgId: "org-1" }),
     location: { pathname: "/", search: "" },
     chartShown: true,
   });
-  const client = new FirstAnswersQueryClient({}, { apiUrl: API_URL, resources: refineResources });
+  const client = new FirstAnswersQueryClient({}, { urls: { default: API_URL }, resources: refineResources });
   return { fetchImpl, client, early: fetchImpl.mock.calls.length };
 }
 
@@ -74,6 +74,9 @@ describe("queries that start with the answers read early", () => {
       ],
       total: 31,
     });
+    // As an answer, not a placeholder: Refine's antd table shows its loading spinner until its
+    // query has fetched (`loading: !isFetched`).
+    expect(records.getCurrentResult()).toMatchObject({ isFetched: true, isSuccess: true, isFetching: false });
     const cycles = new QueryObserver(client, { queryKey: cyclesKey, queryFn });
     expect(cycles.getCurrentResult().data).toEqual({ data: CYCLES });
 
@@ -110,7 +113,7 @@ describe("queries that start with the answers read early", () => {
     // same request finds nothing early and is asked for.
     const first = new QueryObserver(client, { queryKey: recordsKey(1), queryFn: page2 });
     expect(first.getCurrentResult().data).toMatchObject({ total: 31 });
-    const again = new FirstAnswersQueryClient({}, { apiUrl: API_URL, resources: refineResources });
+    const again = new FirstAnswersQueryClient({}, { urls: { default: API_URL }, resources: refineResources });
     const second = new QueryObserver(again, { queryKey: recordsKey(1), queryFn: page2 });
     expect(second.getCurrentResult().data).toBeUndefined();
   });

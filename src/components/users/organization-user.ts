@@ -31,7 +31,7 @@ export type PendingInvitation = {
 /** The roles an invitation may name, lowest first; the service refuses one above the inviter's. */
 export const INVITE_ROLES = ["Member", "Admin", "Owner"] as const;
 
-export const USERS_PAGE_SIZE = 10;
+export { USERS_PAGE_SIZE } from "../../lib/page-sizes";
 
 export function memberName(member: Pick<OrganizationMember, "first_name" | "last_name">): string {
   return [member.first_name, member.last_name].filter(Boolean).join(" ") || "-";

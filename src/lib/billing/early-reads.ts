@@ -1,13 +1,13 @@
 // Billing & Usage's first reads, started by the entry when a visit lands on "/" with no view in the
 // address: the billing cycles, then, for the latest cycle, the page's default view (records page 1
 // sorted by date, the summary, the daily series on wide screens) and its other reads (workspaces,
-// budgets, events awaiting pricing). Only for administrators (the page's access rule): a member
-// landing on "/" is sent elsewhere and asks for nothing here. The URLs are the ones the page's
-// hooks build for that view (tests/unit/early-reads.test.ts checks them against the data
-// provider); a view they do not match simply asks the API itself.
+// budgets, events awaiting pricing). Only for administrators (the page's access rule, read from the
+// session's role): a member landing on "/" is sent elsewhere and asks for nothing here. The URLs
+// are the ones the page's hooks build for that view (tests/unit/early-reads.test.ts checks them
+// against the data provider); a view they do not match simply asks the API itself.
 import type { BillingCycle } from "../../../contract/billing-cycle-schema";
-import type { CurrentUser } from "../../providers/current-user-types";
 import { type EarlyStart, type Read, readEarly } from "../read-early";
+import type { SessionMembership } from "../session-membership";
 import { sortCycles } from "./cycle-order";
 import { RECORDS_PAGE_SIZE } from "./paging";
 
@@ -37,15 +37,14 @@ export const BILLING_OTHER_READS: Read[] = [
   { path: "/v1/usage/awaiting-pricing" },
 ];
 
-type Start = EarlyStart & { user: Promise<CurrentUser>; chartShown: boolean };
+type Start = EarlyStart & { session: Promise<SessionMembership | null>; chartShown: boolean };
 
 /** Starts the reads; the promise settles once every one of them has (at once when there are none). */
 export async function startBillingEarlyReads(start: Start): Promise<void> {
-  const { user, location, chartShown } = start;
+  const { session, location, chartShown } = start;
   if (location.pathname !== "/") return;
   const early = (read: Read) => readEarly(start, read);
-  const me = await user.catch(() => null);
-  if (!me?.is_admin) return;
+  if ((await session.catch(() => null))?.role !== "admin") return;
   const cycles = early({ path: BILLING_CYCLES_PATH });
   // Another view in the address (a period, filters, a page) asks for its own reads.
   if (location.search !== "" || !cycles) return;
