@@ -6,6 +6,7 @@ import type { HttpError } from "@refinedev/core";
 import { Card, Flex, Space, Tag, Tooltip, Typography } from "antd";
 import type { Budget } from "../../../contract/budgets";
 import { budgets as resource } from "../../resources/budgets";
+import { OneLineText } from "../one-line-text";
 import { BudgetProgress } from "./budget-progress";
 import { budgetOwner, budgetStatus, formatPercent, spentOfAmount } from "./budget-text";
 import { useRefreshBudgetAlerts } from "./use-budget-modals";
@@ -28,9 +29,9 @@ export function BudgetCard({ budget, onEdit, title }: Props) {
       title={
         // One line: a long workspace name is cut short (its full name in the tooltip), the tag stays.
         <Flex align="center" gap={8} style={{ minWidth: 0 }}>
-          <Typography.Text strong ellipsis={{ tooltip: title ?? owner }} data-testid="budget-owner">
+          <OneLineText strong tooltip={title ?? owner} data-testid="budget-owner">
             {title ?? owner}
-          </Typography.Text>
+          </OneLineText>
           {budget.hard_limit ? (
             <Tooltip title="Work-starting API calls are refused once spend reaches the amount">
               <Tag color="red" style={{ marginInlineEnd: 0, flex: "none" }}>

@@ -7,6 +7,7 @@ import { CanAccess, useLink, useNavigation } from "@refinedev/core";
 import { Button, Card, Divider, Flex, Tag, Tooltip, Typography } from "antd";
 import { memberCountLabel, type WorkspaceRecord } from "../../lib/workspaces";
 import { workspaces as resource } from "../../resources/workspaces";
+import { OneLineText } from "../one-line-text";
 
 type Props = {
   workspace: WorkspaceRecord;
@@ -23,9 +24,9 @@ export function WorkspaceCard({ workspace, isCurrent, onEdit, onDelete }: Props)
       role="article"
       aria-label={workspace.name}
       title={
-        <Typography.Text strong ellipsis={{ tooltip: workspace.name }}>
+        <OneLineText strong tooltip={workspace.name}>
           {workspace.name}
-        </Typography.Text>
+        </OneLineText>
       }
       extra={isCurrent ? <Tag color="blue">Current</Tag> : null}
       style={{ height: "100%" }}

@@ -5,6 +5,7 @@ import { memo } from "react";
 import { evalTypeLabel } from "../../../contract/eval-types";
 import { formatMoney, percentOf, toMicros } from "../../../contract/money";
 import type { UsageSummary as Summary } from "../../../contract/usage-schemas";
+import { OneLineText } from "../../components/one-line-text";
 import { ADJUSTMENT_COLOR, evalTypeColor } from "../../lib/billing/colors";
 import { countWithUnit, eventsText, operationTileLabel } from "../../lib/billing/labels";
 import { usageOnly } from "../../lib/billing/totals";
@@ -72,9 +73,7 @@ function Breakdown({ title, rows }: { title: string; rows: Share[] }) {
           {rows.map((r) => (
             <div key={r.key} data-testid="breakdown-row" data-color={r.color}>
               <Flex justify="space-between" gap={12}>
-                <Typography.Text ellipsis style={{ maxWidth: "60%" }}>
-                  {r.label}
-                </Typography.Text>
+                <OneLineText style={{ maxWidth: "60%" }}>{r.label}</OneLineText>
                 <Typography.Text style={{ fontVariantNumeric: "tabular-nums" }}>
                   {r.cost} <Typography.Text type="secondary">· {r.percent}%</Typography.Text>
                 </Typography.Text>
