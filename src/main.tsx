@@ -51,10 +51,10 @@ const started: Promise<{ start: ConsoleStart; early: Promise<void> }> = loadCons
 const start = started.then(({ start }) => start);
 
 // index.html's modulepreload has the shell downloading already. It is evaluated once the early
-// reads are in (or after EARLY_READS_WAIT_MS): its evaluation and first renders hold the main
-// thread for several hundred milliseconds, and every answer that arrived meanwhile would be read
-// only between them, each a round of renders later (a page that needs no early reads waits for
-// nothing: the session request is under way by then).
+// reads and the current user are in (or after EARLY_READS_WAIT_MS): its evaluation and first
+// render hold the main thread for a few hundred milliseconds, and every answer that arrived
+// meanwhile would be read only between them, each a round of renders later; with all of them in,
+// the shell renders the page in one pass (providers/known-answers, providers/first-answers).
 const shell = started
   .then(({ early }) => Promise.race([early, new Promise((r) => setTimeout(r, EARLY_READS_WAIT_MS))]))
   .then(() => import("./render-console"));
