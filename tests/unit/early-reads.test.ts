@@ -11,7 +11,6 @@ import { startLandingReads } from "../../src/lib/landing-reads";
 import { API_KEY_PAGE_SIZE, AUDIT_PAGE_SIZE, USERS_PAGE_SIZE } from "../../src/lib/page-sizes";
 import type { CurrentUser } from "../../src/providers/current-user-types";
 import { createDataProviders } from "../../src/providers/data-provider";
-import { createApiFetch } from "../../src/providers/http";
 import { createIdentityFetch, identityClientUrl } from "../../src/providers/identity-fetch";
 import { createRestDataProvider } from "../../src/providers/rest-data-provider";
 import { apiKeys } from "../../src/resources/api-keys";
@@ -21,7 +20,8 @@ import { evalRuns } from "../../src/resources/eval-runs";
 import { organizationUsers } from "../../src/resources/organization-users";
 import { usageRecords } from "../../src/resources/usage-records";
 import { workspaces } from "../../src/resources/workspaces";
-import { API_URL, AUTH_URL, jsonResponse } from "./support/fakes";
+import { fakeEarlyApi, landAs } from "./support/early-api";
+import { API_URL, AUTH_URL } from "./support/fakes";
 
 const CYCLES = [
   { billing_cycle_uuid: "c-old", billing_cycle_start_date: "2026-09-01" },
@@ -29,31 +29,18 @@ const CYCLES = [
   { billing_cycle_uuid: "c-mid", billing_cycle_start_date: "2026-10-01" },
 ];
 
-/** The API: the cycles for their URL, a body naming the path for any other (or `fail` paths: 500). */
+/** The API (support/early-api), and the data provider the pages read it through. */
 function setup(fail: string[] = []) {
-  const fetchImpl = vi.fn<typeof fetch>(async (input) => {
-    const url = new URL(String(input));
-    if (fail.includes(url.pathname)) return jsonResponse(500, { error: { code: "x", message: "broken" } });
-    if (url.pathname === BILLING_CYCLES_PATH) return jsonResponse(200, CYCLES);
-    return jsonResponse(200, { records: [{ usage_event_uuid: "e1" }], total: 1, path: url.pathname });
-  });
-  const apiFetch = createApiFetch({ apiUrl: API_URL, getAccessToken: async () => "t", fetchImpl });
-  const dataProvider = createDataProviders({ apiUrl: API_URL, authUrl: AUTH_URL }, apiFetch).default;
-  const urls = () => fetchImpl.mock.calls.map(([u]) => String(u).slice(API_URL.length));
-  return { fetchImpl, apiFetch, dataProvider, urls };
+  const api = fakeEarlyApi({ cycles: CYCLES, fail });
+  const dataProvider = createDataProviders({ apiUrl: API_URL, authUrl: AUTH_URL }, api.apiFetch).default;
+  return { ...api, dataProvider };
 }
 
 /** Runs `reads` (the billing page's, or the landing page's) as the entry does for `user` at an address. */
 const earlyReadsOf =
   (reads: typeof startLandingReads) =>
   (s: ReturnType<typeof setup>, pathname: string, user: Partial<CurrentUser>, search = "") =>
-    reads({
-      apiUrl: API_URL,
-      apiFetch: s.apiFetch,
-      session: Promise.resolve({ role: user.is_admin ? "admin" : "member", orgId: "org-1" }),
-      location: { pathname, search },
-      chartShown: true,
-    });
+    landAs(reads, s, pathname, user.is_admin ? "admin" : "member", search);
 const billingReads = earlyReadsOf(startBillingEarlyReads);
 const start = (s: ReturnType<typeof setup>, user: Partial<CurrentUser>, search = "", pathname = "/") =>
   billingReads(s, pathname, user, search);

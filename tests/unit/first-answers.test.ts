@@ -9,31 +9,20 @@ import { DEFAULT_SORT } from "../../src/lib/billing/filters";
 import { RECORDS_PAGE_SIZE } from "../../src/lib/billing/paging";
 import { clearEarlyReads } from "../../src/lib/early-reads";
 import { FirstAnswersQueryClient } from "../../src/providers/first-answers";
-import { createApiFetch } from "../../src/providers/http";
 import { refineResources } from "../../src/resources";
 import { usageRecords } from "../../src/resources/usage-records";
-import { API_URL, jsonResponse } from "./support/fakes";
+import { fakeEarlyApi, landAs } from "./support/early-api";
+import { API_URL } from "./support/fakes";
 
 const CYCLES = [{ billing_cycle_uuid: "c-new", billing_cycle_start_date: "2026-11-01" }];
 const ROWS = [{ usage_event_uuid: "e1" }, { usage_event_uuid: "e2" }];
 
 async function landed() {
-  const fetchImpl = vi.fn<typeof fetch>(async (input) => {
-    const url = new URL(String(input));
-    if (url.pathname === BILLING_CYCLES_PATH) return jsonResponse(200, CYCLES);
-    return jsonResponse(200, { records: ROWS, total: 31, path: url.pathname });
-  });
-  const apiFetch = createApiFetch({ apiUrl: API_URL, getAccessToken: async () => "t", fetchImpl });
+  const api = fakeEarlyApi({ cycles: CYCLES, rows: ROWS, total: 31 });
   // The entry's early reads of an administrator landing on "/".
-  await startBillingEarlyReads({
-    apiUrl: API_URL,
-    apiFetch,
-    session: Promise.resolve({ role: "admin", orgId: "org-1" }),
-    location: { pathname: "/", search: "" },
-    chartShown: true,
-  });
+  await landAs(startBillingEarlyReads, api, "/", "admin");
   const client = new FirstAnswersQueryClient({}, { urls: { default: API_URL }, resources: refineResources });
-  return { fetchImpl, client, early: fetchImpl.mock.calls.length };
+  return { fetchImpl: api.fetchImpl, client, early: api.fetchImpl.mock.calls.length };
 }
 
 /** The records table's key as Refine's useTable builds it (the resource's meta, then the hook's). */
