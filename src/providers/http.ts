@@ -77,15 +77,22 @@ async function readJson(response: Response): Promise<unknown> {
 export const TOKEN_REVOKED = "token_revoked";
 
 /** A GET that takes the JSON body as it is: one an early read (lib/early-reads) may answer. */
-export const plainGet = (request: ApiRequest) =>
+const plainGet = (request: ApiRequest) =>
   (request.method ?? "GET") === "GET" && !request.read && !request.headers && request.body === undefined;
 
-export function createApiFetch({ apiUrl, getAccessToken, fetchImpl }: ApiFetchOptions): ApiFetch {
-  const signedOut = () => httpError(401, "You are not signed in.", "unauthenticated");
+/**
+ * A fetch of the service at `baseUrl` that sends each request with `call`, except a plain GET the
+ * entry already read early (lib/early-reads), which takes that answer; an early read that failed is
+ * asked again, so that its error is this request's own. The product API's fetch and the identity
+ * service's are both made with it.
+ */
+export function answeringEarlyReads(
+  baseUrl: string,
+  call: <T>(url: string, request: ApiRequest) => Promise<T>,
+): ApiFetch {
   return async <T>(path: string, request: ApiRequest = {}): Promise<T> => {
-    const url = buildUrl(apiUrl, path, request.query);
+    const url = buildUrl(baseUrl, path, request.query);
     const early = plainGet(request) ? takeEarlyRead(url) : undefined;
-    // An early read that failed is asked again, so that its error is this request's own.
     if (early)
       return early.then(
         (body) => body as T,
@@ -93,6 +100,11 @@ export function createApiFetch({ apiUrl, getAccessToken, fetchImpl }: ApiFetchOp
       );
     return call<T>(url, request);
   };
+}
+
+export function createApiFetch({ apiUrl, getAccessToken, fetchImpl }: ApiFetchOptions): ApiFetch {
+  const signedOut = () => httpError(401, "You are not signed in.", "unauthenticated");
+  return answeringEarlyReads(apiUrl, call);
 
   async function call<T>(url: string, request: ApiRequest): Promise<T> {
     const token = await getAccessToken();

@@ -2,8 +2,7 @@
 // the session cookie (credentials included) and a non-empty X-CSRF-Token header. Errors come as
 // {error_code, user_facing_error, field_errors?} and become Refine HttpErrors carrying all three.
 import type { HttpError } from "@refinedev/core";
-import { takeEarlyRead } from "../lib/early-reads";
-import { type ApiFetch, buildUrl, plainGet } from "./http";
+import { type ApiFetch, answeringEarlyReads } from "./http";
 
 export const IDENTITY_CLIENT_PATH = "/api/fe/v3";
 
@@ -62,16 +61,6 @@ export function createIdentityFetch({
     if (!response.ok) throw identityError(response.status, parsed);
     return parsed as T;
   };
-  return async <T>(path: string, request: Parameters<ApiFetch>[1] = {}): Promise<T> => {
-    const url = buildUrl(base, path, request.query);
-    // The landing page's first read, if the entry made it (lib/landing-reads); one that failed is
-    // asked again, so that its error is this request's own.
-    const early = plainGet(request) ? takeEarlyRead(url) : undefined;
-    if (early)
-      return early.then(
-        (body) => body as T,
-        () => call<T>(url, request),
-      );
-    return call<T>(url, request);
-  };
+  // The landing page's first read, if the entry made it (lib/landing-reads), answers its GET.
+  return answeringEarlyReads(base, call);
 }
