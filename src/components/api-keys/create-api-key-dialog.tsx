@@ -1,13 +1,14 @@
 // Chooses how long a new key lives (default one year) and creates it.
 import type { UseModalFormReturnType } from "@refinedev/antd";
 import type { HttpError } from "@refinedev/core";
-import { Form, Modal, Select, Typography } from "antd";
+import { Form, Select, Typography } from "antd";
 import {
   type CreatedApiKey,
   DEFAULT_EXPIRATION,
   EXPIRATION_OPTIONS,
   type ExpirationOption,
 } from "../../lib/api-keys";
+import { FormModal } from "../form-modal";
 
 export type CreateApiKeyValues = { expiration_option: ExpirationOption };
 
@@ -16,7 +17,7 @@ type Props = { modal: UseModalFormReturnType<CreatedApiKey, HttpError, CreateApi
 export function CreateApiKeyDialog({ modal }: Props) {
   const { modalProps, formProps, formLoading } = modal;
   return (
-    <Modal
+    <FormModal
       {...modalProps}
       width={440}
       title="Create API Key"
@@ -50,6 +51,6 @@ export function CreateApiKeyDialog({ modal }: Props) {
           />
         </Form.Item>
       </Form>
-    </Modal>
+    </FormModal>
   );
 }

@@ -3,8 +3,9 @@
 // (`toBody`), and the API's refusal is shown in the dialog itself, which stays open with the
 // input to correct. A new opening starts without the last refusal.
 import type { HttpError } from "@refinedev/core";
-import { Alert, Form, type FormProps, Modal, type ModalProps } from "antd";
+import { Alert, Form, type FormProps, type ModalProps } from "antd";
 import { type ReactNode, useEffect } from "react";
+import { FormModal } from "../form-modal";
 
 /** What the dialog uses of Refine's useModalForm (whatever the record it answers). */
 type ModalForm<TBody> = {
@@ -41,8 +42,8 @@ export function OperatorFormModal<TValues, TBody>({
   const { form } = formProps;
   const open = modalProps.open === true;
   // Each opening starts from the form's current initial values (say, the cycle open now) and
-  // without the last refusal. The form is mounted before the first opening (Refine renders the
-  // modal's content ahead), when those values may not have been known yet.
+  // without the last refusal. Its store outlives the dialog's content, and may hold values from
+  // before those were known.
   useEffect(() => {
     if (!open) return;
     reset();
@@ -50,7 +51,7 @@ export function OperatorFormModal<TValues, TBody>({
   }, [open, reset, form]);
   const refusal = mutation.isError ? mutation.error : null;
   return (
-    <Modal {...modalProps} width={560} title={title} okText={okText} destroyOnHidden>
+    <FormModal {...modalProps} width={560} title={title} okText={okText} destroyOnHidden>
       {intro}
       <Form
         {...formProps}
@@ -70,6 +71,6 @@ export function OperatorFormModal<TValues, TBody>({
       {refusal ? (
         <Alert type="error" showIcon role="alert" message={refusal.message || "The request failed."} />
       ) : null}
-    </Modal>
+    </FormModal>
   );
 }

@@ -1,7 +1,8 @@
 // Give a member another role, among those the identity service says the signed-in user may give.
 import type { UseModalFormReturnType } from "@refinedev/antd";
 import type { HttpError } from "@refinedev/core";
-import { Form, Modal, Select, Typography } from "antd";
+import { Form, Select, Typography } from "antd";
+import { FormModal } from "../form-modal";
 import type { OrganizationMember } from "./organization-user";
 
 export type ChangeRoleValues = { role: string };
@@ -13,7 +14,7 @@ type Props = {
 
 export function ChangeRoleModal({ modal, member }: Props) {
   return (
-    <Modal {...modal.modalProps} title="Change role" width={480} okText="Save role">
+    <FormModal {...modal.modalProps} title="Change role" width={480} okText="Save role">
       <Typography.Paragraph>{member?.email}</Typography.Paragraph>
       <Form
         {...modal.formProps}
@@ -31,6 +32,6 @@ export function ChangeRoleModal({ modal, member }: Props) {
           <Select options={(member?.possible_roles ?? []).map((role) => ({ value: role, label: role }))} />
         </Form.Item>
       </Form>
-    </Modal>
+    </FormModal>
   );
 }

@@ -1,7 +1,8 @@
 // Invite someone by email as a role; the identity service emails them a link to accept.
 import type { UseModalFormReturnType } from "@refinedev/antd";
 import type { HttpError } from "@refinedev/core";
-import { Form, Input, Modal, Select } from "antd";
+import { Form, Input, Select } from "antd";
+import { FormModal } from "../form-modal";
 import { INVITE_ROLES } from "./organization-user";
 
 export type InviteValues = { email: string; role: string };
@@ -12,7 +13,7 @@ export function InviteUserModal({
   modal: UseModalFormReturnType<object, HttpError, InviteValues>;
 }) {
   return (
-    <Modal {...modal.modalProps} title="Invite user" width={480} okText="Send invitation">
+    <FormModal {...modal.modalProps} title="Invite user" width={480} okText="Send invitation">
       <Form
         {...modal.formProps}
         name="invite-user"
@@ -40,6 +41,6 @@ export function InviteUserModal({
           <Select options={INVITE_ROLES.map((role) => ({ value: role, label: role }))} />
         </Form.Item>
       </Form>
-    </Modal>
+    </FormModal>
   );
 }

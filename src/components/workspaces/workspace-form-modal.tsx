@@ -2,8 +2,9 @@
 // disabled while the name is empty; Update also while it is unchanged (spec §5).
 import type { UseModalFormReturnType } from "@refinedev/antd";
 import type { HttpError } from "@refinedev/core";
-import { Form, Input, Modal } from "antd";
+import { Form, Input } from "antd";
 import { canCreateWorkspace, canUpdateWorkspace, normalizeWorkspaceName } from "../../lib/workspaces";
+import { FormModal } from "../form-modal";
 
 export type WorkspaceFormValues = { name: string; organization_uuid: string };
 
@@ -21,7 +22,7 @@ export function WorkspaceFormModal({ action, modal, organizationUuid, originalNa
   const id = `workspace-${action}-name`;
 
   return (
-    <Modal
+    <FormModal
       {...modalProps}
       width={480}
       title={action === "create" ? "Create Workspace" : "Edit Workspace"}
@@ -52,6 +53,6 @@ export function WorkspaceFormModal({ action, modal, organizationUuid, originalNa
           <Input id={id} autoFocus maxLength={200} placeholder="e.g. Safety Research" />
         </Form.Item>
       </Form>
-    </Modal>
+    </FormModal>
   );
 }

@@ -3,8 +3,9 @@
 // (http(s) only, no private addresses) and its message shows under the field.
 import type { UseModalFormReturnType } from "@refinedev/antd";
 import type { HttpError } from "@refinedev/core";
-import { Checkbox, Flex, Form, Input, Modal, Switch, Typography } from "antd";
+import { Checkbox, Flex, Form, Input, Switch, Typography } from "antd";
 import { MAX_WEBHOOK_DESCRIPTION_LENGTH } from "../../../contract/webhook-labels";
+import { FormModal } from "../../components/form-modal";
 import { EVENT_OPTIONS, type WebhookEndpoint } from "./webhook-text";
 
 export type WebhookFormValues = Pick<WebhookEndpoint, "url" | "description" | "events" | "enabled">;
@@ -17,7 +18,7 @@ type Props = {
 export function WebhookFormModal({ action, modal }: Props) {
   const { modalProps, formProps } = modal;
   return (
-    <Modal
+    <FormModal
       {...modalProps}
       title={action === "create" ? "Add Webhook Endpoint" : "Edit Webhook Endpoint"}
       okText={action === "create" ? "Add Endpoint" : "Save"}
@@ -77,6 +78,6 @@ export function WebhookFormModal({ action, modal }: Props) {
           <Switch />
         </Form.Item>
       </Form>
-    </Modal>
+    </FormModal>
   );
 }
