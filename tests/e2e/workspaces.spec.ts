@@ -18,6 +18,8 @@ test("an administrator creates, renames and deletes a workspace and manages its 
   await expect(card(page, "Red Team").getByText("View Workspace Details", { exact: true })).toBeVisible();
   await page.screenshot({ path: "test-results/workspaces-admin.png", fullPage: true });
 
+  // The dialogs' forms are built when they first open, not with the list.
+  await expect(page.getByLabel("Workspace Name")).toHaveCount(0);
   // Create: disabled while blank; the name is trimmed.
   await page.getByRole("button", { name: "Create Workspace", exact: false }).click();
   const create = dialog(page, "Create Workspace");
