@@ -1,8 +1,8 @@
 // The entry holds only the first request chain: /config.json (preloaded by index.html), then the
 // identity client, whose creation starts the session refresh. The console itself (React, antd,
 // Refine, the layout and the routes, over a megabyte of script) is a chunk of its own, downloaded
-// with the page and run once the landing page's early reads are in; when the entry held it all,
-// the session refresh started only after all of it had been evaluated.
+// with the page and run once the session request has left; when the entry held it all, the session
+// refresh started only after all of it had been evaluated.
 import { DESKTOP_QUERY } from "./lib/breakpoints";
 import { startLandingReads } from "./lib/landing-reads";
 import { sessionMembership } from "./lib/session-membership";
@@ -19,50 +19,72 @@ if (!container) throw new Error("index.html has no #root element");
 const EARLY_READS_WAIT_MS = 400;
 
 // Settled into a value, so that a failure is shown by the shell and never left unhandled meanwhile.
-const started: Promise<{ start: ConsoleStart; early: Promise<void> }> = loadConsoleConfig()
-  .then((config) => {
-    const client = createIdentityClient(config.authUrl);
-    const services = createServices({ config, client });
-    // The current user (/v1/accounts/me), which the layout and every access check wait for, is
-    // asked for as soon as the session answers; the shell finds it under way or answered. Its
-    // failure is the auth check's or the layout's to show.
-    const user = services.currentUser.get();
-    user.catch(() => {});
-    // The landing page's first reads (lib/early-reads) start as soon as the session answers, beside
-    // the current user: its organization and role say what the page will ask, and whether its
-    // access rule lets it.
-    const reads = startLandingReads({
-      apiUrl: config.apiUrl,
-      apiFetch: services.apiFetch,
-      identity: {
-        url: identityClientUrl(config.authUrl),
-        fetch: createIdentityFetch({ authUrl: config.authUrl }),
-      },
-      // A failed session check is the auth gate's to show: no reads meanwhile.
-      session: client.getAuthenticationInfoOrNull().then(sessionMembership, () => null),
-      location: window.location,
-      chartShown: window.matchMedia?.(DESKTOP_QUERY).matches ?? true,
-    });
-    // The shell waits for the current user too: with it, its own queries start answered.
-    const early = Promise.allSettled([user, reads]).then(() => {});
-    return { start: { services }, early };
-  })
-  .catch((error: unknown) => ({ start: { error }, early: Promise.resolve() }));
-const start = started.then(({ start }) => start);
+// `asked`: settles once the session has answered and the requests that follow it are on the wire.
+const started: Promise<{ start: ConsoleStart; early: Promise<void>; asked: Promise<void> }> =
+  loadConsoleConfig()
+    .then((config) => {
+      const client = createIdentityClient(config.authUrl);
+      const services = createServices({ config, client });
+      const session = client.getAuthenticationInfoOrNull();
+      // The current user (/v1/accounts/me), which the layout and every access check wait for, is
+      // asked for as soon as the session answers; the shell finds it under way or answered. Its
+      // failure is the auth check's or the layout's to show.
+      const user = services.currentUser.get();
+      user.catch(() => {});
+      // The landing page's first reads (lib/early-reads) start as soon as the session answers,
+      // beside the current user: its organization and role say what the page will ask, and
+      // whether its access rule lets it.
+      const reads = startLandingReads({
+        apiUrl: config.apiUrl,
+        apiFetch: services.apiFetch,
+        identity: {
+          url: identityClientUrl(config.authUrl),
+          fetch: createIdentityFetch({ authUrl: config.authUrl }),
+        },
+        // A failed session check is the auth gate's to show: no reads meanwhile.
+        session: session.then(sessionMembership, () => null),
+        location: window.location,
+        chartShown: window.matchMedia?.(DESKTOP_QUERY).matches ?? true,
+      });
+      // The shell waits for the current user too: with it, its own queries start answered.
+      const early = Promise.allSettled([user, reads]).then(() => {});
+      // The requests that follow the session are sent from its answer's promise callbacks; a task
+      // later, every one of them has been.
+      const asked = session.then(
+        () => nextTask(),
+        () => nextTask(),
+      );
+      return { start: { services }, early, asked };
+    })
+    .catch((error: unknown) => ({
+      start: { error },
+      early: Promise.resolve(),
+      asked: Promise.resolve(),
+    }));
 
-// index.html's modulepreload has the shell downloading already. It is evaluated once the early
-// reads and the current user are in (or after EARLY_READS_WAIT_MS): its evaluation and first
-// render hold the main thread for a few hundred milliseconds, and every answer that arrived
-// meanwhile would be read only between them, each a round of renders later; with all of them in,
-// the shell renders the page in one pass (providers/known-answers, providers/first-answers).
-const shell = started
-  .then(({ early }) => Promise.race([early, new Promise((r) => setTimeout(r, EARLY_READS_WAIT_MS))]))
-  .then(() => import("./render-console"));
+// The shell (index.html's modulepreload has it downloading already) is evaluated once the session
+// request is on the wire, and while it and the requests its answer starts are: its evaluation holds
+// the main thread for a while, and the network would otherwise wait for it, or it for the network.
+// Evaluated before the config had answered, it would delay the session request. It warms the theme
+// once `asked` (a render whose task would otherwise hold the session's answer, and with it the
+// requests that follow), and renders the console once the early reads and the current user are in
+// (or after EARLY_READS_WAIT_MS): every answer that arrived during a render would be read only
+// after it, a round of renders later; with all of them in, the shell renders the page in one pass
+// (providers/known-answers, providers/first-answers).
+const start = started.then(({ start, early }) =>
+  Promise.race([early, new Promise((r) => setTimeout(r, EARLY_READS_WAIT_MS))]).then(() => start),
+);
+const asked = started.then(({ asked }) => asked);
+const shell = started.then(() => import("./render-console"));
 
 shell.then(
-  ({ renderConsole }) => renderConsole(container, start),
+  ({ renderConsole }) => renderConsole(container, { start, asked }),
   (error: unknown) => showShellLoadFailure(container, error),
 );
+
+function nextTask(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
 
 /** The console's code could not be downloaded (a network failure, or a new deployment replaced
  * it): plain text, since antd is in the code that failed, and a reload to fetch it again. */

@@ -1,32 +1,11 @@
 // The build's static antd stylesheet (scripts/extract-antd-styles.tsx): the styles the console's
 // list pages and dialogs ask for at run time are in it, under the cache paths the browser looks
 // them up by, so the first render computes none of them.
-import { createCache, StyleProvider } from "@ant-design/cssinjs";
 import { Button, Card, Form, Input, Menu, Modal, Select, Table, Tag, Typography } from "antd";
-import { renderToString } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { antdStylesFile } from "../../scripts/antd-static-styles";
 import { extractAntdStyles } from "../../scripts/extract-antd-styles";
-import { ThemeShell } from "../../src/components/theme-shell";
-
-/** The cache paths the stylesheet declares (its `.data-ant-cssinjs-cache-path` rule). */
-function declaredPaths(css: string): Set<string> {
-  const content = /\.data-ant-cssinjs-cache-path\{content:"([^"]*)";\}/.exec(css)?.[1] ?? "";
-  return new Set(content.split(";").map((entry) => entry.slice(0, entry.lastIndexOf(":"))));
-}
-
-/** The style cache paths rendering `node` in the console's theme registers. */
-function pathsOf(node: React.ReactNode): string[] {
-  const cache = createCache();
-  renderToString(
-    <StyleProvider cache={cache}>
-      <ThemeShell>{node}</ThemeShell>
-    </StyleProvider>,
-  );
-  return [...cache.cache.keys()]
-    .filter((key) => key.startsWith("style%"))
-    .map((key) => key.slice("style%".length).replaceAll("%", "|"));
-}
+import { declaredPaths, pathsOf } from "./support/antd-style-paths";
 
 describe("antd's static stylesheet", () => {
   const css = extractAntdStyles();
