@@ -4,10 +4,11 @@
 // refuses (a second budget for the same workspace, say) is shown in the dialog in its own words.
 import { useSelect } from "@refinedev/antd";
 import type { HttpError } from "@refinedev/core";
-import { Alert, Form, Input, Modal, Radio, Select, Switch, Typography } from "antd";
+import { Alert, Form, Input, Radio, Select, Switch, Typography } from "antd";
 import type { Budget } from "../../../contract/budgets";
 import type { WorkspaceRecord } from "../../lib/workspaces";
 import { workspaces } from "../../resources/workspaces";
+import { FormModal } from "../form-modal";
 import { amountProblem, type BudgetFormValues, budgetRequest, thresholdsProblem } from "./budget-form-values";
 import { BudgetPreview } from "./budget-preview";
 import type { BudgetModal } from "./use-budget-modals";
@@ -63,14 +64,12 @@ export function BudgetFormModal({ action, modal, existing, fixedWorkspace }: Pro
   };
 
   return (
-    <Modal
+    <FormModal
       {...modalProps}
       width={520}
       title={creating ? "Set Budget" : "Edit Budget"}
       okText={creating ? "Save Budget" : "Update Budget"}
       okButtonProps={{ ...modalProps.okButtonProps, loading: formLoading }}
-      // Mounted from the start, so the values set as it opens land in a connected form.
-      forceRender
       destroyOnHidden={false}
     >
       <Form {...formProps} layout="vertical" requiredMark={false} onFinish={submit}>
@@ -157,6 +156,6 @@ export function BudgetFormModal({ action, modal, existing, fixedWorkspace }: Pro
           />
         ) : null}
       </Form>
-    </Modal>
+    </FormModal>
   );
 }
