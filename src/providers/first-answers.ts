@@ -1,7 +1,9 @@
 // A page's first render holds the answers the entry read early (lib/early-reads), instead of asking
 // for them from its effects after that render and drawing them one round of renders later. When
-// react-query first builds a query of the product API whose GET has already been answered early,
-// the query starts with that answer (initialData), and its first mount does not read it again.
+// react-query first builds a query of the product API or of the identity service whose GET has
+// already been answered early, the query starts with that answer (initialData), which is then given
+// as an answer (setData) so that the query counts as fetched: Refine's antd table shows a spinner,
+// and Users its invitations card waits, until a query is. Its first mount does not read it again.
 // The request is made from the query's key exactly as the data provider makes it from the hook's
 // call (Refine's list and custom keys hold the call's parameters), so a key whose request differs
 // from every early read simply finds none and is fetched as before.
