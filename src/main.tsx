@@ -1,8 +1,8 @@
 // The entry holds only the first request chain: /config.json (preloaded by index.html), then the
 // identity client, whose creation starts the session refresh. The console itself (React, antd,
 // Refine, the layout and the routes, over a megabyte of script) is a chunk of its own, downloaded
-// with the page and run once the session request has left; when the entry held it all, the session
-// refresh started only after all of it had been evaluated.
+// with the page and run once the session's follow-up requests have left; when the entry held it all,
+// the session refresh started only after all of it had been evaluated.
 import { DESKTOP_QUERY } from "./lib/breakpoints";
 import { startLandingReads } from "./lib/landing-reads";
 import { sessionMembership } from "./lib/session-membership";
@@ -62,23 +62,26 @@ const started: Promise<{ start: ConsoleStart; early: Promise<void>; asked: Promi
       asked: Promise.resolve(),
     }));
 
-// The shell (index.html's modulepreload has it downloading already) is evaluated once the session
-// request is on the wire, and while it and the requests its answer starts are: its evaluation holds
-// the main thread for a while, and the network would otherwise wait for it, or it for the network.
-// Evaluated before the config had answered, it would delay the session request. It warms the theme
-// once `asked` (a render whose task would otherwise hold the session's answer, and with it the
-// requests that follow), and renders the console once the early reads and the current user are in
-// (or after EARLY_READS_WAIT_MS): every answer that arrived during a render would be read only
-// after it, a round of renders later; with all of them in, the shell renders the page in one pass
-// (providers/known-answers, providers/first-answers).
-const start = started.then(({ start, early }) =>
-  Promise.race([early, new Promise((r) => setTimeout(r, EARLY_READS_WAIT_MS))]).then(() => start),
-);
-const asked = started.then(({ asked }) => asked);
-const shell = started.then(() => import("./render-console"));
+// The shell (index.html's modulepreload has it downloading already) is evaluated once the requests
+// the session's answer starts are on the wire, while they are: its evaluation (and the landing
+// page's code it asks for) holds the main thread for a few tens of milliseconds, and the network
+// would otherwise wait for it, or it for the network. Evaluated any earlier, it held up the session's
+// answer, and with it every request that follows (35-50 ms on a warm Billing & Usage visit). It
+// renders the console once the early reads and the current user are in: every answer that arrived
+// during a render would be read only after it, a round of renders later; with all of them in, the
+// shell renders the page in one pass (providers/known-answers, providers/first-answers).
+// A session that has not answered after EARLY_READS_WAIT_MS (an identity service retrying, say)
+// waits no more for either: the console shows its own state meanwhile, and its auth check shares
+// the session request under way instead of starting another round once it has failed
+// (providers/identity-client).
+const waited = started.then(() => new Promise<void>((r) => setTimeout(r, EARLY_READS_WAIT_MS)));
+const start = started.then(({ start, early }) => Promise.race([early, waited]).then(() => start));
+const shell = started
+  .then(({ asked }) => Promise.race([asked, waited]))
+  .then(() => import("./render-console"));
 
 shell.then(
-  ({ renderConsole }) => renderConsole(container, { start, asked }),
+  ({ renderConsole }) => renderConsole(container, start),
   (error: unknown) => showShellLoadFailure(container, error),
 );
 
