@@ -2,7 +2,14 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { BillingCycleSchema, MAX_CYCLE_EVENTS } from "../../contract/billing-cycle-schema";
 import { formatUsdExact } from "../../contract/money";
-import { type Cycle, cycleOf, cyclesOrCurrent, groupTotals } from "../metering/cycles";
+import {
+  type Cycle,
+  type CycleTotals,
+  cycleOf,
+  cyclesOrCurrent,
+  groupTotals,
+  groupTotalsOfCycles,
+} from "../metering/cycles";
 import { newestEvents } from "../metering/usage-records";
 import type { Db } from "../platform/database";
 import { ApiError } from "../platform/errors";
@@ -13,8 +20,7 @@ const QuerySchema = z.strictObject({
   billing_cycle_uuid: z.uuid({ error: "billing_cycle_uuid must be a UUID." }).optional(),
 });
 
-async function cycleJson(db: Db, cycle: Cycle) {
-  const { groups, unattributedMicros, paidMicros } = await groupTotals(db, cycle);
+function cycleJson(cycle: Cycle, { groups, unattributedMicros, paidMicros }: CycleTotals) {
   let total = unattributedMicros;
   for (const g of groups) total += g.totalMicros;
   return {
@@ -65,16 +71,17 @@ export const billingCycleRoutes: FastifyPluginAsyncZod<{ db: Db; readDb?: Db }> 
       const cycles = await cyclesOrCurrent(db, adminOrg(req).org_id);
       const uuid = req.query.billing_cycle_uuid;
       if (!uuid) {
-        const list = [];
-        for (const c of cycles)
-          list.push({ ...(await cycleJson(db, c)), usage_breakdown: { usage_events: [] } });
-        return list;
+        const totals = await groupTotalsOfCycles(db, adminOrg(req).org_id, cycles);
+        return cycles.map((c, i) => ({
+          ...cycleJson(c, totals[i] as CycleTotals),
+          usage_breakdown: { usage_events: [] },
+        }));
       }
       const cycle = cycleOf(cycles, uuid);
       if (!cycle) throw new ApiError("not_found", "Billing cycle not found.");
       const { events, truncated } = await newestEvents(db, cycle, MAX_CYCLE_EVENTS);
       return {
-        ...(await cycleJson(db, cycle)),
+        ...cycleJson(cycle, await groupTotals(db, cycle)),
         usage_breakdown: { usage_events: events, usage_events_truncated: truncated },
       };
     },

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { and, asc, desc, eq, gte, lt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import {
   billingCycles,
   payments,
@@ -188,66 +188,107 @@ export async function workspaceGroupsOf(db: Db, org: string) {
   return { groups, groupOfWorkspace };
 }
 
+export type CycleTotals = { groups: GroupTotal[]; unattributedMicros: bigint; paidMicros: bigint };
+
 /**
  * Cost per workspace group within the cycle, from the daily rollup. Group "default" holds the
  * workspaces in no group (and a stored group of that name, if any); usage without a workspace is
  * returned apart as unattributed. balance = cost − the group's prepaid amount (what is still owed;
  * negative when prepaid credit is left).
  */
-export async function groupTotals(
+export async function groupTotals(db: Db, cycle: Cycle): Promise<CycleTotals> {
+  const [totals] = await groupTotalsOfCycles(db, cycle.organizationUuid, [cycle]);
+  if (!totals) throw new Error("groupTotalsOfCycles answered no totals for one cycle");
+  return totals;
+}
+
+/**
+ * groupTotals of each of the organization's `cycles`, in their order, in four statements whatever
+ * their number (the groups and their members, every cycle's cost per workspace, every cycle's
+ * payments), where one cycle after another took four each: on the embedded database every
+ * statement also waits its turn behind other requests'. Cycles do not overlap, so each day of
+ * usage counts in at most one.
+ */
+export async function groupTotalsOfCycles(
   db: Db,
-  cycle: Cycle,
-): Promise<{ groups: GroupTotal[]; unattributedMicros: bigint; paidMicros: bigint }> {
-  const org = cycle.organizationUuid;
+  org: string,
+  cycles: readonly Cycle[],
+): Promise<CycleTotals[]> {
+  if (!cycles.length) return [];
   const { groups, groupOfWorkspace } = await workspaceGroupsOf(db, org);
   // The coarse rollup: the same sums per workspace, in a fraction of usage_daily's rows.
   const coarse = usageDailyCoarse;
+  const cycleOfDay = sql<string | null>`case ${sql.join(
+    cycles.map(
+      (c) =>
+        sql`when ${coarse.day} >= ${c.startDate}${c.endDate ? sql` and ${coarse.day} < ${c.endDate}` : sql``} then ${c.billingCycleUuid}`,
+    ),
+    sql` `,
+  )} end`;
+  // ISO dates: their text order is their time order.
+  const first = cycles.map((c) => c.startDate).sort()[0] ?? "";
+  const ends = cycles.map((c) => c.endDate);
+  const last = ends.includes(null) ? null : ((ends as string[]).sort().at(-1) ?? null);
   const costs = await db
     .select({
+      cycle: cycleOfDay,
       ws: coarse.workspaceUuid,
       cost: sql<string>`coalesce(sum(${coarse.costMicrosSum}), 0)::text`,
     })
     .from(coarse)
     .where(
+      and(eq(coarse.organizationUuid, org), gte(coarse.day, first), last ? lt(coarse.day, last) : undefined),
+    )
+    // By position: the CASE written again would carry other parameters, and not match.
+    .groupBy(sql`1`, sql`2`);
+  const paid = await db
+    .select({
+      cycle: payments.billingCycleUuid,
+      sum: sql<string>`coalesce(sum(${payments.amountMicros}), 0)::text`,
+    })
+    .from(payments)
+    .where(
       and(
-        eq(coarse.organizationUuid, cycle.organizationUuid),
-        gte(coarse.day, cycle.startDate),
-        cycle.endDate ? lt(coarse.day, cycle.endDate) : undefined,
+        eq(payments.organizationUuid, org),
+        inArray(
+          payments.billingCycleUuid,
+          cycles.map((c) => c.billingCycleUuid),
+        ),
       ),
     )
-    .groupBy(coarse.workspaceUuid);
-  const [paid] = await db
-    .select({ sum: sql<string>`coalesce(sum(${payments.amountMicros}), 0)::text` })
-    .from(payments)
-    .where(and(eq(payments.organizationUuid, org), eq(payments.billingCycleUuid, cycle.billingCycleUuid)));
-
-  const totals = new Map<string, bigint>([[DEFAULT_GROUP, 0n]]);
-  for (const g of groups) totals.set(g.name, 0n);
-  let unattributedMicros = 0n;
-  for (const c of costs) {
-    const micros = BigInt(c.cost);
-    if (c.ws === null) {
-      unattributedMicros += micros;
-      continue;
-    }
-    const name = groupOfWorkspace.get(c.ws) ?? DEFAULT_GROUP;
-    totals.set(name, (totals.get(name) ?? 0n) + micros);
-  }
+    .groupBy(payments.billingCycleUuid);
+  const paidOf = new Map(paid.map((p) => [p.cycle, BigInt(p.sum)]));
   const prepaid = new Map(groups.map((g) => [g.name, g.prepaid]));
-  const list = [...totals.entries()]
-    .map(([groupName, totalMicros]) => ({
-      groupName,
-      totalMicros,
-      balanceMicros: totalMicros - (prepaid.get(groupName) ?? 0n),
-    }))
-    .sort((a, b) =>
-      a.groupName === DEFAULT_GROUP
-        ? 1
-        : b.groupName === DEFAULT_GROUP
-          ? -1
-          : a.groupName.localeCompare(b.groupName),
-    );
-  return { groups: list, unattributedMicros, paidMicros: BigInt(paid?.sum ?? "0") };
+
+  return cycles.map((cycle) => {
+    const totals = new Map<string, bigint>([[DEFAULT_GROUP, 0n]]);
+    for (const g of groups) totals.set(g.name, 0n);
+    let unattributedMicros = 0n;
+    for (const c of costs) {
+      if (c.cycle !== cycle.billingCycleUuid) continue;
+      const micros = BigInt(c.cost);
+      if (c.ws === null) {
+        unattributedMicros += micros;
+        continue;
+      }
+      const name = groupOfWorkspace.get(c.ws) ?? DEFAULT_GROUP;
+      totals.set(name, (totals.get(name) ?? 0n) + micros);
+    }
+    const list = [...totals.entries()]
+      .map(([groupName, totalMicros]) => ({
+        groupName,
+        totalMicros,
+        balanceMicros: totalMicros - (prepaid.get(groupName) ?? 0n),
+      }))
+      .sort((a, b) =>
+        a.groupName === DEFAULT_GROUP
+          ? 1
+          : b.groupName === DEFAULT_GROUP
+            ? -1
+            : a.groupName.localeCompare(b.groupName),
+      );
+    return { groups: list, unattributedMicros, paidMicros: paidOf.get(cycle.billingCycleUuid) ?? 0n };
+  });
 }
 
 /** Guard for callers that must not see another organization's cycle. */

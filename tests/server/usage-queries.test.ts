@@ -401,6 +401,24 @@ describe.each(backends())("usage queries on $name", (backend) => {
     );
     expect(feb.unattributed_cost).toBe(none.cost);
 
+    // Every cycle of the list (its totals asked for all cycles at once) holds what that cycle alone
+    // holds, and its groups add up to its own usage summary: no day counts in another cycle.
+    for (const listed of list as {
+      billing_cycle_uuid: string;
+      workspace_groups: { total_cost: string }[];
+    }[]) {
+      const alone = await get(
+        `/v1/accounts/organization/billingcycles?billing_cycle_uuid=${listed.billing_cycle_uuid}`,
+        "admin",
+      );
+      expect({ ...alone, usage_breakdown: undefined }).toEqual({ ...listed, usage_breakdown: undefined });
+      const own = await get(`/v1/usage/summary?billing_cycle_uuid=${listed.billing_cycle_uuid}`);
+      expect(usdMicros([...listed.workspace_groups.map((g) => g.total_cost), alone.unattributed_cost])).toBe(
+        parseUsd(own.totals.cost),
+      );
+    }
+    expect(parseUsd(list[0].total_cost)).toBeGreaterThan(0n);
+
     const detail = await get(
       `/v1/accounts/organization/billingcycles?billing_cycle_uuid=${febCycle}`,
       "admin",
