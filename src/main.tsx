@@ -19,7 +19,7 @@ if (!container) throw new Error("index.html has no #root element");
 const EARLY_READS_WAIT_MS = 400;
 
 // Settled into a value, so that a failure is shown by the shell and never left unhandled meanwhile.
-// `asked`: settles once the session has answered and the requests that follow it are on the wire.
+// `asked`: settles once every request the landing page's first render needs is on the wire.
 const started: Promise<{ start: ConsoleStart; early: Promise<void>; asked: Promise<void> }> =
   loadConsoleConfig()
     .then((config) => {
@@ -34,7 +34,12 @@ const started: Promise<{ start: ConsoleStart; early: Promise<void>; asked: Promi
       // The landing page's first reads (lib/early-reads) start as soon as the session answers,
       // beside the current user: its organization and role say what the page will ask, and
       // whether its access rule lets it.
+      let allAsked = () => {};
+      const readsAsked = new Promise<void>((resolve) => {
+        allAsked = resolve;
+      });
       const reads = startLandingReads({
+        allAsked: () => allAsked(),
         apiUrl: config.apiUrl,
         apiFetch: services.apiFetch,
         identity: {
@@ -48,12 +53,10 @@ const started: Promise<{ start: ConsoleStart; early: Promise<void>; asked: Promi
       });
       // The shell waits for the current user too: with it, its own queries start answered.
       const early = Promise.allSettled([user, reads]).then(() => {});
-      // The requests that follow the session are sent from its answer's promise callbacks; a task
-      // later, every one of them has been.
-      const asked = session.then(
-        () => nextTask(),
-        () => nextTask(),
-      );
+      // The reads are sent from promise callbacks (the session's answer, then on Billing & Usage the
+      // cycles'); a task after the last has been started, it is on the wire. A page that makes
+      // none settles its reads at once; the current user is asked beside the first of them.
+      const asked = Promise.race([readsAsked, reads.catch(() => {})]).then(() => nextTask());
       return { start: { services }, early, asked };
     })
     .catch((error: unknown) => ({
@@ -62,11 +65,12 @@ const started: Promise<{ start: ConsoleStart; early: Promise<void>; asked: Promi
       asked: Promise.resolve(),
     }));
 
-// The shell (index.html's modulepreload has it downloading already) is evaluated once the requests
-// the session's answer starts are on the wire, while they are: its evaluation (and the landing
-// page's code it asks for) holds the main thread for a few tens of milliseconds, and the network
-// would otherwise wait for it, or it for the network. Evaluated any earlier, it held up the session's
-// answer, and with it every request that follows (35-50 ms on a warm Billing & Usage visit). It
+// The shell (index.html's modulepreload has it downloading already) is evaluated once the landing
+// page's requests are on the wire, while they are: its evaluation (and the landing page's code it
+// asks for) holds the main thread for a few tens of milliseconds, and the network would otherwise
+// wait for it, or it for the network. Evaluated any earlier, it held up the answer that starts the
+// next requests: the session's (35-50 ms on a warm Billing & Usage visit), or on Billing & Usage
+// the cycles' (10-50 ms). It
 // renders the console once the early reads and the current user are in: every answer that arrived
 // during a render would be read only after it, a round of renders later; with all of them in, the
 // shell renders the page in one pass (providers/known-answers, providers/first-answers).

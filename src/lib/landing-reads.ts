@@ -64,5 +64,7 @@ export async function startLandingReads(start: Start): Promise<void> {
   if (!session || (page.adminsOnly && session.role !== "admin")) return;
   const { orgId } = session;
   const reads = typeof page.reads === "function" ? (orgId ? page.reads(orgId) : []) : page.reads;
-  await Promise.allSettled(reads.map((read) => readEarly(start, read)));
+  const pending = reads.map((read) => readEarly(start, read));
+  start.allAsked?.();
+  await Promise.allSettled(pending);
 }

@@ -18,6 +18,8 @@ export type EarlyStart = {
   /** The identity service's client API. */
   identity?: ReadService;
   location: { pathname: string; search: string };
+  /** Called once every read the landing page makes has been started (not when it makes none). */
+  allAsked?: () => void;
 };
 
 /** Starts `read` through its service's fetch (unless under way); its answer, or undefined. */

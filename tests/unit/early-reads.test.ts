@@ -106,6 +106,30 @@ describe("Billing & Usage early reads", () => {
     expect(s.fetchImpl).toHaveBeenCalledTimes(14);
   });
 
+  it("says when its last request has left: after the latest cycle's, which wait for the cycles", async () => {
+    const s = setup();
+    // What had been asked a task after the word (the fetch sends once the token is read).
+    const askedBy: number[] = [];
+    const allAsked = vi.fn(() => setTimeout(() => askedBy.push(s.urls().length), 0));
+    await landAs(startBillingEarlyReads, s, "/", "admin", "", allAsked);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(allAsked).toHaveBeenCalledTimes(1);
+    expect(askedBy).toEqual([7]);
+
+    // A list page's, once its first page has left; a page that asks nothing never says it.
+    const list = setup();
+    const listAsked: number[] = [];
+    await landAs(startLandingReads, list, "/organization/workspaces", "member", "", () =>
+      setTimeout(() => listAsked.push(list.urls().length), 0),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(listAsked).toEqual([1]);
+    const none = vi.fn();
+    await landAs(startBillingEarlyReads, setup(), "/", "member", "", none);
+    await landAs(startLandingReads, setup(), "/eval-runs", "member", "", none);
+    expect(none).not.toHaveBeenCalled();
+  });
+
   it("asks for nothing for a member, or on another page", async () => {
     const s = setup();
     await start(s, { is_admin: false });

@@ -52,5 +52,6 @@ export async function startBillingEarlyReads(start: Start): Promise<void> {
   const list = await cycles.catch(() => null);
   const latest = Array.isArray(list) ? sortCycles(list as BillingCycle[]).at(-1) : undefined;
   const view = latest ? billingViewReads(latest.billing_cycle_uuid, chartShown).map(early) : [];
+  start.allAsked?.();
   await Promise.allSettled([...others, ...view]);
 }

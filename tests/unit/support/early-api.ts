@@ -32,8 +32,10 @@ export function landAs(
   pathname: string,
   role: "admin" | "member",
   search = "",
+  allAsked?: () => void,
 ) {
   return reads({
+    allAsked,
     apiUrl: API_URL,
     apiFetch: api.apiFetch,
     session: Promise.resolve({ role, orgId: "org-1" }),
