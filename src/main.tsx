@@ -1,8 +1,8 @@
 // The entry holds only the first request chain: /config.json (preloaded by index.html), then the
 // identity client, whose creation starts the session refresh. The console itself (React, antd,
 // Refine, the layout and the routes, over a megabyte of script) is a chunk of its own, downloaded
-// with the page and run once the session's follow-up requests have left; when the entry held it all,
-// the session refresh started only after all of it had been evaluated.
+// with the page and run once the landing page's early requests have left; when the entry held it
+// all, the session refresh started only after all of it had been evaluated.
 import { DESKTOP_QUERY } from "./lib/breakpoints";
 import { startLandingReads } from "./lib/landing-reads";
 import { sessionMembership } from "./lib/session-membership";
@@ -34,12 +34,12 @@ const started: Promise<{ start: ConsoleStart; early: Promise<void>; asked: Promi
       // The landing page's first reads (lib/early-reads) start as soon as the session answers,
       // beside the current user: its organization and role say what the page will ask, and
       // whether its access rule lets it.
-      let allAsked = () => {};
+      let allAsked!: () => void;
       const readsAsked = new Promise<void>((resolve) => {
         allAsked = resolve;
       });
       const reads = startLandingReads({
-        allAsked: () => allAsked(),
+        allAsked,
         apiUrl: config.apiUrl,
         apiFetch: services.apiFetch,
         identity: {
@@ -70,10 +70,10 @@ const started: Promise<{ start: ConsoleStart; early: Promise<void>; asked: Promi
 // asks for) holds the main thread for a few tens of milliseconds, and the network would otherwise
 // wait for it, or it for the network. Evaluated any earlier, it held up the answer that starts the
 // next requests: the session's (35-50 ms on a warm Billing & Usage visit), or on Billing & Usage
-// the cycles' (10-50 ms). It
-// renders the console once the early reads and the current user are in: every answer that arrived
-// during a render would be read only after it, a round of renders later; with all of them in, the
-// shell renders the page in one pass (providers/known-answers, providers/first-answers).
+// the cycles' (10-50 ms). It renders the console once the early reads and the current user are in:
+// every answer that arrived during a render would be read only after it, a round of renders later;
+// with all of them in, the shell renders the page in one pass (providers/known-answers,
+// providers/first-answers).
 // A session that has not answered after EARLY_READS_WAIT_MS (an identity service retrying, say)
 // waits no more for either: the console shows its own state meanwhile, and its auth check shares
 // the session request under way instead of starting another round once it has failed

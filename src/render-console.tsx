@@ -1,7 +1,7 @@
 // The console's shell chunk: React, antd and the route tree, imported by the entry (main.tsx) while
-// the landing page's first reads load. It starts fetching the landing page's code, then renders the console once the
-// services exist and the landing page's first answers are in, or the startup error, in place of
-// index.html's loading screen.
+// the landing page's first reads load. It starts fetching the landing page's code, then renders the
+// console once the services exist and the landing page's first answers are in, or the startup
+// error, in place of index.html's loading screen.
 // Must come first: makes antd 5 render correctly under React 19.
 import "@ant-design/v5-patch-for-react-19";
 import { StrictMode } from "react";

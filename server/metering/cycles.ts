@@ -258,14 +258,19 @@ export async function groupTotalsOfCycles(
     )
     .groupBy(payments.billingCycleUuid);
   const paidOf = new Map(paid.map((p) => [p.cycle, BigInt(p.sum)]));
+  const costsOf = new Map<string | null, typeof costs>();
+  for (const c of costs) {
+    const bucket = costsOf.get(c.cycle);
+    if (bucket) bucket.push(c);
+    else costsOf.set(c.cycle, [c]);
+  }
   const prepaid = new Map(groups.map((g) => [g.name, g.prepaid]));
 
   return cycles.map((cycle) => {
     const totals = new Map<string, bigint>([[DEFAULT_GROUP, 0n]]);
     for (const g of groups) totals.set(g.name, 0n);
     let unattributedMicros = 0n;
-    for (const c of costs) {
-      if (c.cycle !== cycle.billingCycleUuid) continue;
+    for (const c of costsOf.get(cycle.billingCycleUuid) ?? []) {
       const micros = BigInt(c.cost);
       if (c.ws === null) {
         unattributedMicros += micros;
