@@ -25,7 +25,10 @@ test("an administrator creates, renames and deletes a workspace and manages its 
   const create = dialog(page, "Create Workspace");
   const createButton = actionButton(create, "Create");
   await expect(createButton).toBeDisabled();
-  await create.getByLabel("Workspace Name").fill("   ");
+  // The cursor is in the name field: a keyboard user types at once.
+  await expect(create.getByLabel("Workspace Name")).toBeFocused();
+  await page.keyboard.type("   ");
+  await expect(create.getByLabel("Workspace Name")).toHaveValue("   ");
   await expect(createButton).toBeDisabled();
   await create.getByLabel("Workspace Name").fill("  E2E Lab  ");
   await page.screenshot({ path: "test-results/workspaces-create-dialog.png" });
@@ -47,6 +50,7 @@ test("an administrator creates, renames and deletes a workspace and manages its 
   await page.getByRole("button", { name: "Edit workspace E2E Lab" }).click();
   const edit = dialog(page, "Edit Workspace");
   await expect(edit.getByLabel("Workspace Name")).toHaveValue("E2E Lab");
+  await expect(edit.getByLabel("Workspace Name")).toBeFocused();
   const update = actionButton(edit, "Update");
   await expect(update).toBeDisabled();
   await edit.getByLabel("Workspace Name").fill("E2E Lab ");
