@@ -1,6 +1,7 @@
 import type { FastifyRequest } from "fastify";
 import { errors as joseErrors, jwtVerify } from "jose";
 import { LRUCache } from "lru-cache";
+import { actingMembership, rolesGrantAdmin } from "../../contract/org-membership";
 import { ApiError } from "../platform/errors";
 import type { IdentityGateway, OrgMemberInfo } from "../platform/identity-gateway";
 import { createTokenVersionCheck, type TokenVersionCheck } from "./token-versions";
@@ -82,7 +83,7 @@ export function createBearerVerifier(gateway: IdentityGateway, versions: TokenVe
     const tv = claims.tv === undefined ? 0 : claims.tv;
     if (typeof tv !== "number" || !Number.isSafeInteger(tv))
       throw unauthorized("The access token is not valid.");
-    const org = claims.org_member_info ?? Object.values(claims.org_id_to_org_member_info ?? {})[0] ?? null;
+    const org = claims.org_member_info ?? actingMembership(claims.org_id_to_org_member_info) ?? null;
     const v: Verified = {
       principal: {
         userId: claims.user_id,
@@ -156,5 +157,5 @@ export function createAuthenticator(gateway: IdentityGateway) {
 export type Authenticate = (req: FastifyRequest, opts: { apiKey: boolean }) => Promise<Principal>;
 
 export function isOrgAdmin(p: Principal): boolean {
-  return p.org?.inherited_user_roles_plus_current_role.includes("Admin") ?? false;
+  return rolesGrantAdmin(p.org?.inherited_user_roles_plus_current_role);
 }
