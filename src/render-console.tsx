@@ -36,7 +36,7 @@ export function renderConsole(container: HTMLElement, start: Promise<ConsoleStar
   // before they arrive instead of in the console's first render after them: the shell above it
   // stays mounted.
   show(<LoadingScreen />);
-  // The page's chunk downloads while the session and the current user load. The console renders
+  // The page's chunk downloads while the landing page's reads load. The console renders
   // once it is here (or after PAGE_WAIT_MS): the shell's queries start with their answers
   // (providers/known-answers), so the page would otherwise render before its code had arrived and
   // show its loading screen, which React keeps up for at least 300 ms.

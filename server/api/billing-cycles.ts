@@ -71,9 +71,9 @@ export const billingCycleRoutes: FastifyPluginAsyncZod<{ db: Db; readDb?: Db }> 
       const cycles = await cyclesOrCurrent(db, adminOrg(req).org_id);
       const uuid = req.query.billing_cycle_uuid;
       if (!uuid) {
-        const totals = await groupTotalsOfCycles(db, adminOrg(req).org_id, cycles);
-        return cycles.map((c, i) => ({
-          ...cycleJson(c, totals[i] as CycleTotals),
+        const listed = await groupTotalsOfCycles(db, adminOrg(req).org_id, cycles);
+        return listed.map(({ cycle, totals }) => ({
+          ...cycleJson(cycle, totals),
           usage_breakdown: { usage_events: [] },
         }));
       }

@@ -197,23 +197,23 @@ export type CycleTotals = { groups: GroupTotal[]; unattributedMicros: bigint; pa
  * negative when prepaid credit is left).
  */
 export async function groupTotals(db: Db, cycle: Cycle): Promise<CycleTotals> {
-  const [totals] = await groupTotalsOfCycles(db, cycle.organizationUuid, [cycle]);
-  if (!totals) throw new Error("groupTotalsOfCycles answered no totals for one cycle");
-  return totals;
+  const [one] = await groupTotalsOfCycles(db, cycle.organizationUuid, [cycle]);
+  if (!one) throw new Error("groupTotalsOfCycles answered no totals for one cycle");
+  return one.totals;
 }
 
 /**
- * groupTotals of each of the organization's `cycles`, in their order, in four statements whatever
- * their number (the groups and their members, every cycle's cost per workspace, every cycle's
- * payments), where one cycle after another took four each: on the embedded database every
- * statement also waits its turn behind other requests'. Cycles do not overlap, so each day of
- * usage counts in at most one.
+ * groupTotals of each of the organization's `cycles`, each beside its cycle, in their order, in
+ * four statements whatever their number (the groups and their members, every cycle's cost per
+ * workspace, every cycle's payments), where one cycle after another took four each: on the
+ * embedded database every statement also waits its turn behind other requests'. Cycles do not
+ * overlap, so each day of usage counts in at most one.
  */
 export async function groupTotalsOfCycles(
   db: Db,
   org: string,
   cycles: readonly Cycle[],
-): Promise<CycleTotals[]> {
+): Promise<{ cycle: Cycle; totals: CycleTotals }[]> {
   if (!cycles.length) return [];
   const { groups, groupOfWorkspace } = await workspaceGroupsOf(db, org);
   // The coarse rollup: the same sums per workspace, in a fraction of usage_daily's rows.
@@ -292,7 +292,8 @@ export async function groupTotalsOfCycles(
             ? -1
             : a.groupName.localeCompare(b.groupName),
       );
-    return { groups: list, unattributedMicros, paidMicros: paidOf.get(cycle.billingCycleUuid) ?? 0n };
+    const paidMicros = paidOf.get(cycle.billingCycleUuid) ?? 0n;
+    return { cycle, totals: { groups: list, unattributedMicros, paidMicros } };
   });
 }
 
