@@ -10,6 +10,7 @@ import { scheduleAuditPurge } from "./platform/audit-retention";
 import { type Config, ConfigError } from "./platform/config";
 import { describeHolder, lockHolder } from "./platform/data-dir-lock";
 import { createLogger } from "./platform/logger";
+import { analyzeChangedTables, scheduleTableStatistics } from "./platform/table-statistics";
 import { DEMO_USERS } from "./seed";
 
 function printSignIn(config: Config, password: string | null, note: string, demoKeyLine: string | null) {
@@ -76,6 +77,17 @@ export async function serve(config: Config) {
       password = (await import("./seed")).DEFAULT_DEMO_PASSWORD;
       note = "documented default, unless changed";
     }
+  }
+
+  // The embedded database has no autovacuum (platform/table-statistics): its statistics are
+  // refreshed here, by its one writer, before the first visit, then every minute.
+  if (config.database.kind === "pglite") {
+    // Slower plans, not a failure: the server starts anyway.
+    await analyzeChangedTables(product.database.db, { atStart: true }).then(
+      (tables) => tables.length && logger.info({ tables }, "table statistics refreshed"),
+      (err: unknown) => logger.error({ err }, "could not refresh the table statistics"),
+    );
+    scheduleTableStatistics(product.database.db, logger);
   }
 
   let closing = false;
