@@ -37,6 +37,8 @@ export function serveProduct(opts: {
   postgres?: boolean;
   env?: Record<string, string>;
   label: string;
+  /** Another checkout of the product to serve (a baseline's worktree); this one by default. */
+  cwd?: string;
 }): ServedProduct {
   const api = `http://127.0.0.1:${opts.port}`;
   const auth = `http://127.0.0.1:${opts.port + 1}`;
@@ -59,6 +61,7 @@ export function serveProduct(opts: {
   const server = spawn(process.execPath, ["--import", "tsx", "server/main.ts", "serve"], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit"],
+    ...(opts.cwd ? { cwd: opts.cwd } : {}),
   });
   let out = "";
   server.stdout.on("data", (d) => (out += d));
