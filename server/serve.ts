@@ -10,7 +10,7 @@ import { scheduleAuditPurge } from "./platform/audit-retention";
 import { type Config, ConfigError } from "./platform/config";
 import { describeHolder, lockHolder } from "./platform/data-dir-lock";
 import { createLogger } from "./platform/logger";
-import { analyzeChangedTables, scheduleTableStatistics } from "./platform/table-statistics";
+import { refreshTableStatistics, scheduleTableStatistics } from "./platform/table-statistics";
 import { DEMO_USERS } from "./seed";
 
 function printSignIn(config: Config, password: string | null, note: string, demoKeyLine: string | null) {
@@ -83,10 +83,7 @@ export async function serve(config: Config) {
   // refreshed here, by its one writer, before the first visit, then every minute.
   if (config.database.kind === "pglite") {
     // Slower plans, not a failure: the server starts anyway.
-    await analyzeChangedTables(product.database.db, { atStart: true }).then(
-      (tables) => tables.length && logger.info({ tables }, "table statistics refreshed"),
-      (err: unknown) => logger.error({ err }, "could not refresh the table statistics"),
-    );
+    await refreshTableStatistics(product.database.db, logger, { atStart: true });
     scheduleTableStatistics(product.database.db, logger);
   }
 

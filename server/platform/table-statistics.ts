@@ -44,20 +44,26 @@ export async function analyzeChangedTables(db: Db, { atStart = false } = {}): Pr
   return names;
 }
 
-/** Runs analyzeChangedTables every minute until the returned stop function is called. */
+/** analyzeChangedTables, logged: which tables were analyzed, or why it failed (plans are then only
+ * slower, so it never throws). */
+export async function refreshTableStatistics(db: Db, log: Log, opts: { atStart?: boolean } = {}) {
+  try {
+    const tables = await analyzeChangedTables(db, opts);
+    if (tables.length) log.info({ tables }, "table statistics refreshed");
+  } catch (err) {
+    log.error({ err }, "could not refresh the table statistics");
+  }
+}
+
+/** Runs refreshTableStatistics every minute until the returned stop function is called. */
 export function scheduleTableStatistics(db: Db, log: Log, everyMs = EVERY_MS) {
   let running = false;
   const timer = setInterval(() => {
     if (running) return;
     running = true;
-    analyzeChangedTables(db)
-      .then((tables) => {
-        if (tables.length) log.info({ tables }, "table statistics refreshed");
-      })
-      .catch((err: unknown) => log.error({ err }, "could not refresh the table statistics"))
-      .finally(() => {
-        running = false;
-      });
+    void refreshTableStatistics(db, log).finally(() => {
+      running = false;
+    });
   }, everyMs);
   timer.unref();
   return () => clearInterval(timer);
