@@ -15,7 +15,10 @@ export type AuthClient = Pick<
   | "getAccountPageUrl"
   | "addLoggedInChangeObserver"
   | "removeLoggedInChangeObserver"
->;
+> & {
+  /** The identity client keeps a failed start-up round as its answer until told to ask again. */
+  retryFailedStart?: () => void;
+};
 
 /** Leaving the console; injected so tests can observe it. */
 export type PageNavigator = {
@@ -36,6 +39,8 @@ export type ConsoleAuthProvider = AuthProvider & {
   /** Sends the browser to the hosted login page once the session ends in any tab. */
   watchSession: () => () => void;
   accountPageUrl: () => string;
+  /** The sign-in service failed: the next check asks it again instead of reading that failure. */
+  retrySession: () => void;
 };
 
 type Options = { client: AuthClient; currentUser: CurrentUserSource; navigator?: PageNavigator };
@@ -118,6 +123,8 @@ export function createAuthProvider({
       client.addLoggedInChangeObserver(observer);
       return () => client.removeLoggedInChangeObserver(observer);
     },
+
+    retrySession: () => client.retryFailedStart?.(),
 
     accountPageUrl: () =>
       client.getAccountPageUrl({ redirectBackToUrl: toLatin1Url(navigator.currentUrl()) }),

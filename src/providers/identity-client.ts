@@ -36,7 +36,10 @@ export function toAuthRefreshError(error: unknown): AuthRefreshError {
   return new AuthRefreshError(status, text ? `${status} ${text}` : `${status}`);
 }
 
-export type IdentityClient = IAuthClient;
+export type IdentityClient = IAuthClient & {
+  /** After a failed start-up round, the next read asks the identity service again (Try again). */
+  retryFailedStart: () => void;
+};
 
 /**
  * Creates the client with its own start-up fetch and 60 s timer turned off (their failures would
@@ -67,12 +70,16 @@ export function createIdentityClient(authUrl: string, win: Window = window): Ide
   win.addEventListener("unhandledrejection", markHandled);
 
   // The session request starts here, while the console's code loads. Its answer is the session's
-  // first answer: the auth check, which comes once that code has run, may come after a failing
-  // round (the request and its 3 retries) has ended, and then reads that failure (or the signed-out
-  // answer) instead of starting a second round. After one caller has read it once settled, callers
-  // ask the client again; a signed-in answer is the client's own cache from the start.
+  // first answer, whenever the console's code comes to read it:
+  // - signed in: the client's own cache from the start;
+  // - signed out: read once settled, then callers ask the client again;
+  // - failed (the request and its 3 retries): the answer to every read until retryFailedStart()
+  //   (the auth gate's Try again and its automatic rounds) or a forced refresh. How fast the
+  //   console's code loads must not decide how many rounds an outage costs: the current user, the
+  //   early reads and the auth check may each come before or after that round has ended.
   let startup: Promise<AuthenticationInfo | null> | null = getInfo();
   let settled = false;
+  let failed = false;
   startup.then(
     (info) => {
       settled = true;
@@ -80,13 +87,20 @@ export function createIdentityClient(authUrl: string, win: Window = window): Ide
     },
     () => {
       settled = true;
+      failed = true;
     },
   );
-  client.getAuthenticationInfoOrNull = (forceRefresh?: boolean) => {
+  const wrapped = client as IdentityClient;
+  wrapped.getAuthenticationInfoOrNull = (forceRefresh?: boolean) => {
+    if (forceRefresh) wrapped.retryFailedStart();
     if (!startup || forceRefresh) return getInfo(forceRefresh);
     const first = startup;
-    if (settled) startup = null;
+    if (settled && !failed) startup = null;
     return first;
+  };
+  wrapped.retryFailedStart = () => {
+    if (failed) startup = null;
+    failed = false;
   };
 
   const refresh = () => {
@@ -99,5 +113,5 @@ export function createIdentityClient(authUrl: string, win: Window = window): Ide
     win.removeEventListener("unhandledrejection", markHandled);
     destroy();
   };
-  return client;
+  return wrapped;
 }

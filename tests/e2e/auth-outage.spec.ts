@@ -7,23 +7,33 @@ import { signIn } from "./console";
 const REFRESH = `${E2E.auth}/api/v1/refresh_token**`;
 const PATH = "/account/settings";
 
-type Failure = { name: string; fail: (route: Route) => Promise<void>; text: string };
+/** `slowShell`: the console's code arrives only after the failing round has ended, as on a slow
+ * machine or network; the outage must cost one round either way. */
+type Failure = { name: string; fail: (route: Route) => Promise<void>; text: string; slowShell: boolean };
 
 const failures: Failure[] = [
   {
     name: "answers 500",
     fail: (route) => route.fulfill({ status: 500, contentType: "text/plain", body: "boom" }),
     text: "500 Internal Server Error",
+    slowShell: true,
   },
   {
     name: "cannot be reached",
     fail: (route) => route.abort("connectionrefused"),
     text: "Unable to process authentication response",
+    slowShell: false,
   },
 ];
 
 async function breakIdentity(page: Page, failure: Failure) {
   const state = { calls: 0, failing: true };
+  if (failure.slowShell) {
+    await page.route("**/assets/render-console-*.js", async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      await route.fallback();
+    });
+  }
   await page.route(REFRESH, async (route) => {
     state.calls += 1;
     if (state.failing) await failure.fail(route);
@@ -33,7 +43,7 @@ async function breakIdentity(page: Page, failure: Failure) {
 }
 
 for (const failure of failures) {
-  test(`the sign-in service ${failure.name}: its error shows, retries back off, Try again recovers`, async ({
+  test(`the sign-in service ${failure.name}${failure.slowShell ? " before the console's code arrives" : ""}: its error shows, retries back off, Try again recovers`, async ({
     page,
   }) => {
     test.setTimeout(90_000);

@@ -141,18 +141,41 @@ describe("the session request started with the console", () => {
     return { client, fetchMock };
   }
 
-  it("a failing round is read by the first check that comes after it, not asked again", async () => {
+  it("a failing round is every reader's answer until Try again, however late they come", async () => {
     const { client, fetchMock } = await clientAfterStartup(
       () => new Response("", { status: 500, statusText: "Internal Server Error" }),
       4,
     );
     try {
-      const failure = await client.getAuthenticationInfoOrNull().catch((error: unknown) => error);
-      expect((failure as AuthRefreshError).message).toBe("500 Internal Server Error");
+      // The current user, the early reads and the auth check each read it, in any order.
+      for (let reader = 0; reader < 3; reader += 1) {
+        const failure = await client.getAuthenticationInfoOrNull().catch((error: unknown) => error);
+        expect((failure as AuthRefreshError).message).toBe("500 Internal Server Error");
+      }
       expect(fetchMock).toHaveBeenCalledTimes(4);
-      // Read once: asking again (Try again) is a new round.
+      // Try again: a new round.
+      client.retryFailedStart();
       await client.getAuthenticationInfoOrNull().catch(() => {});
       expect(fetchMock).toHaveBeenCalledTimes(8);
+    } finally {
+      client.destroy();
+    }
+  });
+
+  it("a forced refresh after a failed round asks again, and its answer is the session", async () => {
+    let failing = true;
+    const { client, fetchMock } = await clientAfterStartup(
+      () =>
+        failing
+          ? new Response("", { status: 500, statusText: "Internal Server Error" })
+          : jsonResponse(200, authResponseBody()),
+      4,
+    );
+    try {
+      failing = false;
+      expect((await client.getAuthenticationInfoOrNull(true))?.accessToken).toBe("token-123");
+      expect((await client.getAuthenticationInfoOrNull())?.accessToken).toBe("token-123");
+      expect(fetchMock).toHaveBeenCalledTimes(5);
     } finally {
       client.destroy();
     }

@@ -26,7 +26,14 @@ export function AuthGate({ children }: { children: ReactNode }) {
 
   const unavailable =
     data?.error?.name === AUTH_UNAVAILABLE ? (
-      <AuthUnavailable message={data.error.message} retrying={isFetching} onRetry={() => refetch()} />
+      <AuthUnavailable
+        message={data.error.message}
+        retrying={isFetching}
+        onRetry={() => {
+          authProvider.retrySession();
+          refetch();
+        }}
+      />
     ) : null;
   // Authenticated shows `loading` whenever the session is checked again (a retry, the network
   // coming back), not only the first time: meanwhile the console keeps what it showed (the same
