@@ -7,6 +7,9 @@ import { precompress } from "./scripts/precompress";
 const PLOTS_MODULE = /[\\/]@ant-design[\\/]plots[\\/]es[\\/]/;
 const PLOTS_RUNTIME_MODULE = /[\\/]@ant-design[\\/]plots[\\/]es[\\/]core[\\/]base[\\/]index\.js$/;
 const local = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+/** The console's shell (React, antd, Refine, the routes), imported by the entry once its first
+ * requests are out. */
+const SHELL = local("./src/render-console.tsx");
 
 /**
  * @ant-design/plots on G2's core library only, G2's documented way to bundle what plain charts use
@@ -68,7 +71,6 @@ function html2canvasWithoutSideEffects(): Plugin {
  * the shell with the page instead.
  */
 function preloadShell(): Plugin {
-  const shell = local("./src/render-console.tsx");
   return {
     name: "eval-console:preload-shell",
     apply: "build",
@@ -76,7 +78,7 @@ function preloadShell(): Plugin {
       order: "post",
       handler(_html, { bundle }) {
         const chunk = Object.values(bundle ?? {}).find(
-          (output) => output.type === "chunk" && output.isDynamicEntry && output.moduleIds.includes(shell),
+          (output) => output.type === "chunk" && output.isDynamicEntry && output.moduleIds.includes(SHELL),
         );
         if (!chunk) throw new Error("the shell's chunk (src/render-console.tsx) is not in the build");
         const href = `/${chunk.fileName}`;
@@ -102,6 +104,20 @@ export default defineConfig({
   build: {
     outDir: "dist",
     chunkSizeWarningLimit: 1600,
+    rollupOptions: {
+      output: {
+        // A page's code is its chunk and the small chunks it shares with other pages (helpers,
+        // hooks, a form dialog): 15-20 files of a few kB each for Billing & Usage, fetched only
+        // once the shell had run, six at a time over HTTP/1.1. Rollup merges a side-effect-free
+        // chunk under 30 kB into one loaded under similar conditions (mostly the shell, a few kB
+        // more), so a first visit fetches a handful instead.
+        experimentalMinChunkSize: 30_000,
+        // The shell keeps its own name (Rollup names a merged chunk after one of its parts), which
+        // the preload link and the browser tests find it by.
+        chunkFileNames: (chunk) =>
+          chunk.moduleIds.includes(SHELL) ? "assets/render-console-[hash].js" : "assets/[name]-[hash].js",
+      },
+    },
     // Charts (~350 kB gzip) are imported only by the billing page's lazily loaded chart module, so
     // Rollup gives them their own chunk, fetched when the chart is first shown. (A manualChunks
     // "charts" entry would also capture React and other modules the entry shares, and make the
