@@ -10,7 +10,7 @@ import { scheduleAuditPurge } from "./platform/audit-retention";
 import { type Config, ConfigError } from "./platform/config";
 import { describeHolder, lockHolder } from "./platform/data-dir-lock";
 import { createLogger } from "./platform/logger";
-import { refreshTableStatistics, scheduleTableStatistics } from "./platform/table-statistics";
+import { maintainTables, scheduleTableMaintenance } from "./platform/table-maintenance";
 import { DEMO_USERS } from "./seed";
 
 function printSignIn(config: Config, password: string | null, note: string, demoKeyLine: string | null) {
@@ -79,12 +79,12 @@ export async function serve(config: Config) {
     }
   }
 
-  // The embedded database has no autovacuum (platform/table-statistics): its statistics are
-  // refreshed here, by its one writer, before the first visit, then every minute.
+  // The embedded database has no autovacuum (platform/table-maintenance): its tables are vacuumed
+  // and analyzed here, by its one writer, before the first visit, then every minute.
   if (config.database.kind === "pglite") {
-    // Slower plans, not a failure: the server starts anyway.
-    await refreshTableStatistics(product.database.db, logger, { atStart: true });
-    scheduleTableStatistics(product.database.db, logger);
+    // A larger database and slower plans, not a failure: the server starts anyway.
+    await maintainTables(product.database.db, logger, { atStart: true });
+    scheduleTableMaintenance(product.database.db, logger);
   }
 
   let closing = false;

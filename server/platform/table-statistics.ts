@@ -1,4 +1,5 @@
-// The planner's statistics on the embedded database. PGlite runs PostgreSQL without its background
+// The planner's statistics on the embedded database (run with the vacuum by
+// platform/table-maintenance). PGlite runs PostgreSQL without its background
 // workers, autovacuum among them, so nothing ever ran ANALYZE there: the planner estimated every
 // table as an empty database's. On the demo's 30,000 events it guessed 11 rows in a billing cycle
 // of 9,400, and sorted all of them to show the records page's ten (27 ms per page where the index
@@ -14,9 +15,6 @@ import type { Db } from "./database";
 /** Autovacuum's defaults: autovacuum_analyze_threshold and autovacuum_analyze_scale_factor. */
 const ANALYZE_THRESHOLD_ROWS = 50;
 const ANALYZE_SCALE_FACTOR = 0.1;
-const EVERY_MS = 60_000;
-
-type Log = { info(obj: object, msg: string): void; error(obj: object, msg: string): void };
 
 /** Never analyzed and larger than this: analyzed at start whatever the change counters say (they
  * start again from zero after an unclean stop). */
@@ -42,29 +40,4 @@ export async function analyzeChangedTables(db: Db, { atStart = false } = {}): Pr
   // regclass text is the table's name quoted as SQL needs it.
   for (const name of names) await db.execute(sql.raw(`analyze ${name}`));
   return names;
-}
-
-/** analyzeChangedTables, logged: which tables were analyzed, or why it failed (plans are then only
- * slower, so it never throws). */
-export async function refreshTableStatistics(db: Db, log: Log, opts: { atStart?: boolean } = {}) {
-  try {
-    const tables = await analyzeChangedTables(db, opts);
-    if (tables.length) log.info({ tables }, "table statistics refreshed");
-  } catch (err) {
-    log.error({ err }, "could not refresh the table statistics");
-  }
-}
-
-/** Runs refreshTableStatistics every minute until the returned stop function is called. */
-export function scheduleTableStatistics(db: Db, log: Log, everyMs = EVERY_MS) {
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    void refreshTableStatistics(db, log).finally(() => {
-      running = false;
-    });
-  }, everyMs);
-  timer.unref();
-  return () => clearInterval(timer);
 }
