@@ -79,10 +79,10 @@ export async function serve(config: Config) {
     }
   }
 
-  // The embedded database has no autovacuum (platform/table-maintenance): its tables are vacuumed
-  // and analyzed here, by its one writer, before the first visit, then every minute.
+  // The embedded database has no autovacuum (platform/table-maintenance): its tables are analyzed
+  // here, by its one writer, before the first visit, then vacuumed and analyzed every minute.
   if (config.database.kind === "pglite") {
-    // A larger database and slower plans, not a failure: the server starts anyway.
+    // Slower plans, not a failure: the server starts anyway.
     await maintainTables(product.database.db, logger, { atStart: true });
     scheduleTableMaintenance(product.database.db, logger);
   }

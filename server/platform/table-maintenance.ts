@@ -1,6 +1,6 @@
 // Autovacuum's work on the embedded database, done by the serving process (its one writer): the
-// vacuum (platform/table-vacuum) and the planner's statistics (platform/table-statistics), once
-// before the first visit, then every minute. A PostgreSQL database has its own autovacuum.
+// planner's statistics (platform/table-statistics) before the first visit, then every minute the
+// vacuum (platform/table-vacuum) and the statistics. A PostgreSQL database has its own autovacuum.
 import type { Db } from "./database";
 import { analyzeChangedTables } from "./table-statistics";
 import { vacuumChangedTables } from "./table-vacuum";
@@ -9,29 +9,34 @@ const EVERY_MS = 60_000;
 
 type Log = { info(obj: object, msg: string): void; error(obj: object, msg: string): void };
 
+/** Runs one part, logged: which tables and how long it held the database (every statement waits
+ * its turn there), or why it failed. It never throws: without it the database only grows and plans
+ * are slower, and the next pass tries again. */
+async function logged(log: Log, run: () => Promise<string[]>, done: string, failed: string) {
+  const started = performance.now();
+  try {
+    const tables = await run();
+    if (tables.length) log.info({ tables, ms: Math.round(performance.now() - started) }, done);
+  } catch (err) {
+    log.error({ err }, failed);
+  }
+}
+
 /**
- * Vacuums, then analyzes, the tables that need it (`atStart`: also every sizeable table never
- * analyzed), logged: which tables, or why it failed. It never throws: without it the database only
- * grows and plans are slower, and the next pass tries again. The vacuum goes first, as autovacuum's
- * does: it leaves the live row counts the analysis's threshold reads up to date.
+ * Vacuums, then analyzes, the tables that need it; the vacuum goes first, as autovacuum's does: it
+ * leaves the live row counts the analysis's threshold reads up to date. `atStart` (before the
+ * server listens): the statistics only, with every sizeable table never analyzed. They decide the
+ * first visit's plans; the vacuum does not, and waits for the first scheduled pass.
  */
-export async function maintainTables(db: Db, log: Log, opts: { atStart?: boolean } = {}) {
-  // How long each part held the database (every statement waits its turn there) is logged too.
-  let since = performance.now();
-  const ms = () => Math.round(performance.now() - since);
-  try {
-    const vacuumed = await vacuumChangedTables(db);
-    if (vacuumed.length) log.info({ tables: vacuumed, ms: ms() }, "tables vacuumed");
-  } catch (err) {
-    log.error({ err }, "could not vacuum the tables");
-  }
-  since = performance.now();
-  try {
-    const analyzed = await analyzeChangedTables(db, opts);
-    if (analyzed.length) log.info({ tables: analyzed, ms: ms() }, "table statistics refreshed");
-  } catch (err) {
-    log.error({ err }, "could not refresh the table statistics");
-  }
+export async function maintainTables(db: Db, log: Log, { atStart = false } = {}) {
+  if (!atStart)
+    await logged(log, () => vacuumChangedTables(db), "tables vacuumed", "could not vacuum the tables");
+  await logged(
+    log,
+    () => analyzeChangedTables(db, { atStart }),
+    "table statistics refreshed",
+    "could not refresh the table statistics",
+  );
 }
 
 /** Runs maintainTables every minute (a pass still running skips the tick) until the returned stop
