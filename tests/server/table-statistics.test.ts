@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { seedUsage } from "../../server/demo-cli";
 import { analyzeChangedTables } from "../../server/platform/table-statistics";
 import { backends, startProduct, type TestProduct } from "./harness";
@@ -22,13 +22,15 @@ describe.each(backends())("table statistics on $name", (backend) => {
   it("analyzes the changed tables and the partitioned table they belong to, once", async () => {
     // A connection's counts reach the shared statistics when it next goes idle, on PostgreSQL up to
     // 10 s after its last statement: wait until the seeding's rows are counted.
-    for (let i = 0; i < 300; i++) {
-      const [counted] = await rows(sql`
-        select count(*)::int as n from pg_stat_user_tables
-        where relname like 'usage_events_%' and (n_mod_since_analyze > 0 or last_autoanalyze is not null)`);
-      if (Number(counted?.n) > 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await vi.waitFor(
+      async () => {
+        const [counted] = await rows(sql`
+          select count(*)::int as n from pg_stat_user_tables
+          where relname like 'usage_events_%' and (n_mod_since_analyze > 0 or last_autoanalyze is not null)`);
+        expect(Number(counted?.n)).toBeGreaterThan(0);
+      },
+      { timeout: 30_000, interval: 100 },
+    );
     const first = await analyzeChangedTables(p.database.db);
     // On PostgreSQL its own autovacuum may have been first to the partitions; never to the parent.
     if (backend.name === "pglite") expect(first.some((t) => t.startsWith("usage_events_"))).toBe(true);
