@@ -157,6 +157,43 @@ test("on a 390 px phone card titles are whole and the API key list needs no side
   await page.screenshot({ path: "test-results/polish-api-keys-390.png", fullPage: true });
 });
 
+test("on a 390 px phone a wide table scrolls sideways inside its card, its fixed last column in view", async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await signIn(page, "admin@acme.test", "/");
+  const records = page.locator(".ant-card").filter({ hasText: "Cost & Usage Records" });
+  await expect(records.locator(".ant-table-tbody tr.ant-table-row").first()).toBeVisible();
+  for (const [path, table, first, last] of [
+    ["/", records.locator(".ant-table"), "Date", "Unit Price"],
+    ["/users", page.locator(".ant-table").first(), "Email", "Actions"],
+  ] as const) {
+    if (path !== "/") {
+      await page.goto(path);
+      await expect(table.locator(".ant-table-tbody tr.ant-table-row").first()).toBeVisible();
+    }
+    // The page itself never scrolls sideways; the table's own box does.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(390);
+    const box = table.locator(".ant-table-content");
+    expect(await box.evaluate((el) => el.scrollWidth > el.clientWidth + 100), path).toBe(true);
+    const header = (name: string) => table.locator("thead th").filter({ hasText: name }).first();
+    const inView = async (name: string) => {
+      const b = await header(name).boundingBox();
+      const frame = await box.boundingBox();
+      return !!b && !!frame && b.x >= frame.x - 1 && b.x + b.width <= frame.x + frame.width + 1;
+    };
+    expect(await inView(first), `${path}: ${first} before scrolling`).toBe(true);
+    expect(await inView(last), `${path}: ${last} before scrolling`).toBe(false);
+    // The records' Cost is fixed to the right edge: in view wherever the table is scrolled.
+    if (path === "/") expect(await inView("Cost"), "Cost before scrolling").toBe(true);
+    await box.evaluate((el) => el.scrollTo({ left: el.scrollWidth }));
+    await expect.poll(() => inView(last), `${path}: ${last} scrolled into view`).toBe(true);
+    expect(await inView(first), `${path}: ${first} scrolled out`).toBe(false);
+    if (path === "/") expect(await inView("Cost"), "Cost after scrolling").toBe(true);
+  }
+  await page.screenshot({ path: "test-results/polish-users-390.png", fullPage: true });
+});
+
 test("the collapsed sider's tooltips open after 700 ms", async ({ page }) => {
   await page.setViewportSize({ width: 1440, height: 900 });
   await signIn(page, "admin@acme.test", "/account/settings");
