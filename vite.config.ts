@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import react from "@vitejs/plugin-react";
 import { defineConfig, type Plugin } from "vite";
 import { antdStaticStyles } from "./scripts/antd-static-styles";
+import { listPageCode } from "./scripts/page-code";
 import { precompress } from "./scripts/precompress";
 
 const PLOTS_MODULE = /[\\/]@ant-design[\\/]plots[\\/]es[\\/]/;
@@ -92,13 +93,14 @@ function preloadShell(): Plugin {
 // In `vite` dev mode, /config.json and the API are proxied to a running `npm run serve`.
 export default defineConfig({
   // antd's styles computed at build time into a stylesheet, the chart chunk on G2's core parts
-  // only, the shell's chunk preloaded by index.html, then brotli and gzip copies of every text file, which the server sends as they are.
+  // only, the shell's chunk preloaded by index.html, each route's page code listed there, then brotli and gzip copies of every text file, which the server sends as they are.
   plugins: [
     react(),
     antdStaticStyles(),
     plotsOnG2Core(),
     html2canvasWithoutSideEffects(),
     preloadShell(),
+    listPageCode(local("."), SHELL),
     precompress(),
   ],
   build: {

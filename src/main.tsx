@@ -4,6 +4,7 @@
 // with the page and run once the landing page's early requests have left; when the entry held it
 // all, the session refresh started only after all of it had been evaluated.
 import { DESKTOP_QUERY } from "./lib/breakpoints";
+import { preloadLandingPageCode } from "./lib/landing-page-code";
 import { startLandingReads } from "./lib/landing-reads";
 import { sessionMembership } from "./lib/session-membership";
 import { loadConsoleConfig } from "./providers/config-loader";
@@ -82,7 +83,11 @@ const waited = started.then(() => new Promise<void>((r) => setTimeout(r, EARLY_R
 const start = started.then(({ start, early }) => Promise.race([early, waited]).then(() => start));
 const shell = started
   .then(({ asked }) => Promise.race([asked, waited]))
-  .then(() => import("./render-console"));
+  .then(() => {
+    // The landing page's code downloads while the shell is evaluated, not once it has been.
+    preloadLandingPageCode(document, window.location.pathname);
+    return import("./render-console");
+  });
 
 shell.then(
   ({ renderConsole }) => renderConsole(container, start),

@@ -1,0 +1,38 @@
+// A first visit's landing page code comes while the console's own is on its way (src/lib/landing-page-code.ts):
+// the shell holds the routes, so without the build's list the page's code could only be asked for
+// once the shell had arrived and run. Routing turns the browser's cache off, so each visit here
+// fetches every file, as a first visit does.
+import { expect, test } from "@playwright/test";
+import { signIn } from "./console";
+
+const SHELL = /\/assets\/render-console-[^/]+\.js$/;
+
+for (const [path, pageFile] of [
+  ["/", /\/assets\/billing-page-[^/]+\.js$/],
+  ["/eval-runs", /\/assets\/eval-runs-list-page-[^/]+\.js$/],
+] as const) {
+  test(`a first visit to ${path} fetches its page's code while the console's own is still on its way`, async ({
+    page,
+  }) => {
+    test.setTimeout(90_000);
+    await signIn(page, "admin@acme.test", path);
+    // The signed-in visit is over (its requests made) before this one's are watched.
+    const row = page.locator(".ant-table-tbody tr.ant-table-row").first();
+    await expect(row).toBeVisible();
+    const seen: string[] = [];
+    page.on("request", (request) => {
+      if (pageFile.test(request.url())) seen.push("page asked");
+    });
+    // The shell's code is held back 2 s: whatever asks for the page's code meanwhile is not the shell.
+    await page.route(SHELL, async (route) => {
+      seen.push("shell asked");
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      seen.push("shell sent");
+      await route.fallback();
+    });
+    await page.goto(path);
+    await expect(row).toBeVisible();
+    expect(seen.indexOf("page asked"), seen.join(", ")).toBeGreaterThanOrEqual(0);
+    expect(seen.indexOf("page asked"), seen.join(", ")).toBeLessThan(seen.indexOf("shell sent"));
+  });
+}
