@@ -1,5 +1,5 @@
-// Each route's page code, listed in index.html for the entry to fetch beside the shell's on a first
-// visit (src/lib/landing-page-code.ts). A page's files are its chunk and the chunks that chunk
+// Each route's page code, listed in index.html for the entry to fetch while the shell runs on a
+// first visit (src/lib/landing-page-code.ts). A page's files are its chunk and the chunks that chunk
 // imports, however deep; the entry's and the shell's files are left out (index.html loads them
 // already). The routes and their page modules are src/lib/page-modules.ts.
 import { resolve } from "node:path";
