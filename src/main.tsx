@@ -1,5 +1,6 @@
-// The entry holds only the first request chain: /config.json (preloaded by index.html), then the
-// identity client, whose creation starts the session refresh. The console itself (React, antd,
+// The entry holds only the first request chain: the configuration (written into the page by the
+// server, else /config.json, which index.html preloads), then the identity client, whose creation
+// starts the session refresh. The console itself (React, antd,
 // Refine, the layout and the routes, over a megabyte of script) is a chunk of its own, downloaded
 // with the page and run once the landing page's early requests have left; when the entry held it
 // all, the session refresh started only after all of it had been evaluated.

@@ -1,11 +1,9 @@
-// The console learns where the API and identity service live at run time (GET /config.json),
-// so one build runs at any address. This validates that document.
+// The console learns where the API and identity service live at run time (the configuration the
+// server writes into the page, or GET /config.json), so one build runs at any address. This
+// validates that document.
+import type { ConsoleConfig } from "../../contract/console-config";
 
-export type ConsoleConfig = {
-  apiUrl: string;
-  authUrl: string;
-  productName: string;
-};
+export type { ConsoleConfig };
 
 export const DEFAULT_PRODUCT_NAME = "Eval Console";
 

@@ -1,7 +1,23 @@
-// Loads /config.json from the console's own origin before anything else starts.
+// The console's configuration, before anything else starts: from the page itself when the server
+// wrote it there (no round trip before the session refresh), else from /config.json on the
+// console's own origin (the dev server, or a host that sends index.html as it is).
+import { CONSOLE_CONFIG_ID } from "../../contract/console-config";
 import { type ConsoleConfig, parseConsoleConfig } from "../lib/console-config";
 
-export async function loadConsoleConfig(fetchImpl: typeof fetch = fetch): Promise<ConsoleConfig> {
+export async function loadConsoleConfig(
+  fetchImpl: typeof fetch = fetch,
+  doc: Pick<Document, "getElementById"> | undefined = globalThis.document,
+): Promise<ConsoleConfig> {
+  const written = doc?.getElementById(CONSOLE_CONFIG_ID)?.textContent;
+  if (written) {
+    let body: unknown;
+    try {
+      body = JSON.parse(written);
+    } catch {
+      throw new Error("The console configuration in the page is not valid JSON.");
+    }
+    return parseConsoleConfig(body);
+  }
   let response: Response;
   try {
     response = await fetchImpl("/config.json", {

@@ -98,11 +98,22 @@ test("narrow screens show the sign-in outage whole", async ({ page }) => {
 test("an auth URL that is not absolute reads 'Unable to initialize auth client' with the detail", async ({
   page,
 }) => {
-  await page.route(`${E2E.console}/config.json`, (route) =>
-    route.fulfill({
-      json: { apiUrl: E2E.console, authUrl: "auth.example.test", productName: "Eval Console" },
-    }),
-  );
+  // The server writes the configuration into the page: this page says the auth URL is relative.
+  await page.route(`${E2E.console}/`, async (route) => {
+    const response = await route.fetch();
+    const html = await response.text();
+    const written = /(<script type="application\/json" id="console-config">)(.*?)(<\/script>)/;
+    expect(html).toMatch(written);
+    const bad = JSON.stringify({
+      apiUrl: E2E.console,
+      authUrl: "auth.example.test",
+      productName: "Eval Console",
+    });
+    await route.fulfill({
+      response,
+      body: html.replace(written, (_, open, _json, close) => open + bad + close),
+    });
+  });
   await page.goto("/");
   await expect(page.getByText("Unable to initialize auth client", { exact: true })).toBeVisible();
   await expect(page.getByText('config.json: "authUrl" is not an absolute URL')).toBeVisible();

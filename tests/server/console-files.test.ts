@@ -7,6 +7,7 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { precompressDir } from "../../scripts/precompress";
 import { registerConsoleFiles } from "../../server/api/console-files";
+import { withConsoleConfig } from "../../server/api/console-page";
 import { loadConfig } from "../../server/platform/config";
 import { createHttpApp } from "../../server/platform/http";
 import { consoleCsp } from "../../server/platform/security-headers";
@@ -16,12 +17,14 @@ import { consoleCsp } from "../../server/platform/security-headers";
 // and index.html for client-side routes.
 
 const ASSET = "assets/index-Ab12Cd34.js";
-const INDEX = `<!doctype html><html><head><script type="module" src="/${ASSET}"></script></head><body>${"<div></div>".repeat(200)}</body></html>`;
+const INDEX = `<!doctype html><html><head><link rel="preload" href="/config.json" as="fetch" crossorigin /><script type="module" src="/${ASSET}"></script></head><body>${"<div></div>".repeat(200)}</body></html>`;
 const IMMUTABLE = "public, max-age=31536000, immutable";
 
 describe("console files", () => {
   let dir = "";
   let app: FastifyInstance;
+  /** index.html as the server sends it: with the configuration written in. */
+  let served = "";
   const file = (name: string) => readFileSync(join(dir, name));
   const get = (url: string, headers: Record<string, string> = {}) =>
     app.inject({ method: "GET", url, headers });
@@ -40,6 +43,11 @@ describe("console files", () => {
     app = createHttpApp(pino({ level: "silent" }), { htmlCsp: consoleCsp([config.apiPublicUrl]) });
     await registerConsoleFiles(app, config);
     await app.ready();
+    served = withConsoleConfig(INDEX, {
+      apiUrl: config.apiPublicUrl,
+      authUrl: config.authPublicUrl,
+      productName: "Eval Console",
+    });
   });
   afterAll(async () => {
     await app?.close();
@@ -92,7 +100,7 @@ describe("console files", () => {
       const first = await get(url, { "accept-encoding": "br" });
       expect(first.statusCode).toBe(200);
       expect(first.headers["content-encoding"]).toBe("br");
-      expect(brotliDecompressSync(first.rawPayload).toString()).toBe(INDEX);
+      expect(brotliDecompressSync(first.rawPayload).toString()).toBe(served);
       const again = await get(url, { "accept-encoding": "br", "if-none-match": String(first.headers.etag) });
       expect(again.statusCode).toBe(304);
       expect(again.rawPayload.length).toBe(0);
@@ -104,9 +112,38 @@ describe("console files", () => {
       const res = await get(url, { "accept-encoding": "gzip" });
       expect(res.statusCode).toBe(200);
       expect(res.headers["content-type"]).toMatch(/^text\/html/);
-      expect(gunzipSync(res.rawPayload).toString()).toBe(INDEX);
+      expect(gunzipSync(res.rawPayload).toString()).toBe(served);
       expect(res.headers["content-security-policy"]).toContain("script-src 'self'");
       expect(res.headers["x-content-type-options"]).toBe("nosniff");
+    }
+  });
+
+  it("writes the configuration into the page in place of its /config.json preload, under every address", async () => {
+    for (const url of ["/", "/index.html", "/organization/workspaces?page=2"]) {
+      const res = await get(url, { "accept-encoding": "identity" });
+      expect(res.statusCode).toBe(200);
+      const html = res.payload;
+      expect(html).not.toContain('href="/config.json"');
+      const written = /<script type="application\/json" id="console-config">(.*?)<\/script>/.exec(html)?.[1];
+      // The same object /config.json answers, so the console reads either alike.
+      expect(JSON.parse(written ?? "null")).toEqual((await get("/config.json")).json());
+      expect(html.replace(/<script type="application\/json"[\s\S]*?<\/script>/, "")).toBe(
+        INDEX.replace(/<link rel="preload"[^>]*>/, ""),
+      );
+    }
+  });
+
+  it("sends a new build's page on the next request, with a new ETag", async () => {
+    const before = await get("/", { "accept-encoding": "br" });
+    const next = INDEX.replace("</body>", "<p>next build</p></body>");
+    writeFileSync(join(dir, "index.html"), next);
+    try {
+      const after = await get("/", { "accept-encoding": "br", "if-none-match": String(before.headers.etag) });
+      expect(after.statusCode).toBe(200);
+      expect(after.headers.etag).not.toBe(before.headers.etag);
+      expect(brotliDecompressSync(after.rawPayload).toString()).toContain("<p>next build</p>");
+    } finally {
+      writeFileSync(join(dir, "index.html"), INDEX);
     }
   });
 

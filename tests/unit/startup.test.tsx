@@ -29,6 +29,34 @@ describe("loading /config.json", () => {
     expect(fetchImpl.mock.calls[0]?.[0]).toBe("/config.json");
   });
 
+  it("reads the configuration the server wrote into the page, without a request", async () => {
+    const fetchImpl = vi.fn<typeof fetch>();
+    const page = new DOMParser().parseFromString(
+      `<script type="application/json" id="console-config">{"apiUrl":"https://api.example.test/","authUrl":"https://auth.example.test","productName":"Eval Console"}</script>`,
+      "text/html",
+    );
+    await expect(loadConsoleConfig(fetchImpl, page)).resolves.toEqual({
+      apiUrl: "https://api.example.test",
+      authUrl: "https://auth.example.test",
+      productName: "Eval Console",
+    });
+    expect(fetchImpl).not.toHaveBeenCalled();
+    // Checked as /config.json's answer is, with the same words.
+    const relative = new DOMParser().parseFromString(
+      `<script type="application/json" id="console-config">{"apiUrl":"https://api.example.test","authUrl":"auth.example.test"}</script>`,
+      "text/html",
+    );
+    await expect(loadConsoleConfig(fetchImpl, relative)).rejects.toThrow(
+      'config.json: "authUrl" is not an absolute URL',
+    );
+    const broken = new DOMParser().parseFromString(
+      `<script type="application/json" id="console-config">{"apiUrl":</script>`,
+      "text/html",
+    );
+    await expect(loadConsoleConfig(fetchImpl, broken)).rejects.toThrow(/in the page is not valid JSON/);
+    expect(fetchImpl).not.toHaveBeenCalled();
+  });
+
   it("explains what failed: status, bad JSON, unreachable", async () => {
     await expect(loadConsoleConfig(async () => new Response("", { status: 404 }))).rejects.toThrow(
       /status 404/,
