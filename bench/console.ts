@@ -26,8 +26,11 @@
 //
 // Usage: npx tsx bench/console.ts [--runs 10] [--events 1000000] [--skip-1m] [--keep-db] [--quick]
 //          [--console-dir dist] [--baseline-dir DIR] [--port 4700] [--profile] [--pages a,b]
+//          [--latency MS]
 //   --quick: 3 runs, demo only (the `npm run bench` summary's size).
 //   --pages: a subset of billing,workspaces,users,api-keys,eval-runs,audit-log (default: all).
+//   --latency MS: Chromium adds MS to every request that goes to the network, as over a real
+//   connection (DevTools' network emulation), so that a page's round trips count as they would.
 //   --profile: after the measured visits, one warm and one cold visit of the current build's
 //   Billing & Usage under Chromium's CPU profiler, printed as self time per script and function.
 //   --console-dir: the build to measure (built with `vite build` when it has no index.html).
@@ -68,6 +71,7 @@ const { values: args } = parseArgs({
     "skip-1m": { type: "boolean" },
     "keep-db": { type: "boolean" },
     profile: { type: "boolean" },
+    latency: { type: "string" },
   },
 });
 const QUICK = args.quick === true;
@@ -78,6 +82,9 @@ const option = (name: "runs" | "events" | "port", fallback: number) => {
   return n;
 };
 const RUNS = option("runs", QUICK ? 3 : 10);
+/** --latency: milliseconds Chromium adds to every request (0: loopback as it is). */
+const LATENCY = args.latency === undefined ? 0 : Number(args.latency);
+if (!Number.isFinite(LATENCY) || LATENCY < 0) throw new Error("--latency needs a number of milliseconds");
 const CYCLE_EVENTS = option("events", 1_000_000);
 const PORT = option("port", 4700);
 const CONSOLE_DIR = resolve(args["console-dir"] ?? "dist");
@@ -391,9 +398,23 @@ type Visit = {
   layoutShift: number;
 };
 
+/** The pages whose requests --latency already slows. */
+const emulated = new WeakSet<import("@playwright/test").Page>();
+
 /** One navigation to `url`, with the bytes its responses took on the wire (headers and bodies). */
 async function visit(context: BrowserContext, url: string): Promise<Visit> {
   const page = context.pages()[0] ?? (await context.newPage());
+  if (LATENCY > 0 && !emulated.has(page)) {
+    emulated.add(page);
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("Network.enable");
+    await cdp.send("Network.emulateNetworkConditions", {
+      offline: false,
+      latency: LATENCY,
+      downloadThroughput: -1,
+      uploadThroughput: -1,
+    });
+  }
   let bytes = 0;
   const pending: Promise<void>[] = [];
   const count = (request: import("@playwright/test").Request) => {
@@ -794,6 +815,7 @@ async function main() {
     `load average at start: ${loadavg()
       .map((l) => l.toFixed(2))
       .join(", ")}`,
+    ...(LATENCY > 0 ? [`network: ${LATENCY} ms added to every request (Chromium's network emulation)`] : []),
     `current build: ${CONSOLE_DIR}${BASELINE_DIR ? `; baseline build: ${BASELINE_DIR} (measured in turn, same run)` : ""}`,
   ];
   const rows: Row[] = [];
