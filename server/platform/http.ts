@@ -88,6 +88,14 @@ function databaseUnavailableIs503(app: FastifyInstance) {
   });
 }
 
+/**
+ * Browsers may keep a preflight's answer this long: two hours, the most Chromium keeps one. Every
+ * session refresh is preflighted (the PropelAuth client sends it with Content-Type:
+ * application/json), so a visit within that time of the last one saves a round trip before its
+ * session; the real answer is still checked against the origins on every request.
+ */
+const PREFLIGHT_MAX_AGE_S = 7200;
+
 /** CORS with the exact origin echoed and credentials allowed, for the listed origins only. */
 export async function allowOrigins(app: FastifyInstance, origins: readonly string[], headers: string[]) {
   await app.register(cors, {
@@ -95,7 +103,7 @@ export async function allowOrigins(app: FastifyInstance, origins: readonly strin
     credentials: true,
     methods: ["GET", "POST", "PUT", "PATCH", "DELETE"],
     allowedHeaders: headers,
-    maxAge: 600,
+    maxAge: PREFLIGHT_MAX_AGE_S,
   });
 }
 
