@@ -5,8 +5,9 @@
 // `performance.mark`s (add temporary ones to the console, build, and read them here).
 //
 // Usage: npx tsx bench/console-trace.ts [--console-dir dist] [--path /] [--runs 3] [--cold]
-//   [--port 4800]
+//   [--port 4800] [--latency MS]
 //   --cold: each visit in a new browser context (no HTTP or code cache), signed in as before.
+//   --latency MS: Chromium adds MS to every request that goes to the network (as bench/console.ts).
 import { parseArgs } from "node:util";
 import { type BrowserContext, chromium } from "@playwright/test";
 import { serveProduct } from "./served-product";
@@ -18,6 +19,7 @@ const { values: args } = parseArgs({
     runs: { type: "string", default: "3" },
     cold: { type: "boolean", default: false },
     port: { type: "string", default: "4800" },
+    latency: { type: "string", default: "0" },
   },
 });
 const path = args.path;
@@ -53,6 +55,16 @@ type Trace = {
 
 async function visit(context: BrowserContext, url: string): Promise<Trace> {
   const page = context.pages()[0] ?? (await context.newPage());
+  if (Number(args.latency) > 0) {
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("Network.enable");
+    await cdp.send("Network.emulateNetworkConditions", {
+      offline: false,
+      latency: Number(args.latency),
+      downloadThroughput: -1,
+      uploadThroughput: -1,
+    });
+  }
   await page.goto(url);
   await page.waitForFunction(() => (window as unknown as { __trace: Trace }).__trace.rows > 0, undefined, {
     timeout: 60_000,
