@@ -4,6 +4,7 @@
 // already). The routes and their page modules are src/lib/page-modules.ts.
 import { resolve } from "node:path";
 import type { Plugin, Rollup } from "vite";
+import { scriptSafeJson } from "../contract/script-safe-json";
 import { PAGE_CODE_ID } from "../src/lib/landing-page-code";
 import { PAGE_MODULES } from "../src/lib/page-modules";
 
@@ -62,8 +63,8 @@ export function listPageCode(root: string, shell: string): Plugin {
           chunks.filter((c) => c.isEntry || c.moduleIds.includes(shell)).map((c) => c.fileName),
         );
         const code = pageCode(chunks, PAGE_MODULES, root, loaded);
-        // JSON inside a script element: "<" escaped so that no file name can close the element.
-        const json = JSON.stringify(code).replace(/</g, "\\u003c");
+        // Inside a script element: no file name can close the element.
+        const json = scriptSafeJson(code);
         return [
           {
             tag: "script",

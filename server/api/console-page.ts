@@ -8,20 +8,9 @@ import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { CONSOLE_CONFIG_ID, type ConsoleConfig } from "../../contract/console-config";
+import { scriptSafeJson } from "../../contract/script-safe-json";
 
 const CONFIG_PRELOAD = /<link\s[^>]*href="\/config\.json"[^>]*>/;
-
-/** JSON that cannot end the script element it sits in, nor start a comment or a markup
- * declaration, whatever the configuration holds (`<` is `\u003c`; U+2028 and U+2029 are escaped
- * for old parsers' sake). */
-export function scriptSafeJson(value: unknown): string {
-  return JSON.stringify(value)
-    .replace(/</g, "\\u003c")
-    .replace(/>/g, "\\u003e")
-    .replace(/&/g, "\\u0026")
-    .replace(/\u2028/g, "\\u2028")
-    .replace(/\u2029/g, "\\u2029");
-}
 
 /** index.html with the configuration in a JSON script element (never run: the page's policy lets
  * only its own files run), in place of the /config.json preload, or before </head> without one. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { scriptSafeJson, withConsoleConfig } from "../../server/api/console-page";
+import { scriptSafeJson } from "../../contract/script-safe-json";
+import { withConsoleConfig } from "../../server/api/console-page";
 
 // The configuration written into the page: in place of the /config.json preload, and unable to
 // end its script element or change the page, whatever an operator put in an address or a name.
