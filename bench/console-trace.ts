@@ -10,6 +10,7 @@
 //   --latency MS: Chromium adds MS to every request that goes to the network (as bench/console.ts).
 import { parseArgs } from "node:util";
 import { type BrowserContext, chromium } from "@playwright/test";
+import { addLatency } from "./network-latency";
 import { serveProduct } from "./served-product";
 
 const { values: args } = parseArgs({
@@ -55,16 +56,7 @@ type Trace = {
 
 async function visit(context: BrowserContext, url: string): Promise<Trace> {
   const page = context.pages()[0] ?? (await context.newPage());
-  if (Number(args.latency) > 0) {
-    const cdp = await context.newCDPSession(page);
-    await cdp.send("Network.enable");
-    await cdp.send("Network.emulateNetworkConditions", {
-      offline: false,
-      latency: Number(args.latency),
-      downloadThroughput: -1,
-      uploadThroughput: -1,
-    });
-  }
+  await addLatency(context, page, Number(args.latency));
   await page.goto(url);
   await page.waitForFunction(() => (window as unknown as { __trace: Trace }).__trace.rows > 0, undefined, {
     timeout: 60_000,

@@ -56,6 +56,7 @@ import pg from "pg";
 import { build } from "vite";
 import { precompress } from "../scripts/precompress";
 import { type ProfileSummary, printProfile, profileVisit } from "./console-profile";
+import { addLatency } from "./network-latency";
 import { type Figure, startResults } from "./results";
 
 const { values: args } = parseArgs({
@@ -398,23 +399,10 @@ type Visit = {
   layoutShift: number;
 };
 
-/** The pages whose requests --latency already slows. */
-const emulated = new WeakSet<import("@playwright/test").Page>();
-
 /** One navigation to `url`, with the bytes its responses took on the wire (headers and bodies). */
 async function visit(context: BrowserContext, url: string): Promise<Visit> {
   const page = context.pages()[0] ?? (await context.newPage());
-  if (LATENCY > 0 && !emulated.has(page)) {
-    emulated.add(page);
-    const cdp = await context.newCDPSession(page);
-    await cdp.send("Network.enable");
-    await cdp.send("Network.emulateNetworkConditions", {
-      offline: false,
-      latency: LATENCY,
-      downloadThroughput: -1,
-      uploadThroughput: -1,
-    });
-  }
+  await addLatency(context, page, LATENCY);
   let bytes = 0;
   const pending: Promise<void>[] = [];
   const count = (request: import("@playwright/test").Request) => {
