@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import react from "@vitejs/plugin-react";
 import { defineConfig, type Plugin } from "vite";
+import { breakpointsAnsweredAtOnce } from "./scripts/antd-breakpoints";
 import { antdStaticStyles } from "./scripts/antd-static-styles";
 import { listPageCode } from "./scripts/page-code";
 import { precompress } from "./scripts/precompress";
@@ -92,12 +93,13 @@ function preloadShell(): Plugin {
 // The console is plain static files; the server (or any static host) serves dist/.
 // In `vite` dev mode, /config.json and the API are proxied to a running `npm run serve`.
 export default defineConfig({
-  // antd's styles computed at build time into a stylesheet, the chart chunk on G2's core parts
-  // only, the shell's chunk preloaded by index.html, each route's page code listed there, then brotli and gzip copies of every text file, which the server sends as they are.
+  // antd's styles computed at build time into a stylesheet, antd's breakpoints answered on the
+  // first render, the chart chunk on G2's core parts only, the shell's chunk preloaded by index.html, each route's page code listed there, then brotli and gzip copies of every text file, which the server sends as they are.
   plugins: [
     react(),
     antdStaticStyles(),
     plotsOnG2Core(),
+    breakpointsAnsweredAtOnce(local("./src/lib/antd/use-breakpoint.ts")),
     html2canvasWithoutSideEffects(),
     preloadShell(),
     listPageCode(local("."), SHELL),

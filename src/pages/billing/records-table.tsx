@@ -114,8 +114,10 @@ export function RecordsTable({ cycleUuid, waiting, records }: Props) {
   // is in (or while the search is still being typed) the pager says so instead of showing the
   // previous total, or zero before anything has loaded, and its buttons wait.
   const filtersKey = JSON.stringify([cycleUuid, filters, search]);
-  const [shownKey, setShownKey] = useState<string | null>(null);
   const fetchedKey = query.isSuccess && !query.isPlaceholderData ? filtersKey : null;
+  // Starts from the answer the first render already holds (the landing page's early read), so that
+  // the effect below has nothing to change and the table does not render twice before it shows.
+  const [shownKey, setShownKey] = useState<string | null>(fetchedKey);
   useEffect(() => {
     if (fetchedKey !== null) setShownKey(fetchedKey);
   }, [fetchedKey]);
