@@ -8,9 +8,12 @@
 //   [--port 4800] [--latency MS]
 //   --cold: each visit in a new browser context (no HTTP or code cache), signed in as before.
 //   --latency MS: Chromium adds MS to every request that goes to the network (as bench/console.ts).
+//   --commits: after each React commit, the components whose state changed in it (bench/react-commits;
+//     build with --minify false for names), to find what renders again before the first paint.
 import { parseArgs } from "node:util";
 import { type BrowserContext, chromium } from "@playwright/test";
 import { addLatency } from "./network-latency";
+import { REACT_COMMITS_PROBE } from "./react-commits";
 import { serveProduct } from "./served-product";
 
 const { values: args } = parseArgs({
@@ -21,6 +24,7 @@ const { values: args } = parseArgs({
     cold: { type: "boolean", default: false },
     port: { type: "string", default: "4800" },
     latency: { type: "string", default: "0" },
+    commits: { type: "boolean", default: false },
   },
 });
 const path = args.path;
@@ -52,6 +56,7 @@ type Trace = {
   frames: { start: number; duration: number; render: number; scripts: string[] }[];
   resources: string[];
   marks: string[];
+  commits: string[];
 };
 
 async function visit(context: BrowserContext, url: string): Promise<Trace> {
@@ -71,7 +76,8 @@ async function visit(context: BrowserContext, url: string): Promise<Trace> {
       return `${Math.round(r.startTime)}–${Math.round(r.responseEnd)} ${name}`;
     });
     const marks = performance.getEntriesByType("mark").map((m) => `${Math.round(m.startTime)} ${m.name}`);
-    return { rows: Math.round(t.rows), frames: t.frames, resources, marks };
+    const commits = (window as unknown as { __reactCommits?: string[] }).__reactCommits ?? [];
+    return { rows: Math.round(t.rows), frames: t.frames, resources, marks, commits };
   });
 }
 
@@ -89,6 +95,7 @@ try {
   await product.started(10 * 60_000);
   const signedIn = await browser.newContext({ viewport: VIEWPORT });
   await signedIn.addInitScript(PROBE);
+  if (args.commits) await signedIn.addInitScript(REACT_COMMITS_PROBE);
   const page = await signedIn.newPage();
   await page.goto(`${product.api}/`);
   await page.waitForURL((u) => u.href.startsWith(`${product.auth}/login`));
@@ -104,6 +111,7 @@ try {
     if (args.cold) {
       context = await browser.newContext({ viewport: VIEWPORT, storageState: state });
       await context.addInitScript(PROBE);
+      if (args.commits) await context.addInitScript(REACT_COMMITS_PROBE);
     }
     const t = await visit(context, `${product.api}${path}`);
     if (args.cold) await context.close();
@@ -112,6 +120,7 @@ try {
       console.log(`  frame ${f.start} +${f.duration} ms (render at ${f.render}): ${f.scripts.join(" | ")}`);
     for (const r of t.resources) console.log(`  ${r}`);
     for (const m of t.marks) console.log(`  mark ${m}`);
+    for (const c of t.commits) console.log(`  ${c}`);
   }
 } finally {
   await browser.close();
