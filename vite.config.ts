@@ -3,6 +3,7 @@ import react from "@vitejs/plugin-react";
 import { defineConfig, type Plugin } from "vite";
 import { breakpointsAnsweredAtOnce } from "./scripts/antd-breakpoints";
 import { antdStaticStyles } from "./scripts/antd-static-styles";
+import { packagesWithoutSideEffects } from "./scripts/packages-without-side-effects";
 import { listPageCode } from "./scripts/page-code";
 import { precompress } from "./scripts/precompress";
 
@@ -46,26 +47,6 @@ function plotsOnG2Core(): Plugin {
 }
 
 /**
- * html2canvas (about 45 kB gzip) is imported by @antv/g's image exporter, which draws a chart's HTML
- * overlays into an exported picture; the console exports no pictures, so the exporter is left out
- * of the bundle, but html2canvas declares no `sideEffects` in its package, so the bundler keeps all
- * of it for what its import alone might do. It does nothing on import (it only defines functions),
- * which this says to the bundler.
- */
-function html2canvasWithoutSideEffects(): Plugin {
-  return {
-    name: "eval-console:html2canvas-without-side-effects",
-    apply: "build",
-    enforce: "pre",
-    async resolveId(source, importer, options) {
-      if (source !== "html2canvas") return null;
-      const resolved = await this.resolve(source, importer, { ...options, skipSelf: true });
-      return resolved && { ...resolved, moduleSideEffects: false };
-    },
-  };
-}
-
-/**
  * The entry (src/main.tsx) holds only the config and session requests and imports the console's
  * shell (src/render-console.tsx: React, antd, Refine, the routes) dynamically, once the session
  * request is under way (the entry itself runs only once index.html's stylesheet has loaded), so
@@ -94,13 +75,13 @@ function preloadShell(): Plugin {
 // In `vite` dev mode, /config.json and the API are proxied to a running `npm run serve`.
 export default defineConfig({
   // antd's styles computed at build time into a stylesheet, antd's breakpoints answered on the
-  // first render, the chart chunk on G2's core parts only, the shell's chunk preloaded by index.html, each route's page code listed there, then brotli and gzip copies of every text file, which the server sends as they are.
+  // first render, the chart chunk on G2's core parts only, packages imported for nothing left out, the shell's chunk preloaded by index.html, each route's page code listed there, then brotli and gzip copies of every text file, which the server sends as they are.
   plugins: [
     react(),
     antdStaticStyles(),
     plotsOnG2Core(),
     breakpointsAnsweredAtOnce(local("./src/lib/antd/use-breakpoint.ts")),
-    html2canvasWithoutSideEffects(),
+    packagesWithoutSideEffects(),
     preloadShell(),
     listPageCode(local("."), SHELL),
     precompress(),

@@ -24,6 +24,16 @@ export default defineConfig({
         },
       },
       {
+        // The build's own plugins, run through the bundler on small module graphs (no browser: the
+        // bundler's native parts do not run under jsdom).
+        test: {
+          name: "build",
+          environment: "node",
+          include: ["tests/build/**/*.test.ts"],
+          testTimeout: 60_000,
+        },
+      },
+      {
         test: {
           name: "server",
           environment: "node",
