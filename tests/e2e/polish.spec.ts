@@ -206,7 +206,7 @@ test("the collapsed sider's tooltips open after 700 ms", async ({ page }) => {
   await page.evaluate(() => {
     const w = window as unknown as { tooltipTimes: { entered?: number; shown?: number } };
     w.tooltipTimes = {};
-    const entry = document.querySelectorAll('nav[aria-label="Main"] [role="menuitem"]')[1];
+    const entry = document.querySelectorAll('nav[aria-label="Main"] a')[1];
     entry?.addEventListener("mouseenter", () => {
       w.tooltipTimes.entered ??= performance.now();
     });
@@ -217,7 +217,7 @@ test("the collapsed sider's tooltips open after 700 ms", async ({ page }) => {
       if (w.tooltipTimes.entered !== undefined && shown) w.tooltipTimes.shown ??= performance.now();
     }).observe(document.body, { childList: true, subtree: true, attributes: true });
   });
-  await nav.getByRole("menuitem").nth(1).hover();
+  await nav.getByRole("link").nth(1).hover();
   // The second entry: Eval Runs, after Billing & Usage.
   await expect(page.getByRole("tooltip")).toHaveText("Eval Runs", { timeout: 5_000 });
   const times = await page.evaluate(

@@ -61,18 +61,37 @@ describe("console layout", () => {
     expect(banner).toHaveTextContent("Admins: a@x, b@y");
   });
 
-  it("gives each page its own tab title and highlights the entry owning the page", async () => {
+  it("gives each page its own tab title and marks the entry owning the page as the current one", async () => {
     const settings = renderLayout();
     await screen.findByText("The page");
     expect(document.title).toBe("Account Settings · Eval Console");
-    expect(nav().getByText("Account Settings").closest("li")).toHaveClass("ant-menu-item-selected");
+    expect(nav().getByRole("link", { name: "Account Settings" })).toHaveAttribute("aria-current", "page");
     settings.unmount();
 
     renderLayout({ route: "/workspace/:id", path: "/workspace/ws-1" });
     await screen.findByText("The page");
     expect(document.title).toBe("Details · Workspaces · Eval Console");
-    expect(nav().getByText("Workspaces").closest("li")).toHaveClass("ant-menu-item-selected");
-    expect(nav().getByText("Account Settings").closest("li")).not.toHaveClass("ant-menu-item-selected");
+    expect(nav().getByRole("link", { name: "Workspaces" })).toHaveAttribute("aria-current", "page");
+    expect(nav().getByRole("link", { name: "Account Settings" })).not.toHaveAttribute("aria-current");
+  });
+
+  it("makes each entry a link the keyboard reaches with Tab and opens with Enter", async () => {
+    const view = renderLayout();
+    await screen.findByText("The page");
+    const links = nav().getAllByRole("link");
+    // A member's entries, each named by its label alone (the icons are decoration).
+    expect(links.map((link) => link.getAttribute("href"))).toEqual([
+      "/organization/workspaces",
+      "/users",
+      "/account/api-keys",
+      "/account/settings",
+    ]);
+    expect(nav().getByRole("link", { name: "Users" })).toBe(links[1]);
+    links[0]?.focus();
+    await userEvent.tab();
+    expect(links[1]).toHaveFocus();
+    await userEvent.keyboard("{Enter}");
+    await waitFor(() => expect(view.location()).toBe("/users"));
   });
 
   it("shows Loading... until the current user has loaded", async () => {
