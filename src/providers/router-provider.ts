@@ -4,6 +4,10 @@
 // - Values are percent-encoded. The stock one writes them raw (refinedev/refine#6659, closed as
 //   won't fix): a table search for "R&D" or "a+b" came back from a reload or a shared link as "R"
 //   or "a b".
+// - A replace with the address already on screen is no navigation. Every table synced with the
+//   location writes its parameters as it mounts, whether or not the address holds them already;
+//   React Router would render the whole console again for it, after the first paint (on Billing &
+//   Usage, 18-37 ms before the chart could draw), on every reload and every shared link.
 // - `keepQuery` keeps the address as last written. React Router renders a navigation as a
 //   transition, so the address a render sees can be older than one just written: two writers in a
 //   row (a table's page, then the page's own parameter) each started from the address before the
@@ -36,6 +40,10 @@ function useGo() {
       const fragment = (toHash || (keepHash ? hash : "") || "").replace(/^#/, "");
       const path = `${to ?? ""}${nextSearch}${fragment ? `#${fragment}` : ""}`;
       if (type === "path") return path;
+      const target = `${to ?? pathname}${nextSearch}${fragment ? `#${fragment}` : ""}`;
+      // Not while a write may still be on its way to the screen: the address shown may be older.
+      const settled = lastWrite === null || lastWrite.before.length === 0;
+      if (type === "replace" && settled && target === `${shown}${hash}`) return undefined;
       lastWrite = {
         path: `${to ?? pathname}${nextSearch}`,
         search: nextSearch,

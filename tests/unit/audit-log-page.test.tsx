@@ -4,6 +4,8 @@ import { delay, HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import type { AuditEntry } from "../../contract/audit-log-schema";
 import { actionLabel, auditQuery, changeSummary, nextDay } from "../../src/lib/audit-log";
+import { isDefaultView } from "../../src/lib/default-view";
+import { LIST_PAGE_READS } from "../../src/lib/landing-reads";
 import { AuditLogPage } from "../../src/pages/audit-log/audit-log-page";
 import { auditLog as resource } from "../../src/resources/audit-log";
 import { api, renderPage, server } from "./support/render-page";
@@ -87,6 +89,28 @@ describe("Audit Log page", () => {
     await userEvent.click(screen.getByTitle("2"));
     await screen.findByText("Workspace 25");
     expect(seen.at(-1)?.get("page")).toBe("2");
+  });
+
+  it("writes its table's parameters into a bare address, and no navigation when the address holds them", async () => {
+    const bare = renderPage(<AuditLogPage />, { route, handlers: [listAnswer] });
+    await screen.findByText("member@acme.test");
+    await waitFor(() => expect(bare.location()).toContain("pageSize=25"));
+    expect(bare.router.state.historyAction).toBe("REPLACE");
+    const written = bare.location();
+    // The entry's early reads take this address for the default view they read.
+    expect(isDefaultView(new URL(written, "http://console.test").search, LIST_PAGE_READS[route]?.view)).toBe(
+      true,
+    );
+    bare.unmount();
+
+    // A reload, or a shared link: the table's own write would change nothing, and React Router
+    // would render the whole page again for it after its first paint.
+    const linked = renderPage(<AuditLogPage />, { route, path: written, handlers: [listAnswer] });
+    await screen.findByText("member@acme.test");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(linked.location()).toBe(written);
+    expect(linked.router.state.historyAction).toBe("POP");
+    expect(linked.router.state.location.key).toBe("default");
   });
 
   it("sends the filters and shows an empty result as such", async () => {
