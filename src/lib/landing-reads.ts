@@ -1,20 +1,27 @@
-// The early reads (lib/early-reads) of the page a visit lands on, when its address holds no view of
-// its own (no page, sort or filter): Billing & Usage's (lib/billing/early-reads), and the first page
+// The early reads (lib/early-reads) of the page a visit lands on, when its address holds its default
+// view (nothing, or what its table writes for that view: lib/default-view): Billing & Usage's (lib/billing/early-reads), and the first page
 // of the list pages (the product API's and the identity service's) with what they read beside it.
 // Each list's rule is its page's access rule (resources/*); a user the page would send elsewhere
 // asks for nothing here. The URLs are the ones the pages' hooks build (tests/unit/early-reads.test.ts
 // checks them).
 import { EVAL_RUN_PAGE_SIZE } from "../../contract/eval-run-paging";
 import { BILLING_CYCLES_PATH, BILLING_WORKSPACES_READ, startBillingEarlyReads } from "./billing/early-reads";
+import { type DefaultView, isDefaultView } from "./default-view";
 import { API_KEY_PAGE_SIZE, AUDIT_PAGE_SIZE, USERS_PAGE_SIZE } from "./page-sizes";
 import { type EarlyStart, type Read, readEarly } from "./read-early";
 import type { SessionMembership } from "./session-membership";
 
-type ListPage = { adminsOnly: boolean; reads: Read[] | ((orgId: string) => Read[]) };
+type ListPage = {
+  adminsOnly: boolean;
+  reads: Read[] | ((orgId: string) => Read[]);
+  /** What the page's table writes into the address for the view the reads are of. */
+  view?: DefaultView;
+};
 
 export const LIST_PAGE_READS: Record<string, ListPage> = {
   "/eval-runs": {
     adminsOnly: true,
+    view: { pageSize: EVAL_RUN_PAGE_SIZE, sort: { field: "started_at", order: "desc" } },
     reads: [
       { path: "/v1/eval-runs", query: { page: 1, page_size: EVAL_RUN_PAGE_SIZE, sort: "-started_at" } },
       // Its filter form's choices.
@@ -24,12 +31,14 @@ export const LIST_PAGE_READS: Record<string, ListPage> = {
   },
   "/organization/audit-log": {
     adminsOnly: true,
+    view: { pageSize: AUDIT_PAGE_SIZE },
     reads: [{ path: "/v1/audit-log", query: { page: 1, page_size: AUDIT_PAGE_SIZE } }],
   },
   "/organization/workspaces": { adminsOnly: false, reads: [{ path: "/v1/workspaces/" }] },
   // The identity service's lists, zero-based pages.
   "/users": {
     adminsOnly: false,
+    view: { pageSize: USERS_PAGE_SIZE },
     reads: (orgId) => [
       {
         service: "identity",
@@ -40,6 +49,7 @@ export const LIST_PAGE_READS: Record<string, ListPage> = {
   },
   "/account/api-keys": {
     adminsOnly: false,
+    view: { pageSize: API_KEY_PAGE_SIZE },
     reads: [
       {
         service: "identity",
@@ -59,7 +69,7 @@ export async function startLandingReads(start: Start): Promise<void> {
   const { pathname, search } = start.location;
   if (pathname === "/") return startBillingEarlyReads(start);
   const page = LIST_PAGE_READS[pathname];
-  if (!page || search !== "") return;
+  if (!page || !isDefaultView(search, page.view)) return;
   const session = await start.session.catch(() => null);
   if (!session || (page.adminsOnly && session.role !== "admin")) return;
   const { orgId } = session;

@@ -143,6 +143,25 @@ describe("Billing & Usage early reads", () => {
     expect(s.urls()).toEqual([BILLING_CYCLES_PATH]);
   });
 
+  it("answers the default view on a reload, when the address holds what the records table wrote", async () => {
+    const s = setup();
+    await start(
+      s,
+      { is_admin: true },
+      "?pageSize=10&currentPage=1&sorters[0][field]=date&sorters[0][order]=desc",
+    );
+    expect(s.urls()).toContain("/v1/usage/records?billing_cycle_uuid=c-new&page=1&page_size=10&sort=-date");
+    // Another page of the records is another view. (An early read is handed out once: start anew.)
+    clearEarlyReads();
+    const other = setup();
+    await start(
+      other,
+      { is_admin: true },
+      "?pageSize=10&currentPage=2&sorters[0][field]=date&sorters[0][order]=desc",
+    );
+    expect(other.urls()).toEqual([BILLING_CYCLES_PATH]);
+  });
+
   it("lets the page's own request fail with its own error when an early read failed", async () => {
     const s = setup(["/v1/usage/summary"]);
     await start(s, { is_admin: true });
@@ -244,6 +263,37 @@ describe("list pages' early reads", () => {
       }),
     ]);
     expect(s.fetchImpl).toHaveBeenCalledTimes(2);
+  });
+
+  it("answers a list page's first page on a reload, when the address holds what its table wrote", async () => {
+    const s = setup();
+    await land(
+      s,
+      "/eval-runs",
+      { is_admin: true },
+      "?pageSize=10&currentPage=1&sorters[0][field]=started_at&sorters[0][order]=desc",
+    );
+    await land(
+      s,
+      "/organization/audit-log",
+      { is_admin: true },
+      `?pageSize=${AUDIT_PAGE_SIZE}&currentPage=1`,
+    );
+    expect(s.urls()).toEqual([
+      `/v1/eval-runs?page=1&page_size=${EVAL_RUN_PAGE_SIZE}&sort=-started_at`,
+      BILLING_CYCLES_PATH,
+      "/v1/workspaces/?show_deleted=true",
+      `/v1/audit-log?page=1&page_size=${AUDIT_PAGE_SIZE}`,
+    ]);
+    // Another order is another view: the page asks for it itself.
+    const other = setup();
+    await land(
+      other,
+      "/eval-runs",
+      { is_admin: true },
+      "?pageSize=10&currentPage=1&sorters[0][field]=cost&sorters[0][order]=desc",
+    );
+    expect(other.fetchImpl).not.toHaveBeenCalled();
   });
 
   it("follows each page's access rule, and asks nothing for an address with a view of its own", async () => {

@@ -1,11 +1,12 @@
-// Billing & Usage's first reads, started by the entry when a visit lands on "/" with no view in the
-// address: the billing cycles, then, for the latest cycle, the page's default view (records page 1
+// Billing & Usage's first reads, started by the entry when a visit lands on "/" with its default
+// view in the address (nothing, or what the records table writes for it: lib/default-view): the billing cycles, then, for the latest cycle, the page's default view (records page 1
 // sorted by date, the summary, the daily series on wide screens) and its other reads (workspaces,
 // budgets, events awaiting pricing). Only for administrators (the page's access rule, read from the
 // session's role): a member landing on "/" is sent elsewhere and asks for nothing here. The URLs
 // are the ones the page's hooks build for that view (tests/unit/early-reads.test.ts checks them
 // against the data provider); a view they do not match simply asks the API itself.
 import type { BillingCycle } from "../../../contract/billing-cycle-schema";
+import { type DefaultView, isDefaultView } from "../default-view";
 import { type EarlyStart, type Read, readEarly } from "../read-early";
 import type { SessionMembership } from "../session-membership";
 import { sortCycles } from "./cycle-order";
@@ -27,6 +28,12 @@ export function billingViewReads(cycleUuid: string, chartShown: boolean): Read[]
   ];
 }
 
+/** What the records table writes into the address for the default view. */
+export const BILLING_DEFAULT_VIEW: DefaultView = {
+  pageSize: RECORDS_PAGE_SIZE,
+  sort: { field: "date", order: "desc" },
+};
+
 /** Every workspace, deleted ones included (the workspace select; Eval Runs' filter form). */
 export const BILLING_WORKSPACES_READ: Read = { path: "/v1/workspaces/", query: { show_deleted: true } };
 
@@ -47,7 +54,7 @@ export async function startBillingEarlyReads(start: Start): Promise<void> {
   if ((await session.catch(() => null))?.role !== "admin") return;
   const cycles = early({ path: BILLING_CYCLES_PATH });
   // Another view in the address (a period, filters, a page) asks for its own reads.
-  if (location.search !== "" || !cycles) return;
+  if (!isDefaultView(location.search, BILLING_DEFAULT_VIEW) || !cycles) return;
   const others = BILLING_OTHER_READS.map(early);
   const list = await cycles.catch(() => null);
   const latest = Array.isArray(list) ? sortCycles(list as BillingCycle[]).at(-1) : undefined;
