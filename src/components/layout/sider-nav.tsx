@@ -35,12 +35,6 @@ export function SiderNav({ collapsed, closeDrawer }: Props) {
   const [logoutOpen, setLogoutOpen] = useState(false);
   const tips = useSiderTooltips(collapsed);
 
-  /** The collapsed sider's tooltip (the label) on hover. */
-  const hover = (key: string, title: string) => {
-    const { onMouseEnter, onMouseLeave } = tips.trigger(key, title);
-    return { onMouseEnter, onMouseLeave };
-  };
-
   const entry = (item: MenuEntry) => {
     const label = item.label ?? item.name;
     return (
@@ -50,7 +44,7 @@ export function SiderNav({ collapsed, closeDrawer }: Props) {
           className={`${NAV_CLASS}-item`}
           aria-current={item.key === selectedKey ? "page" : undefined}
           onClick={closeDrawer}
-          {...hover(item.key, label)}
+          {...tips.trigger(item.key, label)}
         >
           <span className={`${NAV_CLASS}-icon`} aria-hidden>
             {item.icon}
@@ -96,7 +90,7 @@ export function SiderNav({ collapsed, closeDrawer }: Props) {
                 closeDrawer?.();
                 setLogoutOpen(true);
               }}
-              {...hover("logout", "Logout")}
+              {...tips.trigger("logout", "Logout")}
             >
               <span className={`${NAV_CLASS}-icon`} aria-hidden>
                 <LogoutOutlined />

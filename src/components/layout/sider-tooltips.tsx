@@ -1,6 +1,6 @@
 // The collapsed sider's tooltips with the spec's timing (delay 700 ms, skip delay 300 ms), where
-// antd's Menu would open its own after 100 ms: one controlled Tooltip, placed over the hovered
-// entry. Entries get `title: ""`, antd's public way to give a collapsed item no tooltip of its own.
+// antd's own Tooltip would open after 100 ms: one controlled Tooltip, placed over the hovered
+// entry.
 import { Tooltip } from "antd";
 import { type CSSProperties, useEffect, useMemo, useState } from "react";
 import { createTooltipTiming } from "../../lib/tooltip-timing";
@@ -19,13 +19,11 @@ export function useSiderTooltips(enabled: boolean) {
     return () => timing.reset();
   }, [enabled, timing]);
 
-  /** Props for a trigger (a menu entry, or a button): its hover handlers, and no tooltip of antd's. */
+  /** Props for a trigger (an entry's link, or a button): its hover handlers. */
   const trigger = (key: string, title: string) => ({
-    title: "",
-    onMouseEnter: (event: { domEvent?: { currentTarget: Element }; currentTarget?: Element }) => {
-      const target = event.domEvent?.currentTarget ?? event.currentTarget;
-      if (!enabled || !target) return;
-      setHovered({ key, title, rect: target.getBoundingClientRect() });
+    onMouseEnter: (event: { currentTarget: Element }) => {
+      if (!enabled) return;
+      setHovered({ key, title, rect: event.currentTarget.getBoundingClientRect() });
       timing.enter(key);
     },
     onMouseLeave: () => timing.leave(key),
