@@ -38,14 +38,15 @@ function useGo() {
       const current = behind && lastWrite ? lastWrite.search : search;
       const nextSearch = searchWith(keepQuery ? current : "", query ?? {});
       const fragment = (toHash || (keepHash ? hash : "") || "").replace(/^#/, "");
-      const path = `${to ?? ""}${nextSearch}${fragment ? `#${fragment}` : ""}`;
+      const anchor = fragment ? `#${fragment}` : "";
+      const path = `${to ?? ""}${nextSearch}${anchor}`;
       if (type === "path") return path;
-      const target = `${to ?? pathname}${nextSearch}${fragment ? `#${fragment}` : ""}`;
+      const written = `${to ?? pathname}${nextSearch}`;
       // Not while a write may still be on its way to the screen: the address shown may be older.
       const settled = lastWrite === null || lastWrite.before.length === 0;
-      if (type === "replace" && settled && target === `${shown}${hash}`) return undefined;
+      if (type === "replace" && settled && `${written}${anchor}` === `${shown}${hash}`) return undefined;
       lastWrite = {
-        path: `${to ?? pathname}${nextSearch}`,
+        path: written,
         search: nextSearch,
         before: behind && lastWrite ? [...lastWrite.before, shown] : [shown],
       };
