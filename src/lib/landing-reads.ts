@@ -1,9 +1,9 @@
-// The early reads (lib/early-reads) of the page a visit lands on, when its address holds its default
-// view (nothing, or what its table writes for that view: lib/default-view): Billing & Usage's (lib/billing/early-reads), and the first page
-// of the list pages (the product API's and the identity service's) with what they read beside it.
-// Each list's rule is its page's access rule (resources/*); a user the page would send elsewhere
-// asks for nothing here. The URLs are the ones the pages' hooks build (tests/unit/early-reads.test.ts
-// checks them).
+// The early reads (lib/early-reads) of the page a visit lands on, when its address holds its
+// default view (nothing, or what its table writes for that view: lib/default-view): Billing &
+// Usage's (lib/billing/early-reads), and the first page of the list pages (the product API's and
+// the identity service's) with what they read beside it. Each list's rule is its page's access rule
+// (resources/*); a user the page would send elsewhere asks for nothing here. The URLs are the ones
+// the pages' hooks build (tests/unit/early-reads.test.ts checks them).
 import { EVAL_RUN_PAGE_SIZE } from "../../contract/eval-run-paging";
 import { BILLING_CYCLES_PATH, BILLING_WORKSPACES_READ, startBillingEarlyReads } from "./billing/early-reads";
 import { type DefaultView, isDefaultView } from "./default-view";

@@ -8,6 +8,8 @@ import userEvent from "@testing-library/user-event";
 import { delay, HttpResponse, http } from "msw";
 import { describe, expect, it, vi } from "vitest";
 import type { SeriesBucket, UsageSummary } from "../../contract/usage-schemas";
+import { BILLING_DEFAULT_VIEW } from "../../src/lib/billing/early-reads";
+import { isDefaultView } from "../../src/lib/default-view";
 import { BillingPage } from "../../src/pages/billing/billing-page";
 import { api, renderPage } from "./support/render-page";
 
@@ -323,6 +325,8 @@ describe("Billing & Usage", { timeout: 60_000 }, () => {
     // The default view's address: the table's first page, by date, and no other parameter.
     await waitFor(() => expect(tableIn(location())).toEqual({ page: 1, sorters: DATE_DESC, filters: [] }));
     expect(pageParams(location())).toEqual([]);
+    // The entry's early reads take this address for the default view they read.
+    expect(isDefaultView(new URL(location(), "http://console.test").search, BILLING_DEFAULT_VIEW)).toBe(true);
   });
 
   it("pages and sorts the records, and the address follows", async () => {

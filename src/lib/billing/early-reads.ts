@@ -1,7 +1,8 @@
 // Billing & Usage's first reads, started by the entry when a visit lands on "/" with its default
-// view in the address (nothing, or what the records table writes for it: lib/default-view): the billing cycles, then, for the latest cycle, the page's default view (records page 1
-// sorted by date, the summary, the daily series on wide screens) and its other reads (workspaces,
-// budgets, events awaiting pricing). Only for administrators (the page's access rule, read from the
+// view in the address (nothing, or what the records table writes for it: lib/default-view): the
+// billing cycles, then, for the latest cycle, the page's default view (records page 1 sorted by
+// date, the summary, the daily series on wide screens) and its other reads (workspaces, budgets,
+// events awaiting pricing). Only for administrators (the page's access rule, read from the
 // session's role): a member landing on "/" is sent elsewhere and asks for nothing here. The URLs
 // are the ones the page's hooks build for that view (tests/unit/early-reads.test.ts checks them
 // against the data provider); a view they do not match simply asks the API itself.
