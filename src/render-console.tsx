@@ -8,7 +8,6 @@ import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { createBrowserRouter } from "react-router";
 import { App } from "./App";
-import { LoadingScreen } from "./components/feedback/loading-screen";
 import { StartupError } from "./components/feedback/startup-error";
 import { ThemeShell } from "./components/theme-shell";
 import type { ConsoleServices } from "./providers/services";
@@ -31,11 +30,13 @@ export function renderConsole(container: HTMLElement, start: Promise<ConsoleStar
       </StrictMode>,
     );
 
-  // index.html shows the loading screen until the shell has run. The same screen rendered now, while
-  // the first answers are on their way, makes the theme's first render (a few tens of milliseconds)
-  // before they arrive instead of in the console's first render after them: the shell above it
-  // stays mounted.
-  show(<LoadingScreen />);
+  // index.html's loading screen (the same markup as LoadingScreen) stays up until this first render.
+  // The shell renders nothing before it: a loading screen rendered here, to do the theme's first pass
+  // while the answers were on their way, rarely had that time. On a warm visit they are mostly in by
+  // the time the shell has been evaluated, and that render (one uninterruptible block, 15-25 ms) then
+  // held up both the answers' handling and the page's own render, on a machine whose other core
+  // serves them. Without it, a list page's rows came 9-16 ms earlier warm, 19-144 ms cold
+  // (bench/README.md, "Change: no loading screen rendered by the shell").
   // The page's chunk downloads while the landing page's reads load. The console renders
   // once it is here (or after PAGE_WAIT_MS): the shell's queries start with their answers
   // (providers/known-answers), so the page would otherwise render before its code had arrived and
