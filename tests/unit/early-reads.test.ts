@@ -306,3 +306,54 @@ describe("list pages' early reads", () => {
     expect(s.urls()).toEqual(["/v1/workspaces/"]);
   });
 });
+
+describe("the landing page's default view in a bare address", () => {
+  /** The search the entry writes (none: undefined) when `role` lands on `pathname` with `search`. */
+  async function written(pathname: string, role: "admin" | "member", search = "") {
+    const api = setup();
+    const writeView = vi.fn<(search: string) => void>();
+    const reads = pathname === "/" ? startBillingEarlyReads : startLandingReads;
+    await reads({
+      apiUrl: API_URL,
+      apiFetch: api.apiFetch,
+      identity: {
+        url: identityClientUrl(AUTH_URL),
+        fetch: createIdentityFetch({ authUrl: AUTH_URL, fetchImpl: api.fetchImpl }),
+      },
+      session: Promise.resolve({ role, orgId: "org-1" }),
+      location: { pathname, search },
+      chartShown: true,
+      writeView,
+    });
+    expect(writeView.mock.calls.length).toBeLessThanOrEqual(1);
+    return writeView.mock.calls[0]?.[0];
+  }
+
+  it("is what each page's table writes as it mounts, written before the console renders", async () => {
+    // The same strings the page tests read off the real tables (billing-page, audit-log-page,
+    // eval-runs-pages, users-page and api-keys-page tests).
+    expect(await written("/", "admin")).toBe(
+      "?pageSize=10&currentPage=1&sorters[0][field]=date&sorters[0][order]=desc",
+    );
+    expect(await written("/eval-runs", "admin")).toBe(
+      "?pageSize=10&currentPage=1&sorters[0][field]=started_at&sorters[0][order]=desc",
+    );
+    expect(await written("/organization/audit-log", "admin")).toBe("?pageSize=25&currentPage=1");
+    expect(await written("/users", "member")).toBe("?pageSize=10&currentPage=1");
+    expect(await written("/account/api-keys", "member")).toBe("?pageSize=10&currentPage=1");
+  });
+
+  it("is never written over a view of the visitor's own, for a page that writes none, or for a page the visitor is sent away from", async () => {
+    expect(await written("/users", "member", "?pageSize=10&currentPage=1")).toBeUndefined();
+    expect(await written("/", "admin", "?currentPage=2")).toBeUndefined();
+    expect(
+      await written("/eval-runs", "admin", "?sorters[0][field]=cost&sorters[0][order]=asc"),
+    ).toBeUndefined();
+    expect(await written("/organization/workspaces", "admin")).toBeUndefined();
+    // Billing & Usage, Eval Runs and the Audit Log send members elsewhere: their address is not
+    // the table's to keep.
+    expect(await written("/", "member")).toBeUndefined();
+    expect(await written("/eval-runs", "member")).toBeUndefined();
+    expect(await written("/organization/audit-log", "member")).toBeUndefined();
+  });
+});
