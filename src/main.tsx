@@ -51,12 +51,6 @@ const started: Promise<{ start: ConsoleStart; early: Promise<void>; asked: Promi
         // A failed session check is the auth gate's to show: no reads meanwhile.
         session: session.then(sessionMembership, () => null),
         location: window.location,
-        // The table's parameters in a bare address before the console renders: the table then
-        // finds them there, and React Router renders nothing again for its write after the paint.
-        writeView: (search) => {
-          const { pathname, hash } = window.location;
-          window.history.replaceState(window.history.state, "", `${pathname}${search}${hash}`);
-        },
         chartShown: window.matchMedia?.(DESKTOP_QUERY).matches ?? true,
       });
       // The shell waits for the current user too: with it, its own queries start answered.

@@ -6,7 +6,7 @@
 // the pages' hooks build (tests/unit/early-reads.test.ts checks them).
 import { EVAL_RUN_PAGE_SIZE } from "../../contract/eval-run-paging";
 import { BILLING_CYCLES_PATH, BILLING_WORKSPACES_READ, startBillingEarlyReads } from "./billing/early-reads";
-import { type DefaultView, defaultViewSearch, isBareSearch, isDefaultView } from "./default-view";
+import { type DefaultView, isDefaultView } from "./default-view";
 import { API_KEY_PAGE_SIZE, AUDIT_PAGE_SIZE, USERS_PAGE_SIZE } from "./page-sizes";
 import { type EarlyStart, type Read, readEarly } from "./read-early";
 import type { SessionMembership } from "./session-membership";
@@ -72,7 +72,6 @@ export async function startLandingReads(start: Start): Promise<void> {
   if (!page || !isDefaultView(search, page.view)) return;
   const session = await start.session.catch(() => null);
   if (!session || (page.adminsOnly && session.role !== "admin")) return;
-  if (page.view && isBareSearch(search)) start.writeView?.(defaultViewSearch(page.view));
   const { orgId } = session;
   const reads = typeof page.reads === "function" ? (orgId ? page.reads(orgId) : []) : page.reads;
   const pending = reads.map((read) => readEarly(start, read));

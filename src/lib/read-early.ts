@@ -20,9 +20,6 @@ export type EarlyStart = {
   location: { pathname: string; search: string };
   /** Called once every read the landing page makes has been started (not when it makes none). */
   allAsked?: () => void;
-  /** Puts the landing page's default view into a bare address (lib/default-view), before the
-   * console renders: called only when the page will show, with the search its table would write. */
-  writeView?: (search: string) => void;
 };
 
 /** Starts `read` through its service's fetch (unless under way); its answer, or undefined. */

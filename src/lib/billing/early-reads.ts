@@ -7,7 +7,7 @@
 // are the ones the page's hooks build for that view (tests/unit/early-reads.test.ts checks them
 // against the data provider); a view they do not match simply asks the API itself.
 import type { BillingCycle } from "../../../contract/billing-cycle-schema";
-import { type DefaultView, defaultViewSearch, isBareSearch, isDefaultView } from "../default-view";
+import { type DefaultView, isDefaultView } from "../default-view";
 import { type EarlyStart, type Read, readEarly } from "../read-early";
 import type { SessionMembership } from "../session-membership";
 import { sortCycles } from "./cycle-order";
@@ -56,7 +56,6 @@ export async function startBillingEarlyReads(start: Start): Promise<void> {
   const cycles = early({ path: BILLING_CYCLES_PATH });
   // Another view in the address (a period, filters, a page) asks for its own reads.
   if (!isDefaultView(location.search, BILLING_DEFAULT_VIEW) || !cycles) return;
-  if (isBareSearch(location.search)) start.writeView?.(defaultViewSearch(BILLING_DEFAULT_VIEW));
   const others = BILLING_OTHER_READS.map(early);
   const list = await cycles.catch(() => null);
   const latest = Array.isArray(list) ? sortCycles(list as BillingCycle[]).at(-1) : undefined;
