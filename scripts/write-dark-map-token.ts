@@ -1,6 +1,6 @@
 // Writes src/lib/antd/dark-map-token.json: antd's dark algorithm applied to antd's default seed, the
 // console's one theme (components/theme-shell.tsx). The console reads it instead of running the
-// algorithm in the browser; tests/unit/dark-algorithm.test.ts fails when an antd upgrade changes the
+// algorithm in the browser; tests/unit/dark-algorithm.test.tsx fails when an antd upgrade changes the
 // answer, and this script writes the new one.
 //
 // Usage: npx tsx scripts/write-dark-map-token.ts

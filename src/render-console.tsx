@@ -35,8 +35,8 @@ export function renderConsole(container: HTMLElement, start: Promise<ConsoleStar
   // while the answers were on their way, rarely had that time. On a warm visit they are mostly in by
   // the time the shell has been evaluated, and that render (one uninterruptible block, 15-25 ms) then
   // held up both the answers' handling and the page's own render, on a machine whose other core
-  // serves them. Without it, a list page's rows came 9-16 ms earlier warm, 19-144 ms cold
-  // (bench/README.md, "Change: no loading screen rendered by the shell").
+  // serves them. Without it, the list pages' warm rows came 6-21 ms earlier, Eval Runs' and Billing &
+  // Usage's about the same (bench/README.md, "Change: no loading screen rendered by the shell").
   // The page's chunk downloads while the landing page's reads load. The console renders
   // once it is here (or after PAGE_WAIT_MS): the shell's queries start with their answers
   // (providers/known-answers), so the page would otherwise render before its code had arrived and

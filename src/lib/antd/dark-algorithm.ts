@@ -2,7 +2,7 @@
 // derives about 400 tokens from antd's default seed, among them a ten-shade palette for each preset
 // color: about 6 ms of main thread on each visit, before the console's first render can draw
 // anything. The table (dark-map-token.json, written by scripts/write-dark-map-token.ts and checked
-// against antd by tests/unit/dark-algorithm.test.ts) holds what the algorithm returns for that
+// against antd by tests/unit/dark-algorithm.test.tsx) holds what the algorithm returns for that
 // seed, so the theme, its token hash and the build's precomputed styles stay exactly the same. Any
 // other seed, or a call that extends another algorithm's tokens, is antd's to answer.
 import { theme } from "antd";
