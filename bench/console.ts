@@ -502,25 +502,35 @@ async function measure(browser: Browser, products: Product[], pages: PageSpec[])
   const current = products.length - 1;
   const empty = () => new Map(pages.map((p) => [p.key, { cold: [], warm: [] } as PageVisits]));
   const results: Measured[] = products.map(() => ({ pages: empty(), floors: empty(), records: "?" }));
-  // Every visit of a round: the floor, then the page on each build.
-  const round = pages.flatMap((page) => [
-    { i: current, page, floor: true },
-    ...products.map((_, i) => ({ i, page, floor: false })),
-  ]);
+  // Every visit of a round: the floor, then the page on each build, the builds in turn first: the
+  // visit right after another one on the same machine is not measured like the first (identical
+  // builds came 25-60 ms apart, always the same one ahead, when their order never changed).
+  const roundOf = (run: number) =>
+    pages.flatMap((page) => {
+      const builds = products.map((_, i) => ({ i, page, floor: false }));
+      return [{ i: current, page, floor: true }, ...(run % 2 ? builds.reverse() : builds)];
+    });
+  const round = roundOf(0);
   const urlOf = (v: (typeof round)[number]) =>
     v.floor ? floorUrl(products[v.i]!, v.page) : `${products[v.i]!.url}${v.page.path}`;
   const into = (v: (typeof round)[number]) =>
     (v.floor ? results[v.i]!.floors : results[v.i]!.pages).get(v.page.key)!;
   for (let run = 0; run < RUNS; run++)
-    for (const v of round) {
+    for (const v of roundOf(run)) {
       const context = await fresh(v.i);
       into(v).cold.push(await visit(context, urlOf(v)));
       await context.close();
     }
+  // Warm: one tab per build and one for the floor, each going back to the same page visit after
+  // visit. When the floor shared the current build's tab, that build's every visit came from the
+  // floor's page while the baseline's came from its own, and identical builds measured 12-60 ms apart
+  // on the same visits (bench/README.md, "An order bias in the warm visits").
   const contexts = await Promise.all(products.map((_, i) => fresh(i)));
-  for (const v of round) await visit(contexts[v.i]!, urlOf(v)); // fills the HTTP cache
+  const floorContext = await fresh(current);
+  const tabOf = (v: (typeof round)[number]) => (v.floor ? floorContext : contexts[v.i]!);
+  for (const v of round) await visit(tabOf(v), urlOf(v)); // fills the HTTP cache
   for (let run = 0; run < RUNS; run++)
-    for (const v of round) into(v).warm.push(await visit(contexts[v.i]!, urlOf(v)));
+    for (const v of roundOf(run)) into(v).warm.push(await visit(tabOf(v), urlOf(v)));
   const billing = pages.find((p) => p.chart);
   if (flag("profile") && billing) {
     // The current build's Billing & Usage: one warm and one cold visit, profiled.
@@ -532,7 +542,7 @@ async function measure(browser: Browser, products: Product[], pages: PageSpec[])
     profiles.push([`cold visit (rows + chart at ${cold.result.ready.toFixed(0)} ms)`, cold.summary]);
     await context.close();
   }
-  await Promise.all(contexts.map((c) => c.close()));
+  await Promise.all([...contexts, floorContext].map((c) => c.close()));
   for (const r of results)
     r.records = /\(([\d,]+) total records\)/.exec(r.pages.get("billing")?.cold[0]?.pager ?? "")?.[1] ?? "?";
   return results;
