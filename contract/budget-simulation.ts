@@ -4,13 +4,11 @@
  * validates and documents with these schemas) and the console's preview (types only).
  */
 import { z } from "zod";
+import { DEFAULT_SIMULATION_DAYS, MAX_SIMULATION_DAYS } from "./budget-limits";
 import { BudgetCreateSchema } from "./budgets";
 import { MoneySchema } from "./usage-schemas";
 
-/** How far back a replay may look: one year of daily rollups. */
-export const MAX_SIMULATION_DAYS = 366;
-/** What the console's preview asks for. */
-export const DEFAULT_SIMULATION_DAYS = 90;
+export { DEFAULT_SIMULATION_DAYS, MAX_SIMULATION_DAYS } from "./budget-limits";
 
 export const BudgetSimulationRequestSchema = BudgetCreateSchema.extend({
   days: z

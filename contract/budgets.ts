@@ -4,16 +4,22 @@
  * receivers: budgets, their alerts, the allowance answer and the webhook events they send.
  */
 import { z } from "zod";
+import {
+  BUDGET_SCOPES,
+  MAX_BUDGET_AMOUNT_USD,
+  MAX_BUDGET_THRESHOLD_PERCENT,
+  MAX_BUDGET_THRESHOLDS,
+} from "./budget-limits";
 import { MoneySchema } from "./usage-schemas";
 
-/** Alert thresholds a new budget gets when none are given, in percent of its amount. */
-export const DEFAULT_BUDGET_THRESHOLDS = [50, 80, 100] as const;
-/** At most this many thresholds per budget, each a whole percent in 1..1000. */
-export const MAX_BUDGET_THRESHOLDS = 10;
-export const MAX_BUDGET_THRESHOLD_PERCENT = 1000;
-
-export const BUDGET_SCOPES = ["organization", "workspace"] as const;
-export type BudgetScope = (typeof BUDGET_SCOPES)[number];
+export {
+  BUDGET_SCOPES,
+  type BudgetScope,
+  DEFAULT_BUDGET_THRESHOLDS,
+  MAX_BUDGET_AMOUNT_USD,
+  MAX_BUDGET_THRESHOLD_PERCENT,
+  MAX_BUDGET_THRESHOLDS,
+} from "./budget-limits";
 
 /** The error code (HTTP 402) of work-starting calls in a workspace past a hard limit. */
 export const SPEND_LIMIT_ERROR_CODE = "spend_limit_exceeded";
@@ -117,9 +123,6 @@ export const WebhookEventSchema = z
   })
   .meta({ id: "WebhookEvent" });
 export type WebhookEvent = z.infer<typeof WebhookEventSchema>;
-
-/** The largest budget amount accepted, in USD (a bound far above any real bill). */
-export const MAX_BUDGET_AMOUNT_USD = 1_000_000_000;
 
 const AMOUNT = /^\d+(\.\d{1,6})?$/;
 

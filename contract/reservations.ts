@@ -5,18 +5,11 @@
  * halfway. Shared by the server (validation, OpenAPI) and the console (types only).
  */
 import { z } from "zod";
+import { MAX_ESTIMATE_LINES, MAX_ESTIMATE_USD, RESERVATION_IDLE_MINUTES } from "./reservation-limits";
 import { isStorableText } from "./storable-text";
 import { MoneySchema } from "./usage-schemas";
 
-/**
- * A reservation whose run has sent no usage for this long (and was not finished) is released by
- * itself: an eval service that crashed never holds a budget for longer.
- */
-export const RESERVATION_IDLE_MINUTES = 60;
-/** At most this many lines in an estimate by events. */
-export const MAX_ESTIMATE_LINES = 50;
-/** The largest estimate accepted, in USD (as a budget's amount). */
-export const MAX_ESTIMATE_USD = 1_000_000_000;
+export { MAX_ESTIMATE_LINES, MAX_ESTIMATE_USD, RESERVATION_IDLE_MINUTES } from "./reservation-limits";
 
 const AMOUNT = /^\d+(\.\d{1,6})?$/;
 

@@ -2,13 +2,13 @@
 // (amount in dollars and cents, thresholds as whole percents) and the request body it becomes.
 // The limits are the contract's, so the dialog refuses what the API would refuse.
 import {
-  type BudgetCreate,
   type BudgetScope,
   DEFAULT_BUDGET_THRESHOLDS,
   MAX_BUDGET_AMOUNT_USD,
   MAX_BUDGET_THRESHOLD_PERCENT,
   MAX_BUDGET_THRESHOLDS,
-} from "../../../contract/budgets";
+} from "../../../contract/budget-limits";
+import type { BudgetCreate } from "../../../contract/budgets";
 import { formatMoney, formatUsd, toMicros, tryParseUsd } from "../../../contract/money";
 
 /** What the form holds: thresholds as the tag list's strings, the amount as typed. */

@@ -3,8 +3,8 @@
 // as always and shown here rather than refused.
 import { Card, Descriptions, Tag } from "antd";
 import { formatMoney, toMicros } from "../../../contract/money";
+import { RESERVATION_IDLE_MINUTES } from "../../../contract/reservation-limits";
 import type { Reservation } from "../../../contract/reservations";
-import { RESERVATION_IDLE_MINUTES } from "../../../contract/reservations";
 import { formatUtcDateTime } from "../../lib/billing/dates";
 
 const STATE = {
