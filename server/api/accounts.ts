@@ -38,9 +38,9 @@ export const accountRoutes: FastifyPluginAsyncZod<WorkspaceRouteDeps> = async (a
           org_admin_emails: [],
         };
       }
-      const [current, users, workspace, isOperator] = await Promise.all([
+      const [current, admins, workspace, isOperator] = await Promise.all([
         deps.gateway.findOrganization(org.org_id),
-        deps.gateway.listOrganizationUsers(org.org_id),
+        deps.gateway.listOrganizationAdmins(org.org_id),
         deps.workspaces.myWorkspace(org.org_id, p.userId),
         operator,
       ]);
@@ -51,7 +51,7 @@ export const accountRoutes: FastifyPluginAsyncZod<WorkspaceRouteDeps> = async (a
         is_operator: isOperator,
         organization: { name: current?.name ?? org.org_name, org_uuid: org.org_id },
         workspace,
-        org_admin_emails: users.filter((u) => u.role === "Owner" || u.role === "Admin").map((u) => u.email),
+        org_admin_emails: admins.map((u) => u.email),
       };
     },
   );

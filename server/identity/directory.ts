@@ -1,7 +1,7 @@
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, ne } from "drizzle-orm";
 import { account, member, organization, user } from "../db/schema";
 import type { Db } from "../platform/database";
-import { parseStoredRoles } from "./orgs/role-hierarchy";
+import { parseStoredRoles, roleToStored } from "./orgs/role-hierarchy";
 import { roleStructureOf } from "./orgs/roles";
 import type { IdentityUser, OrgMembership } from "./session/access-tokens";
 
@@ -68,6 +68,27 @@ export function createDirectory(db: Db) {
         .where(eq(member.organizationId, orgId))
         .orderBy(asc(user.email));
       return rows.map((r) => ({ user_id: r.userId, email: r.email, role: parseStoredRoles(r.role).role }));
+    },
+
+    /**
+     * The organization's owners and administrators (by primary role), by email. Every page load
+     * asks for them (/v1/accounts/me), so only their rows are read: at 10,000 members the whole
+     * list took 76 ms on the embedded database (which runs one statement at a time for every
+     * tenant), these 2.4 ms (bench/org-admins.ts).
+     */
+    async listOrganizationAdmins(orgId: string) {
+      const rows = await db
+        .select({ userId: user.id, email: user.email, role: member.role })
+        .from(member)
+        .innerJoin(user, eq(member.userId, user.id))
+        // The column holds comma-joined role names, and almost every row holds just "member": this
+        // keeps every other row (a multi-role one may still be a member's), and the primary role
+        // (parseStoredRoles) decides below.
+        .where(and(eq(member.organizationId, orgId), ne(member.role, roleToStored("Member"))))
+        .orderBy(asc(user.email));
+      return rows
+        .map((r) => ({ user_id: r.userId, email: r.email, role: parseStoredRoles(r.role).role }))
+        .filter((u) => u.role === "Owner" || u.role === "Admin");
     },
 
     async findOrganization(orgId: string) {

@@ -154,6 +154,7 @@ export async function createIdentityService(config: Config, database: Database, 
     issuer: config.authPublicUrl,
     verificationKey: async () => publicKey,
     listOrganizationUsers: (orgId) => ctx.directory.listOrganizationUsers(orgId),
+    listOrganizationAdmins: (orgId) => ctx.directory.listOrganizationAdmins(orgId),
     findOrganization: async (orgId) => {
       const o = await ctx.directory.findOrganization(orgId);
       return o ? { org_id: o.org_id, name: o.name } : null;

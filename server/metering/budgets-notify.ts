@@ -64,7 +64,7 @@ export function createSendMail(
 export function createBudgetNotifier(
   db: Db,
   deps: {
-    gateway: Pick<IdentityGateway, "listOrganizationUsers" | "findOrganization">;
+    gateway: Pick<IdentityGateway, "listOrganizationAdmins" | "findOrganization">;
     send: SendMail;
     consoleUrl: string;
     logger: FastifyBaseLogger;
@@ -108,10 +108,9 @@ export function createBudgetNotifier(
     for (const r of records.rows) {
       const org = r.organization_uuid;
       if (!admins.has(org)) {
-        const users = await deps.gateway.listOrganizationUsers(org);
         admins.set(
           org,
-          users.filter((u) => u.role === "Owner" || u.role === "Admin").map((u) => u.email),
+          (await deps.gateway.listOrganizationAdmins(org)).map((u) => u.email),
         );
         names.set(org, (await deps.gateway.findOrganization(org))?.name ?? "your organization");
       }

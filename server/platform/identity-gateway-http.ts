@@ -53,6 +53,19 @@ export function createHttpIdentityGateway(o: HttpGatewayOptions): IdentityGatewa
 
   const enc = encodeURIComponent;
 
+  async function listOrganizationUsers(orgId: string): Promise<OrganizationUser[]> {
+    const r = await call<{ users: { user_id: string; email: string; role_in_org: string }[] }>(
+      `/api/backend/v1/user/org/${enc(orgId)}`,
+    );
+    return (r?.users ?? []).map(
+      (u): OrganizationUser => ({
+        user_id: u.user_id,
+        email: u.email,
+        role: (ROLES.has(u.role_in_org) ? u.role_in_org : "Member") as OrganizationUser["role"],
+      }),
+    );
+  }
+
   return {
     issuer: new URL(o.issuer ?? base).origin,
 
@@ -67,17 +80,12 @@ export function createHttpIdentityGateway(o: HttpGatewayOptions): IdentityGatewa
       return key;
     },
 
-    async listOrganizationUsers(orgId) {
-      const r = await call<{ users: { user_id: string; email: string; role_in_org: string }[] }>(
-        `/api/backend/v1/user/org/${enc(orgId)}`,
-      );
-      return (r?.users ?? []).map(
-        (u): OrganizationUser => ({
-          user_id: u.user_id,
-          email: u.email,
-          role: (ROLES.has(u.role_in_org) ? u.role_in_org : "Member") as OrganizationUser["role"],
-        }),
-      );
+    listOrganizationUsers,
+    // The backend API lists an organization's users in one page; its owners and administrators are
+    // among them (one call, where asking by role would take one per role).
+    async listOrganizationAdmins(orgId) {
+      const users = await listOrganizationUsers(orgId);
+      return users.filter((u) => u.role === "Owner" || u.role === "Admin");
     },
 
     async findOrganization(orgId) {

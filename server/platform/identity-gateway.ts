@@ -35,6 +35,8 @@ export interface IdentityGateway {
   /** Public key that verifies RS256 access tokens offline. */
   verificationKey(): Promise<KeyObject | CryptoKey>;
   listOrganizationUsers(orgId: string): Promise<OrganizationUser[]>;
+  /** The organization's owners and administrators (listOrganizationUsers' with those roles), by email. */
+  listOrganizationAdmins(orgId: string): Promise<OrganizationUser[]>;
   findOrganization(orgId: string): Promise<{ org_id: string; name: string } | null>;
   /**
    * The identity behind an end-user API key; null when it is unknown, expired, deleted or dead.

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import type { InjectOptions } from "fastify";
 import { importSPKI, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiKey } from "../../server/db/schema";
+import { apiKey, member } from "../../server/db/schema";
 import { createHttpIdentityGateway } from "../../server/platform/identity-gateway-http";
 import {
   AUTH,
@@ -271,5 +271,39 @@ describe.each(backends())("backend API and API keys in the product API on $name"
     } finally {
       await api.app.close();
     }
+  });
+
+  it("lists an organization's owners and administrators by primary role, in process and over HTTP", async () => {
+    const org = await p.identity.admin.createOrganization("Roles Co", `roles-${backend.name.toLowerCase()}`);
+    // Stored roles as better-auth keeps them: comma-joined, the first valid one the primary role.
+    const stored: [string, string][] = [
+      ["zed-owner@roles.test", "owner"],
+      ["amy-admin@roles.test", "admin"],
+      ["bo-admin@roles.test", "bogus, Admin,member"],
+      ["admin-in-name@roles.test", "member"],
+      ["cy-member@roles.test", "member,admin"],
+    ];
+    for (const [email, role] of stored) {
+      const u = await p.identity.admin.createUser({ email, password: PASSWORD });
+      await p.database.db
+        .insert(member)
+        .values({ id: `m-${email}`, organizationId: org.id, userId: u.id, role });
+    }
+    const expected = ["amy-admin@roles.test", "bo-admin@roles.test", "zed-owner@roles.test"];
+    // The identity service listens since the test above.
+    const overHttp = createHttpIdentityGateway({
+      identityUrl: p.identity.app.listeningOrigin,
+      backendApiKey: p.identity.ctx.backendApiKey,
+      issuer: AUTH,
+    });
+    for (const gateway of [p.identity.gateway, overHttp]) {
+      const admins = await gateway.listOrganizationAdmins(org.id);
+      expect(admins.map((u) => u.email)).toEqual(expected);
+      expect(admins.map((u) => u.role)).toEqual(["Admin", "Admin", "Owner"]);
+      // The same as the whole list's owners and administrators.
+      const all = await gateway.listOrganizationUsers(org.id);
+      expect(all.filter((u) => u.role !== "Member").map((u) => u.email)).toEqual(expected);
+    }
+    expect(await p.identity.gateway.listOrganizationAdmins("no-such-org")).toEqual([]);
   });
 });
