@@ -13,7 +13,7 @@ const ROOT = resolve(__dirname, "../..");
 
 /** The module specifiers `file` imports at run time: static imports and re-exports with at least
  * one value (a type-only one is erased), side-effect imports, and `import()`. */
-export function runtimeImports(file: string, code: string): string[] {
+function runtimeImports(file: string, code: string): string[] {
   const source = ts.createSourceFile(file, code, ts.ScriptTarget.Latest, true);
   const found: string[] = [];
   const visit = (node: ts.Node) => {
