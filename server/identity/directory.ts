@@ -1,7 +1,7 @@
 import { and, asc, eq, ne } from "drizzle-orm";
 import { account, member, organization, user } from "../db/schema";
 import type { Db } from "../platform/database";
-import { parseStoredRoles, roleToStored } from "./orgs/role-hierarchy";
+import { isAtLeastRole, parseStoredRoles, roleToStored } from "./orgs/role-hierarchy";
 import { roleStructureOf } from "./orgs/roles";
 import type { IdentityUser, OrgMembership } from "./session/access-tokens";
 
@@ -88,7 +88,7 @@ export function createDirectory(db: Db) {
         .orderBy(asc(user.email));
       return rows
         .map((r) => ({ user_id: r.userId, email: r.email, role: parseStoredRoles(r.role).role }))
-        .filter((u) => u.role === "Owner" || u.role === "Admin");
+        .filter((u) => isAtLeastRole(u.role, "Admin"));
     },
 
     async findOrganization(orgId: string) {

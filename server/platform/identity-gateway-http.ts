@@ -1,4 +1,5 @@
 import { createPublicKey, type KeyObject } from "node:crypto";
+import { isAtLeastRole } from "../identity/orgs/role-hierarchy";
 import { ApiError } from "./errors";
 import type { IdentityGateway, OrganizationUser, OrgMemberInfo } from "./identity-gateway";
 
@@ -85,7 +86,7 @@ export function createHttpIdentityGateway(o: HttpGatewayOptions): IdentityGatewa
     // among them (one call, where asking by role would take one per role).
     async listOrganizationAdmins(orgId) {
       const users = await listOrganizationUsers(orgId);
-      return users.filter((u) => u.role === "Owner" || u.role === "Admin");
+      return users.filter((u) => isAtLeastRole(u.role, "Admin"));
     },
 
     async findOrganization(orgId) {

@@ -3,6 +3,7 @@
 // once the shell had arrived and run. Routing turns the browser's cache off, so each visit here
 // fetches every file, as a first visit does.
 import { expect, test } from "@playwright/test";
+import { PAGE_CODE_ID } from "../../src/lib/landing-page-code";
 import { signIn } from "./console";
 
 const SHELL = /\/assets\/render-console-[^/]+\.js$/;
@@ -19,8 +20,8 @@ for (const path of ["/", "/eval-runs"]) {
     // The page's own file: the first of its files in the build's list (scripts/page-code.ts), as
     // the bundler named it (a merged chunk may carry another module's name).
     const pageFile = await page.evaluate(
-      (route) => (JSON.parse(document.getElementById("page-code")?.textContent ?? "{}")[route] ?? [])[0],
-      path,
+      ({ id, route }) => (JSON.parse(document.getElementById(id)?.textContent ?? "{}")[route] ?? [])[0],
+      { id: PAGE_CODE_ID, route: path },
     );
     expect(pageFile, "the build lists the page's files").toMatch(/^\/assets\/.+\.js$/);
     const seen: string[] = [];
