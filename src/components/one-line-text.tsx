@@ -4,18 +4,18 @@
 // browser lay the page out again once per text before the first paint: on a warm visit to Billing
 // & Usage, 38 ms of its first render. This reads the box only when the pointer arrives, the one
 // moment the answer matters.
-import { Tooltip, Typography } from "antd";
-import type { TextProps } from "antd/es/typography/Text";
+import { Tooltip } from "antd";
 import { type MouseEvent, type ReactNode, useState } from "react";
+import { PlainText, type PlainTextProps } from "./plain-text";
 
-type Props = Omit<TextProps, "ellipsis"> & { tooltip?: ReactNode };
+type Props = PlainTextProps & { tooltip?: ReactNode };
 
 const CUT_CLASSES = "ant-typography-ellipsis ant-typography-ellipsis-single-line";
 
 export function OneLineText({ tooltip, className, onMouseEnter, ...props }: Props) {
   const [cut, setCut] = useState(false);
   const text = (
-    <Typography.Text
+    <PlainText
       {...props}
       className={className ? `${CUT_CLASSES} ${className}` : CUT_CLASSES}
       onMouseEnter={(event: MouseEvent<HTMLElement>) => {

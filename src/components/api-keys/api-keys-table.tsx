@@ -12,6 +12,7 @@ import {
   paginationText,
 } from "../../lib/api-keys";
 import { apiKeys } from "../../resources/api-keys";
+import { PlainText } from "../plain-text";
 
 type Props = {
   tableProps: TableProps<PersonalApiKey>;
@@ -46,9 +47,9 @@ export function ApiKeysTable({ tableProps, pageIndex, total, onPageChange, onDel
                   <Typography.Text code style={{ wordBreak: "break-all" }}>
                     {id}
                   </Typography.Text>
-                  <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+                  <PlainText type="secondary" style={{ fontSize: 12 }}>
                     Created {formatEpochDate(key.created_at)} · Expires {expiresLabel(key.expires_at_seconds)}
-                  </Typography.Text>
+                  </PlainText>
                 </Flex>
               ) : (
                 <Typography.Text code>{id}</Typography.Text>
@@ -91,9 +92,9 @@ export function ApiKeysTable({ tableProps, pageIndex, total, onPageChange, onDel
         ]}
       />
       <Flex justify="space-between" align="center" wrap gap={8} style={{ marginTop: 16 }}>
-        <Typography.Text type="secondary" data-testid="api-keys-pagination" aria-live="polite">
+        <PlainText type="secondary" data-testid="api-keys-pagination" aria-live="polite">
           {paginationText(pageIndex, total)}
-        </Typography.Text>
+        </PlainText>
         <Flex gap={8}>
           <Button disabled={loading || pageIndex <= 0} onClick={() => onPageChange(pageIndex - 1)}>
             Previous

@@ -3,10 +3,11 @@
 // allows (the buttons ask the access-control provider); Delete asks for confirmation first.
 import { DeleteButton, EditButton } from "@refinedev/antd";
 import type { HttpError } from "@refinedev/core";
-import { Card, Flex, Space, Tag, Tooltip, Typography } from "antd";
+import { Card, Flex, Space, Tag, Tooltip } from "antd";
 import type { Budget } from "../../../contract/budgets";
 import { budgets as resource } from "../../resources/budgets";
 import { OneLineText } from "../one-line-text";
+import { PlainText } from "../plain-text";
 import { BudgetProgress } from "./budget-progress";
 import { budgetOwner, budgetStatus, formatPercent, spentOfAmount } from "./budget-text";
 import { useRefreshBudgetAlerts } from "./use-budget-modals";
@@ -74,30 +75,30 @@ export function BudgetCard({ budget, onEdit, title }: Props) {
       style={{ height: "100%" }}
     >
       <Flex justify="space-between" align="baseline" wrap gap={8} style={{ marginBottom: 8 }}>
-        <Typography.Text
+        <PlainText
           strong
           style={{ fontSize: 18, fontVariantNumeric: "tabular-nums" }}
           data-testid="budget-spent"
         >
           {spentOfAmount(budget)}
-        </Typography.Text>
-        <Typography.Text
+        </PlainText>
+        <PlainText
           type={status === "over" ? "danger" : status === "warning" ? "warning" : "secondary"}
           style={{ fontVariantNumeric: "tabular-nums" }}
         >
           {formatPercent(budget.percent_used)} used
-        </Typography.Text>
+        </PlainText>
       </Flex>
       <BudgetProgress
         percentUsed={budget.percent_used}
         thresholds={budget.thresholds}
         triggered={budget.triggered_thresholds}
       />
-      <Typography.Text type="secondary" style={{ fontSize: 12 }} data-testid="budget-triggered">
+      <PlainText type="secondary" style={{ fontSize: 12 }} data-testid="budget-triggered">
         {budget.triggered_thresholds.length > 0
           ? `Alerts sent this cycle: ${budget.triggered_thresholds.map((t) => `${t}%`).join(", ")}`
           : `Alerts at ${budget.thresholds.map((t) => `${t}%`).join(", ")}`}
-      </Typography.Text>
+      </PlainText>
     </Card>
   );
 }

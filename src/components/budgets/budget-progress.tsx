@@ -1,6 +1,7 @@
 // A budget's spend as a bar with a tick at every alert threshold. The bar ends at 100% of the
 // amount, or at the highest threshold beyond it; triggered thresholds' ticks are drawn darker.
-import { Progress, Typography, theme } from "antd";
+import { Progress, theme } from "antd";
+import { PlainText } from "../plain-text";
 import { barGeometry, budgetStatus, formatPercent } from "./budget-text";
 
 type Props = {
@@ -48,7 +49,7 @@ export function BudgetProgress({ percentUsed, thresholds, triggered }: Props) {
                 background: crossed ? token.colorText : token.colorTextQuaternary,
               }}
             />
-            <Typography.Text
+            <PlainText
               type={crossed ? undefined : "secondary"}
               style={{
                 position: "absolute",
@@ -61,7 +62,7 @@ export function BudgetProgress({ percentUsed, thresholds, triggered }: Props) {
               }}
             >
               {threshold}%
-            </Typography.Text>
+            </PlainText>
           </div>
         );
       })}

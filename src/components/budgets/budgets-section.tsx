@@ -9,6 +9,7 @@ import { Alert, Button, Card, Col, Empty, Row, Skeleton, Typography } from "antd
 import { memo } from "react";
 import type { Budget } from "../../../contract/budgets";
 import { budgets as resource } from "../../resources/budgets";
+import { PlainText } from "../plain-text";
 import { BudgetCard } from "./budget-card";
 import { BudgetFormModal } from "./budget-form-modal";
 import { budgetOwner } from "./budget-text";
@@ -81,10 +82,10 @@ function BudgetsSectionView() {
       <Empty
         image={Empty.PRESENTED_IMAGE_SIMPLE}
         description={
-          <Typography.Text type="secondary">
+          <PlainText type="secondary">
             No budgets yet. Set a monthly budget to get alerts before spend runs over, and optionally stop new
             work at the limit.
-          </Typography.Text>
+          </PlainText>
         }
       >
         {addButton("Set a Budget", "primary")}

@@ -2,7 +2,8 @@
 // Administrators get Change role and Remove on the members they may handle (the service says
 // which: possible_roles and can_be_deleted); the buttons also ask `can` and hide for members.
 import { DeleteButton, EditButton } from "@refinedev/antd";
-import { Flex, Table, type TableProps, Tag, Tooltip, Typography } from "antd";
+import { Flex, Table, type TableProps, Tag, Tooltip } from "antd";
+import { PlainText } from "../plain-text";
 import { identityMessage, lastActive, memberName, type OrganizationMember } from "./organization-user";
 import { RowActions, USERS_COLUMN_WIDTH, usersTableMinWidth } from "./row-actions";
 
@@ -52,7 +53,7 @@ export function MembersTable({ tableProps, meta, manage, onChangeRole }: Props) 
           const when = lastActive(seconds);
           return (
             <Tooltip title={when.exact}>
-              <Typography.Text>{when.relative}</Typography.Text>
+              <PlainText>{when.relative}</PlainText>
             </Tooltip>
           );
         }}

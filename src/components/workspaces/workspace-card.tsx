@@ -4,10 +4,11 @@
 import { DeleteOutlined, EditOutlined, TeamOutlined } from "@ant-design/icons";
 import { EditButton } from "@refinedev/antd";
 import { CanAccess, useLink, useNavigation } from "@refinedev/core";
-import { Button, Card, Divider, Flex, Tag, Tooltip, Typography } from "antd";
+import { Button, Card, Divider, Flex, Tag, Tooltip } from "antd";
 import { memberCountLabel, type WorkspaceRecord } from "../../lib/workspaces";
 import { workspaces as resource } from "../../resources/workspaces";
 import { OneLineText } from "../one-line-text";
+import { PlainText } from "../plain-text";
 
 type Props = {
   workspace: WorkspaceRecord;
@@ -32,12 +33,12 @@ export function WorkspaceCard({ workspace, isCurrent, onEdit, onDelete }: Props)
       style={{ height: "100%" }}
     >
       <Flex vertical gap={8}>
-        <Typography.Text type="secondary">{workspace.organization_name}</Typography.Text>
+        <PlainText type="secondary">{workspace.organization_name}</PlainText>
         <Flex justify="space-between" align="center">
-          <Typography.Text>
+          <PlainText>
             <TeamOutlined aria-hidden style={{ marginInlineEnd: 6 }} />
             {memberCountLabel(workspace.member_count)}
-          </Typography.Text>
+          </PlainText>
           <Tag color="green">Active</Tag>
         </Flex>
       </Flex>

@@ -10,6 +10,7 @@ import {
 } from "../../components/audit-log/audit-filter-bar";
 import { QueryTable } from "../../components/feedback/query-table";
 import { PageList } from "../../components/layout/page-list";
+import { PlainText } from "../../components/plain-text";
 import { useListTable } from "../../components/table/use-list-table";
 import {
   type AuditEntry,
@@ -106,9 +107,9 @@ export function AuditLogPage() {
               render: (_: unknown, e: AuditEntry) => (
                 <Flex vertical gap={2}>
                   <span>{e.target_label ?? e.target_id}</span>
-                  <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+                  <PlainText type="secondary" style={{ fontSize: 12 }}>
                     {targetTypeLabel(e.target_type)} · {e.target_id}
-                  </Typography.Text>
+                  </PlainText>
                 </Flex>
               ),
             },

@@ -1,6 +1,7 @@
 // 'Export to CSV' and, while a larger export streams, its progress with a Cancel button.
 import { DownloadOutlined } from "@ant-design/icons";
-import { Button, Flex, Progress, Typography } from "antd";
+import { Button, Flex, Progress } from "antd";
+import { PlainText } from "../../components/plain-text";
 import type { UsageQuery } from "../../lib/billing/filters";
 import { useCsvExport } from "./use-csv-export";
 
@@ -15,9 +16,9 @@ export function ExportControl({ query, total }: { query: UsageQuery | null; tota
       {showProgress ? (
         <Flex align="center" gap={8} data-testid="export-progress" role="status" aria-live="polite">
           <Progress type="circle" size={28} percent={progress.percent} showInfo={false} />
-          <Typography.Text type="secondary" style={{ fontVariantNumeric: "tabular-nums" }}>
+          <PlainText type="secondary" style={{ fontVariantNumeric: "tabular-nums" }}>
             {progress.rows.toLocaleString("en-US")} of {progress.expected.toLocaleString("en-US")} records
-          </Typography.Text>
+          </PlainText>
           <Button size="small" type="text" onClick={cancel}>
             Cancel
           </Button>

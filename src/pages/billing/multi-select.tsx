@@ -2,8 +2,9 @@
 // an "All" item that clears, optional shortcut items, then one checkbox per option. It stays open
 // while choosing; arrow keys move, Enter toggles, Escape closes.
 import { DownOutlined } from "@ant-design/icons";
-import { Badge, Button, Checkbox, Dropdown, Flex, type MenuProps, Typography } from "antd";
+import { Badge, Button, Checkbox, Dropdown, Flex, type MenuProps } from "antd";
 import { type ReactNode, useId, useState } from "react";
+import { PlainText } from "../../components/plain-text";
 
 export type MultiSelectOption = { value: string; label: ReactNode; text: string };
 export type Shortcut = { key: string; label: string; onSelect: () => void };
@@ -64,9 +65,9 @@ export function MultiSelect({
   };
   return (
     <Flex vertical gap={4} data-testid={testId} style={{ flex: "1 1 150px", maxWidth: 240 }}>
-      <Typography.Text type="secondary" style={{ fontSize: 12 }} id={captionId}>
+      <PlainText type="secondary" style={{ fontSize: 12 }} id={captionId}>
         {label}
-      </Typography.Text>
+      </PlainText>
       <Dropdown
         trigger={["click"]}
         open={open}

@@ -1,7 +1,8 @@
 // "Billing Period" with previous/next buttons; renders nothing without billing cycles.
 import { LeftOutlined, RightOutlined } from "@ant-design/icons";
-import { Button, Flex, Typography } from "antd";
+import { Button, Flex } from "antd";
 import { memo } from "react";
+import { PlainText } from "../../components/plain-text";
 import { periodLabel } from "../../lib/billing/dates";
 import type { BillingState } from "./use-billing-state";
 
@@ -10,9 +11,9 @@ function PeriodStepperView({ state }: { state: BillingState }) {
   if (!cycle) return null;
   return (
     <Flex vertical gap={4}>
-      <Typography.Text type="secondary" style={{ fontSize: 12 }} id="billing-period-label">
+      <PlainText type="secondary" style={{ fontSize: 12 }} id="billing-period-label">
         Billing Period
-      </Typography.Text>
+      </PlainText>
       <Flex align="center" gap={4} role="group" aria-labelledby="billing-period-label">
         <Button
           icon={<LeftOutlined />}
@@ -20,14 +21,14 @@ function PeriodStepperView({ state }: { state: BillingState }) {
           disabled={!canStepBack}
           onClick={() => step(-1)}
         />
-        <Typography.Text
+        <PlainText
           strong
           data-testid="billing-period"
           aria-live="polite"
           style={{ minWidth: 220, textAlign: "center", fontVariantNumeric: "tabular-nums" }}
         >
           {periodLabel(cycle.billing_cycle_start_date, cycle.billing_cycle_end_date)}
-        </Typography.Text>
+        </PlainText>
         <Button
           icon={<RightOutlined />}
           aria-label="Next billing period"

@@ -1,7 +1,8 @@
 // First / Previous / Next / Last and 'Page X of Y (N total records)' (the spec's pager, which antd's
 // Pagination has no first and last buttons for), on the records table's page and page count.
 import { DoubleLeftOutlined, DoubleRightOutlined, LeftOutlined, RightOutlined } from "@ant-design/icons";
-import { Button, Flex, Typography } from "antd";
+import { Button, Flex } from "antd";
+import { PlainText } from "../../components/plain-text";
 import { pagerText } from "../../lib/billing/paging";
 
 type Props = {
@@ -19,14 +20,14 @@ export function RecordsPager({ page, pages, total, busy, pending, onPage }: Prop
   const atEnd = page >= pages;
   return (
     <Flex justify="space-between" align="center" wrap gap={8} style={{ marginTop: 16 }}>
-      <Typography.Text
+      <PlainText
         type="secondary"
         data-testid="records-pagination"
         aria-live="polite"
         aria-busy={pending ? true : undefined}
       >
         {pending ?? pagerText(page, pages, total)}
-      </Typography.Text>
+      </PlainText>
       <Flex gap={8} role="navigation" aria-label="Records pages">
         <Button
           icon={<DoubleLeftOutlined />}

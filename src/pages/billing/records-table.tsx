@@ -2,19 +2,20 @@
 // sorters (an up or down arrow, clicking toggles), a details card per row, Export to CSV, and the
 // spec's pager under it, fed by the table's page, page count and total.
 import { ArrowDownOutlined, ArrowUpOutlined, SwapOutlined } from "@ant-design/icons";
-import { Alert, Button, Card, Empty, Popover, Table, type TableColumnType, Typography } from "antd";
+import { Alert, Button, Card, Empty, Table, type TableColumnType } from "antd";
 import type { SortOrder } from "antd/es/table/interface";
 import { type HTMLAttributes, type ReactNode, useEffect, useState } from "react";
 import { evalTypeLabel } from "../../../contract/eval-types";
 import { formatMoney, formatUnitPrice, toMicros } from "../../../contract/money";
 import type { UsageRecord } from "../../../contract/usage-schemas";
+import { PlainText } from "../../components/plain-text";
 import { SearchBox } from "../../components/search-box";
 import { formatUtcDateTime } from "../../lib/billing/dates";
 import { type SortField, usageQuery } from "../../lib/billing/filters";
 import { operationLabel, orDash } from "../../lib/billing/labels";
 import { RECORDS_PAGE_SIZE } from "../../lib/billing/paging";
-import { EventDetails } from "./event-details";
 import { ExportControl } from "./export-control";
+import { HoverRow } from "./hover-row";
 import { RecordsPager } from "./records-pager";
 import type { RecordsTable as Records } from "./use-records-table";
 
@@ -75,25 +76,6 @@ function SortArrow({ sortOrder }: { sortOrder: SortOrder }) {
     <ArrowUpOutlined style={{ fontSize: 11, color: "#a99cff" }} aria-hidden />
   ) : (
     <ArrowDownOutlined style={{ fontSize: 11, color: "#a99cff" }} aria-hidden />
-  );
-}
-
-type RowProps = HTMLAttributes<HTMLTableRowElement> & { record?: UsageRecord };
-
-/** A body row with the details card on hover or keyboard focus. */
-function HoverRow({ record, ...props }: RowProps) {
-  if (!record) return <tr {...props} />;
-  return (
-    <Popover
-      title="Usage Event Details"
-      content={<EventDetails record={record} />}
-      trigger={["hover", "focus"]}
-      placement="top"
-      mouseEnterDelay={0.3}
-      destroyOnHidden
-    >
-      <tr {...props} tabIndex={0} aria-label={`Usage event ${record.name ?? record.usage_event_uuid}`} />
-    </Popover>
   );
 }
 
@@ -209,9 +191,9 @@ export function RecordsTable({ cycleUuid, waiting, records }: Props) {
         pending={pending}
         onPage={setCurrentPage}
       />
-      <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+      <PlainText type="secondary" style={{ fontSize: 12 }}>
         Hover or focus a row for its details.
-      </Typography.Text>
+      </PlainText>
     </Card>
   );
 }

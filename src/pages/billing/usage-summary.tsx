@@ -6,6 +6,7 @@ import { evalTypeLabel } from "../../../contract/eval-types";
 import { formatMoney, percentOf, toMicros } from "../../../contract/money";
 import type { UsageSummary as Summary } from "../../../contract/usage-schemas";
 import { OneLineText } from "../../components/one-line-text";
+import { PlainText } from "../../components/plain-text";
 import { ADJUSTMENT_COLOR, evalTypeColor } from "../../lib/billing/colors";
 import { countWithUnit, eventsText, operationTileLabel } from "../../lib/billing/labels";
 import { usageOnly } from "../../lib/billing/totals";
@@ -38,9 +39,9 @@ function Tile({
         background: "rgba(255,255,255,0.02)",
       }}
     >
-      <Typography.Text type="secondary" style={{ fontSize: 13 }}>
+      <PlainText type="secondary" style={{ fontSize: 13 }}>
         {label}
-      </Typography.Text>
+      </PlainText>
       <div
         style={{
           fontSize: 22,
@@ -51,9 +52,9 @@ function Tile({
       >
         {cost}
       </div>
-      <Typography.Text type="secondary" style={{ fontVariantNumeric: "tabular-nums" }}>
+      <PlainText type="secondary" style={{ fontVariantNumeric: "tabular-nums" }}>
         {count}
-      </Typography.Text>
+      </PlainText>
     </section>
   );
 }
@@ -67,16 +68,16 @@ function Breakdown({ title, rows }: { title: string; rows: Share[] }) {
         {title}
       </Typography.Title>
       {rows.length === 0 ? (
-        <Typography.Text type="secondary">{NO_DATA}</Typography.Text>
+        <PlainText type="secondary">{NO_DATA}</PlainText>
       ) : (
         <Flex vertical gap={10}>
           {rows.map((r) => (
             <div key={r.key} data-testid="breakdown-row" data-color={r.color}>
               <Flex justify="space-between" gap={12}>
                 <OneLineText style={{ maxWidth: "60%" }}>{r.label}</OneLineText>
-                <Typography.Text style={{ fontVariantNumeric: "tabular-nums" }}>
-                  {r.cost} <Typography.Text type="secondary">· {r.percent}%</Typography.Text>
-                </Typography.Text>
+                <PlainText style={{ fontVariantNumeric: "tabular-nums" }}>
+                  {r.cost} <PlainText type="secondary">· {r.percent}%</PlainText>
+                </PlainText>
               </Flex>
               <Progress
                 percent={r.percent}
@@ -86,9 +87,9 @@ function Breakdown({ title, rows }: { title: string; rows: Share[] }) {
                 aria-label={`${r.label}: ${r.percent}% of cost`}
                 style={{ margin: 0 }}
               />
-              <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+              <PlainText type="secondary" style={{ fontSize: 12 }}>
                 {r.detail}
-              </Typography.Text>
+              </PlainText>
             </div>
           ))}
         </Flex>
@@ -179,9 +180,9 @@ function UsageSummaryView({ summary, loading }: { summary: Summary | undefined; 
       title="Usage Summary"
       style={{ marginBottom: 16 }}
       extra={
-        <Typography.Text type="secondary" data-testid="summary-total">
+        <PlainText type="secondary" data-testid="summary-total">
           Total {formatMoney(total)} · {eventsText(summary.totals.events)}
-        </Typography.Text>
+        </PlainText>
       }
     >
       {empty ? (
