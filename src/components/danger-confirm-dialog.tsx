@@ -2,6 +2,7 @@
 // a danger OK button that shows the call in flight, Cancel, and the API's refusal inside the dialog.
 import { Alert, Modal } from "antd";
 import type { ReactNode } from "react";
+import { useOpenedOnce } from "../hooks/use-opened-once";
 
 type Props = {
   open: boolean;
@@ -25,6 +26,8 @@ export function DangerConfirmDialog({
   onCancel,
   children,
 }: Props) {
+  // Never opened: nothing to render (a page holds several of these closed).
+  if (!useOpenedOnce(open)) return null;
   return (
     <Modal
       open={open}

@@ -10,21 +10,24 @@
 // moves the focus to its own box as it opens (its focus trap), after the field's autoFocus has run.
 import { Modal, type ModalProps } from "antd";
 import { useRef } from "react";
+import { useOpenedOnce } from "../hooks/use-opened-once";
 
 /** The fields a dialog's form may start in: text, numbers, selects (their search input), choices. */
 const FIELD = "input:not([type=hidden]):not([disabled]), textarea:not([disabled])";
 
 export function FormModal({ afterOpenChange, children, ...props }: ModalProps) {
   const body = useRef<HTMLDivElement>(null);
-  const opened = (open: boolean) => {
+  const opened = useOpenedOnce(props.open);
+  const openChanged = (open: boolean) => {
     const form = body.current;
     // A field the user has already reached (a click during the opening) keeps the focus.
     if (open && form && !form.contains(document.activeElement))
       form.querySelector<HTMLElement>(FIELD)?.focus();
     afterOpenChange?.(open);
   };
+  if (!opened) return null;
   return (
-    <Modal {...props} forceRender={false} afterOpenChange={opened}>
+    <Modal {...props} forceRender={false} afterOpenChange={openChanged}>
       <div ref={body}>{children}</div>
     </Modal>
   );

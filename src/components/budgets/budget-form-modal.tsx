@@ -30,8 +30,27 @@ function validator<T>(problem: (value: T | undefined) => string | null) {
   };
 }
 
-export function BudgetFormModal({ action, modal, existing, fixedWorkspace }: Props) {
-  const { modalProps, formProps, form, formLoading, mutation } = modal;
+export function BudgetFormModal(props: Props) {
+  const { modalProps, formLoading } = props.modal;
+  const creating = props.action === "create";
+  // The form and its hooks (the workspace choices, the watched scope) are the dialog's content,
+  // which mounts when the dialog first opens: the page that holds the closed dialog runs none of them.
+  return (
+    <FormModal
+      {...modalProps}
+      width={520}
+      title={creating ? "Set Budget" : "Edit Budget"}
+      okText={creating ? "Save Budget" : "Update Budget"}
+      okButtonProps={{ ...modalProps.okButtonProps, loading: formLoading }}
+      destroyOnHidden={false}
+    >
+      <BudgetForm {...props} />
+    </FormModal>
+  );
+}
+
+function BudgetForm({ action, modal, existing, fixedWorkspace }: Props) {
+  const { modalProps, formProps, form, mutation } = modal;
   const scope = Form.useWatch("scope", form) as BudgetFormValues["scope"] | undefined;
   const creating = action === "create";
 
@@ -64,98 +83,89 @@ export function BudgetFormModal({ action, modal, existing, fixedWorkspace }: Pro
   };
 
   return (
-    <FormModal
-      {...modalProps}
-      width={520}
-      title={creating ? "Set Budget" : "Edit Budget"}
-      okText={creating ? "Save Budget" : "Update Budget"}
-      okButtonProps={{ ...modalProps.okButtonProps, loading: formLoading }}
-      destroyOnHidden={false}
-    >
-      <Form {...formProps} layout="vertical" requiredMark={false} onFinish={submit}>
-        {fixedWorkspace ? (
-          <Form.Item label="Workspace">
-            <Typography.Text strong>{fixedWorkspace.name}</Typography.Text>
-          </Form.Item>
-        ) : (
-          <Form.Item label="Applies to" name="scope">
-            <Radio.Group
-              disabled={!creating}
-              optionType="button"
-              options={[
-                {
-                  value: "organization",
-                  label: "Organization",
-                  disabled: creating && taken.has("organization"),
-                },
-                { value: "workspace", label: "One workspace" },
-              ]}
-            />
-          </Form.Item>
-        )}
-        {!fixedWorkspace && scope === "workspace" ? (
-          <Form.Item
-            label="Workspace"
-            name="workspace_uuid"
-            htmlFor="budget-workspace"
-            rules={[{ required: true, message: "Choose the workspace" }]}
-          >
-            <Select
-              {...selectProps}
-              id="budget-workspace"
-              disabled={!creating}
-              options={workspaceOptions}
-              placeholder="Choose a workspace"
-              showSearch
-              optionFilterProp="label"
-              notFoundContent="No workspaces"
-            />
-          </Form.Item>
-        ) : null}
-        <Form.Item
-          label="Monthly budget (USD)"
-          name="amount"
-          htmlFor={`budget-${action}-amount`}
-          rules={[{ validator: validator<string>(amountProblem) }]}
-          extra="Spend allowed per billing cycle, credits included."
-        >
-          <Input id={`budget-${action}-amount`} prefix="$" inputMode="decimal" placeholder="100.00" />
+    <Form {...formProps} layout="vertical" requiredMark={false} onFinish={submit}>
+      {fixedWorkspace ? (
+        <Form.Item label="Workspace">
+          <Typography.Text strong>{fixedWorkspace.name}</Typography.Text>
         </Form.Item>
+      ) : (
+        <Form.Item label="Applies to" name="scope">
+          <Radio.Group
+            disabled={!creating}
+            optionType="button"
+            options={[
+              {
+                value: "organization",
+                label: "Organization",
+                disabled: creating && taken.has("organization"),
+              },
+              { value: "workspace", label: "One workspace" },
+            ]}
+          />
+        </Form.Item>
+      )}
+      {!fixedWorkspace && scope === "workspace" ? (
         <Form.Item
-          label="Alert thresholds (% of the budget)"
-          name="thresholds"
-          htmlFor={`budget-${action}-thresholds`}
-          rules={[{ validator: validator<readonly string[]>(thresholdsProblem) }]}
-          extra="Administrators get an email, a console banner and a webhook when spend crosses each one."
+          label="Workspace"
+          name="workspace_uuid"
+          htmlFor="budget-workspace"
+          rules={[{ required: true, message: "Choose the workspace" }]}
         >
           <Select
-            id={`budget-${action}-thresholds`}
-            mode="tags"
-            tokenSeparators={[",", " "]}
-            notFoundContent={null}
-            placeholder="Type a percent and press Enter, e.g. 80"
+            {...selectProps}
+            id="budget-workspace"
+            disabled={!creating}
+            options={workspaceOptions}
+            placeholder="Choose a workspace"
+            showSearch
+            optionFilterProp="label"
+            notFoundContent="No workspaces"
           />
         </Form.Item>
-        <Form.Item
-          label="Hard limit"
-          name="hard_limit"
-          valuePropName="checked"
-          htmlFor={`budget-${action}-hard-limit`}
-          extra="When on, API calls that start new work in this scope are refused once spend reaches the budget. Usage already under way is still recorded."
-        >
-          <Switch id={`budget-${action}-hard-limit`} />
-        </Form.Item>
-        {modalProps.open ? <BudgetPreview form={form} fixedWorkspace={fixedWorkspace} /> : null}
-        {mutation.error ? (
-          <Alert
-            type="error"
-            showIcon
-            role="alert"
-            message={creating ? "The budget could not be saved." : "The budget could not be updated."}
-            description={mutation.error.message}
-          />
-        ) : null}
-      </Form>
-    </FormModal>
+      ) : null}
+      <Form.Item
+        label="Monthly budget (USD)"
+        name="amount"
+        htmlFor={`budget-${action}-amount`}
+        rules={[{ validator: validator<string>(amountProblem) }]}
+        extra="Spend allowed per billing cycle, credits included."
+      >
+        <Input id={`budget-${action}-amount`} prefix="$" inputMode="decimal" placeholder="100.00" />
+      </Form.Item>
+      <Form.Item
+        label="Alert thresholds (% of the budget)"
+        name="thresholds"
+        htmlFor={`budget-${action}-thresholds`}
+        rules={[{ validator: validator<readonly string[]>(thresholdsProblem) }]}
+        extra="Administrators get an email, a console banner and a webhook when spend crosses each one."
+      >
+        <Select
+          id={`budget-${action}-thresholds`}
+          mode="tags"
+          tokenSeparators={[",", " "]}
+          notFoundContent={null}
+          placeholder="Type a percent and press Enter, e.g. 80"
+        />
+      </Form.Item>
+      <Form.Item
+        label="Hard limit"
+        name="hard_limit"
+        valuePropName="checked"
+        htmlFor={`budget-${action}-hard-limit`}
+        extra="When on, API calls that start new work in this scope are refused once spend reaches the budget. Usage already under way is still recorded."
+      >
+        <Switch id={`budget-${action}-hard-limit`} />
+      </Form.Item>
+      {modalProps.open ? <BudgetPreview form={form} fixedWorkspace={fixedWorkspace} /> : null}
+      {mutation.error ? (
+        <Alert
+          type="error"
+          showIcon
+          role="alert"
+          message={creating ? "The budget could not be saved." : "The budget could not be updated."}
+          description={mutation.error.message}
+        />
+      ) : null}
+    </Form>
   );
 }

@@ -2,11 +2,17 @@
 // sends the browser to its login page.
 import { useLogout } from "@refinedev/core";
 import { Typography } from "antd";
+import { useOpenedOnce } from "../../hooks/use-opened-once";
 import { DangerConfirmDialog } from "../danger-confirm-dialog";
 
 type Props = { open: boolean; onClose: () => void };
 
-export function LogoutDialog({ open, onClose }: Props) {
+/** In every page's sider: its logout hook runs once the dialog first opens. */
+export function LogoutDialog(props: Props) {
+  return useOpenedOnce(props.open) ? <LogoutConfirm {...props} /> : null;
+}
+
+function LogoutConfirm({ open, onClose }: Props) {
   const { mutate: logout, isPending } = useLogout();
   return (
     <DangerConfirmDialog
