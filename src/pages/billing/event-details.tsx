@@ -64,7 +64,7 @@ export function EventDetails({ record }: { record: UsageRecord }) {
       column={1}
       colon={false}
       style={{ width: 420 }}
-      labelStyle={{ width: 150 }}
+      styles={{ label: { width: 150 } }}
       items={[
         { key: "date", label: "Date", children: formatUtcDateTime(record.date) },
         { key: "eval", label: "Eval", children: orDash(record.name) },
