@@ -20,6 +20,8 @@ const CASES: [string, PlainTextProps][] = [
   ],
   ["danger, strong", { type: "danger", strong: true }],
   ["success", { type: "success" }],
+  ["code", { code: true, style: { fontSize: 12 } }],
+  ["strong code, secondary", { code: true, strong: true, type: "secondary" }],
   ["warning, with a class", { type: "warning", className: "amount" }],
   ["attributes", { id: "total", role: "status", "aria-live": "polite", "data-testid": "summary-total" }],
   ["strong with a class and a style", { strong: true, className: "a b", style: { color: "red" } }],

@@ -1,7 +1,7 @@
 // A records row with its details card, shown on hover (after a short delay) or keyboard focus.
-// The card's popover mounts on the row's first hover or focus: an antd Popover is some forty
-// components per row (trigger, tooltip, motion, portal), which made a page of ten rows about a
-// quarter of Billing & Usage's first render, for cards most rows never show. Once mounted, the
+// The card's popover mounts on the row's first hover or focus: an antd Popover is nine components
+// around each row (trigger, tooltip, motion, resize observer), ninety on a page of ten rows, for
+// cards most rows never show. Once mounted, the
 // popover's own trigger runs it, so the card stays open while the pointer moves onto it (it holds a
 // link) and closes when the pointer leaves both.
 import { Popover } from "antd";

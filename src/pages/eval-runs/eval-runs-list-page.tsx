@@ -10,6 +10,7 @@ import { evalTypeLabel } from "../../../contract/eval-types";
 import { formatMoney } from "../../../contract/money";
 import { QueryTable } from "../../components/feedback/query-table";
 import { PageList } from "../../components/layout/page-list";
+import { PlainText } from "../../components/plain-text";
 import { countedPagination } from "../../components/table/counted-pagination";
 import { FilterForm } from "../../components/table/filter-form";
 import { SearchField } from "../../components/table/search-field";
@@ -118,9 +119,9 @@ export function EvalRunsListPage() {
               ellipsis: true,
               render: (run: string) => (
                 <Link to={evalRunPath(run, applied.billing_cycle_uuid)}>
-                  <Typography.Text code style={{ fontSize: 12 }}>
+                  <PlainText code style={{ fontSize: 12 }}>
                     {run}
-                  </Typography.Text>
+                  </PlainText>
                 </Link>
               ),
             },
