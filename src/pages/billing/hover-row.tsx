@@ -1,9 +1,8 @@
 // A records row with its details card, shown on hover (after a short delay) or keyboard focus.
 // The card's popover mounts on the row's first hover or focus: an antd Popover is nine components
 // around each row (trigger, tooltip, motion, resize observer), ninety on a page of ten rows, for
-// cards most rows never show. Once mounted, the
-// popover's own trigger runs it, so the card stays open while the pointer moves onto it (it holds a
-// link) and closes when the pointer leaves both.
+// cards most rows never show. Once mounted, the popover's own trigger runs it, so the card stays
+// open while the pointer moves onto it (it holds a link) and closes when the pointer leaves both.
 import { Popover } from "antd";
 import { type FocusEvent, type HTMLAttributes, type MouseEvent, useEffect, useRef, useState } from "react";
 import type { UsageRecord } from "../../../contract/usage-schemas";
