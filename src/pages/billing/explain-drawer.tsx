@@ -7,6 +7,7 @@ import { Alert, Breadcrumb, Button, Card, Drawer, Flex, Skeleton, Typography } f
 import { memo } from "react";
 import type { UsageExplain } from "../../../contract/usage-explain";
 import { useIsMobile } from "../../hooks/use-is-mobile";
+import { useOpenedOnce } from "../../hooks/use-opened-once";
 import { periodLabel } from "../../lib/billing/dates";
 import { explainQuery, formatExact, linesCheck, TOP } from "../../lib/billing/explain";
 import { ExplainLines } from "./explain-lines";
@@ -70,7 +71,15 @@ function Header({ answer }: { answer: UsageExplain }) {
   );
 }
 
-function ExplainDrawerView({ cycle, state }: { cycle: Cycle | undefined; state: ExplainState }) {
+type Props = { cycle: Cycle | undefined; state: ExplainState };
+
+/** Mounted once a charge is first explained (or the address opens one): closed, the drawer and its
+ * query would only add to the page's first render. */
+function ExplainDrawerView(props: Props) {
+  return useOpenedOnce(!!props.state.view) ? <ExplainDrawerContent {...props} /> : null;
+}
+
+function ExplainDrawerContent({ cycle, state }: Props) {
   const mobile = useIsMobile();
   const { answer, query } = useExplain(cycle?.billing_cycle_uuid, state);
   const open = !!state.view;
