@@ -99,7 +99,8 @@ const own: Record<string, [number, number]> = {};
 const tree: Record<string, [number, number]> = {};
 const sum = (into: Record<string, [number, number]>, from: Record<string, [number, number]>) => {
   for (const [k, [a, b]] of Object.entries(from)) {
-    const v = (into[k] ??= [0, 0]);
+    const v = into[k] ?? [0, 0];
+    into[k] = v;
     v[0] += a / runs;
     v[1] += b / runs;
   }
