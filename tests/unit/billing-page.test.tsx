@@ -12,6 +12,7 @@ import { BILLING_DEFAULT_VIEW } from "../../src/lib/billing/early-reads";
 import { isDefaultView } from "../../src/lib/default-view";
 import { BillingPage } from "../../src/pages/billing/billing-page";
 import { api, renderPage } from "./support/render-page";
+import { usageRecord } from "./support/usage-record";
 
 // The chart library needs a canvas (jsdom has none); the legend shows what the chart was given.
 vi.mock("../../src/pages/billing/column-chart", () => ({
@@ -48,28 +49,22 @@ const cycles = [
   },
 ];
 
-const records = Array.from({ length: 25 }, (_, i) => ({
-  usage_event_uuid: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
-  date: new Date(Date.UTC(2026, 1, 25 - i, 10, 30)).toISOString(),
-  name: i === 3 ? null : `Eval ${i}`,
-  operation: i % 2 ? "scoring" : "generation",
-  eval_type: i % 3 ? "image_safety" : "safety",
-  created_by: "ann@acme.test",
-  quantity: i + 1,
-  unit_price: "0.0125",
-  cost: (0.0125 * (i + 1)).toFixed(4),
-  eval_uuid: null,
-  eval_run_uuid: null,
-  workspace_uuid: WS.research,
-  workspace_name: "Safety Research",
-  notes: null,
-  price_rule_uuid: null,
-  price_rule_version: null,
-  rule_metric: "eval",
-  modality: "text",
-  is_jailbreak: false,
-  has_ground_truth: true,
-}));
+const records = Array.from({ length: 25 }, (_, i) =>
+  usageRecord({
+    usage_event_uuid: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
+    date: new Date(Date.UTC(2026, 1, 25 - i, 10, 30)).toISOString(),
+    name: i === 3 ? null : `Eval ${i}`,
+    operation: i % 2 ? "scoring" : "generation",
+    eval_type: i % 3 ? "image_safety" : "safety",
+    created_by: "ann@acme.test",
+    quantity: i + 1,
+    cost: (0.0125 * (i + 1)).toFixed(4),
+    workspace_uuid: WS.research,
+    workspace_name: "Safety Research",
+    modality: "text",
+    has_ground_truth: true,
+  }),
+);
 
 const NONE = { events: 0, count: 0, cost: "0" };
 

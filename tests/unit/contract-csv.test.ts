@@ -1,30 +1,20 @@
 import Papa from "papaparse";
 import { describe, expect, it } from "vitest";
 import { CSV_HEADERS, csvCells, textCell } from "../../contract/usage-csv";
-import type { UsageRecord } from "../../contract/usage-schemas";
+import { usageRecord } from "./support/usage-record";
 
-const record: UsageRecord = {
-  usage_event_uuid: "00000000-0000-4000-8000-000000000001",
+const record = usageRecord({
   date: "2026-02-01T10:00:00.000Z",
   name: 'a "b", c',
-  operation: "generation",
   eval_type: "hallucination",
   created_by: "=HYPERLINK(evil)",
-  quantity: 3,
-  unit_price: "0.0125",
   cost: "-0.50",
-  eval_uuid: null,
   eval_run_uuid: "run-1",
-  workspace_uuid: null,
   workspace_name: "Unknown Workspace",
   notes: "+credit\nsecond line",
-  price_rule_uuid: null,
-  price_rule_version: null,
-  rule_metric: "eval",
   modality: "text",
-  is_jailbreak: false,
   has_ground_truth: true,
-};
+});
 
 describe("the usage export's columns", () => {
   it("has the spec's columns in order", () => {

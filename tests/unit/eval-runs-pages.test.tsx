@@ -3,12 +3,12 @@ import userEvent from "@testing-library/user-event";
 import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import type { EvalRun, EvalRunDetail } from "../../contract/eval-runs";
-import type { UsageRecord } from "../../contract/usage-schemas";
 import { EventDetails } from "../../src/pages/billing/event-details";
 import { EvalRunShowPage } from "../../src/pages/eval-runs/eval-run-show-page";
 import { EvalRunsListPage } from "../../src/pages/eval-runs/eval-runs-list-page";
 import { evalRuns as resource } from "../../src/resources/eval-runs";
 import { api, apiError, renderPage, server } from "./support/render-page";
+import { usageRecord } from "./support/usage-record";
 
 const CYCLE = "0d6b3f4e-8c4b-4c1e-9a55-2f0a0f1b0c01";
 const OLD_CYCLE = "0d6b3f4e-8c4b-4c1e-9a55-2f0a0f1b0c00";
@@ -168,28 +168,19 @@ const DETAIL: EvalRunDetail = {
   ],
 };
 
-const record = (i: number, cost: string, operation: string): UsageRecord => ({
-  usage_event_uuid: `00000000-0000-4000-8000-00000000000${i}`,
-  date: `2026-11-13T08:0${i}:00.000Z`,
-  name: "Jailbreak Sweep",
-  operation,
-  eval_type: "safety",
-  created_by: "svc@acme.test",
-  quantity: 2,
-  unit_price: "0.01",
-  cost,
-  eval_uuid: "eval-3",
-  eval_run_uuid: "run-3",
-  workspace_uuid: WS,
-  workspace_name: "Safety Research",
-  notes: null,
-  price_rule_uuid: null,
-  price_rule_version: null,
-  rule_metric: "eval",
-  modality: null,
-  is_jailbreak: false,
-  has_ground_truth: false,
-});
+const record = (i: number, cost: string, operation: string) =>
+  usageRecord({
+    usage_event_uuid: `00000000-0000-4000-8000-00000000000${i}`,
+    date: `2026-11-13T08:0${i}:00.000Z`,
+    operation,
+    quantity: 2,
+    unit_price: "0.01",
+    cost,
+    eval_uuid: "eval-3",
+    eval_run_uuid: "run-3",
+    workspace_uuid: WS,
+    workspace_name: "Safety Research",
+  });
 
 describe("Eval run page", () => {
   it("shows the run's figures, its cost per operation and its events from the records of the run", async () => {

@@ -3,32 +3,12 @@ import { describe, expect, it } from "vitest";
 import type { UsageRecord } from "../../contract/usage-schemas";
 import { costArithmetic, EventDetails } from "../../src/pages/billing/event-details";
 import { renderPage } from "./support/render-page";
+import { usageRecord } from "./support/usage-record";
 
 const RULE = "7c0d5a2e-1b3f-4e6a-9d8c-0123456789ab";
 
-const record = (over: Partial<UsageRecord> = {}): UsageRecord => ({
-  usage_event_uuid: "00000000-0000-4000-8000-000000000001",
-  date: "2026-11-13T08:00:00.000Z",
-  name: "Jailbreak Sweep",
-  operation: "generation",
-  eval_type: "safety",
-  created_by: "svc@acme.test",
-  quantity: 3,
-  unit_price: "0.0125",
-  cost: "0.0375",
-  eval_uuid: null,
-  eval_run_uuid: null,
-  workspace_uuid: null,
-  workspace_name: "No Workspace",
-  notes: null,
-  price_rule_uuid: RULE,
-  price_rule_version: 2,
-  rule_metric: "eval",
-  modality: null,
-  is_jailbreak: false,
-  has_ground_truth: false,
-  ...over,
-});
+const record = (over: Partial<UsageRecord> = {}) =>
+  usageRecord({ price_rule_uuid: RULE, price_rule_version: 2, ...over });
 
 /** The value cell beside a label of the details card. */
 const rowOf = (label: string) => {

@@ -2,32 +2,11 @@
 // a row the pointer only crosses shows none; the card's popover mounts only then (hover-row.tsx).
 import { fireEvent, screen, waitFor } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
-import type { UsageRecord } from "../../contract/usage-schemas";
 import { HoverRow } from "../../src/pages/billing/hover-row";
 import { renderPage } from "./support/render-page";
+import { usageRecord } from "./support/usage-record";
 
-const record: UsageRecord = {
-  usage_event_uuid: "00000000-0000-4000-8000-000000000001",
-  date: "2026-11-13T08:00:00.000Z",
-  name: "Jailbreak Sweep",
-  operation: "generation",
-  eval_type: "safety",
-  created_by: "svc@acme.test",
-  quantity: 3,
-  unit_price: "0.0125",
-  cost: "0.0375",
-  eval_uuid: null,
-  eval_run_uuid: null,
-  workspace_uuid: null,
-  workspace_name: "No Workspace",
-  notes: null,
-  price_rule_uuid: null,
-  price_rule_version: null,
-  rule_metric: "eval",
-  modality: null,
-  is_jailbreak: false,
-  has_ground_truth: false,
-};
+const record = usageRecord();
 
 function renderRow() {
   renderPage(

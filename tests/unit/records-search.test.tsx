@@ -7,32 +7,23 @@ import { describe, expect, it } from "vitest";
 import type { UsageSummary } from "../../contract/usage-schemas";
 import { BillingPage } from "../../src/pages/billing/billing-page";
 import { api, renderPage } from "./support/render-page";
+import { usageRecord } from "./support/usage-record";
 
 const CYCLE = "22222222-2222-4222-8222-222222222222";
 const TOTAL = 26_014;
 
-const record = (i: number) => ({
-  usage_event_uuid: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
-  date: new Date(Date.UTC(2026, 1, 25, 10, 30 - i)).toISOString(),
-  name: `Eval ${i}`,
-  operation: "scoring",
-  eval_type: "safety",
-  created_by: "ann@acme.test",
-  quantity: 1,
-  unit_price: "0.0125",
-  cost: "0.0125",
-  eval_uuid: null,
-  eval_run_uuid: null,
-  workspace_uuid: null,
-  workspace_name: "Unknown Workspace",
-  notes: null,
-  price_rule_uuid: null,
-  price_rule_version: null,
-  rule_metric: "eval",
-  modality: "text",
-  is_jailbreak: false,
-  has_ground_truth: false,
-});
+const record = (i: number) =>
+  usageRecord({
+    usage_event_uuid: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
+    date: new Date(Date.UTC(2026, 1, 25, 10, 30 - i)).toISOString(),
+    name: `Eval ${i}`,
+    operation: "scoring",
+    created_by: "ann@acme.test",
+    quantity: 1,
+    cost: "0.0125",
+    workspace_name: "Unknown Workspace",
+    modality: "text",
+  });
 
 const NONE = { events: 0, count: 0, cost: "0.00" };
 
