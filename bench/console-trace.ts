@@ -11,7 +11,8 @@
 //   --commits: after each React commit, the components whose state changed in it (bench/react-commits;
 //     build with --minify false for names), to find what renders again before the first paint.
 import { parseArgs } from "node:util";
-import { type BrowserContext, chromium } from "@playwright/test";
+import type { BrowserContext } from "@playwright/test";
+import { launchChromium, signInAsAdmin } from "./browser";
 import { addLatency } from "./network-latency";
 import { REACT_COMMITS_PROBE } from "./react-commits";
 import { serveProduct } from "./served-product";
@@ -87,22 +88,14 @@ const product = serveProduct({
   label: "trace",
   env: { CONSOLE_DIR: args["console-dir"] },
 });
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"],
-});
+const browser = await launchChromium();
 try {
   await product.started(10 * 60_000);
   const signedIn = await browser.newContext({ viewport: VIEWPORT });
   await signedIn.addInitScript(PROBE);
   if (args.commits) await signedIn.addInitScript(REACT_COMMITS_PROBE);
   const page = await signedIn.newPage();
-  await page.goto(`${product.api}/`);
-  await page.waitForURL((u) => u.href.startsWith(`${product.auth}/login`));
-  await page.getByLabel("Email").fill("admin@acme.test");
-  await page.getByLabel("Password").fill("trace-bench-password");
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(`${product.api}/`);
+  await signInAsAdmin(page, product);
   await page.locator(".ant-table-tbody tr.ant-table-row").first().waitFor({ timeout: 60_000 });
   const state = await signedIn.storageState();
 

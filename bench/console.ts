@@ -50,11 +50,12 @@ import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
-import { type Browser, type BrowserContext, chromium } from "@playwright/test";
+import type { Browser, BrowserContext } from "@playwright/test";
 import react from "@vitejs/plugin-react";
 import pg from "pg";
 import { build } from "vite";
 import { precompress } from "../scripts/precompress";
+import { launchChromium, signInAsAdmin } from "./browser";
 import { type ProfileSummary, printProfile, profileVisit } from "./console-profile";
 import { addLatency } from "./network-latency";
 import { type Figure, startResults } from "./results";
@@ -451,12 +452,7 @@ async function visit(context: BrowserContext, url: string): Promise<Visit> {
 async function signIn(browser: Browser, product: Product) {
   const context = await browser.newContext({ viewport: VIEWPORT });
   const page = await context.newPage();
-  await page.goto(`${product.url}/`);
-  await page.waitForURL((u) => u.href.startsWith(`${product.authUrl}/login`), { timeout: 30_000 });
-  await page.getByLabel("Email").fill("admin@acme.test");
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(`${product.url}/`, { timeout: 30_000 });
+  await signInAsAdmin(page, { api: product.url, auth: product.authUrl, password: PASSWORD });
   await page.locator(ROWS).first().waitFor({ timeout: 60_000 });
   const made = await page.evaluate(async (authUrl) => {
     const base = `${authUrl}/api/fe/v3`;
@@ -794,19 +790,7 @@ async function main() {
     flag("skip-1m") || QUICK || !SELECTED.includes("billing")
       ? null
       : startResults("console", "postgresql", { ...params, pages: ["billing"], events: CYCLE_EVENTS });
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  const browser = await launchChromium();
   const cpu = cpus();
   const header = [
     `machine: ${cpu.length} cores (${cpu[0]?.model.trim() ?? "unknown CPU"}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node ${process.version}, Chromium ${browser.version()}, viewport ${VIEWPORT.width}x${VIEWPORT.height}`,

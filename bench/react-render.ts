@@ -9,7 +9,7 @@
 //        npx tsx bench/react-render.ts --console-dir DIR [--path /] [--runs 5] [--top 40] [--port 4820]
 //          [--commits]   # also each commit's own components, largest first
 import { parseArgs } from "node:util";
-import { chromium } from "@playwright/test";
+import { launchChromium, signInAsAdmin } from "./browser";
 import { serveProduct } from "./served-product";
 
 const { values: args } = parseArgs({
@@ -91,10 +91,7 @@ const product = serveProduct({
   label: "trace",
   env: { CONSOLE_DIR: args["console-dir"] },
 });
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"],
-});
+const browser = await launchChromium();
 const own: Record<string, [number, number]> = {};
 const tree: Record<string, [number, number]> = {};
 const sum = (into: Record<string, [number, number]>, from: Record<string, [number, number]>) => {
@@ -110,12 +107,7 @@ try {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   await context.addInitScript(PROBE);
   const page = await context.newPage();
-  await page.goto(`${product.api}/`);
-  await page.waitForURL((u) => u.href.startsWith(`${product.auth}/login`));
-  await page.getByLabel("Email").fill("admin@acme.test");
-  await page.getByLabel("Password").fill("trace-bench-password");
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(`${product.api}/`);
+  await signInAsAdmin(page, product);
   // One discarded visit of the page, so the measured ones are warm.
   await page.goto(`${product.api}${path}`);
   await page.waitForFunction(() => (window as unknown as { __rows: number }).__rows > 0, undefined, {

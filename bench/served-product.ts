@@ -11,6 +11,8 @@ import { performance } from "node:perf_hooks";
 export type ServedProduct = {
   api: string;
   auth: string;
+  /** The demo users' password on this server. */
+  password: string;
   dataDir: string;
   /** The server process's id (to read its memory from /proc). */
   pid: number | undefined;
@@ -90,6 +92,7 @@ export function serveProduct(opts: {
   return {
     api,
     auth,
+    password,
     dataDir,
     pid: server.pid,
     out: () => out,
