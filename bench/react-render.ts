@@ -64,11 +64,16 @@ const PROBE = `(() => {
     onScheduleFiberRoot() {}, onPostCommitFiberRoot() {}, checkDCE() {},
     onCommitFiberRoot(_id, root) {
       const own = {}, tree = {}; let fibers = 0;
+      // Every render begins at the root, so a fiber that began work in this one started at or
+      // after the root's actualStartTime.
+      const since = root.current.actualStartTime;
       const walk = (fiber) => {
         for (let f = fiber; f; f = f.sibling) {
-          // Rendered in this commit: React's PerformedWork flag (1), as React DevTools reads it; a
-          // subtree React skipped keeps its fibers, and their durations, from an earlier commit.
-          if ((f.flags & 1) !== 0 && f.actualDuration > 0) {
+          // Rendered in this commit: React's PerformedWork flag (1), on a fiber that began work in
+          // this render. A subtree React skipped is the last commit's own fibers, flags and
+          // durations included (they are reset only when a fiber is cloned), so the flag alone
+          // counted every component of a skipped subtree again.
+          if ((f.flags & 1) !== 0 && f.actualDuration > 0 && f.actualStartTime >= since) {
             let children = 0;
             for (let c = f.child; c; c = c.sibling) children += c.actualDuration || 0;
             const name = nameOf(f);
