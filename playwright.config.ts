@@ -1,4 +1,5 @@
 import { defineConfig } from "@playwright/test";
+import { CHROMIUM } from "./tests/e2e/chromium";
 
 // The browser tests start the real product (embedded PGlite in a fresh directory, demo seeded)
 // on their own ports and drive it in Debian's Chromium; no browser is ever downloaded.
@@ -29,19 +30,7 @@ export default defineConfig({
     reducedMotion: "reduce",
     screenshot: "only-on-failure",
     trace: "retain-on-failure",
-    launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    },
+    launchOptions: CHROMIUM,
   },
   webServer: {
     command: `bash scripts/e2e-server.sh ${PORT} ${AUTH_PORT} ${E2E.password} ${E2E.backendKey}`,

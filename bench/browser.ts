@@ -1,22 +1,11 @@
-// The browser side of the console benchmarks: Debian's Chromium with the flags that work on these
-// machines, and the demo administrator's sign-in on the hosted login page. Shared by console.ts,
+// The browser side of the console benchmarks: Debian's Chromium as the browser tests launch it
+// (tests/e2e/chromium), and the demo administrator's sign-in on the hosted login page. Shared by console.ts,
 // console-trace.ts and react-render.ts, so all three measure the same browser signed in the same way.
 import { type Browser, chromium, type Page } from "@playwright/test";
+import { CHROMIUM } from "../tests/e2e/chromium";
 
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  return chromium.launch(CHROMIUM);
 }
 
 /**
