@@ -4,6 +4,7 @@
 // the resend would be stored a second time: ingestion rejects events older than USAGE_MAX_AGE_DAYS
 // (limits.ts, oldestAccepted), so the keys of events older than that, with a day to spare, go.
 import { type SQL, sql } from "drizzle-orm";
+import { type JobLog, scheduleDaily } from "../platform/daily-job";
 import type { Db } from "../platform/database";
 import { keysExpireBefore } from "./limits";
 
@@ -53,31 +54,20 @@ export async function purgeExpiredEventKeys(db: Db, maxAgeDays: number, now = ne
   return deleted;
 }
 
-const DAY_MS = 24 * 60 * 60 * 1000;
-
-type Log = { info(obj: object, msg: string): void; error(obj: object, msg: string): void };
-
 /**
  * Run by the serving process (so the embedded database keeps its one writer): shortly after start,
  * then once a day. Every API process may run it; the deletes are idempotent. Returns the stop
  * function.
  */
-export function scheduleEventKeyPurge(db: Db, maxAgeDays: number, log: Log, firstAfterMs = 90_000) {
+export function scheduleEventKeyPurge(db: Db, maxAgeDays: number, log: JobLog, firstAfterMs = 90_000) {
   if (maxAgeDays <= 0) return () => {};
-  const run = async () => {
-    try {
+  return scheduleDaily(log, {
+    run: async () => {
       const purged = await purgeExpiredEventKeys(db, maxAgeDays);
-      if (purged) log.info({ purged, maxAgeDays }, "usage event keys past the acceptance horizon deleted");
-    } catch (err) {
-      log.error({ err }, "could not delete expired usage event keys");
-    }
-  };
-  const first = setTimeout(() => void run(), firstAfterMs);
-  const daily = setInterval(() => void run(), DAY_MS);
-  first.unref();
-  daily.unref();
-  return () => {
-    clearTimeout(first);
-    clearInterval(daily);
-  };
+      return purged ? { purged, maxAgeDays } : null;
+    },
+    done: "usage event keys past the acceptance horizon deleted",
+    failed: "could not delete expired usage event keys",
+    firstAfterMs,
+  });
 }
