@@ -15,6 +15,10 @@
 // served by a second product on the same data and measured in the same run, visit for visit in
 // turn with the current build, so that both see the same machine load.
 //
+// The header also gives the machine's speed at the start and the end of the run
+// (bench/cpu-reference.ts): a fixed piece of work timed in the same browser, which tells a slower
+// machine from a slower console when runs of different days are compared.
+//
 // Cold: a new browser context per run (empty HTTP cache, same signed-in session). Warm: one
 // context, one discarded visit per page, then repeated visits (assets from the HTTP cache). Each
 // figure is the page's own clock (performance.now(), zero at navigation start) at the first
@@ -57,6 +61,7 @@ import { build } from "vite";
 import { precompress } from "../scripts/precompress";
 import { launchChromium, signInAsAdmin } from "./browser";
 import { type ProfileSummary, printProfile, profileVisit } from "./console-profile";
+import { cpuReference } from "./cpu-reference";
 import { addLatency } from "./network-latency";
 import { type Figure, startResults } from "./results";
 
@@ -791,6 +796,9 @@ async function main() {
       ? null
       : startResults("console", "postgresql", { ...params, pages: ["billing"], events: CYCLE_EVENTS });
   const browser = await launchChromium();
+  const referenceAtStart = await cpuReference(browser);
+  const reference = (ms: number) =>
+    `${ms.toFixed(0)} ms (bench/cpu-reference.ts: fixed script, DOM and layout in this Chromium, p50 of 7)`;
   const cpu = cpus();
   const header = [
     `machine: ${cpu.length} cores (${cpu[0]?.model.trim() ?? "unknown CPU"}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node ${process.version}, Chromium ${browser.version()}, viewport ${VIEWPORT.width}x${VIEWPORT.height}`,
@@ -799,7 +807,9 @@ async function main() {
       .join(", ")}`,
     ...(LATENCY > 0 ? [`network: ${LATENCY} ms added to every request (Chromium's network emulation)`] : []),
     `current build: ${CONSOLE_DIR}${BASELINE_DIR ? `; baseline build: ${BASELINE_DIR} (measured in turn, same run)` : ""}`,
+    `machine speed at start: ${reference(referenceAtStart)}`,
   ];
+  const notes = [`machine speed at start: ${reference(referenceAtStart)}`];
   const rows: Row[] = [];
   try {
     const dataDirs = builds.map(() => mkdtempSync(join(tmpdir(), "eval-console-bench-")));
@@ -825,6 +835,7 @@ async function main() {
         rows.filter((r) => r.dataset === "demo, PGlite"),
         sizes,
       ),
+      notes,
     );
 
     if (bigResults) {
@@ -874,12 +885,14 @@ async function main() {
             rows.filter((r) => r.dataset === "1M cycle, PostgreSQL"),
             sizes,
           ),
+          notes,
         );
       } finally {
         if (!flag("keep-db")) await admin.query(`drop database if exists ${DB_NAME} with (force)`);
         await admin.end();
       }
     }
+    header.push(`machine speed at end: ${reference(await cpuReference(browser))}`);
   } finally {
     await browser.close();
     rmSync(served, { recursive: true, force: true });
