@@ -796,7 +796,7 @@ async function main() {
       ? null
       : startResults("console", "postgresql", { ...params, pages: ["billing"], events: CYCLE_EVENTS });
   const browser = await launchChromium();
-  const referenceAtStart = await cpuReference(browser);
+  const referenceAtStart = await cpuReference();
   const reference = (ms: number) =>
     `${ms.toFixed(0)} ms (bench/cpu-reference.ts: fixed script, DOM and layout in this Chromium, p50 of 7)`;
   const cpu = cpus();
@@ -892,7 +892,7 @@ async function main() {
         await admin.end();
       }
     }
-    header.push(`machine speed at end: ${reference(await cpuReference(browser))}`);
+    header.push(`machine speed at end: ${reference(await cpuReference())}`);
   } finally {
     await browser.close();
     rmSync(served, { recursive: true, force: true });
