@@ -3,7 +3,8 @@
 // Timed against reading the whole member list (what /v1/accounts/me did before) in organizations of
 // 100, 1,000 (the default member limit) and 10,000 members, on the embedded database as the server
 // runs it (its own thread, one statement at a time for every tenant). Floor: `select 1` through the
-// same thread.
+// same thread. Also one member by email (adding a workspace member: findOrganizationUser), which
+// read the whole list before as well.
 //
 // Usage: npx tsx bench/org-admins.ts [--runs 30] [--sizes 100,1000,10000]
 import { mkdtempSync, rmSync } from "node:fs";
@@ -48,6 +49,7 @@ try {
     "floor".padStart(7),
     "all members".padStart(12),
     "admins only".padStart(12),
+    "one by email".padStart(12),
   );
   for (const size of args.sizes.split(",").map(Number)) {
     const org = `org-${size}`;
@@ -65,11 +67,13 @@ try {
     const floor = await time(() => db.execute(sql`select 1`));
     const all = await time(() => directory.listOrganizationUsers(org));
     const admins = await time(() => directory.listOrganizationAdmins(org));
+    const one = await time(() => directory.findOrganizationUser(org, `${org}-user${size}@bench.test`));
     console.log(
       String(size).padStart(8),
       floor.toFixed(2).padStart(7),
       all.toFixed(2).padStart(12),
       admins.toFixed(2).padStart(12),
+      one.toFixed(2).padStart(12),
     );
   }
   console.log(

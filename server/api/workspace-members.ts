@@ -87,9 +87,7 @@ export const workspaceMemberRoutes: FastifyPluginAsyncZod<WorkspaceRouteDeps> = 
       const email = fromQuery ?? fromBody;
       if (!email) throw new ApiError("invalid_request", "user_email is required.");
       // Identity first: a workspace write never waits on the identity service inside its transaction.
-      const user = (await gateway.listOrganizationUsers(org.org_id)).find(
-        (u) => u.email.toLowerCase() === email,
-      );
+      const user = await gateway.findOrganizationUser(org.org_id, email);
       if (!(await workspaces.get(org.org_id, req.params.workspace_uuid))) throw workspaceNotFound();
       if (!user)
         throw new ApiError(

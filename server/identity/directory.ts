@@ -91,6 +91,21 @@ export function createDirectory(db: Db) {
         .filter((u) => isAtLeastRole(u.role, "Admin"));
     },
 
+    /**
+     * The organization's member with this email (stored in lower case), or null: one row by the
+     * email's unique index, where the whole list read every member (the embedded database runs one
+     * statement at a time for every tenant).
+     */
+    async findOrganizationUser(orgId: string, email: string) {
+      const [r] = await db
+        .select({ userId: user.id, email: user.email, role: member.role })
+        .from(user)
+        .innerJoin(member, eq(member.userId, user.id))
+        .where(and(eq(user.email, email.toLowerCase()), eq(member.organizationId, orgId)))
+        .limit(1);
+      return r ? { user_id: r.userId, email: r.email, role: parseStoredRoles(r.role).role } : null;
+    },
+
     async findOrganization(orgId: string) {
       const [o] = await db.select().from(organization).where(eq(organization.id, orgId));
       return o ? { org_id: o.id, name: o.name, url_safe_org_name: o.slug } : null;

@@ -155,6 +155,7 @@ export async function createIdentityService(config: Config, database: Database, 
     verificationKey: async () => publicKey,
     listOrganizationUsers: (orgId) => ctx.directory.listOrganizationUsers(orgId),
     listOrganizationAdmins: (orgId) => ctx.directory.listOrganizationAdmins(orgId),
+    findOrganizationUser: (orgId, email) => ctx.directory.findOrganizationUser(orgId, email),
     findOrganization: async (orgId) => {
       const o = await ctx.directory.findOrganization(orgId);
       return o ? { org_id: o.org_id, name: o.name } : null;

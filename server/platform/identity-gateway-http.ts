@@ -89,6 +89,13 @@ export function createHttpIdentityGateway(o: HttpGatewayOptions): IdentityGatewa
       return users.filter((u) => isAtLeastRole(u.role, "Admin"));
     },
 
+    // The backend API has no lookup by email within an organization: its one-page list, searched
+    // here. The identity service reads its own database, so no other tenant waits on the list.
+    async findOrganizationUser(orgId, email) {
+      const address = email.toLowerCase();
+      return (await listOrganizationUsers(orgId)).find((u) => u.email.toLowerCase() === address) ?? null;
+    },
+
     async findOrganization(orgId) {
       const r = await call<{ org_id: string; name: string }>(`/api/backend/v1/org/${enc(orgId)}`);
       return r ? { org_id: r.org_id, name: r.name } : null;

@@ -37,6 +37,8 @@ export interface IdentityGateway {
   listOrganizationUsers(orgId: string): Promise<OrganizationUser[]>;
   /** The organization's owners and administrators (listOrganizationUsers' with those roles), by email. */
   listOrganizationAdmins(orgId: string): Promise<OrganizationUser[]>;
+  /** The organization's user with this email (lower case), or null when no member has it. */
+  findOrganizationUser(orgId: string, email: string): Promise<OrganizationUser | null>;
   findOrganization(orgId: string): Promise<{ org_id: string; name: string } | null>;
   /**
    * The identity behind an end-user API key; null when it is unknown, expired, deleted or dead.

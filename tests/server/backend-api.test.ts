@@ -306,4 +306,38 @@ describe.each(backends())("backend API and API keys in the product API on $name"
     }
     expect(await p.identity.gateway.listOrganizationAdmins("no-such-org")).toEqual([]);
   });
+
+  it("finds an organization's user by email, in process and over HTTP, and nobody else's", async () => {
+    const org = await p.identity.admin.createOrganization(
+      "Lookup Co",
+      `lookup-${backend.name.toLowerCase()}`,
+    );
+    const other = await p.identity.admin.createOrganization(
+      "Elsewhere",
+      `elsewhere-${backend.name.toLowerCase()}`,
+    );
+    const ann = await p.identity.admin.createUser({ email: "ann@lookup.test", password: PASSWORD });
+    const bob = await p.identity.admin.createUser({ email: "bob@elsewhere.test", password: PASSWORD });
+    await p.database.db.insert(member).values([
+      { id: "m-ann-lookup", organizationId: org.id, userId: ann.id, role: "member,admin" },
+      { id: "m-bob-elsewhere", organizationId: other.id, userId: bob.id, role: "admin" },
+    ]);
+    const overHttp = createHttpIdentityGateway({
+      identityUrl: p.identity.app.listeningOrigin,
+      backendApiKey: p.identity.ctx.backendApiKey,
+      issuer: AUTH,
+    });
+    for (const gateway of [p.identity.gateway, overHttp]) {
+      // As the whole list has them: the same user, role and spelling.
+      const listed = (await gateway.listOrganizationUsers(org.id)).find((u) => u.email === "ann@lookup.test");
+      expect(listed).toEqual({ user_id: ann.id, email: "ann@lookup.test", role: "Member" });
+      expect(await gateway.findOrganizationUser(org.id, "ann@lookup.test")).toEqual(listed);
+      expect(await gateway.findOrganizationUser(org.id, "Ann@Lookup.TEST")).toEqual(listed);
+      // A user of another organization, an unknown address, an unknown organization.
+      expect(await gateway.findOrganizationUser(org.id, "bob@elsewhere.test")).toBeNull();
+      expect(await gateway.findOrganizationUser(other.id, "ann@lookup.test")).toBeNull();
+      expect(await gateway.findOrganizationUser(org.id, "nobody@lookup.test")).toBeNull();
+      expect(await gateway.findOrganizationUser("no-such-org", "ann@lookup.test")).toBeNull();
+    }
+  });
 });
