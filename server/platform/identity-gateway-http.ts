@@ -89,11 +89,19 @@ export function createHttpIdentityGateway(o: HttpGatewayOptions): IdentityGatewa
       return users.filter((u) => isAtLeastRole(u.role, "Admin"));
     },
 
-    // The backend API has no lookup by email within an organization: its one-page list, searched
-    // here. The identity service reads its own database, so no other tenant waits on the list.
+    // The user by email with their organizations (one row there, by the email's index), then their
+    // membership of this one.
     async findOrganizationUser(orgId, email) {
-      const address = email.toLowerCase();
-      return (await listOrganizationUsers(orgId)).find((u) => u.email.toLowerCase() === address) ?? null;
+      const q = new URLSearchParams({ email: email.toLowerCase(), include_orgs: "true" });
+      const r = await call<{
+        user_id: string;
+        email: string;
+        org_id_to_org_info?: Record<string, { user_role: string }>;
+      }>(`/api/backend/v1/user/email?${q}`);
+      const info = r?.org_id_to_org_info?.[orgId];
+      if (!r || !info) return null;
+      const role = (ROLES.has(info.user_role) ? info.user_role : "Member") as OrganizationUser["role"];
+      return { user_id: r.user_id, email: r.email, role };
     },
 
     async findOrganization(orgId) {

@@ -61,6 +61,7 @@ describe.each(backends())("backend API and API keys in the product API on $name"
       { method: "POST", url: VALIDATE, payload: { api_key_token: "x" } },
       { method: "GET", url: `/api/backend/v1/org/${orgId}` },
       { method: "GET", url: `/api/backend/v1/user/org/${orgId}` },
+      { method: "GET", url: "/api/backend/v1/user/email?email=admin@acme.test" },
     ];
     for (const opts of urls)
       for (const key of [null, "wrong-key", `${p.identity.ctx.backendApiKey}x`]) {
@@ -338,6 +339,21 @@ describe.each(backends())("backend API and API keys in the product API on $name"
       expect(await gateway.findOrganizationUser(other.id, "ann@lookup.test")).toBeNull();
       expect(await gateway.findOrganizationUser(org.id, "nobody@lookup.test")).toBeNull();
       expect(await gateway.findOrganizationUser("no-such-org", "ann@lookup.test")).toBeNull();
+    }
+    // The backend call behind it, in PropelAuth's shape: the organizations only when asked for.
+    const byEmail = (query: string) =>
+      backendCall({ method: "GET", url: `/api/backend/v1/user/email?${query}` });
+    const plain = await byEmail("email=Ann%40Lookup.test");
+    expect(plain.statusCode).toBe(200);
+    expect(plain.json()).toMatchObject({ user_id: ann.id, email: "ann@lookup.test" });
+    expect(plain.json()).not.toHaveProperty("org_id_to_org_info");
+    const withOrgs = (await byEmail("email=ann%40lookup.test&include_orgs=true")).json();
+    expect(Object.keys(withOrgs.org_id_to_org_info)).toEqual([org.id]);
+    expect(withOrgs.org_id_to_org_info[org.id]).toMatchObject({ org_id: org.id, user_role: "Member" });
+    for (const query of ["email=nobody%40lookup.test", "email=", `email=${"a".repeat(300)}`]) {
+      const missing = await byEmail(query);
+      expect(missing.statusCode, query).toBe(404);
+      expect(missing.json().error_code).toBe("user_not_found");
     }
   });
 });

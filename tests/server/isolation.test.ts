@@ -947,6 +947,10 @@ const BACKEND_ROWS: Record<string, { req(t: Tenants, ids: Record<string, string>
     req: (_t, ids) => get(`/api/backend/v1/user/${ids["admin@acme.test"]}`),
     ok: 200,
   },
+  "GET /api/backend/v1/user/email": {
+    req: () => get("/api/backend/v1/user/email?email=admin@acme.test&include_orgs=true"),
+    ok: 200,
+  },
   "GET /api/backend/v1/user/:userId/operator": {
     req: (_t, ids) => get(`/api/backend/v1/user/${ids["admin@acme.test"]}/operator`),
     ok: 200,

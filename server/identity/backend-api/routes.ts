@@ -18,6 +18,10 @@ const idParam = z.string().min(1).max(100);
 // Path ids are looked up as they come: one that cannot be an id is not found (404), not a 400.
 const userParams = z.object({ userId: z.string() });
 const orgParams = z.object({ orgId: z.string() });
+// PropelAuth's "fetch user by email": an address that cannot be one is not found (404), like an id.
+const byEmailQuery = z
+  .object({ email: z.string(), include_orgs: z.enum(["true", "false"]).optional() })
+  .strict();
 const tags = ["Backend"];
 
 /** What `find` returns for a path id; `missing` when it finds nothing or the id cannot be one. */
@@ -45,7 +49,7 @@ function fieldErrors400(reply: FastifyReply, err: IdentityError) {
 /**
  * Backend API for servers (guarded by the backend secret): GET /api/v1/token_verification_metadata,
  * POST /api/backend/v1/end_user_api_keys/validate, and the read calls an API on a separate host
- * needs (user with orgs, organization, organization users).
+ * needs (user with orgs, by id or by email, organization, organization users).
  */
 export const backendRoutes: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = async (scope, { ctx }) => {
   const expected = sha(ctx.backendApiKey);
@@ -91,6 +95,34 @@ export const backendRoutes: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = as
     { schema: { tags, summary: "A user with their organizations", params: userParams } },
     async (req) => {
       const found = await findById(req.params.userId, "user_not_found", (id) => ctx.directory.findUser(id));
+      const memberships = await ctx.directory.listMemberships(found.id);
+      return {
+        ...userInfo(found),
+        org_id_to_org_info: Object.fromEntries(memberships.map((m) => [m.orgId, orgMemberInfo(m)])),
+      };
+    },
+  );
+
+  // A user by email (stored in lower case; one row by its unique index), with their organizations
+  // when include_orgs=true: what a product API on a separate host needs to add a workspace member.
+  scope.get(
+    "/api/backend/v1/user/email",
+    {
+      schema: {
+        tags,
+        summary: "A user by email, with their organizations on request",
+        querystring: byEmailQuery,
+      },
+    },
+    async (req) => {
+      const address = req.query.email.trim().toLowerCase();
+      const [row] =
+        address.length > 0 && address.length <= 254
+          ? await ctx.db.select({ id: user.id }).from(user).where(eq(user.email, address))
+          : [];
+      const found = row ? await ctx.directory.findUser(row.id) : null;
+      if (!found) throw new IdentityError("user_not_found");
+      if (req.query.include_orgs !== "true") return userInfo(found);
       const memberships = await ctx.directory.listMemberships(found.id);
       return {
         ...userInfo(found),
