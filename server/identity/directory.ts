@@ -1,4 +1,4 @@
-import { and, asc, eq, ne } from "drizzle-orm";
+import { and, asc, eq, ne, type SQL } from "drizzle-orm";
 import { account, member, organization, user } from "../db/schema";
 import type { Db } from "../platform/database";
 import { isAtLeastRole, parseStoredRoles, roleToStored } from "./orgs/role-hierarchy";
@@ -7,33 +7,49 @@ import type { IdentityUser, OrgMembership } from "./session/access-tokens";
 
 /** Read-side queries over the identity tables, shaped for tokens and the identity gateway. */
 export function createDirectory(db: Db) {
+  /** The user with has_password folded into one query (this runs on every token refresh). */
+  async function userWhere(where: SQL, lastActiveAt?: Date): Promise<IdentityUser | null> {
+    const [u] = await db
+      .select({
+        id: user.id,
+        email: user.email,
+        emailVerified: user.emailVerified,
+        firstName: user.firstName,
+        lastName: user.lastName,
+        image: user.image,
+        username: user.username,
+        mfaEnabled: user.twoFactorEnabled,
+        disabled: user.banned,
+        tokenVersion: user.tokenVersion,
+        createdAt: user.createdAt,
+        updatedAt: user.updatedAt,
+        credentialId: account.id,
+      })
+      .from(user)
+      .leftJoin(account, and(eq(account.userId, user.id), eq(account.providerId, "credential")))
+      .where(where)
+      .limit(1);
+    if (!u) return null;
+    const { updatedAt, credentialId, ...rest } = u;
+    return { ...rest, hasPassword: credentialId !== null, lastActiveAt: lastActiveAt ?? updatedAt };
+  }
+
+  /** An organization's users as the gateway gives them (primary role), by email. */
+  async function organizationUsers(where: SQL | undefined) {
+    const rows = await db
+      .select({ userId: user.id, email: user.email, role: member.role })
+      .from(member)
+      .innerJoin(user, eq(member.userId, user.id))
+      .where(where)
+      .orderBy(asc(user.email));
+    return rows.map((r) => ({ user_id: r.userId, email: r.email, role: parseStoredRoles(r.role).role }));
+  }
+
   return {
-    /** The user with has_password folded into one query (this runs on every token refresh). */
-    async findUser(userId: string, lastActiveAt?: Date): Promise<IdentityUser | null> {
-      const [u] = await db
-        .select({
-          id: user.id,
-          email: user.email,
-          emailVerified: user.emailVerified,
-          firstName: user.firstName,
-          lastName: user.lastName,
-          image: user.image,
-          username: user.username,
-          mfaEnabled: user.twoFactorEnabled,
-          disabled: user.banned,
-          tokenVersion: user.tokenVersion,
-          createdAt: user.createdAt,
-          updatedAt: user.updatedAt,
-          credentialId: account.id,
-        })
-        .from(user)
-        .leftJoin(account, and(eq(account.userId, user.id), eq(account.providerId, "credential")))
-        .where(eq(user.id, userId))
-        .limit(1);
-      if (!u) return null;
-      const { updatedAt, credentialId, ...rest } = u;
-      return { ...rest, hasPassword: credentialId !== null, lastActiveAt: lastActiveAt ?? updatedAt };
-    },
+    findUser: (userId: string, lastActiveAt?: Date) => userWhere(eq(user.id, userId), lastActiveAt),
+
+    /** The user with this email (stored in lower case: one row by its unique index). */
+    findUserByEmail: (email: string) => userWhere(eq(user.email, email.toLowerCase())),
 
     async listMemberships(userId: string): Promise<OrgMembership[]> {
       const rows = await db
@@ -60,15 +76,7 @@ export function createDirectory(db: Db) {
       });
     },
 
-    async listOrganizationUsers(orgId: string) {
-      const rows = await db
-        .select({ userId: user.id, email: user.email, role: member.role })
-        .from(member)
-        .innerJoin(user, eq(member.userId, user.id))
-        .where(eq(member.organizationId, orgId))
-        .orderBy(asc(user.email));
-      return rows.map((r) => ({ user_id: r.userId, email: r.email, role: parseStoredRoles(r.role).role }));
-    },
+    listOrganizationUsers: (orgId: string) => organizationUsers(eq(member.organizationId, orgId)),
 
     /**
      * The organization's owners and administrators (by primary role), by email. Every page load
@@ -77,18 +85,13 @@ export function createDirectory(db: Db) {
      * tenant), these 2.4 ms (bench/org-admins.ts).
      */
     async listOrganizationAdmins(orgId: string) {
-      const rows = await db
-        .select({ userId: user.id, email: user.email, role: member.role })
-        .from(member)
-        .innerJoin(user, eq(member.userId, user.id))
-        // The column holds comma-joined role names, and almost every row holds just "member": this
-        // keeps every other row (a multi-role one may still be a member's), and the primary role
-        // (parseStoredRoles) decides below.
-        .where(and(eq(member.organizationId, orgId), ne(member.role, roleToStored("Member"))))
-        .orderBy(asc(user.email));
-      return rows
-        .map((r) => ({ user_id: r.userId, email: r.email, role: parseStoredRoles(r.role).role }))
-        .filter((u) => isAtLeastRole(u.role, "Admin"));
+      // The column holds comma-joined role names, and almost every row holds just "member": this
+      // keeps every other row (a multi-role one may still be a member's), and the primary role
+      // (parseStoredRoles) decides below.
+      const users = await organizationUsers(
+        and(eq(member.organizationId, orgId), ne(member.role, roleToStored("Member"))),
+      );
+      return users.filter((u) => isAtLeastRole(u.role, "Admin"));
     },
 
     /**
@@ -97,13 +100,10 @@ export function createDirectory(db: Db) {
      * statement at a time for every tenant).
      */
     async findOrganizationUser(orgId: string, email: string) {
-      const [r] = await db
-        .select({ userId: user.id, email: user.email, role: member.role })
-        .from(user)
-        .innerJoin(member, eq(member.userId, user.id))
-        .where(and(eq(user.email, email.toLowerCase()), eq(member.organizationId, orgId)))
-        .limit(1);
-      return r ? { user_id: r.userId, email: r.email, role: parseStoredRoles(r.role).role } : null;
+      const [found] = await organizationUsers(
+        and(eq(member.organizationId, orgId), eq(user.email, email.toLowerCase())),
+      );
+      return found ?? null;
     },
 
     async findOrganization(orgId: string) {

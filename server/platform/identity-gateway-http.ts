@@ -23,6 +23,8 @@ class IdentityUnavailableError extends ApiError {
 }
 
 const ROLES = new Set(["Owner", "Admin", "Member"]);
+/** A role name from the backend API as ours; one we do not know counts as a member's. */
+const roleOf = (name: string) => (ROLES.has(name) ? name : "Member") as OrganizationUser["role"];
 
 /**
  * The identity gateway over HTTP, for a product API on a separate host: the verification key comes
@@ -62,7 +64,7 @@ export function createHttpIdentityGateway(o: HttpGatewayOptions): IdentityGatewa
       (u): OrganizationUser => ({
         user_id: u.user_id,
         email: u.email,
-        role: (ROLES.has(u.role_in_org) ? u.role_in_org : "Member") as OrganizationUser["role"],
+        role: roleOf(u.role_in_org),
       }),
     );
   }
@@ -100,8 +102,7 @@ export function createHttpIdentityGateway(o: HttpGatewayOptions): IdentityGatewa
       }>(`/api/backend/v1/user/email?${q}`);
       const info = r?.org_id_to_org_info?.[orgId];
       if (!r || !info) return null;
-      const role = (ROLES.has(info.user_role) ? info.user_role : "Member") as OrganizationUser["role"];
-      return { user_id: r.user_id, email: r.email, role };
+      return { user_id: r.user_id, email: r.email, role: roleOf(info.user_role) };
     },
 
     async findOrganization(orgId) {

@@ -1,18 +1,17 @@
 // Autovacuum's work on the embedded database, done by the serving process (its one writer): the
 // planner's statistics (platform/table-statistics) before the first visit, then every minute the
 // vacuum (platform/table-vacuum) and the statistics. A PostgreSQL database has its own autovacuum.
+import type { JobLog } from "./daily-job";
 import type { Db } from "./database";
 import { analyzeChangedTables } from "./table-statistics";
 import { vacuumChangedTables } from "./table-vacuum";
 
 const EVERY_MS = 60_000;
 
-type Log = { info(obj: object, msg: string): void; error(obj: object, msg: string): void };
-
 /** Runs one part, logged: which tables and how long it held the database (every statement waits
  * its turn there), or why it failed. It never throws: without it the database only grows and plans
  * are slower, and the next pass tries again. */
-async function logged(log: Log, run: () => Promise<string[]>, done: string, failed: string) {
+async function logged(log: JobLog, run: () => Promise<string[]>, done: string, failed: string) {
   const started = performance.now();
   try {
     const tables = await run();
@@ -28,7 +27,7 @@ async function logged(log: Log, run: () => Promise<string[]>, done: string, fail
  * server listens): the statistics only, with every sizeable table never analyzed. They decide the
  * first visit's plans; the vacuum does not, and waits for the first scheduled pass.
  */
-export async function maintainTables(db: Db, log: Log, { atStart = false } = {}) {
+export async function maintainTables(db: Db, log: JobLog, { atStart = false } = {}) {
   if (!atStart)
     await logged(log, () => vacuumChangedTables(db), "tables vacuumed", "could not vacuum the tables");
   await logged(
@@ -41,7 +40,7 @@ export async function maintainTables(db: Db, log: Log, { atStart = false } = {})
 
 /** Runs maintainTables every minute (a pass still running skips the tick) until the returned stop
  * function is called. */
-export function scheduleTableMaintenance(db: Db, log: Log, everyMs = EVERY_MS) {
+export function scheduleTableMaintenance(db: Db, log: JobLog, everyMs = EVERY_MS) {
   let running = false;
   const timer = setInterval(() => {
     if (running) return;

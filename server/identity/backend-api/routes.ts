@@ -8,7 +8,7 @@ import { isWellFormedToken } from "../api-keys/token";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
 import { isProviderOperator } from "../impersonation/operators";
-import { orgMemberInfo, userInfo } from "../session/access-tokens";
+import { type IdentityUser, orgMemberInfo, userInfo } from "../session/access-tokens";
 import { loadSigningKeys } from "../settings";
 import { identityValidator } from "../validation";
 import { orgShape, validationResponse } from "./shapes";
@@ -69,6 +69,15 @@ export const backendRoutes: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = as
       throw new IdentityError("not_logged_in", "A valid backend API key is required.", undefined, 401);
   });
 
+  /** A user as PropelAuth's backend API gives them, with their organizations. */
+  const withOrgs = async (found: IdentityUser) => {
+    const memberships = await ctx.directory.listMemberships(found.id);
+    return {
+      ...userInfo(found),
+      org_id_to_org_info: Object.fromEntries(memberships.map((m) => [m.orgId, orgMemberInfo(m)])),
+    };
+  };
+
   const keyInfo = { tags, summary: "The public key that verifies access tokens" };
   scope.get("/api/v1/token_verification_metadata", { schema: keyInfo }, async () => {
     publicPem ??= loadSigningKeys(ctx.db).then((k) => k.publicPem);
@@ -95,11 +104,7 @@ export const backendRoutes: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = as
     { schema: { tags, summary: "A user with their organizations", params: userParams } },
     async (req) => {
       const found = await findById(req.params.userId, "user_not_found", (id) => ctx.directory.findUser(id));
-      const memberships = await ctx.directory.listMemberships(found.id);
-      return {
-        ...userInfo(found),
-        org_id_to_org_info: Object.fromEntries(memberships.map((m) => [m.orgId, orgMemberInfo(m)])),
-      };
+      return withOrgs(found);
     },
   );
 
@@ -115,19 +120,9 @@ export const backendRoutes: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = as
       },
     },
     async (req) => {
-      const address = req.query.email.trim().toLowerCase();
-      const [row] =
-        address.length > 0 && address.length <= 254
-          ? await ctx.db.select({ id: user.id }).from(user).where(eq(user.email, address))
-          : [];
-      const found = row ? await ctx.directory.findUser(row.id) : null;
+      const found = await ctx.directory.findUserByEmail(req.query.email.trim());
       if (!found) throw new IdentityError("user_not_found");
-      if (req.query.include_orgs !== "true") return userInfo(found);
-      const memberships = await ctx.directory.listMemberships(found.id);
-      return {
-        ...userInfo(found),
-        org_id_to_org_info: Object.fromEntries(memberships.map((m) => [m.orgId, orgMemberInfo(m)])),
-      };
+      return req.query.include_orgs === "true" ? withOrgs(found) : userInfo(found);
     },
   );
 
