@@ -15,7 +15,7 @@ import type { BrowserContext } from "@playwright/test";
 import { launchChromium, signInAsAdmin } from "./browser";
 import { addLatency } from "./network-latency";
 import { REACT_COMMITS_PROBE } from "./react-commits";
-import { serveProduct } from "./served-product";
+import { serveConsoleDemo } from "./served-product";
 
 const { values: args } = parseArgs({
   options: {
@@ -82,12 +82,7 @@ async function visit(context: BrowserContext, url: string): Promise<Trace> {
   });
 }
 
-const product = serveProduct({
-  port: Number(args.port),
-  events: 30_000,
-  label: "trace",
-  env: { CONSOLE_DIR: args["console-dir"] },
-});
+const product = serveConsoleDemo(args["console-dir"], Number(args.port));
 const browser = await launchChromium();
 try {
   await product.started(10 * 60_000);

@@ -16,8 +16,8 @@
 // turn with the current build, so that both see the same machine load.
 //
 // The header also gives the machine's speed at the start and the end of the run
-// (bench/cpu-reference.ts): a fixed piece of work timed in the same browser, which tells a slower
-// machine from a slower console when runs of different days are compared.
+// (bench/cpu-reference.ts): a fixed piece of work timed in a fresh Chromium of the same build,
+// which tells a slower machine from a slower console when runs of different days are compared.
 //
 // Cold: a new browser context per run (empty HTTP cache, same signed-in session). Warm: one
 // context, one discarded visit per page, then repeated visits (assets from the HTTP cache). Each
@@ -796,9 +796,9 @@ async function main() {
       ? null
       : startResults("console", "postgresql", { ...params, pages: ["billing"], events: CYCLE_EVENTS });
   const browser = await launchChromium();
-  const referenceAtStart = await cpuReference();
-  const reference = (ms: number) =>
+  const speed = (ms: number) =>
     `${ms.toFixed(0)} ms (bench/cpu-reference.ts: fixed script, DOM and layout in this Chromium, p50 of 7)`;
+  const speedAtStart = `machine speed at start: ${speed(await cpuReference())}`;
   const cpu = cpus();
   const header = [
     `machine: ${cpu.length} cores (${cpu[0]?.model.trim() ?? "unknown CPU"}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node ${process.version}, Chromium ${browser.version()}, viewport ${VIEWPORT.width}x${VIEWPORT.height}`,
@@ -807,9 +807,9 @@ async function main() {
       .join(", ")}`,
     ...(LATENCY > 0 ? [`network: ${LATENCY} ms added to every request (Chromium's network emulation)`] : []),
     `current build: ${CONSOLE_DIR}${BASELINE_DIR ? `; baseline build: ${BASELINE_DIR} (measured in turn, same run)` : ""}`,
-    `machine speed at start: ${reference(referenceAtStart)}`,
+    speedAtStart,
   ];
-  const notes = [`machine speed at start: ${reference(referenceAtStart)}`];
+  const notes = [speedAtStart];
   const rows: Row[] = [];
   try {
     const dataDirs = builds.map(() => mkdtempSync(join(tmpdir(), "eval-console-bench-")));
@@ -892,7 +892,7 @@ async function main() {
         await admin.end();
       }
     }
-    header.push(`machine speed at end: ${reference(await cpuReference())}`);
+    header.push(`machine speed at end: ${speed(await cpuReference())}`);
   } finally {
     await browser.close();
     rmSync(served, { recursive: true, force: true });

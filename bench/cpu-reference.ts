@@ -5,6 +5,7 @@
 // of unchanged code shows as a slower machine rather than a slower console. Same Chromium build
 // only: the benchmark's header names it.
 import { launchChromium } from "./browser";
+import { quantile } from "./served-product";
 
 /** The work: the same on every call, on an empty page. Returns its duration in ms. */
 function work(): number {
@@ -48,8 +49,7 @@ export async function cpuReference(runs = 7): Promise<number> {
     await page.evaluate(work); // once untimed: compiled and warm, as the runs after it
     const times: number[] = [];
     for (let i = 0; i < runs; i++) times.push(await page.evaluate(work));
-    times.sort((a, b) => a - b);
-    return times[Math.floor(times.length / 2)] ?? Number.NaN;
+    return quantile(times, 0.5);
   } finally {
     await browser.close();
   }

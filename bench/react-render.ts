@@ -10,7 +10,7 @@
 //          [--commits]   # also each commit's own components, largest first
 import { parseArgs } from "node:util";
 import { launchChromium, signInAsAdmin } from "./browser";
-import { serveProduct } from "./served-product";
+import { serveConsoleDemo } from "./served-product";
 
 const { values: args } = parseArgs({
   options: {
@@ -90,12 +90,7 @@ const PROBE = `(() => {
   };
 })();`;
 
-const product = serveProduct({
-  port: Number(args.port),
-  events: 30_000,
-  label: "trace",
-  env: { CONSOLE_DIR: args["console-dir"] },
-});
+const product = serveConsoleDemo(args["console-dir"], Number(args.port));
 const browser = await launchChromium();
 const own: Record<string, [number, number]> = {};
 const tree: Record<string, [number, number]> = {};

@@ -132,6 +132,11 @@ export function serveProduct(opts: {
   };
 }
 
+/** The demo (30,000 events, embedded database) serving the console build in `consoleDir`, as the
+ * browser benchmarks that trace one build use it (console-trace.ts, react-render.ts). */
+export const serveConsoleDemo = (consoleDir: string, port: number) =>
+  serveProduct({ port, events: 30_000, label: "trace", env: { CONSOLE_DIR: consoleDir } });
+
 /** The q-quantile of `xs` (nearest rank). */
 export const quantile = (xs: number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b);
