@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { createExpiringCache } from "../platform/expiring-cache";
 import { isOrgAdmin } from "./principal";
 import type { WorkspaceRouteDeps } from "./route-deps";
 import { CurrentUserSchema, failure, json } from "./schemas";
+import { WORKSPACE_CACHE_TTL_MS } from "./workspace-cache";
 
 /**
  * /v1/accounts/me: the signed-in user; bearer tokens only (never API keys). `is_operator` says
@@ -9,6 +11,16 @@ import { CurrentUserSchema, failure, json } from "./schemas";
  * impersonating, as the operator API refuses impersonation sessions.
  */
 export const accountRoutes: FastifyPluginAsyncZod<WorkspaceRouteDeps> = async (app, deps) => {
+  // Every page's first load asks for the current user, and the embedded database runs its
+  // statements one at a time: the administrators' emails and the operator flag are kept for as
+  // long as the organization's workspaces are (workspace-cache.ts). Both only shape what the console
+  // shows, which itself keeps this answer for minutes; the operator API checks the role afresh.
+  const kept = { ttlMs: WORKSPACE_CACHE_TTL_MS, refreshAfterMs: 2000, max: 10_000 };
+  const adminsOf = createExpiringCache({
+    ...kept,
+    load: (org: string) => deps.gateway.listOrganizationAdmins(org),
+  });
+  const operators = createExpiringCache({ ...kept, load: (user: string) => deps.gateway.isOperator(user) });
   app.get(
     "/accounts/me",
     {
@@ -26,7 +38,7 @@ export const accountRoutes: FastifyPluginAsyncZod<WorkspaceRouteDeps> = async (a
       const p = req.principal;
       const org = p.org;
       const impersonating = p.impersonatorUserId !== null;
-      const operator = impersonating ? Promise.resolve(false) : deps.gateway.isOperator(p.userId);
+      const operator = impersonating ? Promise.resolve(false) : operators.get(p.userId);
       if (!org) {
         return {
           email: p.email,
@@ -40,7 +52,7 @@ export const accountRoutes: FastifyPluginAsyncZod<WorkspaceRouteDeps> = async (a
       }
       const [current, admins, workspace, isOperator] = await Promise.all([
         deps.gateway.findOrganization(org.org_id),
-        deps.gateway.listOrganizationAdmins(org.org_id),
+        adminsOf.get(org.org_id),
         deps.workspaces.myWorkspace(org.org_id, p.userId),
         operator,
       ]);

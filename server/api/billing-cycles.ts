@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { BillingCycleSchema, MAX_CYCLE_EVENTS } from "../../contract/billing-cycle-schema";
 import { formatUsdExact } from "../../contract/money";
+import { CycleCostsCache, cachedCycleCosts } from "../metering/cycle-costs-cache";
 import {
   type Cycle,
   type CycleTotals,
@@ -39,9 +40,14 @@ function cycleJson(cycle: Cycle, { groups, unattributedMicros, paidMicros }: Cyc
 }
 
 /** GET /v1/accounts/organization/billingcycles: the organization's billing cycles (administrators). */
-export const billingCycleRoutes: FastifyPluginAsyncZod<{ db: Db; readDb?: Db }> = async (app, deps) => {
+export const billingCycleRoutes: FastifyPluginAsyncZod<{
+  db: Db;
+  readDb?: Db;
+  costsCache?: CycleCostsCache;
+}> = async (app, deps) => {
   // Reads only: a replica when one is configured.
   const db = deps.readDb ?? deps.db;
+  const costs = cachedCycleCosts(deps.costsCache ?? new CycleCostsCache());
   app.get(
     "/accounts/organization/billingcycles",
     {
@@ -71,7 +77,7 @@ export const billingCycleRoutes: FastifyPluginAsyncZod<{ db: Db; readDb?: Db }> 
       const cycles = await cyclesOrCurrent(db, adminOrg(req).org_id);
       const uuid = req.query.billing_cycle_uuid;
       if (!uuid) {
-        const listed = await groupTotalsOfCycles(db, adminOrg(req).org_id, cycles);
+        const listed = await groupTotalsOfCycles(db, adminOrg(req).org_id, cycles, costs);
         return listed.map(({ cycle, totals }) => ({
           ...cycleJson(cycle, totals),
           usage_breakdown: { usage_events: [] },

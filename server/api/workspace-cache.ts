@@ -36,13 +36,21 @@ export function cacheWorkspaces(db: Db, store: WorkspaceStore, gateway: Identity
   });
   const members = createExpiringCache({ ...opts, load: (org: string) => membersOf(db, org) });
   const orgs = createExpiringCache({ ...opts, load: (org: string) => gateway.findOrganization(org) });
+  // Each user's current workspace (the current user's answer, on every page's first load), keyed
+  // by organization and user, and dropped with the rest of the organization's entries.
+  const mine = createExpiringCache({
+    ...opts,
+    load: (key: string) => store.myWorkspace(...orgAndUser(key)),
+  });
   const caches = [live, all, members, orgs];
 
   const drop = (orgId: string) => {
     for (const c of caches) c.delete(orgId);
+    mine.deleteWhere((_, key) => orgAndUser(key)[0] === orgId);
   };
   const clear = () => {
     for (const c of caches) c.clear();
+    mine.clear();
   };
   const unwatch = watch?.({ notice: (topic, id) => topic === "org" && drop(id), reset: clear });
 
@@ -76,6 +84,10 @@ export function cacheWorkspaces(db: Db, store: WorkspaceStore, gateway: Identity
     async isMember(orgId, uuid, userId) {
       return (await members.get(orgId)).has(memberKey(uuid, userId));
     },
+    async myWorkspace(orgId, userId) {
+      return mine.get(`${orgId} ${userId}`);
+    },
+    chooseCurrent: writing(store.chooseCurrent),
     createWorkspace: writing(store.createWorkspace),
     renameWorkspace: writing(store.renameWorkspace),
     deleteWorkspace: writing(store.deleteWorkspace),
@@ -110,6 +122,11 @@ export function cacheWorkspaces(db: Db, store: WorkspaceStore, gateway: Identity
 }
 
 const memberKey = (workspaceUuid: string, userId: string) => `${workspaceUuid} ${userId}`;
+/** An organization's and a user's ids from their key (ids hold no spaces). */
+const orgAndUser = (key: string): [string, string] => {
+  const at = key.indexOf(" ");
+  return [key.slice(0, at), key.slice(at + 1)];
+};
 
 /** Who belongs to which of the organization's live workspaces. */
 async function membersOf(db: Db, orgId: string): Promise<Set<string>> {

@@ -202,21 +202,22 @@ export async function groupTotals(db: Db, cycle: Cycle): Promise<CycleTotals> {
   return one.totals;
 }
 
+/** One cycle's cost on one workspace (null: usage without a workspace), in micro-USD as text. */
+export type CycleCost = { cycle: string | null; ws: string | null; cost: string };
+
+/** How groupTotalsOfCycles reads the costs: straight from the rollup, or through a cache. */
+export type CycleCostsReader = (db: Db, org: string, cycles: readonly Cycle[]) => Promise<CycleCost[]>;
+
 /**
- * groupTotals of each of the organization's `cycles`, each beside its cycle, in their order, in
- * four statements whatever their number (the groups and their members, every cycle's cost per
- * workspace, every cycle's payments), where one cycle after another took four each: on the
- * embedded database every statement also waits its turn behind other requests'. Cycles do not
- * overlap, so each day of usage counts in at most one.
+ * Each of the organization's `cycles`' cost per workspace, summed from the coarse daily rollup
+ * (the same sums per workspace as usage_daily, in a fraction of its rows) in one statement.
  */
-export async function groupTotalsOfCycles(
+export async function cycleWorkspaceCosts(
   db: Db,
   org: string,
   cycles: readonly Cycle[],
-): Promise<{ cycle: Cycle; totals: CycleTotals }[]> {
+): Promise<CycleCost[]> {
   if (!cycles.length) return [];
-  const { groups, groupOfWorkspace } = await workspaceGroupsOf(db, org);
-  // The coarse rollup: the same sums per workspace, in a fraction of usage_daily's rows.
   const coarse = usageDailyCoarse;
   const cycleOfDay = sql<string | null>`case ${sql.join(
     cycles.map(
@@ -229,18 +230,42 @@ export async function groupTotalsOfCycles(
   const first = cycles.map((c) => c.startDate).sort()[0] ?? "";
   const ends = cycles.map((c) => c.endDate);
   const last = ends.includes(null) ? null : ((ends as string[]).sort().at(-1) ?? null);
-  const costs = await db
-    .select({
-      cycle: cycleOfDay,
-      ws: coarse.workspaceUuid,
-      cost: sql<string>`coalesce(sum(${coarse.costMicrosSum}), 0)::text`,
-    })
-    .from(coarse)
-    .where(
-      and(eq(coarse.organizationUuid, org), gte(coarse.day, first), last ? lt(coarse.day, last) : undefined),
-    )
-    // By position: the CASE written again would carry other parameters, and not match.
-    .groupBy(sql`1`, sql`2`);
+  return (
+    db
+      .select({
+        cycle: cycleOfDay,
+        ws: coarse.workspaceUuid,
+        cost: sql<string>`coalesce(sum(${coarse.costMicrosSum}), 0)::text`,
+      })
+      .from(coarse)
+      .where(
+        and(
+          eq(coarse.organizationUuid, org),
+          gte(coarse.day, first),
+          last ? lt(coarse.day, last) : undefined,
+        ),
+      )
+      // By position: the CASE written again would carry other parameters, and not match.
+      .groupBy(sql`1`, sql`2`)
+  );
+}
+
+/**
+ * groupTotals of each of the organization's `cycles`, each beside its cycle, in their order, in
+ * four statements whatever their number (the groups and their members, every cycle's cost per
+ * workspace, every cycle's payments), where one cycle after another took four each: on the
+ * embedded database every statement also waits its turn behind other requests'. Cycles do not
+ * overlap, so each day of usage counts in at most one.
+ */
+export async function groupTotalsOfCycles(
+  db: Db,
+  org: string,
+  cycles: readonly Cycle[],
+  readCosts: CycleCostsReader = cycleWorkspaceCosts,
+): Promise<{ cycle: Cycle; totals: CycleTotals }[]> {
+  if (!cycles.length) return [];
+  const { groups, groupOfWorkspace } = await workspaceGroupsOf(db, org);
+  const costs = await readCosts(db, org, cycles);
   const paid = await db
     .select({
       cycle: payments.billingCycleUuid,

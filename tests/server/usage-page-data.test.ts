@@ -13,7 +13,7 @@ import { accessToken, backends, PASSWORD, startProduct, type TestProduct } from 
 import { addCycle, sendAsOperator, setSamplePrices } from "./usage-setup";
 import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";
 
-// The Billing & Usage page's data (summary, series, records total): the same answers from either
+// The Billing & Usage page's data (summary, series, records total, the cycles' costs): the same answers from either
 // rollup and from raw events, weeks from Sunday and cycles cut at midnight UTC; and a read after
 // any usage write (ingestion, adjustment, import) shows it, in this API process and in another one
 // on the same database, whatever either has cached.
@@ -143,17 +143,21 @@ describe.each(backends())("usage page data on $name", (backend) => {
           get(app, `/v1/usage/summary?billing_cycle_uuid=${cycle}`),
           get(app, `/v1/usage/series?billing_cycle_uuid=${cycle}&grouping=weekly`),
           get(app, `/v1/usage/records?billing_cycle_uuid=${cycle}`),
+          get(app, "/v1/accounts/organization/billingcycles"),
         ]);
       const expectPage = async (events: number, cost: string, adjustments: string) => {
         for (const app of apps)
           for (let i = 0; i < 2; i++) {
             // Twice: the second read is served from the cache, and must agree.
-            const [summary, weekly, records] = await page(app);
+            const [summary, weekly, records, cycles] = await page(app);
             expect(summary.totals.events).toBe(events);
             expect(summary.totals.cost).toBe(cost);
             expect(summary.adjustments.cost).toBe(adjustments);
             expect(weekly.buckets.reduce((s: number, b: Bucket) => s + b.events, 0)).toBe(events);
             expect(records.total).toBe(events);
+            // The cycles list's costs (kept per usage version too) agree with the page.
+            const march = cycles.find((c: { billing_cycle_uuid: string }) => c.billing_cycle_uuid === cycle);
+            expect(Number(march.total_cost)).toBeCloseTo(Number(cost), 9);
           }
       };
       // Quantity 2 each: two accuracy generations at $0.01, a scoring at $0.002, a safety

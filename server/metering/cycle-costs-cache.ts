@@ -1,0 +1,30 @@
+// The billing cycles list's costs per cycle and workspace, kept until the organization's next
+// usage write, as the Billing & Usage page's data is (usage-cache.ts): the key holds the
+// organization's usage version, read BEFORE the costs through the same database handle, so an
+// entry never holds costs older than its key. The sum over the coarse rollup was the list's
+// costliest statement (every day of every cycle, per workspace); the workspace groups and the
+// payments, which change without a usage write, are still read every time.
+import { WeightedLru } from "../platform/weighted-lru";
+import { type CycleCost, type CycleCostsReader, cycleWorkspaceCosts } from "./cycles";
+import { usageVersion } from "./usage-cache";
+
+/** Costs per (organization, usage version, cycles and their bounds), bounded by the rows held. */
+export class CycleCostsCache extends WeightedLru<CycleCost[]> {
+  constructor(maxRows = 100_000) {
+    super(maxRows, (rows) => 1 + rows.length);
+  }
+}
+
+/** cycleWorkspaceCosts through `cache`. */
+export const cachedCycleCosts =
+  (cache: CycleCostsCache): CycleCostsReader =>
+  async (db, org, cycles) => {
+    const version = await usageVersion(db, org);
+    // A billing command can move a cycle's bounds without writing usage: they are in the key.
+    const key = JSON.stringify([
+      org,
+      version,
+      cycles.map((c) => [c.billingCycleUuid, c.startDate, c.endDate]),
+    ]);
+    return cache.get(key, () => cycleWorkspaceCosts(db, org, cycles));
+  };
