@@ -161,29 +161,28 @@ export type GroupTotal = { groupName: string; totalMicros: bigint; balanceMicros
  * Workspaces in no group count in DEFAULT_GROUP.
  */
 export async function workspaceGroupsOf(db: Db, org: string) {
-  const groups = await db
+  // One statement: the groups in name order, each with its workspaces (a group without any once,
+  // with none).
+  const rows = await db
     .select({
       uuid: workspaceGroups.workspaceGroupUuid,
       name: workspaceGroups.groupName,
       prepaid: workspaceGroups.prepaidMicros,
+      ws: workspaceGroupMembers.workspaceUuid,
     })
     .from(workspaceGroups)
-    .where(eq(workspaceGroups.organizationUuid, org))
-    .orderBy(asc(workspaceGroups.groupName));
-  const members = await db
-    .select({ group: workspaceGroupMembers.workspaceGroupUuid, ws: workspaceGroupMembers.workspaceUuid })
-    .from(workspaceGroupMembers)
-    .innerJoin(
-      workspaceGroups,
-      eq(workspaceGroups.workspaceGroupUuid, workspaceGroupMembers.workspaceGroupUuid),
+    .leftJoin(
+      workspaceGroupMembers,
+      eq(workspaceGroupMembers.workspaceGroupUuid, workspaceGroups.workspaceGroupUuid),
     )
     .where(eq(workspaceGroups.organizationUuid, org))
     .orderBy(asc(workspaceGroups.groupName));
-  const nameOf = new Map(groups.map((g) => [g.uuid, g.name]));
+  const groups: { uuid: string; name: string; prepaid: bigint }[] = [];
   const groupOfWorkspace = new Map<string, string>();
-  for (const m of members) {
-    const name = nameOf.get(m.group);
-    if (name && !groupOfWorkspace.has(m.ws)) groupOfWorkspace.set(m.ws, name);
+  for (const { ws, ...group } of rows) {
+    if (groups.at(-1)?.uuid !== group.uuid) groups.push(group);
+    // A workspace in several groups counts in the first by name.
+    if (ws && !groupOfWorkspace.has(ws)) groupOfWorkspace.set(ws, group.name);
   }
   return { groups, groupOfWorkspace };
 }
