@@ -29,8 +29,8 @@
 // entries (no input), half a second after rows and chart are on screen.
 //
 // Usage: npx tsx bench/console.ts [--runs 10] [--events 1000000] [--skip-1m] [--keep-db] [--quick]
-//          [--console-dir dist] [--baseline-dir DIR] [--port 4700] [--profile] [--pages a,b]
-//          [--latency MS]
+//          [--console-dir dist] [--baseline-dir DIR] [--baseline-cwd DIR] [--port 4700] [--profile]
+//          [--pages a,b] [--latency MS]
 //   --quick: 3 runs, demo only (the `npm run bench` summary's size).
 //   --pages: a subset of billing,workspaces,users,api-keys,eval-runs,audit-log (default: all).
 //   --latency MS: Chromium adds MS to every request that goes to the network, as over a real
@@ -41,6 +41,9 @@
 //   --baseline-dir: a build to measure side by side (e.g. `git worktree add /tmp/base HEAD~1`,
 //   then `npx vite build --outDir DIR` in it); its folder is served as it is, so a build without
 //   .br/.gz copies goes out uncompressed, as before the build made them.
+//   --baseline-cwd: the baseline served by the server of another checkout (e.g. a worktree of the
+//   previous commit, with node_modules linked), with the baseline build or, without
+//   --baseline-dir, the current one: a server change measured side by side.
 //   DEMO_PASSWORD (default acme-demo-2026) signs in admin@acme.test on both products.
 //   BENCH_PG_URL (default postgres://root@127.0.0.1:5432/postgres): the server on which the
 //   database bench_console is created, seeded, and dropped at the end (kept with --keep-db, and
@@ -74,6 +77,7 @@ const { values: args } = parseArgs({
     pages: { type: "string" },
     "console-dir": { type: "string" },
     "baseline-dir": { type: "string" },
+    "baseline-cwd": { type: "string" },
     quick: { type: "boolean" },
     "skip-1m": { type: "boolean" },
     "keep-db": { type: "boolean" },
@@ -96,6 +100,7 @@ const CYCLE_EVENTS = option("events", 1_000_000);
 const PORT = option("port", 4700);
 const CONSOLE_DIR = resolve(args["console-dir"] ?? "dist");
 const BASELINE_DIR = args["baseline-dir"] ? resolve(args["baseline-dir"]) : null;
+const BASELINE_CWD = args["baseline-cwd"] ? resolve(args["baseline-cwd"]) : null;
 const PASSWORD = process.env.DEMO_PASSWORD || "acme-demo-2026";
 const PG_URL = process.env.BENCH_PG_URL || "postgres://root@127.0.0.1:5432/postgres";
 const DB_NAME = "bench_console";
@@ -269,8 +274,14 @@ async function withFloor(dir: string): Promise<string> {
 type Product = { url: string; authUrl: string; stop: () => Promise<void> };
 const children = new Set<ChildProcess>();
 
-async function startProduct(name: string, port: number, env: Record<string, string>): Promise<Product> {
-  const child = spawn(TSX, ["server/main.ts", "serve"], {
+async function startProduct(
+  name: string,
+  port: number,
+  env: Record<string, string>,
+  cwd?: string,
+): Promise<Product> {
+  const child = spawn(resolve(TSX), ["server/main.ts", "serve"], {
+    ...(cwd ? { cwd } : {}),
     env: {
       ...process.env,
       PORT: String(port),
@@ -779,14 +790,23 @@ async function main() {
   };
   // The current build is served with the floor page beside it (a copy, removed at the end).
   const served = await withFloor(CONSOLE_DIR);
-  const builds: { build: Build; dir: string; offset: number }[] = [
-    ...(BASELINE_DIR ? [{ build: "baseline" as const, dir: BASELINE_DIR, offset: 2 }] : []),
+  const builds: { build: Build; dir: string; offset: number; cwd?: string }[] = [
+    ...(BASELINE_DIR || BASELINE_CWD
+      ? [
+          {
+            build: "baseline" as const,
+            dir: BASELINE_DIR ?? served,
+            offset: 2,
+            ...(BASELINE_CWD ? { cwd: BASELINE_CWD } : {}),
+          },
+        ]
+      : []),
     { build: "current" as const, dir: served, offset: 0 },
   ];
   const params = {
     runs: RUNS,
     quick: QUICK,
-    baseline: BASELINE_DIR !== null,
+    baseline: BASELINE_DIR !== null || BASELINE_CWD !== null,
     viewport: VIEWPORT,
     pages: SELECTED,
   };
@@ -807,6 +827,9 @@ async function main() {
       .join(", ")}`,
     ...(LATENCY > 0 ? [`network: ${LATENCY} ms added to every request (Chromium's network emulation)`] : []),
     `current build: ${CONSOLE_DIR}${BASELINE_DIR ? `; baseline build: ${BASELINE_DIR} (measured in turn, same run)` : ""}`,
+    ...(BASELINE_CWD
+      ? [`baseline served by the server of ${BASELINE_CWD} (measured in turn, same run)`]
+      : []),
     speedAtStart,
   ];
   const notes = [speedAtStart];
@@ -815,11 +838,12 @@ async function main() {
     const dataDirs = builds.map(() => mkdtempSync(join(tmpdir(), "eval-console-bench-")));
     const demos = await Promise.all(
       builds.map((b, i) =>
-        startProduct(`demo (${b.build})`, PORT + b.offset, {
-          DATABASE_URL: "",
-          DATA_DIR: dataDirs[i]!,
-          CONSOLE_DIR: b.dir,
-        }),
+        startProduct(
+          `demo (${b.build})`,
+          PORT + b.offset,
+          { DATABASE_URL: "", DATA_DIR: dataDirs[i]!, CONSOLE_DIR: b.dir },
+          b.cwd,
+        ),
       ),
     );
     try {
@@ -866,11 +890,12 @@ async function main() {
         }
         const bigs = await Promise.all(
           builds.map((b) =>
-            startProduct(`1M (${b.build})`, PORT + 10 + b.offset, {
-              DATABASE_URL: url.href,
-              SEED_DEMO: "never",
-              CONSOLE_DIR: b.dir,
-            }),
+            startProduct(
+              `1M (${b.build})`,
+              PORT + 10 + b.offset,
+              { DATABASE_URL: url.href, SEED_DEMO: "never", CONSOLE_DIR: b.dir },
+              b.cwd,
+            ),
           ),
         );
         try {
