@@ -251,10 +251,11 @@ export async function cycleWorkspaceCosts(
 
 /**
  * groupTotals of each of the organization's `cycles`, each beside its cycle, in their order, in
- * four statements whatever their number (the groups and their members, every cycle's cost per
+ * three statements whatever their number (the groups with their workspaces, every cycle's cost per
  * workspace, every cycle's payments), where one cycle after another took four each: on the
  * embedded database every statement also waits its turn behind other requests'. Cycles do not
- * overlap, so each day of usage counts in at most one.
+ * overlap, so each day of usage counts in at most one. `readCosts` reads the costs (the billing
+ * cycles list's through a cache kept per usage version: cycle-costs-cache.ts).
  */
 export async function groupTotalsOfCycles(
   db: Db,
