@@ -3,7 +3,7 @@ import { createExpiringCache } from "../platform/expiring-cache";
 import { isOrgAdmin } from "./principal";
 import type { WorkspaceRouteDeps } from "./route-deps";
 import { CurrentUserSchema, failure, json } from "./schemas";
-import { WORKSPACE_CACHE_TTL_MS } from "./workspace-cache";
+import { WORKSPACE_CACHE_OPTIONS } from "./workspace-cache";
 
 /**
  * /v1/accounts/me: the signed-in user; bearer tokens only (never API keys). `is_operator` says
@@ -15,12 +15,14 @@ export const accountRoutes: FastifyPluginAsyncZod<WorkspaceRouteDeps> = async (a
   // statements one at a time: the administrators' emails and the operator flag are kept for as
   // long as the organization's workspaces are (workspace-cache.ts). Both only shape what the console
   // shows, which itself keeps this answer for minutes; the operator API checks the role afresh.
-  const kept = { ttlMs: WORKSPACE_CACHE_TTL_MS, refreshAfterMs: 2000, max: 10_000 };
   const adminsOf = createExpiringCache({
-    ...kept,
+    ...WORKSPACE_CACHE_OPTIONS,
     load: (org: string) => deps.gateway.listOrganizationAdmins(org),
   });
-  const operators = createExpiringCache({ ...kept, load: (user: string) => deps.gateway.isOperator(user) });
+  const operators = createExpiringCache({
+    ...WORKSPACE_CACHE_OPTIONS,
+    load: (user: string) => deps.gateway.isOperator(user),
+  });
   app.get(
     "/accounts/me",
     {

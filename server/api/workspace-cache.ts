@@ -15,6 +15,14 @@ import type { WorkspaceStore } from "./workspace-store";
 export const WORKSPACE_CACHE_TTL_MS = 3000;
 const MAX_ORGANIZATIONS = 10_000;
 
+/** How every entry here is kept (and the current user's other parts, api/accounts.ts): reloaded in
+ * the background after 2 s of use, so a busy organization never waits on a reload. */
+export const WORKSPACE_CACHE_OPTIONS = {
+  ttlMs: WORKSPACE_CACHE_TTL_MS,
+  refreshAfterMs: 2000,
+  max: MAX_ORGANIZATIONS,
+} as const;
+
 type Watch = (h: ChangeWatcher) => () => Promise<void>;
 
 /**
@@ -24,8 +32,7 @@ type Watch = (h: ChangeWatcher) => () => Promise<void>;
  * process drops the organization's entries and tells the others (notice "org:<id>").
  */
 export function cacheWorkspaces(db: Db, store: WorkspaceStore, gateway: IdentityGateway, watch?: Watch) {
-  // Reloaded in the background after 2 s of use, so a busy organization never waits on a reload.
-  const opts = { ttlMs: WORKSPACE_CACHE_TTL_MS, refreshAfterMs: 2000, max: MAX_ORGANIZATIONS };
+  const opts = WORKSPACE_CACHE_OPTIONS;
   const live = createExpiringCache({
     ...opts,
     load: (org: string) => store.list(org, { includeDeleted: false }),
@@ -40,13 +47,13 @@ export function cacheWorkspaces(db: Db, store: WorkspaceStore, gateway: Identity
   // by organization and user, and dropped with the rest of the organization's entries.
   const mine = createExpiringCache({
     ...opts,
-    load: (key: string) => store.myWorkspace(...orgAndUser(key)),
+    load: (key: string) => store.myWorkspace(...orgAndUserOf(key)),
   });
   const caches = [live, all, members, orgs];
 
   const drop = (orgId: string) => {
     for (const c of caches) c.delete(orgId);
-    mine.deleteWhere((_, key) => orgAndUser(key)[0] === orgId);
+    mine.deleteWhere((_, key) => orgAndUserOf(key)[0] === orgId);
   };
   const clear = () => {
     for (const c of caches) c.clear();
@@ -85,7 +92,7 @@ export function cacheWorkspaces(db: Db, store: WorkspaceStore, gateway: Identity
       return (await members.get(orgId)).has(memberKey(uuid, userId));
     },
     async myWorkspace(orgId, userId) {
-      return mine.get(`${orgId} ${userId}`);
+      return mine.get(orgAndUserKey(orgId, userId));
     },
     chooseCurrent: writing(store.chooseCurrent),
     createWorkspace: writing(store.createWorkspace),
@@ -122,8 +129,9 @@ export function cacheWorkspaces(db: Db, store: WorkspaceStore, gateway: Identity
 }
 
 const memberKey = (workspaceUuid: string, userId: string) => `${workspaceUuid} ${userId}`;
-/** An organization's and a user's ids from their key (ids hold no spaces). */
-const orgAndUser = (key: string): [string, string] => {
+/** The key of a user in an organization, and its two ids back from it (ids hold no spaces). */
+const orgAndUserKey = (orgId: string, userId: string) => `${orgId} ${userId}`;
+const orgAndUserOf = (key: string): [string, string] => {
   const at = key.indexOf(" ");
   return [key.slice(0, at), key.slice(at + 1)];
 };
