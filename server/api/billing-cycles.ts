@@ -2,12 +2,12 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { BillingCycleSchema, MAX_CYCLE_EVENTS } from "../../contract/billing-cycle-schema";
 import { formatUsdExact } from "../../contract/money";
-import { CycleCostsCache, cachedCycleCosts } from "../metering/cycle-costs-cache";
+import { CycleCostsCache, cachedCycleCostsAt } from "../metering/cycle-costs-cache";
 import {
   type Cycle,
   type CycleTotals,
   cycleOf,
-  cyclesOrCurrent,
+  cyclesOrCurrentAtVersion,
   groupTotals,
   groupTotalsOfCycles,
 } from "../metering/cycles";
@@ -47,7 +47,7 @@ export const billingCycleRoutes: FastifyPluginAsyncZod<{
 }> = async (app, deps) => {
   // Reads only: a replica when one is configured.
   const db = deps.readDb ?? deps.db;
-  const costs = cachedCycleCosts(deps.costsCache ?? new CycleCostsCache());
+  const costsCache = deps.costsCache ?? new CycleCostsCache();
   app.get(
     "/accounts/organization/billingcycles",
     {
@@ -74,9 +74,11 @@ export const billingCycleRoutes: FastifyPluginAsyncZod<{
       },
     },
     async (req) => {
-      const cycles = await cyclesOrCurrent(db, adminOrg(req).org_id);
+      // The usage version comes with the cycles, before the costs it keys (cycle-costs-cache.ts).
+      const { cycles, version } = await cyclesOrCurrentAtVersion(db, adminOrg(req).org_id);
       const uuid = req.query.billing_cycle_uuid;
       if (!uuid) {
+        const costs = cachedCycleCostsAt(costsCache, version);
         const listed = await groupTotalsOfCycles(db, adminOrg(req).org_id, cycles, costs);
         return listed.map(({ cycle, totals }) => ({
           ...cycleJson(cycle, totals),

@@ -10,7 +10,7 @@ import {
   UsageSummarySchema,
 } from "../../contract/usage-schemas";
 import { awaitingSummary } from "../metering/awaiting-pricing";
-import { type Cycle, findCycle } from "../metering/cycles";
+import { type Cycle, findCycleAtVersion } from "../metering/cycles";
 import type { UsageFilters } from "../metering/filters";
 import {
   MAX_SERIES_BUCKETS,
@@ -19,7 +19,7 @@ import {
   seriesOf,
   summaryOf,
 } from "../metering/usage-answers";
-import { PageDataCache, pageData, workspaceNames } from "../metering/usage-cache";
+import { PageDataCache, pageDataAt, workspaceNames } from "../metering/usage-cache";
 import { csvLines, EXPORT_BYTES_PER_SECOND } from "../metering/usage-csv";
 import { recordsOnPage, SORT_KEYS, type SortKey } from "../metering/usage-records";
 import type { Db } from "../platform/database";
@@ -155,11 +155,18 @@ const WHO =
   " Organization administrators only (Admin or Owner), with a bearer token, an administrator's " +
   "personal API key or an organization API key; members and their keys get 403.";
 
-/** The cycle a call reads, looked up once (one query); a GET never creates one. */
-async function cycleFor(db: Db, organizationUuid: string, uuid: string | undefined): Promise<Cycle> {
-  const cycle = await findCycle(db, organizationUuid, uuid);
+/**
+ * The cycle a call reads and the organization's usage version, the page data's cache key, looked
+ * up once (one query, before any data); a GET never creates a cycle.
+ */
+async function cycleFor(
+  db: Db,
+  organizationUuid: string,
+  uuid: string | undefined,
+): Promise<{ cycle: Cycle; version: number }> {
+  const { cycle, version } = await findCycleAtVersion(db, organizationUuid, uuid);
   if (!cycle) throw new ApiError("not_found", "Billing cycle not found.");
-  return cycle;
+  return { cycle, version };
 }
 
 const errors = {
@@ -207,7 +214,7 @@ export const usageQueryRoutes: FastifyPluginAsyncZod<{
       },
       async (req, reply) => {
         const { query } = req;
-        const cycle = await cycleFor(db, adminOrg(req).org_id, query.billing_cycle_uuid);
+        const { cycle, version } = await cycleFor(db, adminOrg(req).org_id, query.billing_cycle_uuid);
         // A text search reads the records themselves (trigram index): gated like a report.
         const release = query.search ? reads.enter(cycle.organizationUuid, SEARCH, reply) : () => {};
         const descending = query.sort.startsWith("-");
@@ -216,7 +223,7 @@ export const usageQueryRoutes: FastifyPluginAsyncZod<{
         // The total is the page data's event count under the same filters (cached per usage version).
         try {
           const [data, records] = await Promise.all([
-            pageData(db, cache, cycle, f, "daily"),
+            pageDataAt(db, cache, cycle, f, "daily", version),
             recordsOnPage(db, cycle, f, { sort, descending, page: query.page, pageSize: query.page_size }),
           ]);
           const total = data.totals.events;
@@ -275,9 +282,9 @@ export const usageQueryRoutes: FastifyPluginAsyncZod<{
       },
     },
     async (req) => {
-      const cycle = await cycleFor(db, adminOrg(req).org_id, req.query.billing_cycle_uuid);
+      const { cycle, version } = await cycleFor(db, adminOrg(req).org_id, req.query.billing_cycle_uuid);
       const [data, names] = await Promise.all([
-        pageData(db, cache, cycle, filtersOf(req.query), "daily"),
+        pageDataAt(db, cache, cycle, filtersOf(req.query), "daily", version),
         workspaceNames(db, cycle.organizationUuid),
       ]);
       return summaryOf(cycle, data, data.options, names);
@@ -306,12 +313,13 @@ export const usageQueryRoutes: FastifyPluginAsyncZod<{
       },
     },
     async (req) => {
-      const cycle = await cycleFor(db, adminOrg(req).org_id, req.query.billing_cycle_uuid);
+      const { cycle, version } = await cycleFor(db, adminOrg(req).org_id, req.query.billing_cycle_uuid);
       const { grouping } = req.query;
       try {
         // Refused before any usage is read when the cycle alone spans too many buckets.
         seriesLastDay(cycle, grouping);
-        return seriesOf(cycle, await pageData(db, cache, cycle, filtersOf(req.query), grouping), grouping);
+        const data = await pageDataAt(db, cache, cycle, filtersOf(req.query), grouping, version);
+        return seriesOf(cycle, data, grouping);
       } catch (err) {
         if (err instanceof SeriesTooLong) throw new ApiError("series_too_long", err.message);
         throw err;
@@ -347,7 +355,7 @@ export const usageQueryRoutes: FastifyPluginAsyncZod<{
     },
     async (req, reply) => {
       const org = adminOrg(req);
-      const cycle = await cycleFor(db, org.org_id, req.query.billing_cycle_uuid);
+      const { cycle } = await cycleFor(db, org.org_id, req.query.billing_cycle_uuid);
       const release = reads.enter(org.org_id, EXPORT, reply);
       const stream = Readable.from(csvLines(db, cycle, filtersOf(req.query), deps.exportLimits));
       stream.once("close", release);

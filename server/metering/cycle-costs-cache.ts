@@ -1,12 +1,12 @@
 // The billing cycles list's costs per cycle and workspace, kept until the organization's next
 // usage write, as the Billing & Usage page's data is (usage-cache.ts): the key holds the
-// organization's usage version, read BEFORE the costs through the same database handle, so an
-// entry never holds costs older than its key. The sum over the coarse rollup was the list's
-// costliest statement (every day of every cycle, per workspace); the workspace groups and the
-// payments, which change without a usage write, are still read every time.
+// organization's usage version, read BEFORE the costs through the same database handle (with the
+// cycles: cycles.ts' cyclesOrCurrentAtVersion), so an entry never holds costs older than its key.
+// The sum over the coarse rollup was the list's costliest statement (every day of every cycle, per
+// workspace); the workspace groups and the payments, which change without a usage write, are still
+// read every time.
 import { WeightedLru } from "../platform/weighted-lru";
 import { type CycleCost, type CycleCostsReader, cycleWorkspaceCosts } from "./cycles";
-import { usageVersion } from "./usage-cache";
 
 /** Costs per (organization, usage version, cycles and their bounds), bounded by the rows held. */
 export class CycleCostsCache extends WeightedLru<CycleCost[]> {
@@ -15,11 +15,13 @@ export class CycleCostsCache extends WeightedLru<CycleCost[]> {
   }
 }
 
-/** cycleWorkspaceCosts through `cache`. */
-export const cachedCycleCosts =
-  (cache: CycleCostsCache): CycleCostsReader =>
-  async (db, org, cycles) => {
-    const version = await usageVersion(db, org);
+/**
+ * cycleWorkspaceCosts through `cache`, at a usage version the caller has read through the same
+ * handle before calling (cyclesOrCurrentAtVersion reads it with the cycles).
+ */
+export const cachedCycleCostsAt =
+  (cache: CycleCostsCache, version: number): CycleCostsReader =>
+  (db, org, cycles) => {
     // A billing command can move a cycle's bounds without writing usage: they are in the key.
     const key = JSON.stringify([
       org,

@@ -6,6 +6,7 @@ import {
   usageDaily,
   usageDailyCoarse,
   usageEvents,
+  usageVersions,
   workspaceGroupMembers,
   workspaceGroups,
 } from "../db/schema";
@@ -28,13 +29,16 @@ const cycleColumns = {
   endDate: billingCycles.endDate,
 };
 
+/** listCycles' order: start date ascending, then creation. */
+const cycleOrder = [asc(billingCycles.startDate), asc(billingCycles.createdAt)];
+
 /** The organization's cycles as stored, start date ascending (none created). */
 export const listCycles = (db: Db | Tx, organizationUuid: string) =>
   db
     .select(cycleColumns)
     .from(billingCycles)
     .where(eq(billingCycles.organizationUuid, organizationUuid))
-    .orderBy(asc(billingCycles.startDate), asc(billingCycles.createdAt));
+    .orderBy(...cycleOrder);
 
 /**
  * The uuid reads give an organization's current cycle while it has no stored cycle (noCycleYet):
@@ -63,6 +67,12 @@ export const noCycleYet = (organizationUuid: string, firstDay: string | null, no
 });
 
 /** Whether the organization has a stored cycle, and its earliest usage day (one query). */
+/** The organization's usage version (usage_versions; 0 before its first usage write), as a column. */
+const versionOf = (organizationUuid: string) =>
+  sql<
+    string | number | null
+  >`(select ${usageVersions.version} from ${usageVersions} where ${usageVersions.organizationUuid} = ${organizationUuid})`;
+
 async function cycleless(db: Db, organizationUuid: string) {
   const [row] = await db
     .select({
@@ -70,10 +80,11 @@ async function cycleless(db: Db, organizationUuid: string) {
       firstDay: sql<
         string | null
       >`(select min(${usageDaily.day})::text from ${usageDaily} where ${usageDaily.organizationUuid} = ${organizationUuid})`,
+      version: versionOf(organizationUuid),
     })
     .from(sql`(select 1) as one`);
   const stored = row?.stored === true || String(row?.stored) === "t" || String(row?.stored) === "true";
-  return { stored, firstDay: row?.firstDay ?? null };
+  return { stored, firstDay: row?.firstDay ?? null, version: Number(row?.version ?? 0) };
 }
 
 /**
@@ -88,14 +99,29 @@ export async function findCycle(
   uuid: string | undefined,
   now = new Date(),
 ): Promise<Cycle | undefined> {
+  return (await findCycleAtVersion(db, organizationUuid, uuid, now)).cycle;
+}
+
+/**
+ * findCycle's answer and the organization's usage version, read in the same statement. A usage
+ * read keys its cached answers on that version and must read it before its data (usage-cache.ts):
+ * this does so without a statement of its own, on every usage call of Billing & Usage.
+ */
+export async function findCycleAtVersion(
+  db: Db,
+  organizationUuid: string,
+  uuid: string | undefined,
+  now = new Date(),
+): Promise<{ cycle: Cycle | undefined; version: number }> {
   const c = billingCycles;
+  const columns = { ...cycleColumns, version: versionOf(organizationUuid) };
   const rows = uuid
     ? await db
-        .select(cycleColumns)
+        .select(columns)
         .from(c)
         .where(and(eq(c.organizationUuid, organizationUuid), eq(c.billingCycleUuid, uuid)))
     : await db
-        .select(cycleColumns)
+        .select(columns)
         .from(c)
         .where(eq(c.organizationUuid, organizationUuid))
         .orderBy(
@@ -107,17 +133,41 @@ export async function findCycle(
           desc(c.createdAt),
         )
         .limit(1);
-  if (rows[0]) return rows[0];
-  if (uuid && uuid !== firstCycleUuid(organizationUuid)) return undefined;
-  const { stored, firstDay } = await cycleless(db, organizationUuid);
-  return stored ? undefined : noCycleYet(organizationUuid, firstDay, now);
+  const row = rows[0];
+  if (row) {
+    const { version, ...cycle } = row;
+    return { cycle, version: Number(version ?? 0) };
+  }
+  if (uuid && uuid !== firstCycleUuid(organizationUuid)) return { cycle: undefined, version: 0 };
+  const { stored, firstDay, version } = await cycleless(db, organizationUuid);
+  return { cycle: stored ? undefined : noCycleYet(organizationUuid, firstDay, now), version };
 }
 
 /** The organization's cycles as stored, or noCycleYet's when it has none (never writes). */
 export async function cyclesOrCurrent(db: Db, organizationUuid: string, now = new Date()): Promise<Cycle[]> {
-  const cycles = await listCycles(db, organizationUuid);
-  if (cycles.length) return cycles;
-  return [noCycleYet(organizationUuid, (await cycleless(db, organizationUuid)).firstDay, now)];
+  return (await cyclesOrCurrentAtVersion(db, organizationUuid, now)).cycles;
+}
+
+/**
+ * cyclesOrCurrent's answer and the organization's usage version, read in the same statement
+ * (before any cost the caller reads next, as findCycleAtVersion).
+ */
+export async function cyclesOrCurrentAtVersion(
+  db: Db,
+  organizationUuid: string,
+  now = new Date(),
+): Promise<{ cycles: Cycle[]; version: number }> {
+  const rows = await db
+    .select({ ...cycleColumns, version: versionOf(organizationUuid) })
+    .from(billingCycles)
+    .where(eq(billingCycles.organizationUuid, organizationUuid))
+    .orderBy(...cycleOrder);
+  if (rows.length) {
+    const cycles = rows.map(({ version: _, ...cycle }) => cycle);
+    return { cycles, version: Number(rows[0]?.version ?? 0) };
+  }
+  const { firstDay, version } = await cycleless(db, organizationUuid);
+  return { cycles: [noCycleYet(organizationUuid, firstDay, now)], version };
 }
 
 /** The open cycle (end date null), else the one that starts last. */

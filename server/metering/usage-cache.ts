@@ -77,7 +77,11 @@ export async function pageData(
   return pageDataAt(db, cache, cycle, f, grouping, version);
 }
 
-async function pageDataAt(
+/**
+ * pageData at a usage version the caller has already read, through the same handle and before
+ * calling this (findCycleAtVersion reads it with the cycle).
+ */
+export async function pageDataAt(
   db: Db,
   cache: PageDataCache,
   cycle: Cycle,
