@@ -20,13 +20,13 @@ import { cycleOfRun, evalRunDetail, pageOfRuns, startEvalRun } from "../metering
 import { cachedCycleRuns, EvalRunsCache } from "../metering/eval-runs-cache";
 import { isStorableText } from "../metering/events";
 import { reservationOf, runReservation } from "../metering/reservations";
-import { workspaceNames } from "../metering/usage-cache";
 import type { Db, Tx } from "../platform/database";
 import { ApiError } from "../platform/errors";
 import { requireWorkspaceReader } from "./access";
 import { adminOrg } from "./route-hooks";
 import { failure, json } from "./schemas";
 import { requireSpendAllowance, spendLimitResponse } from "./spend-limit";
+import { workspaceNamesOf } from "./workspace-cache";
 import type { WorkspaceStore } from "./workspace-store";
 
 const cycleParam = z
@@ -174,7 +174,7 @@ export const evalRunRoutes: FastifyPluginAsyncZod<{
       const descending = q.sort.startsWith("-");
       const [all, names] = await Promise.all([
         cachedCycleRuns(readDb, cache, cycle),
-        workspaceNames(readDb, cycle.organizationUuid),
+        workspaceNamesOf(deps.workspaces, cycle.organizationUuid),
       ]);
       const { runs, total } = pageOfRuns(all, names, {
         workspaceUuids: q.workspace_uuid,

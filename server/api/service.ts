@@ -172,7 +172,12 @@ export async function createApiService(
         await routes.register(usageIngestRoutes, { ...ingest, rateLimits: config.ingestRateLimits });
         // One gate for the organization's expensive reads, whichever route they come through.
         const reads = createReadGate();
-        await routes.register(usageQueryRoutes, { db: database.db, readDb: database.readDb, reads });
+        await routes.register(usageQueryRoutes, {
+          db: database.db,
+          readDb: database.readDb,
+          reads,
+          workspaces,
+        });
         await routes.register(usageReportRoutes, { db: database.db, readDb: database.readDb, reads });
         await routes.register(usageExplainRoutes, { db: database.db, readDb: database.readDb, reads });
         await routes.register(billingCycleRoutes, { db: database.db, readDb: database.readDb });

@@ -27,6 +27,8 @@ import { ApiError } from "../platform/errors";
 import { createReadGate, MAX_EXPENSIVE_READS_PER_ORG, type ReadGate, type ReadKind } from "./read-gate";
 import { adminOrg } from "./route-hooks";
 import { failure, json } from "./schemas";
+import { workspaceNamesOf } from "./workspace-cache";
+import type { WorkspaceStore } from "./workspace-store";
 
 /** A query parameter that may be given once or repeated: always a list, blanks dropped. */
 const repeatable = (field: string, item: z.ZodType<string>) =>
@@ -187,6 +189,8 @@ export const usageQueryRoutes: FastifyPluginAsyncZod<{
   pageCache?: PageDataCache;
   /** Expensive reads admitted per organization (shared with the usage report). */
   reads?: ReadGate;
+  /** The workspace store the summary's names come from (the API's cache); else read each time. */
+  workspaces?: WorkspaceStore;
 }> = async (app, deps) => {
   // Every usage read, the cycle and the usage version included, goes to one handle: the version is
   // read before the data through it, so a lagging replica can never cache old figures under a new
@@ -194,6 +198,9 @@ export const usageQueryRoutes: FastifyPluginAsyncZod<{
   const db = deps.readDb ?? deps.db;
   const cache = deps.pageCache ?? new PageDataCache();
   const reads = deps.reads ?? createReadGate();
+  const store = deps.workspaces;
+  // Names are shown, never filtered or summed on: the cache's (a rename drops it) spares a statement.
+  const namesOf = (org: string) => (store ? workspaceNamesOf(store, org) : workspaceNames(db, org));
 
   /** One page of the cycle's filtered, sorted records: /v1/usage/records and /v1/usage/ (spec §7). */
   const recordsRoute = (url: string, summary: string, hide = false) =>
@@ -283,11 +290,11 @@ export const usageQueryRoutes: FastifyPluginAsyncZod<{
     },
     async (req) => {
       const { cycle, version } = await cycleFor(db, adminOrg(req).org_id, req.query.billing_cycle_uuid);
-      const [data, names] = await Promise.all([
+      const [data, workspaceNames] = await Promise.all([
         pageDataAt(db, cache, cycle, filtersOf(req.query), "daily", version),
-        workspaceNames(db, cycle.organizationUuid),
+        namesOf(cycle.organizationUuid),
       ]);
-      return summaryOf(cycle, data, data.options, names);
+      return summaryOf(cycle, data, data.options, workspaceNames);
     },
   );
 

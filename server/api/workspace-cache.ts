@@ -145,3 +145,12 @@ async function membersOf(db: Db, orgId: string): Promise<Set<string>> {
     .where(liveWorkspacesOf(orgId));
   return new Set(rows.map((r) => memberKey(r.uuid, r.userId)));
 }
+
+/**
+ * The organization's workspace names, deleted workspaces' too (usage keeps their uuids), through
+ * `store`: the workspace cache in the API, dropped at once by a rename through this process.
+ */
+export async function workspaceNamesOf(store: WorkspaceStore, orgId: string): Promise<Map<string, string>> {
+  const rows = await store.list(orgId, { includeDeleted: true });
+  return new Map(rows.map((w) => [w.workspaceUuid, w.name]));
+}

@@ -209,6 +209,32 @@ describe.each(backends())("usage queries on $name", (backend) => {
     }
   });
 
+  it("names workspaces in the summary as they are now: a rename writes no usage", async () => {
+    const url = `/v1/usage/summary?billing_cycle_uuid=${febCycle}`;
+    const names = async () =>
+      ((await get(url)).by_workspace as { workspace_uuid: string | null; workspace_name: string }[]).map(
+        (w) => [w.workspace_uuid, w.workspace_name],
+      );
+    const before = await names();
+    expect(before).toContainEqual([ws["Red Team"], "Red Team"]);
+    const rename = async (name: string) => {
+      const res = await fx.call("admin", "PUT", `/v1/workspaces/${ws["Red Team"]}`, {
+        name,
+        organization_uuid: fx.acmeId,
+      });
+      expect(res.statusCode, res.body).toBe(200);
+    };
+    await rename("Red Team Renamed");
+    try {
+      const after = await names();
+      expect(after).toContainEqual([ws["Red Team"], "Red Team Renamed"]);
+      expect(after.map(([id]) => id)).toEqual(before.map(([id]) => id));
+    } finally {
+      await rename("Red Team");
+    }
+    expect(await names()).toEqual(before);
+  });
+
   it("summarizes by workspace (top 6 + No Workspace), eval type and operation, with filter options", async () => {
     const s = await get(`/v1/usage/summary?billing_cycle_uuid=${febCycle}`, "adminKey");
     const names = s.by_workspace.map((w: { workspace_name: string }) => w.workspace_name);
