@@ -74,12 +74,13 @@ export const billingCycleRoutes: FastifyPluginAsyncZod<{
       },
     },
     async (req) => {
-      // The usage version comes with the cycles, before the costs it keys (cycle-costs-cache.ts).
-      const { cycles, version } = await cyclesOrCurrentAtVersion(db, adminOrg(req).org_id);
+      // The usage version comes with the cycles, before the costs it keys (cycle-costs-cache.ts),
+      // and so do their payments.
+      const { cycles, version, paid } = await cyclesOrCurrentAtVersion(db, adminOrg(req).org_id);
       const uuid = req.query.billing_cycle_uuid;
       if (!uuid) {
         const costs = cachedCycleCostsAt(costsCache, version);
-        const listed = await groupTotalsOfCycles(db, adminOrg(req).org_id, cycles, costs);
+        const listed = await groupTotalsOfCycles(db, adminOrg(req).org_id, cycles, costs, paid);
         return listed.map(({ cycle, totals }) => ({
           ...cycleJson(cycle, totals),
           usage_breakdown: { usage_events: [] },

@@ -149,22 +149,30 @@ export async function cyclesOrCurrent(db: Db, organizationUuid: string, now = ne
 }
 
 /**
- * cyclesOrCurrent's answer and the organization's usage version, read in the same statement
- * (before any cost the caller reads next, as findCycleAtVersion).
+ * cyclesOrCurrent's answer in one statement with what the billing cycles list reads beside it: the
+ * organization's usage version, read before any cost it keys (as findCycleAtVersion), and each
+ * stored cycle's payments (none when the organization has no stored cycle: then undefined).
  */
 export async function cyclesOrCurrentAtVersion(
   db: Db,
   organizationUuid: string,
   now = new Date(),
-): Promise<{ cycles: Cycle[]; version: number }> {
+): Promise<{ cycles: Cycle[]; version: number; paid?: Map<string, bigint> }> {
   const rows = await db
-    .select({ ...cycleColumns, version: versionOf(organizationUuid) })
+    .select({
+      ...cycleColumns,
+      version: versionOf(organizationUuid),
+      // Spelt out: drizzle leaves a one-table select's columns unqualified, and the payments' own
+      // billing_cycle_uuid would then answer for the outer row's.
+      paid: sql<string>`(select coalesce(sum(p.amount_micros), 0)::text from payments p where p.organization_uuid = ${organizationUuid} and p.billing_cycle_uuid = billing_cycles.billing_cycle_uuid)`,
+    })
     .from(billingCycles)
     .where(eq(billingCycles.organizationUuid, organizationUuid))
     .orderBy(...cycleOrder);
   if (rows.length) {
-    const cycles = rows.map(({ version: _, ...cycle }) => cycle);
-    return { cycles, version: Number(rows[0]?.version ?? 0) };
+    const cycles = rows.map(({ version: _v, paid: _p, ...cycle }) => cycle);
+    const paid = new Map(rows.map((r) => [r.billingCycleUuid, BigInt(r.paid ?? "0")]));
+    return { cycles, version: Number(rows[0]?.version ?? 0), paid };
   }
   const { firstDay, version } = await cycleless(db, organizationUuid);
   return { cycles: [noCycleYet(organizationUuid, firstDay, now)], version };
@@ -299,24 +307,9 @@ export async function cycleWorkspaceCosts(
   );
 }
 
-/**
- * groupTotals of each of the organization's `cycles`, each beside its cycle, in their order, in
- * three statements whatever their number (the groups with their workspaces, every cycle's cost per
- * workspace, every cycle's payments), where one cycle after another took four each: on the
- * embedded database every statement also waits its turn behind other requests'. Cycles do not
- * overlap, so each day of usage counts in at most one. `readCosts` reads the costs (the billing
- * cycles list's through a cache kept per usage version: cycle-costs-cache.ts).
- */
-export async function groupTotalsOfCycles(
-  db: Db,
-  org: string,
-  cycles: readonly Cycle[],
-  readCosts: CycleCostsReader = cycleWorkspaceCosts,
-): Promise<{ cycle: Cycle; totals: CycleTotals }[]> {
-  if (!cycles.length) return [];
-  const { groups, groupOfWorkspace } = await workspaceGroupsOf(db, org);
-  const costs = await readCosts(db, org, cycles);
-  const paid = await db
+/** Each of `cycles`' payments, summed (a cycle without payments is left out). */
+async function paymentsOf(db: Db, org: string, cycles: readonly Cycle[]): Promise<Map<string, bigint>> {
+  const rows = await db
     .select({
       cycle: payments.billingCycleUuid,
       sum: sql<string>`coalesce(sum(${payments.amountMicros}), 0)::text`,
@@ -332,8 +325,31 @@ export async function groupTotalsOfCycles(
       ),
     )
     .groupBy(payments.billingCycleUuid);
-  const paidOf = new Map(paid.map((p) => [p.cycle, BigInt(p.sum)]));
+  return new Map(rows.map((p) => [p.cycle, BigInt(p.sum)]));
+}
+
+/**
+ * groupTotals of each of the organization's `cycles`, each beside its cycle, in their order, in
+ * three statements whatever their number (the groups with their workspaces, every cycle's cost per
+ * workspace, every cycle's payments), where one cycle after another took four each: on the
+ * embedded database every statement also waits its turn behind other requests'. Cycles do not
+ * overlap, so each day of usage counts in at most one. `readCosts` reads the costs (the billing
+ * cycles list's through a cache kept per usage version: cycle-costs-cache.ts); `paid`, when given,
+ * is every cycle's payments, already read (cyclesOrCurrentAtVersion), and spares the third.
+ */
+export async function groupTotalsOfCycles(
+  db: Db,
+  org: string,
+  cycles: readonly Cycle[],
+  readCosts: CycleCostsReader = cycleWorkspaceCosts,
+  paid?: Map<string, bigint>,
+): Promise<{ cycle: Cycle; totals: CycleTotals }[]> {
+  if (!cycles.length) return [];
+  const { groups, groupOfWorkspace } = await workspaceGroupsOf(db, org);
+  const costs = await readCosts(db, org, cycles);
+  const paidOf = paid ?? (await paymentsOf(db, org, cycles));
   const costsOf = new Map<string | null, typeof costs>();
+
   for (const c of costs) {
     const bucket = costsOf.get(c.cycle);
     if (bucket) bucket.push(c);

@@ -131,6 +131,16 @@ describe.each(backends())("operator billing API on $name", (backend) => {
       `/v1/accounts/organization/billingcycles?billing_cycle_uuid=${c.billing_cycle_uuid}`,
     );
     expect(bill.json()).toMatchObject({ paid_amount_usd: "12.50" });
+    // And so does the customer's list of cycles, each with its own payments.
+    const list = await t.f.call("other", "GET", "/v1/accounts/organization/billingcycles");
+    const paidOf = new Map(
+      (list.json() as { billing_cycle_uuid: string; paid_amount_usd: string }[]).map((b) => [
+        b.billing_cycle_uuid,
+        b.paid_amount_usd,
+      ]),
+    );
+    expect(paidOf.get(c.billing_cycle_uuid)).toBe("12.50");
+    expect(paidOf.get(next.billing_cycle_uuid)).toBe("-0.000001");
 
     for (const [body, status, message] of [
       [{ amount_usd: "0" }, 400, "amount_usd cannot be zero."],
