@@ -1,27 +1,19 @@
 // The Billing & Usage page's data, computed once per (organization, cycle, filters, grouping) and
 // kept until the organization's next usage write. Each entry's key holds the organization's usage
-// version (usage_versions, raised in every transaction that writes usage: rollups.ts), read with
-// one primary-key lookup per request through the same database handle as the data and BEFORE it:
-// data read after seeing version v is at least as new as v, so an entry never holds figures older
-// than its key, and a committed write changes the key every API process reads next.
+// version (usage_versions, raised in every transaction that writes usage: rollups.ts), read in the
+// statement that finds the cycle (cycles.ts' findCycleAtVersion), through the same database handle
+// as the data and BEFORE it: data read after seeing version v is at least as new as v, so an entry
+// never holds figures older than its key, and a committed write changes the key every API process
+// reads next.
 import { eq } from "drizzle-orm";
 import type { Grouping } from "../../contract/usage-schemas";
-import { usageVersions, workspaces } from "../db/schema";
+import { workspaces } from "../db/schema";
 import type { Db } from "../platform/database";
 import { WeightedLru } from "../platform/weighted-lru";
 import type { Cycle } from "./cycles";
 import { NO_FILTERS, type UsageFilters } from "./filters";
 import { computePageData, type PageData, type RawOptions } from "./usage-aggregates";
 import { workspaceMatches } from "./usage-sql";
-
-/** The organization's usage version (0 before its first usage write). */
-export async function usageVersion(db: Db, organizationUuid: string): Promise<number> {
-  const [row] = await db
-    .select({ version: usageVersions.version })
-    .from(usageVersions)
-    .where(eq(usageVersions.organizationUuid, organizationUuid));
-  return Number(row?.version ?? 0);
-}
 
 /** Roughly how much an entry holds: its rows. */
 const weightOf = (d: PageData) =>
@@ -63,23 +55,9 @@ const keyOf = (cycle: Cycle, version: number, f: UsageFilters, grouping: Groupin
   ]);
 
 /**
- * The page's data for a cycle, filter set and grouping: from the cache when the organization's
- * usage has not changed since it was computed, else computed (and kept). Reads the version first.
- */
-export async function pageData(
-  db: Db,
-  cache: PageDataCache,
-  cycle: Cycle,
-  f: UsageFilters,
-  grouping: Grouping,
-): Promise<PageData & { options: RawOptions }> {
-  const version = await usageVersion(db, cycle.organizationUuid);
-  return pageDataAt(db, cache, cycle, f, grouping, version);
-}
-
-/**
- * pageData at a usage version the caller has already read, through the same handle and before
- * calling this (findCycleAtVersion reads it with the cycle).
+ * The page's data for a cycle, filter set and grouping at the organization's usage `version`, read
+ * through the same handle before calling this (findCycleAtVersion reads it with the cycle): from
+ * the cache when the usage has not changed since it was computed, else computed (and kept).
  */
 export async function pageDataAt(
   db: Db,
