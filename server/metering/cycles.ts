@@ -66,13 +66,13 @@ export const noCycleYet = (organizationUuid: string, firstDay: string | null, no
   endDate: null,
 });
 
-/** Whether the organization has a stored cycle, and its earliest usage day (one query). */
 /** The organization's usage version (usage_versions; 0 before its first usage write), as a column. */
 const versionOf = (organizationUuid: string) =>
   sql<
     string | number | null
   >`(select ${usageVersions.version} from ${usageVersions} where ${usageVersions.organizationUuid} = ${organizationUuid})`;
 
+/** Whether the organization has a stored cycle, its earliest usage day and its usage version (one query). */
 async function cycleless(db: Db, organizationUuid: string) {
   const [row] = await db
     .select({
@@ -145,7 +145,9 @@ export async function findCycleAtVersion(
 
 /** The organization's cycles as stored, or noCycleYet's when it has none (never writes). */
 export async function cyclesOrCurrent(db: Db, organizationUuid: string, now = new Date()): Promise<Cycle[]> {
-  return (await cyclesOrCurrentAtVersion(db, organizationUuid, now)).cycles;
+  const cycles = await listCycles(db, organizationUuid);
+  if (cycles.length) return cycles;
+  return [noCycleYet(organizationUuid, (await cycleless(db, organizationUuid)).firstDay, now)];
 }
 
 /**
