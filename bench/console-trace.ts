@@ -12,7 +12,8 @@
 //     build with --minify false for names), to find what renders again before the first paint.
 import { parseArgs } from "node:util";
 import type { BrowserContext } from "@playwright/test";
-import { launchChromium, signInAsAdmin } from "./browser";
+import { ensurePersonalApiKey, launchChromium, signInAsAdmin } from "./browser";
+import { ROWS, rowsProbe } from "./console-pages";
 import { addLatency } from "./network-latency";
 import { REACT_COMMITS_PROBE } from "./react-commits";
 import { serveConsoleDemo } from "./served-product";
@@ -29,7 +30,6 @@ const { values: args } = parseArgs({
   },
 });
 const path = args.path;
-const ROWS = path === "/organization/workspaces" ? ".ant-col .ant-card" : ".ant-table-tbody tr.ant-table-row";
 const VIEWPORT = { width: 1440, height: 900 };
 
 // Runs in every document: long animation frames (with script attribution) and the first frame
@@ -45,12 +45,7 @@ const PROBE = `(() => {
         });
     }).observe({ type: "long-animation-frame", buffered: true });
   } catch {}
-  const tick = () => {
-    if (document.querySelector(${JSON.stringify(ROWS)})) { window.__trace.rows = performance.now(); return; }
-    requestAnimationFrame(tick);
-  };
-  requestAnimationFrame(tick);
-})();`;
+})();${rowsProbe("window.__trace.rows = now")}`;
 
 type Trace = {
   rows: number;
@@ -91,7 +86,8 @@ try {
   if (args.commits) await signedIn.addInitScript(REACT_COMMITS_PROBE);
   const page = await signedIn.newPage();
   await signInAsAdmin(page, product);
-  await page.locator(".ant-table-tbody tr.ant-table-row").first().waitFor({ timeout: 60_000 });
+  await page.locator(ROWS).first().waitFor({ timeout: 60_000 });
+  await ensurePersonalApiKey(page, product.auth);
   const state = await signedIn.storageState();
 
   for (let i = 0; i < Number(args.runs); i++) {

@@ -62,7 +62,8 @@ import react from "@vitejs/plugin-react";
 import pg from "pg";
 import { build } from "vite";
 import { precompress } from "../scripts/precompress";
-import { launchChromium, signInAsAdmin } from "./browser";
+import { ensurePersonalApiKey, launchChromium, signInAsAdmin } from "./browser";
+import { PAGES, type PageSpec, ROWS, ROWS_SELECTOR_IN_PAGE } from "./console-pages";
 import { type ProfileSummary, printProfile, profileVisit } from "./console-profile";
 import { cpuReference } from "./cpu-reference";
 import { addLatency } from "./network-latency";
@@ -110,63 +111,6 @@ const TARGET = { rows: { warm: 1000, cold: 1300 }, floorRatio: 1.5, chart: 1500,
 const VIEWPORT = { width: 1440, height: 900 }; // the chart is hidden below 768 px
 const TSX = "node_modules/.bin/tsx";
 
-/**
- * The pages measured: where they are, what shows their rows, and their floor's one list call (the
- * call the page itself makes for its rows; "identity:" is the identity service's client API).
- */
-type PageSpec = { key: string; label: string; path: string; rows: string; chart: boolean; floor: string };
-const ROWS = ".ant-table-tbody tr.ant-table-row";
-const PAGES: PageSpec[] = [
-  {
-    key: "billing",
-    label: "Billing",
-    path: "/",
-    rows: ROWS,
-    chart: true,
-    floor: "/v1/usage/records?page=1&page_size=10&sort=-date",
-  },
-  {
-    key: "workspaces",
-    label: "Workspaces",
-    path: "/organization/workspaces",
-    // The workspaces are cards, not table rows.
-    rows: ".ant-col .ant-card",
-    chart: false,
-    floor: "/v1/workspaces/",
-  },
-  {
-    key: "users",
-    label: "Users",
-    path: "/users",
-    rows: ROWS,
-    chart: false,
-    floor: "identity:/org_membership/{orgId}/members?page_number=0&page_size=10",
-  },
-  {
-    key: "api-keys",
-    label: "API Keys",
-    path: "/account/api-keys",
-    rows: ROWS,
-    chart: false,
-    floor: "identity:/personal_api_keys?page_number=0&page_size=10",
-  },
-  {
-    key: "eval-runs",
-    label: "Eval Runs",
-    path: "/eval-runs",
-    rows: ROWS,
-    chart: false,
-    floor: "/v1/eval-runs?page=1&page_size=10&sort=-started_at",
-  },
-  {
-    key: "audit-log",
-    label: "Audit Log",
-    path: "/organization/audit-log",
-    rows: ROWS,
-    chart: false,
-    floor: "/v1/audit-log?page=1&page_size=25",
-  },
-];
 const SELECTED = args.pages ? args.pages.split(",").filter(Boolean) : PAGES.map((p) => p.key);
 for (const key of SELECTED)
   if (!PAGES.some((p) => p.key === key)) throw new Error(`--pages: no page "${key}"`);
@@ -367,9 +311,8 @@ const PROBE = `(() => {
       for (const e of list.getEntries()) if (!e.hadRecentInput) window.__benchLayoutShift += e.value;
     }).observe({ type: "layout-shift", buffered: true });
   } catch {}
-  const path = location.pathname;
-  const wantsChart = path === "/";
-  const rowSelector = path === "/organization/workspaces" ? ${JSON.stringify(".ant-col .ant-card")} : ${JSON.stringify(ROWS)};
+  const wantsChart = location.pathname === "/";
+  const rowSelector = ${ROWS_SELECTOR_IN_PAGE};
   const small = document.createElement("canvas");
   small.width = 64;
   small.height = 16;
@@ -462,29 +405,15 @@ async function visit(context: BrowserContext, url: string): Promise<Visit> {
 }
 
 /**
- * Signs admin@acme.test in on the hosted login page; returns the session for new contexts. The
- * demo administrator has no personal API key, so one is made for the API Keys page to list.
+ * Signs admin@acme.test in on the hosted login page, with a personal API key for the API Keys page
+ * to list; returns the session for new contexts.
  */
 async function signIn(browser: Browser, product: Product) {
   const context = await browser.newContext({ viewport: VIEWPORT });
   const page = await context.newPage();
   await signInAsAdmin(page, { api: product.url, auth: product.authUrl, password: PASSWORD });
   await page.locator(ROWS).first().waitFor({ timeout: 60_000 });
-  const made = await page.evaluate(async (authUrl) => {
-    const base = `${authUrl}/api/fe/v3`;
-    const init = { credentials: "include" as const, headers: { "X-CSRF-Token": "-.-" } };
-    const list = await fetch(`${base}/personal_api_keys?page_number=0&page_size=1`, init);
-    const { total_count } = (await list.json()) as { total_count: number };
-    if (total_count > 0) return true;
-    const created = await fetch(`${base}/api_keys`, {
-      ...init,
-      method: "POST",
-      headers: { ...init.headers, "Content-Type": "application/json" },
-      body: "{}",
-    });
-    return created.ok;
-  }, product.authUrl);
-  if (!made) throw new Error("could not make a personal API key for the API Keys page");
+  await ensurePersonalApiKey(page, product.authUrl);
   const state = await context.storageState();
   await context.close();
   return state;

@@ -15,7 +15,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { parseArgs } from "node:util";
 import { SourceMapConsumer } from "source-map-js";
-import { launchChromium, signInAsAdmin } from "./browser";
+import { ensurePersonalApiKey, launchChromium, signInAsAdmin } from "./browser";
+import { rowsProbe } from "./console-pages";
 import { serveConsoleDemo } from "./served-product";
 
 const { values: args } = parseArgs({
@@ -31,15 +32,7 @@ const { values: args } = parseArgs({
 const dir = args["console-dir"];
 const path = args.path;
 const runs = Number(args.runs);
-const ROWS = path === "/organization/workspaces" ? ".ant-col .ant-card" : ".ant-table-tbody tr.ant-table-row";
-const PROBE = `(() => {
-  window.__rows = 0;
-  const tick = () => {
-    if (document.querySelector(${JSON.stringify(ROWS)})) { window.__rows = performance.now(); return; }
-    requestAnimationFrame(tick);
-  };
-  requestAnimationFrame(tick);
-})();`;
+const PROBE = `window.__rows = 0;${rowsProbe("window.__rows = now")}`;
 
 type Frame = { functionName: string; url: string; lineNumber: number; columnNumber: number };
 type Profile = { nodes: { id: number; callFrame: Frame }[]; samples: number[]; timeDeltas: number[] };
@@ -88,6 +81,7 @@ try {
     return page.evaluate(() => (window as unknown as { __rows: number }).__rows);
   };
   await signInAsAdmin(page, product);
+  await ensurePersonalApiKey(page, product.auth);
   await page.goto(`${product.api}${path}`);
   await rows();
   const cdp = await context.newCDPSession(page);

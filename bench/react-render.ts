@@ -9,7 +9,8 @@
 //        npx tsx bench/react-render.ts --console-dir DIR [--path /] [--runs 5] [--top 40] [--port 4820]
 //          [--commits]   # also each commit's own components, largest first
 import { parseArgs } from "node:util";
-import { launchChromium, signInAsAdmin } from "./browser";
+import { ensurePersonalApiKey, launchChromium, signInAsAdmin } from "./browser";
+import { rowsProbe } from "./console-pages";
 import { serveConsoleDemo } from "./served-product";
 
 const { values: args } = parseArgs({
@@ -24,7 +25,6 @@ const { values: args } = parseArgs({
 });
 const path = args.path;
 const runs = Number(args.runs);
-const ROWS = path === "/organization/workspaces" ? ".ant-col .ant-card" : ".ant-table-tbody tr.ant-table-row";
 
 type Commit = {
   at: number;
@@ -39,11 +39,6 @@ type Commit = {
 // their nearest named parent, "?<Parent").
 const PROBE = `(() => {
   window.__rows = 0; window.__commits = [];
-  const tick = () => {
-    if (document.querySelector(${JSON.stringify(ROWS)})) { window.__rows = performance.now(); return; }
-    requestAnimationFrame(tick);
-  };
-  requestAnimationFrame(tick);
   const named = (t) => t && (t.displayName || t.name || (t.render && (t.render.displayName || t.render.name)));
   const nameOf = (f) => {
     const t = f.type;
@@ -88,7 +83,7 @@ const PROBE = `(() => {
       window.__commits.push({ at: Math.round(performance.now()), fibers, own, tree });
     },
   };
-})();`;
+})();${rowsProbe("window.__rows = now")}`;
 
 const product = serveConsoleDemo(args["console-dir"], Number(args.port));
 const browser = await launchChromium();
@@ -108,6 +103,7 @@ try {
   await context.addInitScript(PROBE);
   const page = await context.newPage();
   await signInAsAdmin(page, product);
+  await ensurePersonalApiKey(page, product.auth);
   // One discarded visit of the page, so the measured ones are warm.
   await page.goto(`${product.api}${path}`);
   await page.waitForFunction(() => (window as unknown as { __rows: number }).__rows > 0, undefined, {
