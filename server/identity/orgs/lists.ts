@@ -25,9 +25,11 @@ function pageOf<T>(items: T[], total: number, page: Page) {
 /**
  * When a member last used the service: their latest session activity, or (signed out everywhere,
  * so no session is left) the last change to their account, as the token's last_active_at does.
+ * The columns are spelled out with their tables: drizzle leaves a one-table select's columns
+ * unqualified, and inside the subquery an unqualified `id` would be the session's own, silently.
  */
 const lastActiveAt =
-  sql<Date>`coalesce((select max(${session.updatedAt}) from ${session} where ${session.userId} = ${user.id}), ${user.updatedAt})`.mapWith(
+  sql<Date>`coalesce((select max(s.updated_at) from ${session} s where s.user_id = "user"."id"), "user"."updated_at")`.mapWith(
     session.updatedAt,
   );
 
