@@ -6,7 +6,8 @@
 // source (the browser's own, such as fetch, and the garbage collector) keep their names. Self time
 // per visit, idle left out; layout forced from script counts in the function that forced it.
 // It says which code a page's time is spent in before one tries to shorten it; bench/console.ts
-// measures, bench/react-render.ts splits the render by component.
+// measures, bench/react-render.ts splits the render by component, bench/chunk-packages.ts says
+// what a chunk's bytes are.
 //
 // Usage: npx vite build --minify false --sourcemap --outDir DIR
 //        npx tsx bench/package-profile.ts --console-dir DIR [--path /] [--runs 5] [--top 40]
@@ -18,6 +19,7 @@ import { SourceMapConsumer } from "source-map-js";
 import { ensurePersonalApiKey, launchChromium, signInAsAdmin } from "./browser";
 import { rowsProbe } from "./console-pages";
 import { serveConsoleDemo } from "./served-product";
+import { ownerOf } from "./source-owner";
 
 const { values: args } = parseArgs({
   options: {
@@ -43,14 +45,6 @@ function mapOf(url: string): SourceMapConsumer | null {
   if (!maps.has(file))
     maps.set(file, existsSync(file) ? new SourceMapConsumer(JSON.parse(readFileSync(file, "utf8"))) : null);
   return maps.get(file) ?? null;
-}
-
-/** "…/node_modules/@scope/pkg/…" → "@scope/pkg"; "…/src/pages/billing/x.tsx" → "console: pages/billing". */
-function ownerOf(source: string): string {
-  const pkg = source.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/);
-  if (pkg) return pkg[1] as string;
-  const ours = source.split("/src/")[1];
-  return ours ? `console: ${ours.split("/").slice(0, -1).join("/") || ours}` : basename(source);
 }
 
 /** Where a sampled function comes from: a package or the console's folder, else its own name. */
