@@ -44,6 +44,8 @@ export default defineConfig({
           // run after the unit files (a project with its own worker count needs its own group).
           maxWorkers: 2,
           sequence: { groupOrder: 1 },
+          // One migrated and seeded database for the run, which each product copies.
+          globalSetup: ["tests/server/seeded-template.ts"],
         },
       },
     ],

@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { sql } from "drizzle-orm";
 import pg from "pg";
 import pino from "pino";
-import { afterAll, beforeAll, expect } from "vitest";
+import { afterAll, beforeAll, expect, inject } from "vitest";
 import { createApiService } from "../../server/api/service";
 import { buildProduct, type Product } from "../../server/app";
 import { loadConfig } from "../../server/platform/config";
@@ -13,37 +14,80 @@ export const PASSWORD = "test-demo-password";
 export const CONSOLE = "http://localhost:3000";
 export const AUTH = "http://localhost:3001";
 
-export type Backend = { name: string; open(): Promise<{ database: Database; drop(): Promise<void> }> };
+type Opened = { database: Database; drop(): Promise<void> };
+export type Backend = {
+  name: string;
+  /** A new, empty database. */
+  open(): Promise<Opened>;
+  /** A new database holding what startProduct's migrations and seed make (tests/server/seeded-template). */
+  openSeeded(): Promise<Opened>;
+};
+
+/** The run's seeded PGlite image, PostgreSQL template and the key their stored secrets are sealed
+ * with, when the global setup made them (it does for the server project; a harness used outside it
+ * builds every product itself). */
+function seededTemplates() {
+  try {
+    return {
+      image: inject("seededPgliteImage"),
+      template: inject("seededPostgresTemplate"),
+      secretsKey: inject("seededSecretsKey"),
+    };
+  } catch {
+    return { image: "", template: "", secretsKey: "" };
+  }
+}
+
+/** Settings that make a product's database differ from the seeded one's: such a product builds its
+ * own. */
+const UNSEEDED_SETTINGS = ["DEMO_PASSWORD", "SECRETS_KEY", "SECRETS_KEY_PREVIOUS", "DATA_DIR"];
+
+/** The settings of each product built from the seeded database, for a second process on it. */
+const seededSettings = new WeakMap<Product, Record<string, string>>();
+
+let pgliteImage: Blob | undefined;
 
 /** PGlite always; PostgreSQL too when DATABASE_URL is set (each test file gets its own database). */
 export function backends(): Backend[] {
+  const seeded = seededTemplates();
+  const pglite = async (image?: Blob) => ({
+    database: await openDatabase({ kind: "pglite", dataDir: null, ...(image ? { image } : {}) }),
+    drop: async () => {},
+  });
   const list: Backend[] = [
     {
       name: "pglite",
-      open: async () => ({
-        database: await openDatabase({ kind: "pglite", dataDir: null }),
-        drop: async () => {},
-      }),
+      open: () => pglite(),
+      openSeeded: () => {
+        if (seeded.image && !pgliteImage) pgliteImage = new Blob([readFileSync(seeded.image)]);
+        return pglite(pgliteImage);
+      },
     },
   ];
   const url = process.env.DATABASE_URL;
   if (url) {
+    const postgres = async (template?: string) => {
+      const name = `ec_test_${randomBytes(6).toString("hex")}`;
+      const scratch = await createScratchDatabase(url, name, template);
+      return { database: await openDatabase({ kind: "postgres", url: scratch.url }), drop: scratch.drop };
+    };
     list.push({
       name: "postgres",
-      async open() {
-        const scratch = await createScratchDatabase(url, `ec_test_${randomBytes(6).toString("hex")}`);
-        return { database: await openDatabase({ kind: "postgres", url: scratch.url }), drop: scratch.drop };
-      },
+      open: () => postgres(),
+      openSeeded: () => postgres(seeded.template || undefined),
     });
   }
   return list;
 }
 
-/** A new, empty database `name` on the server of `adminUrl`: its URL, and how to drop it again. */
-export async function createScratchDatabase(adminUrl: string, name: string) {
+/**
+ * A new database `name` on the server of `adminUrl`, empty or a copy of `template`: its URL, and
+ * how to drop it again.
+ */
+export async function createScratchDatabase(adminUrl: string, name: string, template?: string) {
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`create database ${name}`);
+  await admin.query(`create database ${name}${template ? ` template ${template}` : ""}`);
   await admin.end();
   const u = new URL(adminUrl);
   u.pathname = `/${name}`;
@@ -73,26 +117,38 @@ export function productPerSuite(backend: Backend) {
   return suite;
 }
 
-/** A product with the demo seeded, built on the given backend; nothing listens (use inject). */
-export async function startProduct(backend: Backend, env: Record<string, string> = {}): Promise<TestProduct> {
-  const { database, drop } = await backend.open();
-  const config = loadConfig({
+/** The configuration of startProduct's products, with `env` over it. */
+export function seededConfig(env: Record<string, string> = {}): Record<string, string> {
+  return {
     DEMO_PASSWORD: PASSWORD,
     CONSOLE_DIR: "./tests/server/fixtures/console",
     // The suites send usage on fixed calendar days, which a horizon counted back from today would
     // refuse one day; the horizon has its own suite (usage-key-retention), which sets it.
     USAGE_MAX_AGE_DAYS: "0",
     ...env,
-  });
+  };
+}
+
+/** A product with the demo seeded, built on the given backend; nothing listens (use inject). */
+export async function startProduct(backend: Backend, env: Record<string, string> = {}): Promise<TestProduct> {
+  // The run's seeded database holds the demo with the default password and its secrets sealed
+  // with the run's key; the seed below then finds the demo there and adds nothing.
+  const { secretsKey } = seededTemplates();
+  const seeded = secretsKey !== "" && !UNSEEDED_SETTINGS.some((name) => name in env);
+  const { database, drop } = await (seeded ? backend.openSeeded() : backend.open());
+  const settings: Record<string, string> = seeded ? { SECRETS_KEY: secretsKey } : {};
+  const config = loadConfig(seededConfig({ ...settings, ...env }));
   const product = await buildProduct(config, pino({ level: "silent" }), database);
   await product.seed(false);
-  return {
+  const test: TestProduct = {
     ...product,
     async dispose() {
       await product.close();
       await drop();
     },
   };
+  seededSettings.set(test, settings);
+  return test;
 }
 
 /**
@@ -108,6 +164,7 @@ export async function secondProcess(p: Product, env: Record<string, string> = {}
     DEMO_PASSWORD: PASSWORD,
     CONSOLE_DIR: "./tests/server/fixtures/console",
     DATABASE_URL: url.toString(),
+    ...seededSettings.get(p),
     ...env,
   });
   return buildProduct(

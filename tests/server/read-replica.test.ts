@@ -66,6 +66,10 @@ const replicated: Backend = {
       throw err;
     }
   },
+  // Built and seeded by startProduct, as before: the template is the primary's alone to copy.
+  openSeeded() {
+    return replicated.open();
+  },
 };
 
 describe.runIf(primaryUrl && replicaUrl)("usage reads from a read replica", () => {
