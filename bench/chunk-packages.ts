@@ -35,7 +35,7 @@ map.eachMapping((m) => {
 });
 marks.sort((a, b) => a.at - b.at);
 const bytes = new Map<string, number>();
-const unmapped = (marks[0]?.at ?? code.length) as number;
+const unmapped = marks[0]?.at ?? code.length;
 marks.forEach((m, i) => {
   const end = marks[i + 1]?.at ?? code.length;
   bytes.set(m.owner, (bytes.get(m.owner) ?? 0) + end - m.at);

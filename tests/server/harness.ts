@@ -37,6 +37,7 @@ function seededTemplates() {
     return { image: "", template: "", secretsKey: "" };
   }
 }
+const SEEDED = seededTemplates();
 
 /** Settings that make a product's database differ from the seeded one's: such a product builds its
  * own. */
@@ -49,7 +50,6 @@ let pgliteImage: Blob | undefined;
 
 /** PGlite always; PostgreSQL too when DATABASE_URL is set (each test file gets its own database). */
 export function backends(): Backend[] {
-  const seeded = seededTemplates();
   const pglite = async (image?: Blob) => ({
     database: await openDatabase({ kind: "pglite", dataDir: null, ...(image ? { image } : {}) }),
     drop: async () => {},
@@ -59,7 +59,7 @@ export function backends(): Backend[] {
       name: "pglite",
       open: () => pglite(),
       openSeeded: () => {
-        if (seeded.image && !pgliteImage) pgliteImage = new Blob([readFileSync(seeded.image)]);
+        if (SEEDED.image && !pgliteImage) pgliteImage = new Blob([readFileSync(SEEDED.image)]);
         return pglite(pgliteImage);
       },
     },
@@ -74,7 +74,7 @@ export function backends(): Backend[] {
     list.push({
       name: "postgres",
       open: () => postgres(),
-      openSeeded: () => postgres(seeded.template || undefined),
+      openSeeded: () => postgres(SEEDED.template || undefined),
     });
   }
   return list;
@@ -133,10 +133,9 @@ export function seededConfig(env: Record<string, string> = {}): Record<string, s
 export async function startProduct(backend: Backend, env: Record<string, string> = {}): Promise<TestProduct> {
   // The run's seeded database holds the demo with the default password and its secrets sealed
   // with the run's key; the seed below then finds the demo there and adds nothing.
-  const { secretsKey } = seededTemplates();
-  const seeded = secretsKey !== "" && !UNSEEDED_SETTINGS.some((name) => name in env);
+  const seeded = SEEDED.secretsKey !== "" && !UNSEEDED_SETTINGS.some((name) => name in env);
   const { database, drop } = await (seeded ? backend.openSeeded() : backend.open());
-  const settings: Record<string, string> = seeded ? { SECRETS_KEY: secretsKey } : {};
+  const settings: Record<string, string> = seeded ? { SECRETS_KEY: SEEDED.secretsKey } : {};
   const config = loadConfig(seededConfig({ ...settings, ...env }));
   const product = await buildProduct(config, pino({ level: "silent" }), database);
   await product.seed(false);

@@ -49,14 +49,15 @@ export default async function setup(project: TestProject) {
   project.provide("seededPgliteImage", image);
 
   const url = process.env.DATABASE_URL;
+  const templateName = url ? `ec_template_${randomBytes(6).toString("hex")}` : "";
   let template: Awaited<ReturnType<typeof createScratchDatabase>> | null = null;
   if (url) {
-    template = await createScratchDatabase(url, `ec_template_${randomBytes(6).toString("hex")}`);
+    template = await createScratchDatabase(url, templateName);
     const seeded = await seed(await openDatabase({ kind: "postgres", url: template.url }), secretsKey);
     // Closed, so that no connection holds it: CREATE DATABASE copies only a template nobody uses.
     await seeded.close();
   }
-  project.provide("seededPostgresTemplate", template ? new URL(template.url).pathname.slice(1) : "");
+  project.provide("seededPostgresTemplate", templateName);
   project.provide("seededSecretsKey", secretsKey);
 
   return async () => {
