@@ -14,8 +14,13 @@ rmSync(out, { recursive: true, force: true });
 await build({
   absWorkingDir: root,
   entryPoints: ["server/main.ts"],
-  outfile: `${out}/server/main.js`,
+  outdir: `${out}/server`,
   bundle: true,
+  // main.ts imports each command's code when it runs; split, a command that goes through a running
+  // server does not load the product's chunk. Chunks sit beside main.js, so the paths below hold
+  // for whichever chunk a module lands in.
+  splitting: true,
+  chunkNames: "[name]-[hash]",
   platform: "node",
   format: "esm",
   target: "node20",
@@ -24,7 +29,7 @@ await build({
   logLevel: "warning",
 });
 // platform/database.ts finds the migrations at ../db/migrations from its own module, which in the
-// bundle is dist-server/server/main.js.
+// bundle is a file in dist-server/server/.
 cpSync(`${root}server/db/migrations`, `${out}/db/migrations`, { recursive: true });
 // platform/pglite-proxy.ts starts the embedded database's thread from ./pglite-worker.mjs beside
 // its own module, likewise the bundle.

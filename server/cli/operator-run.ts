@@ -4,11 +4,9 @@
  * lose the change and can corrupt the database. Otherwise (PostgreSQL, or no server running) on
  * the database itself, which the data directory's lock keeps to this one process meanwhile.
  */
-import { buildProduct } from "../app";
 import type { Config } from "../platform/config";
-import { createLogger } from "../platform/logger";
+import { openProduct } from "./open-product";
 import { type OperatorCommand, runOperatorCommand } from "./operator-commands";
-import { databaseOperatorBackend } from "./operator-database";
 import { serverOperatorBackend } from "./operator-server";
 import { findRunningServer, serverCaller } from "./running-server";
 
@@ -16,10 +14,9 @@ import { findRunningServer, serverCaller } from "./running-server";
 export async function runOperator(config: Config, cmd: OperatorCommand): Promise<number> {
   const running = config.database.kind === "pglite" ? findRunningServer(config.database.dataDir) : null;
   if (running) return runOperatorCommand(cmd, serverOperatorBackend(serverCaller(running)));
-  const product = await buildProduct(
-    config,
-    createLogger(config.logLevel === "info" ? "warn" : config.logLevel),
-  );
+  // The database's side loads only on this path: through a server it is not needed.
+  const { databaseOperatorBackend } = await import("./operator-database");
+  const product = await openProduct(config);
   try {
     return await runOperatorCommand(cmd, databaseOperatorBackend(product));
   } finally {

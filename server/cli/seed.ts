@@ -3,11 +3,10 @@
  * with a server running on its data directory, the server's operator API seeds it (its progress
  * lines drive the bar); otherwise it is done on the database here. Both print the same lines.
  */
-import { buildProduct } from "../app";
 import { createDemoIngestKey, demoEvents, progressBar, saveDemoIngestKey, seedUsage } from "../demo-cli";
 import type { Config } from "../platform/config";
-import { createLogger } from "../platform/logger";
 import { DEMO_USERS } from "../seed";
+import { openProduct } from "./open-product";
 import { findRunningServer, type RunningServer } from "./running-server";
 
 type SeedArgs = { events?: number; seed?: number };
@@ -35,10 +34,7 @@ export async function runSeed(config: Config, args: SeedArgs): Promise<number> {
   const events = args.events ?? demoEvents();
   const running = config.database.kind === "pglite" ? findRunningServer(config.database.dataDir) : null;
   if (running) return throughServer(config, running, { ...args, events });
-  const product = await buildProduct(
-    config,
-    createLogger(config.logLevel === "info" ? "warn" : config.logLevel),
-  );
+  const product = await openProduct(config);
   try {
     const r = await product.seed(config.database.kind === "postgres" && !config.demoPassword);
     if (r.created)

@@ -8,13 +8,12 @@ import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { buildProduct } from "../app";
 import { progressBar } from "../demo-cli";
 import { BillingError, resolveOrganization } from "../metering/billing";
 import type { MeteringCommand } from "../metering/cli";
 import { formatOf, ImportError, type ImportResult, importUsageFile } from "../metering/import";
 import type { Config } from "../platform/config";
-import { createLogger } from "../platform/logger";
+import { openProduct } from "./open-product";
 import { findRunningServer, type RunningServer } from "./running-server";
 
 type ImportCommand = Extract<MeteringCommand, { kind: "import" }>;
@@ -62,10 +61,7 @@ function report(file: string, org: string, r: Outcome): number {
 
 /** On the database itself, with live counts on the bar. */
 async function onDatabase(config: Config, cmd: ImportCommand) {
-  const product = await buildProduct(
-    config,
-    createLogger(config.logLevel === "info" ? "warn" : config.logLevel),
-  );
+  const product = await openProduct(config);
   try {
     const db = product.database.db;
     const org = await resolveOrganization(db, cmd.org);
