@@ -178,8 +178,18 @@ export async function createApiService(
           reads,
           workspaces,
         });
-        await routes.register(usageReportRoutes, { db: database.db, readDb: database.readDb, reads });
-        await routes.register(usageExplainRoutes, { db: database.db, readDb: database.readDb, reads });
+        await routes.register(usageReportRoutes, {
+          db: database.db,
+          readDb: database.readDb,
+          reads,
+          workspaces,
+        });
+        await routes.register(usageExplainRoutes, {
+          db: database.db,
+          readDb: database.readDb,
+          reads,
+          workspaces,
+        });
         await routes.register(billingCycleRoutes, { db: database.db, readDb: database.readDb });
         await routes.register(budgetRoutes, { db: database.db });
         await routes.register(allowanceRoutes, { db: database.db, workspaces });

@@ -14,6 +14,8 @@ import { ApiError } from "../platform/errors";
 import { createReadGate, MAX_EXPENSIVE_READS_PER_ORG, type ReadGate, type ReadKind } from "./read-gate";
 import { adminOrg } from "./route-hooks";
 import { failure, json } from "./schemas";
+import { workspaceNamesFrom } from "./workspace-cache";
+import type { WorkspaceStore } from "./workspace-store";
 
 const QuerySchema = z.strictObject({
   billing_cycle_uuid: z
@@ -80,13 +82,17 @@ const EXPLAIN: ReadKind = {
 };
 
 /** GET /v1/usage/explain: "Explain this charge", one node of a billing cycle's cost at a time. */
-export const usageExplainRoutes: FastifyPluginAsyncZod<{ db: Db; readDb?: Db; reads?: ReadGate }> = async (
-  app,
-  deps,
-) => {
+export const usageExplainRoutes: FastifyPluginAsyncZod<{
+  db: Db;
+  readDb?: Db;
+  reads?: ReadGate;
+  /** The workspace store the names come from (the API's cache); else read each time. */
+  workspaces?: WorkspaceStore;
+}> = async (app, deps) => {
   // Like every usage read: the replica when one is configured.
   const db = deps.readDb ?? deps.db;
   const reads = deps.reads ?? createReadGate();
+  const namesOf = workspaceNamesFrom(db, deps.workspaces);
   app.get(
     "/usage/explain",
     {
@@ -127,15 +133,20 @@ export const usageExplainRoutes: FastifyPluginAsyncZod<{ db: Db; readDb?: Db; re
       if (!cycle) throw new ApiError("not_found", "Billing cycle not found.");
       const release = reads.enter(org, EXPLAIN, reply);
       try {
-        return await explainCharge(db, cycle, {
-          level: q.level,
-          group: q.group,
-          workspaceUuid: q.workspace_uuid?.toLowerCase(),
-          evalRunUuid: q.eval_run_uuid,
-          usageEventUuid: q.usage_event_uuid?.toLowerCase(),
-          page: q.page,
-          pageSize: q.page_size,
-        });
+        return await explainCharge(
+          db,
+          cycle,
+          {
+            level: q.level,
+            group: q.group,
+            workspaceUuid: q.workspace_uuid?.toLowerCase(),
+            evalRunUuid: q.eval_run_uuid,
+            usageEventUuid: q.usage_event_uuid?.toLowerCase(),
+            page: q.page,
+            pageSize: q.page_size,
+          },
+          namesOf,
+        );
       } catch (err) {
         if (err instanceof ExplainNotFound) throw new ApiError("not_found", err.message);
         throw err;

@@ -19,7 +19,7 @@ import {
   seriesOf,
   summaryOf,
 } from "../metering/usage-answers";
-import { PageDataCache, pageDataAt, workspaceNames } from "../metering/usage-cache";
+import { PageDataCache, pageDataAt } from "../metering/usage-cache";
 import { csvLines, EXPORT_BYTES_PER_SECOND } from "../metering/usage-csv";
 import { recordsOnPage, SORT_KEYS, type SortKey } from "../metering/usage-records";
 import type { Db } from "../platform/database";
@@ -27,7 +27,7 @@ import { ApiError } from "../platform/errors";
 import { createReadGate, MAX_EXPENSIVE_READS_PER_ORG, type ReadGate, type ReadKind } from "./read-gate";
 import { adminOrg } from "./route-hooks";
 import { failure, json } from "./schemas";
-import { workspaceNamesOf } from "./workspace-cache";
+import { workspaceNamesFrom } from "./workspace-cache";
 import type { WorkspaceStore } from "./workspace-store";
 
 /** A query parameter that may be given once or repeated: always a list, blanks dropped. */
@@ -199,8 +199,7 @@ export const usageQueryRoutes: FastifyPluginAsyncZod<{
   const cache = deps.pageCache ?? new PageDataCache();
   const reads = deps.reads ?? createReadGate();
   const store = deps.workspaces;
-  // Names are shown, never filtered or summed on: the cache's (a rename drops it) spares a statement.
-  const namesOf = (org: string) => (store ? workspaceNamesOf(store, org) : workspaceNames(db, org));
+  const namesOf = workspaceNamesFrom(db, store);
 
   /** One page of the cycle's filtered, sorted records: /v1/usage/records and /v1/usage/ (spec §7). */
   const recordsRoute = (url: string, summary: string, hide = false) =>

@@ -23,6 +23,8 @@ import { createReadGate, MAX_EXPENSIVE_READS_PER_ORG, type ReadGate, type ReadKi
 import { adminOrg } from "./route-hooks";
 import { failure } from "./schemas";
 import { filterShape, filtersOf } from "./usage-queries";
+import { workspaceNamesFrom } from "./workspace-cache";
+import type { WorkspaceStore } from "./workspace-store";
 
 // The report's period is its own: the dashboard's billing_cycle_uuid is not one of its filters.
 const { billing_cycle_uuid: _cycle, ...filters } = filterShape;
@@ -86,10 +88,13 @@ export const usageReportRoutes: FastifyPluginAsyncZod<{
   reads?: ReadGate;
   /** Tests: the rows a CSV report reads at a time. */
   csvLimits?: { batchRows?: number };
+  /** The workspace store the report's names come from (the API's cache); else read each time. */
+  workspaces?: WorkspaceStore;
 }> = async (app, deps) => {
   // Like every usage read: the replica when one is configured.
   const db = deps.readDb ?? deps.db;
   const reads = deps.reads ?? createReadGate();
+  const namesOf = workspaceNamesFrom(db, deps.workspaces);
 
   app.get(
     "/usage/report",
@@ -151,7 +156,7 @@ export const usageReportRoutes: FastifyPluginAsyncZod<{
       if (!wantsCsv(req.query.format, req.headers.accept)) {
         const release = reads.enter(org, REPORT_PAGE, reply);
         try {
-          return await reportPage(db, q, after, req.query.page_size);
+          return await reportPage(db, q, after, req.query.page_size, namesOf);
         } finally {
           release();
         }
@@ -159,7 +164,7 @@ export const usageReportRoutes: FastifyPluginAsyncZod<{
       const done = reads.enter(org, CSV_REPORT, reply);
       let stream: Readable;
       try {
-        const csv = await reportCsv(db, q, deps.csvLimits);
+        const csv = await reportCsv(db, q, deps.csvLimits, namesOf);
         stream = Readable.from(csv.lines);
         // However the response ends (sent, failed, the client gone), the read ends with it.
         stream.once("close", () => void csv.close().finally(done));

@@ -80,7 +80,13 @@ export async function pageDataAt(
   return { ...data, options: all.options };
 }
 
-/** The organization's workspace names (the summary's names are never cached: renames show at once). */
+/**
+ * Where a read finds an organization's workspace names, deleted workspaces' too: the API passes its
+ * workspace cache (workspaceNamesFrom), which a rename drops at once; alone, workspaceNames reads them.
+ */
+export type WorkspaceNames = (organizationUuid: string) => Promise<Map<string, string>>;
+
+/** The organization's workspace names, read from the database each time. */
 export async function workspaceNames(db: Db, organizationUuid: string): Promise<Map<string, string>> {
   const rows = await db
     .select({ id: workspaces.workspaceUuid, name: workspaces.name })

@@ -19,7 +19,7 @@ import {
 import { priceRules, usageEvents, workspaces } from "../db/schema";
 import type { Db } from "../platform/database";
 import { type Cycle, DEFAULT_GROUP, eventsInCycle, workspaceGroupsOf } from "./cycles";
-import { workspaceNames } from "./usage-cache";
+import { type WorkspaceNames, workspaceNames } from "./usage-cache";
 import { linesOf, pageOf, partOrder, rowSums, rowsByKey, type UsageRow } from "./usage-explain-lines";
 import { readScope } from "./usage-explain-sql";
 import { priceRuleJoin, type RecordRow, recordColumns } from "./usage-records";
@@ -66,9 +66,9 @@ type Part = {
 type Crumb = { label: string; node: ExplainNode };
 
 /** What every level needs: the organization's workspace names and groups. */
-async function contextOf(db: Db, cycle: Cycle) {
+async function contextOf(db: Db, cycle: Cycle, namesOf: WorkspaceNames) {
   const [names, groups] = await Promise.all([
-    workspaceNames(db, cycle.organizationUuid),
+    namesOf(cycle.organizationUuid),
     workspaceGroupsOf(db, cycle.organizationUuid),
   ]);
   const wsLabel = (ws: string | null) => (ws === null ? NO_WORKSPACE : (names.get(ws) ?? UNKNOWN_WORKSPACE));
@@ -315,8 +315,13 @@ async function oneEvent(db: Db, cycle: Cycle, ctx: Context, req: ExplainRequest)
 }
 
 /** The node the request names, with its parts on the requested page. */
-export async function explainCharge(db: Db, cycle: Cycle, req: ExplainRequest): Promise<UsageExplain> {
-  const ctx = await contextOf(db, cycle);
+export async function explainCharge(
+  db: Db,
+  cycle: Cycle,
+  req: ExplainRequest,
+  namesOf: WorkspaceNames = (org) => workspaceNames(db, org),
+): Promise<UsageExplain> {
+  const ctx = await contextOf(db, cycle, namesOf);
   switch (req.level) {
     case "cycle":
     case "group":

@@ -15,7 +15,7 @@ import {
 import { priceRules } from "../db/schema";
 import type { Db } from "../platform/database";
 import { cursorBatches, pgPoolOf } from "./pg-cursor";
-import { workspaceNames } from "./usage-cache";
+import { type WorkspaceNames, workspaceNames } from "./usage-cache";
 import { nextBucket } from "./usage-report-buckets";
 import {
   keyOf,
@@ -161,8 +161,8 @@ function rowOf(q: ReportQuery, r: ReportSqlRow, { names, rules }: Lookups): Usag
   return { ...row, ...sums(r.events, r.quantity, r.cost) };
 }
 
-const namesFor = (db: Db, q: ReportQuery) =>
-  q.groupBy.includes("workspace") ? workspaceNames(db, q.organizationUuid) : Promise.resolve(new Map());
+const namesFor = (q: ReportQuery, namesOf: WorkspaceNames) =>
+  q.groupBy.includes("workspace") ? namesOf(q.organizationUuid) : Promise.resolve(new Map<string, string>());
 
 /**
  * One page of the report: at most `limit` rows after `after` (keyOfCursor of a cursor; null for the
@@ -175,8 +175,12 @@ export async function reportPage(
   q: ReportQuery,
   after: ReportKey | null,
   limit: number,
+  namesOf: WorkspaceNames = (org) => workspaceNames(db, org),
 ): Promise<UsageReportPage> {
-  const [read, names] = await Promise.all([reportRows(db, q, { after, limit: limit + 1 }), namesFor(db, q)]);
+  const [read, names] = await Promise.all([
+    reportRows(db, q, { after, limit: limit + 1 }),
+    namesFor(q, namesOf),
+  ]);
   const hasMore = read.length > limit;
   const rows = read.slice(0, limit);
   const lookups = { names, rules: await rulesFor(db, q, rows) };
@@ -260,9 +264,10 @@ export async function reportCsv(
   db: Db,
   q: ReportQuery,
   opts: { batchRows?: number } = {},
+  namesOf: WorkspaceNames = (org) => workspaceNames(db, org),
 ): Promise<{ lines: AsyncGenerator<string>; close: () => Promise<void> }> {
   const batches = reportBatches(db, q, opts.batchRows ?? REPORT_CSV_BATCH);
-  const [first, names] = await Promise.all([batches.next(), namesFor(db, q)]);
+  const [first, names] = await Promise.all([batches.next(), namesFor(q, namesOf)]);
   const head = first.done ? undefined : first.value[0];
   const totalRows = Number(head?.totalRows ?? 0);
   if (totalRows > REPORT_MAX_CSV_ROWS) {

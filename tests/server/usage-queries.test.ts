@@ -209,16 +209,47 @@ describe.each(backends())("usage queries on $name", (backend) => {
     }
   });
 
-  it("names workspaces in the summary as they are now: a rename writes no usage", async () => {
-    const url = `/v1/usage/summary?billing_cycle_uuid=${febCycle}`;
+  it("names workspaces in the summary, report and explanation as they are now: a rename writes no usage", async () => {
+    const red = ws["Red Team"] as string;
     const names = async () =>
-      ((await get(url)).by_workspace as { workspace_uuid: string | null; workspace_name: string }[]).map(
-        (w) => [w.workspace_uuid, w.workspace_name],
-      );
+      (
+        (await get(`/v1/usage/summary?billing_cycle_uuid=${febCycle}`)).by_workspace as {
+          workspace_uuid: string | null;
+          workspace_name: string;
+        }[]
+      ).map((w) => [w.workspace_uuid, w.workspace_name]);
+    // The report's rows and CSV and the explanation's breadcrumb name the workspace too; each reads
+    // the names through the API's workspace cache, which the rename must reach.
+    const reportQuery = "starting_at=2026-02-01T00:00:00Z&bucket_width=1mo&group_by=workspace";
+    const reportNames = async () => [
+      ...new Set(
+        (
+          (await get(`/v1/usage/report?${reportQuery}`)).data as {
+            workspace_uuid: string;
+            workspace_name: string;
+          }[]
+        )
+          .filter((r) => r.workspace_uuid === red)
+          .map((r) => r.workspace_name),
+      ),
+    ];
+    const csvLines = async () => {
+      const res = await fx.call("admin", "GET", `/v1/usage/report?${reportQuery}&format=csv`);
+      expect(res.statusCode, res.body).toBe(200);
+      return res.body.split("\n").filter((line) => line.includes(red));
+    };
+    const crumb = async () =>
+      (
+        (await get(`/v1/usage/explain?billing_cycle_uuid=${febCycle}&level=workspace&workspace_uuid=${red}`))
+          .path as { label: string }[]
+      ).at(-1)?.label;
     const before = await names();
-    expect(before).toContainEqual([ws["Red Team"], "Red Team"]);
+    expect(before).toContainEqual([red, "Red Team"]);
+    expect(await reportNames()).toEqual(["Red Team"]);
+    expect((await csvLines()).length).toBeGreaterThan(0);
+    expect(await crumb()).toBe("Red Team");
     const rename = async (name: string) => {
-      const res = await fx.call("admin", "PUT", `/v1/workspaces/${ws["Red Team"]}`, {
+      const res = await fx.call("admin", "PUT", `/v1/workspaces/${red}`, {
         name,
         organization_uuid: fx.acmeId,
       });
@@ -227,12 +258,16 @@ describe.each(backends())("usage queries on $name", (backend) => {
     await rename("Red Team Renamed");
     try {
       const after = await names();
-      expect(after).toContainEqual([ws["Red Team"], "Red Team Renamed"]);
+      expect(after).toContainEqual([red, "Red Team Renamed"]);
       expect(after.map(([id]) => id)).toEqual(before.map(([id]) => id));
+      expect(await reportNames()).toEqual(["Red Team Renamed"]);
+      for (const line of await csvLines()) expect(line).toContain("Red Team Renamed");
+      expect(await crumb()).toBe("Red Team Renamed");
     } finally {
       await rename("Red Team");
     }
     expect(await names()).toEqual(before);
+    expect(await reportNames()).toEqual(["Red Team"]);
   });
 
   it("summarizes by workspace (top 6 + No Workspace), eval type and operation, with filter options", async () => {
