@@ -198,8 +198,7 @@ export const usageQueryRoutes: FastifyPluginAsyncZod<{
   const db = deps.readDb ?? deps.db;
   const cache = deps.pageCache ?? new PageDataCache();
   const reads = deps.reads ?? createReadGate();
-  const store = deps.workspaces;
-  const namesOf = workspaceNamesFrom(db, store);
+  const namesOf = workspaceNamesFrom(db, deps.workspaces);
 
   /** One page of the cycle's filtered, sorted records: /v1/usage/records and /v1/usage/ (spec §7). */
   const recordsRoute = (url: string, summary: string, hide = false) =>

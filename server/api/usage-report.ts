@@ -164,7 +164,7 @@ export const usageReportRoutes: FastifyPluginAsyncZod<{
       const done = reads.enter(org, CSV_REPORT, reply);
       let stream: Readable;
       try {
-        const csv = await reportCsv(db, q, deps.csvLimits, namesOf);
+        const csv = await reportCsv(db, q, namesOf, deps.csvLimits);
         stream = Readable.from(csv.lines);
         // However the response ends (sent, failed, the client gone), the read ends with it.
         stream.once("close", () => void csv.close().finally(done));

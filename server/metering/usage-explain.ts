@@ -19,7 +19,7 @@ import {
 import { priceRules, usageEvents, workspaces } from "../db/schema";
 import type { Db } from "../platform/database";
 import { type Cycle, DEFAULT_GROUP, eventsInCycle, workspaceGroupsOf } from "./cycles";
-import { type WorkspaceNames, workspaceNames } from "./usage-cache";
+import type { WorkspaceNames } from "./usage-cache";
 import { linesOf, pageOf, partOrder, rowSums, rowsByKey, type UsageRow } from "./usage-explain-lines";
 import { readScope } from "./usage-explain-sql";
 import { priceRuleJoin, type RecordRow, recordColumns } from "./usage-records";
@@ -319,7 +319,7 @@ export async function explainCharge(
   db: Db,
   cycle: Cycle,
   req: ExplainRequest,
-  namesOf: WorkspaceNames = (org) => workspaceNames(db, org),
+  namesOf: WorkspaceNames,
 ): Promise<UsageExplain> {
   const ctx = await contextOf(db, cycle, namesOf);
   switch (req.level) {

@@ -15,7 +15,7 @@ import {
 import { priceRules } from "../db/schema";
 import type { Db } from "../platform/database";
 import { cursorBatches, pgPoolOf } from "./pg-cursor";
-import { type WorkspaceNames, workspaceNames } from "./usage-cache";
+import type { WorkspaceNames } from "./usage-cache";
 import { nextBucket } from "./usage-report-buckets";
 import {
   keyOf,
@@ -175,7 +175,7 @@ export async function reportPage(
   q: ReportQuery,
   after: ReportKey | null,
   limit: number,
-  namesOf: WorkspaceNames = (org) => workspaceNames(db, org),
+  namesOf: WorkspaceNames,
 ): Promise<UsageReportPage> {
   const [read, names] = await Promise.all([
     reportRows(db, q, { after, limit: limit + 1 }),
@@ -263,8 +263,8 @@ async function* reportBatches(db: Db, q: ReportQuery, batch: number): AsyncGener
 export async function reportCsv(
   db: Db,
   q: ReportQuery,
+  namesOf: WorkspaceNames,
   opts: { batchRows?: number } = {},
-  namesOf: WorkspaceNames = (org) => workspaceNames(db, org),
 ): Promise<{ lines: AsyncGenerator<string>; close: () => Promise<void> }> {
   const batches = reportBatches(db, q, opts.batchRows ?? REPORT_CSV_BATCH);
   const [first, names] = await Promise.all([batches.next(), namesFor(q, namesOf)]);
