@@ -31,32 +31,27 @@ const COMMANDS: string[][] = [
   ["ingest-key", "list"],
 ];
 
-type Runner = { label: string; cwd: string; argv: (command: string[]) => [string, string[]] };
+/** How a build runs a command: `file` with `prefix` before the command's words, from `cwd`. */
+type Runner = { label: string; cwd: string; file: string; prefix: string[] };
 
-const tsxIn = (cwd: string) => join(cwd, "node_modules", ".bin", "tsx");
+/** A checkout's commands as README runs them: its own tsx on its own server/main.ts. */
+const tsxRunner = (label: string, cwd: string): Runner => ({
+  label,
+  cwd,
+  file: join(cwd, "node_modules", ".bin", "tsx"),
+  prefix: ["server/main.ts"],
+});
+const current = tsxRunner("current", process.cwd());
 const runners: Runner[] = [
-  ...(args["baseline-cwd"]
-    ? [
-        {
-          label: "baseline",
-          cwd: resolve(args["baseline-cwd"]),
-          argv: (c: string[]): [string, string[]] => [
-            tsxIn(resolve(args["baseline-cwd"] ?? "")),
-            ["server/main.ts", ...c],
-          ],
-        },
-      ]
-    : []),
-  { label: "current", cwd: process.cwd(), argv: (c) => [tsxIn(process.cwd()), ["server/main.ts", ...c]] },
+  ...(args["baseline-cwd"] ? [tsxRunner("baseline", resolve(args["baseline-cwd"]))] : []),
+  current,
   ...(args.built
     ? [
         {
           label: "built",
           cwd: process.cwd(),
-          argv: (c: string[]): [string, string[]] => [
-            process.execPath,
-            ["--enable-source-maps", "dist-server/server/main.js", ...c],
-          ],
+          file: process.execPath,
+          prefix: ["--enable-source-maps", "dist-server/server/main.js"],
         },
       ]
     : []),
@@ -72,12 +67,13 @@ const env = {
   LOG_LEVEL: "warn",
 };
 
-/** Seconds one run of `file args` took; throws when it fails. */
-function timed(cwd: string, [file, argv]: [string, string[]]): number {
+/** Seconds one run of `words` took with `runner`; throws when it fails. */
+function timed(runner: Runner, words: string[]): number {
+  const argv = [...runner.prefix, ...words];
   const t = performance.now();
-  const r = spawnSync(file, argv, { cwd, env, encoding: "utf8" });
+  const r = spawnSync(runner.file, argv, { cwd: runner.cwd, env, encoding: "utf8" });
   const s = (performance.now() - t) / 1000;
-  if (r.status !== 0) throw new Error(`${file} ${argv.join(" ")} exited ${r.status}:\n${r.stderr}`);
+  if (r.status !== 0) throw new Error(`${runner.file} ${argv.join(" ")} exited ${r.status}:\n${r.stderr}`);
   return s;
 }
 
@@ -85,18 +81,17 @@ try {
   await product.started();
   const empty = join(tmpdir(), "eval-console-empty-module.ts");
   writeFileSync(empty, "export {};\n");
-  const rows = [["tsx, an empty module (floor)"], ...COMMANDS.map((c) => [c.join(" ")])];
-  const times = rows.map(() => runners.map(() => [] as number[]));
   const floor: number[] = [];
+  const times = COMMANDS.map(() => runners.map(() => [] as number[]));
   const load = [loadavg()[0]];
   // One warm-up round (tsx's transform cache, the page cache), then the rounds, runners in turn.
   for (let round = -1; round < RUNS; round++) {
-    const f = timed(process.cwd(), [tsxIn(process.cwd()), [empty]]);
+    const f = timed({ ...current, prefix: [] }, [empty]);
     if (round >= 0) floor.push(f);
     COMMANDS.forEach((command, i) => {
       runners.forEach((runner, j) => {
-        const s = timed(runner.cwd, runner.argv(command));
-        if (round >= 0) times[i + 1]![j]!.push(s);
+        const s = timed(runner, command);
+        if (round >= 0) times[i]![j]!.push(s);
       });
     });
   }
@@ -105,10 +100,9 @@ try {
   console.log(
     `load average (1 min) at start ${load[0]!.toFixed(2)}, at end ${load[1]!.toFixed(2)}; p50 of ${RUNS} runs, s`,
   );
-  console.log(["command", "floor", ...runners.map((r) => r.label)].join(" | "));
-  rows.forEach((row, i) => {
-    const cells = i === 0 ? runners.map(() => "") : times[i]!.map(p50);
-    console.log([row[0], p50(floor), ...cells].join(" | "));
+  console.log(["command", "floor (tsx, an empty module)", ...runners.map((r) => r.label)].join(" | "));
+  COMMANDS.forEach((command, i) => {
+    console.log([command.join(" "), p50(floor), ...times[i]!.map(p50)].join(" | "));
   });
 } finally {
   product.stop();
