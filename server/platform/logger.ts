@@ -3,7 +3,8 @@ import pino, { type DestinationStream } from "pino";
 /**
  * What never reaches a log line: values of secret query parameters (sign-in, reset, confirmation,
  * unlock and magic links, OAuth codes, invitation ids), path segments that look like tokens,
- * credentials in headers, and fields named like secrets. Every line goes through this, whatever
+ * credentials in headers, fields named like secrets, and the parameters of a failed statement
+ * (they carry callers' data: emails, names, amounts). Every line goes through this, whatever
  * logged it: Fastify's request and error lines, our own, and text in messages.
  */
 export const REDACTED = "[REDACTED]";
@@ -144,6 +145,7 @@ const isPlain = (v: unknown): v is Record<string, unknown> =>
 /** A copy of a plain logged object with secret fields and URLs redacted (class instances pass). */
 function redactValue(value: unknown, depth = 0): unknown {
   if (typeof value === "string") return redactText(value);
+  if (value instanceof Error) return errSerializer(value);
   if (!isPlain(value) || depth > 5) return value;
   if (Array.isArray(value)) return value.map((v) => redactValue(v, depth + 1));
   const out: Record<string, unknown> = {};
@@ -176,11 +178,49 @@ function reqSerializer(req: LoggedRequest) {
   };
 }
 
+/**
+ * Fields of a database error that carry a failed statement's values: its parameters (Drizzle's
+ * `params`, PGlite's `params` and `queryOptions`, other drivers' `parameters`) and PostgreSQL's
+ * `detail` ("Key (email)=(…) already exists", "Failing row contains (…)").
+ */
+const STATEMENT_VALUE_KEYS = new Set(["params", "parameters", "queryoptions", "detail"]);
+
+/**
+ * The texts a failed statement's parameters appear as in its errors' messages and stacks: Drizzle
+ * writes "params: a,b,c" into its message, and PostgreSQL quotes a value it could not read.
+ */
+function statementValues(err: Error): string[] {
+  const out: string[] = [];
+  for (let e: unknown = err, depth = 0; e && typeof e === "object" && depth < 5; depth++) {
+    for (const key of ["params", "parameters"]) {
+      const params = (e as Record<string, unknown>)[key];
+      if (!Array.isArray(params) || !params.length) continue;
+      out.push(`params: ${String(params)}`);
+      for (const p of params) {
+        const text = p instanceof Date ? p.toISOString() : String(p);
+        if (p !== null && p !== undefined && text.length >= 4) out.push(text);
+      }
+    }
+    e = (e as Error).cause;
+  }
+  // Longest first: "params: a,b" goes whole before its parts.
+  return out.sort((a, b) => b.length - a.length);
+}
+
+function withoutValues(text: string, values: string[]): string {
+  let out = text;
+  for (const v of values) out = out.split(v).join(v.startsWith("params: ") ? "params: [REDACTED]" : REDACTED);
+  return out;
+}
+
 function errSerializer(err: Error) {
   const s = pino.stdSerializers.err(err) as Record<string, unknown>;
   if (!s || typeof s !== "object") return s;
+  const values = statementValues(err);
   for (const [k, v] of Object.entries(s)) {
-    if (typeof v === "string") s[k] = redactText(v);
+    if (k === "raw") continue;
+    if (STATEMENT_VALUE_KEYS.has(k.toLowerCase())) delete s[k];
+    else if (typeof v === "string") s[k] = redactText(withoutValues(v, values));
     else if (SECRET_KEYS.has(k.toLowerCase())) s[k] = REDACTED;
     else if (isPlain(v)) s[k] = redactValue(v, 1);
   }
