@@ -109,8 +109,27 @@ export const AllowanceSchema = z
     }),
     free: MoneySchema.nullable().meta({ description: "amount − spent − reserved, never below 0." }),
   })
-  .meta({ id: "Allowance" });
+  .meta({
+    id: "Allowance",
+    description: "The answer to an organization administrator (or their API key): with the cycle's spend.",
+  });
 export type Allowance = z.infer<typeof AllowanceSchema>;
+
+/**
+ * What a member (or a member's API key) is told: whether work may start and what is free. Spend is
+ * a cost read, and cost reads are administrators' (members do not see billing), so neither the
+ * cycle's spend nor what runs hold reserved is in it.
+ */
+export const MemberAllowanceSchema = AllowanceSchema.omit({ spent: true, reserved: true }).meta({
+  id: "MemberAllowance",
+  description: "The answer to a member (or a member's API key): no spend, no reservations.",
+});
+export type MemberAllowance = z.infer<typeof MemberAllowanceSchema>;
+
+/** A member's view of an allowance. */
+export function memberAllowance({ spent: _spent, reserved: _reserved, ...view }: Allowance): MemberAllowance {
+  return view;
+}
 
 /** The JSON body of every webhook delivery. */
 export const WebhookEventSchema = z

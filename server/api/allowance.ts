@@ -1,9 +1,15 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { AllowanceSchema, SPEND_LIMIT_ERROR_CODE } from "../../contract/budgets";
+import {
+  AllowanceSchema,
+  MemberAllowanceSchema,
+  memberAllowance,
+  SPEND_LIMIT_ERROR_CODE,
+} from "../../contract/budgets";
 import { allowanceFor } from "../metering/allowance";
 import type { Db } from "../platform/database";
 import { requireWorkspaceReader, workspaceNotFound } from "./access";
+import { isOrgAdmin } from "./principal";
 import { failure, json } from "./schemas";
 import type { WorkspaceStore } from "./workspace-store";
 
@@ -17,7 +23,8 @@ const QuerySchema = z.strictObject({
  * GET /v1/usage/allowance: what an eval service asks before it starts a run — may work start in
  * this workspace now, and how much spend is left before the tightest hard limit. Members ask about
  * their workspaces, administrators about any live workspace of the organization; any other
- * workspace (another organization's, deleted, unknown) is a 404.
+ * workspace (another organization's, deleted, unknown) is a 404. Only administrators are told the
+ * cycle's spend and what runs hold reserved: cost reads are theirs.
  */
 export const allowanceRoutes: FastifyPluginAsyncZod<{ db: Db; workspaces: WorkspaceStore }> = async (
   app,
@@ -36,10 +43,13 @@ export const allowanceRoutes: FastifyPluginAsyncZod<{ db: Db; workspaces: Worksp
           "(organization_hard_limit). remaining is the spend left before the tightest hard limit (0 when " +
           "reached), null when no hard limit applies. Calls that start work in such a workspace answer " +
           `HTTP 402 with the error code ${SPEND_LIMIT_ERROR_CODE} (schema SpendLimitError). Usage that ` +
-          "already happened is always recorded, so spend may pass the limit by what runs in flight cost.",
+          "already happened is always recorded, so spend may pass the limit by what runs in flight cost. " +
+          "Administrators (and their keys) are also told the tightest limit's spent and reserved (schema " +
+          "Allowance); members and their keys only whether work may start and what is free (MemberAllowance).",
         querystring: QuerySchema,
         response: {
-          200: json("The allowance", AllowanceSchema),
+          // The full answer first: the serializer sends the first schema an answer matches.
+          200: json("The allowance", z.union([AllowanceSchema, MemberAllowanceSchema])),
           400: failure("workspace_uuid is missing or not a UUID"),
           401: failure("Not signed in, or the API key is not valid"),
           404: failure("No such live workspace in the organization, or (members) not one of theirs"),
@@ -50,7 +60,8 @@ export const allowanceRoutes: FastifyPluginAsyncZod<{ db: Db; workspaces: Worksp
       const uuid = req.query.workspace_uuid;
       const org = await requireWorkspaceReader(req.principal, uuid, workspaces.isMember);
       if (!(await workspaces.get(org.org_id, uuid))) throw workspaceNotFound();
-      return allowanceFor(db, org.org_id, uuid);
+      const allowance = await allowanceFor(db, org.org_id, uuid);
+      return isOrgAdmin(req.principal) ? allowance : memberAllowance(allowance);
     },
   );
 };

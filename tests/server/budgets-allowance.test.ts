@@ -3,6 +3,7 @@
 // the organization's) and back when the limit is raised; usage past a limit is still recorded.
 import { beforeAll, describe, expect, it } from "vitest";
 import { SPEND_LIMIT_ERROR_CODE } from "../../contract/budgets";
+import { parseUsd } from "../../contract/money";
 import { requireSpendAllowance } from "../../server/api/spend-limit";
 import { setUpBudgets } from "./budgets-fixture";
 import { backends } from "./harness";
@@ -27,16 +28,9 @@ describe.each(backends())("spend allowance on $name", (backend) => {
 
   it("allows work without any hard limit", async () => {
     // The member asks about their own workspace, with a token or their API key.
-    for (const who of ["member", "memberKey", "admin"] as const)
-      expect(await allowance(who, safety)).toEqual({
-        workspace_uuid: safety,
-        allowed: true,
-        remaining: null,
-        reason: null,
-        spent: null,
-        reserved: null,
-        free: null,
-      });
+    const open = { workspace_uuid: safety, allowed: true, remaining: null, reason: null, free: null };
+    for (const who of ["member", "memberKey"] as const) expect(await allowance(who, safety)).toEqual(open);
+    expect(await allowance("admin", safety)).toEqual({ ...open, spent: null, reserved: null });
     // A budget without a hard limit changes nothing.
     await b.createBudget("admin", { scope: "workspace", workspace_uuid: redTeam, amount: "1" });
     await b.spend(s.f.acmeId, redTeam, 2);
@@ -56,15 +50,15 @@ describe.each(backends())("spend allowance on $name", (backend) => {
     await expect(requireSpendAllowance(b.db, s.f.acmeId, safety)).resolves.toMatchObject({ allowed: true });
 
     await b.spend(s.f.acmeId, safety, 6);
-    expect(await allowance("member", safety)).toEqual({
+    const reached = {
       workspace_uuid: safety,
       allowed: false,
       remaining: "0.00",
       reason: "workspace_hard_limit",
-      spent: "10.00",
-      reserved: "0.00",
       free: "0.00",
-    });
+    };
+    expect(await allowance("member", safety)).toEqual(reached);
+    expect(await allowance("admin", safety)).toEqual({ ...reached, spent: "10.00", reserved: "0.00" });
     await expect(requireSpendAllowance(b.db, s.f.acmeId, safety)).rejects.toMatchObject({
       status: 402,
       code: SPEND_LIMIT_ERROR_CODE,
@@ -90,6 +84,32 @@ describe.each(backends())("spend allowance on $name", (backend) => {
     expect(
       (await s.f.call("memberKey", "POST", "/v1/eval-runs", { workspace_uuid: safety })).statusCode,
     ).toBe(201);
+  });
+
+  it("tells members and their keys whether work may start and what is free, never the spend", async () => {
+    // Spend is a cost read, and cost reads are administrators': a member learns neither what the
+    // organization spent this cycle nor what runs hold reserved, with a token or their API key.
+    const org = await b.createBudget("admin", { scope: "organization", amount: "1000", hard_limit: true });
+    await b.spend(s.f.acmeId, redTeam, 9.15);
+    const run = await s.f.call("admin", "POST", "/v1/eval-runs", {
+      workspace_uuid: safety,
+      estimate: { cost: "3.5" },
+    });
+    expect(run.statusCode, run.body).toBe(201);
+    const full = await allowance("admin", safety);
+    expect(full).toMatchObject({ allowed: true, reason: null, reserved: "3.50" });
+    expect(parseUsd(full.spent)).toBeGreaterThan(parseUsd("9.15"));
+    const { spent, reserved: _reserved, ...free } = full;
+    for (const who of ["member", "memberKey"] as const) {
+      const res = await s.f.call(who, "GET", `/v1/usage/allowance?workspace_uuid=${safety}`);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toEqual(free);
+      expect(res.body).not.toContain(spent);
+    }
+    // An administrator's API key is told the spend, as the administrator is.
+    expect(await allowance("adminKey", safety)).toEqual(full);
+    await s.f.call("admin", "POST", `/v1/eval-runs/${run.json().eval_run_uuid}/finish`, {});
+    await s.f.call("admin", "DELETE", `/v1/budgets/${org.budget_uuid}`);
   });
 
   it("holds every workspace at the organization's hard limit until it is lifted", async () => {
@@ -142,6 +162,17 @@ describe.each(backends())("spend allowance on $name", (backend) => {
     const op = doc.paths["/v1/usage/allowance"].get;
     expect(op.description).toContain(SPEND_LIMIT_ERROR_CODE);
     expect(Object.keys(op.responses).sort()).toEqual(["200", "400", "401", "404"]);
+    // Members' answer is its own schema, without the spend.
+    expect(JSON.stringify(op.responses["200"])).toContain("#/components/schemas/MemberAllowance");
+    const member = doc.components.schemas.MemberAllowance;
+    expect(Object.keys(member.properties).sort()).toEqual([
+      "allowed",
+      "free",
+      "reason",
+      "remaining",
+      "workspace_uuid",
+    ]);
+    expect(doc.components.schemas.Allowance.required).toEqual(expect.arrayContaining(["spent", "reserved"]));
     expect(doc.paths["/v1/budgets"].post.responses["409"]).toBeDefined();
     expect(JSON.stringify(doc.components.schemas.Error)).toContain("spend_limit_exceeded (402)");
     expect(doc.components.schemas.SpendLimitError.properties.error.properties.code.const).toBe(

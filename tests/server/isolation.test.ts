@@ -580,11 +580,20 @@ const API_ROWS: Record<string, ApiRow> = {
     expect: statuses(200, 200, 403),
   },
   // The allowance: a member asks about their own workspace; nobody about another organization's.
+  // The member is told whether work may start and what is free, never the spend or the holds
+  // (cost reads are administrators'; budgets-allowance.test.ts compares the two answers).
   "GET /v1/usage/allowance": {
     req: (t) => get(`/v1/usage/allowance?workspace_uuid=${t.ws.safety}`),
     expect: statuses(404, 404, 200),
     check: (res) => {
-      if (res.statusCode === 200) expect(res.json()).toMatchObject({ allowed: true, remaining: null });
+      if (res.statusCode === 200)
+        expect(res.json()).toEqual({
+          workspace_uuid: expect.any(String),
+          allowed: true,
+          remaining: null,
+          reason: null,
+          free: null,
+        });
     },
   },
   "GET /v1/usage/allowance#notTheirs": {
