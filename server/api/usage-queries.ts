@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { CSV_HEADERS, MAX_EXPORT_ROWS } from "../../contract/usage-csv";
+import { CSV_DETAILS, CSV_HEADERS, CSV_PRICING_HEADERS, MAX_EXPORT_ROWS } from "../../contract/usage-csv";
 import { GROUND_TRUTH_VALUES, GROUPINGS, JAILBREAK_VALUES } from "../../contract/usage-query";
 import {
   AwaitingPricingSchema,
@@ -118,6 +118,19 @@ const RecordsQuerySchema = z.strictObject({
     .refine((v) => sortValues.includes(v), { error: `sort must be one of ${sortValues.join(", ")}.` })
     .default("-date")
     .meta({ description: "A column, descending with a leading '-'. Default -date (newest first)." }),
+});
+
+/** The export's filters, and whether the pricing details follow the spec's columns. */
+const ExportQuerySchema = z.strictObject({
+  ...filterShape,
+  details: z
+    .enum(CSV_DETAILS, { error: "details must be pricing." })
+    .optional()
+    .meta({
+      description:
+        "pricing: the spec's columns followed by " +
+        `${CSV_PRICING_HEADERS.slice(CSV_HEADERS.length).join(", ")}. Default: the spec's columns only.`,
+    }),
 });
 
 const SeriesQuerySchema = z.strictObject({
@@ -340,13 +353,14 @@ export const usageQueryRoutes: FastifyPluginAsyncZod<{
         tags,
         summary: "Export usage records as CSV",
         description:
-          `Streams every filtered record, newest first, with the columns ${CSV_HEADERS.join(", ")}. ` +
+          `Streams every filtered record, newest first, with the columns ${CSV_HEADERS.join(", ")} ` +
+          "(with details=pricing, the price rule and late usage columns after them). " +
           `At most ${MAX_EXPORT_ROWS.toLocaleString("en-US")} records per export, sent at up to ` +
           `${EXPORT_BYTES_PER_SECOND / 1024 / 1024} MiB/s, and at most ${MAX_CONCURRENT_EXPORTS} exports of ` +
           "an organization at a time (429 with Retry-After). A failure after the first bytes (a larger " +
           "result, the database going away) breaks the transfer: the response ends without its final " +
           `chunk, which clients see as an error, never as a complete file.${WHO}`,
-        querystring: FilterQuerySchema,
+        querystring: ExportQuerySchema,
         response: {
           // Streamed, never serialized.
           200: {
@@ -362,7 +376,10 @@ export const usageQueryRoutes: FastifyPluginAsyncZod<{
       const org = adminOrg(req);
       const { cycle } = await cycleFor(db, org.org_id, req.query.billing_cycle_uuid);
       const release = reads.enter(org.org_id, EXPORT, reply);
-      const stream = Readable.from(csvLines(db, cycle, filtersOf(req.query), deps.exportLimits));
+      const { details, ...filters } = req.query;
+      const stream = Readable.from(
+        csvLines(db, cycle, filtersOf(filters), deps.exportLimits, details ?? null),
+      );
       stream.once("close", release);
       const day = new Date().toISOString().slice(0, 10);
       return reply

@@ -1,7 +1,7 @@
 // The streamed CSV export: the contract's columns, written by papaparse.
 import { and, desc, type SQL, sql } from "drizzle-orm";
 import Papa from "papaparse";
-import { CSV_HEADERS, csvCells, MAX_EXPORT_ROWS } from "../../contract/usage-csv";
+import { type CsvDetails, csvCellsOf, csvHeaders, MAX_EXPORT_ROWS } from "../../contract/usage-csv";
 import type { UsageRecord } from "../../contract/usage-schemas";
 import { priceRules, usageEvents, workspaces } from "../db/schema";
 import type { Db } from "../platform/database";
@@ -15,9 +15,9 @@ import { eventWhere, workspaceJoin, workspaceMatches } from "./usage-sql";
  * Records as CSV lines, each ending in CRLF, the header first when asked. Fields are quoted only
  * when they must be; formula text is already neutralised by the contract's cells.
  */
-function csvText(records: readonly UsageRecord[], withHeader: boolean): string {
-  const rows = records.map(csvCells);
-  if (withHeader) rows.unshift([...CSV_HEADERS]);
+function csvText(records: readonly UsageRecord[], withHeader: boolean, details: CsvDetails | null): string {
+  const rows = records.map(csvCellsOf(details));
+  if (withHeader) rows.unshift([...csvHeaders(details)]);
   return rows.length ? `${Papa.unparse(rows, { newline: "\r\n" })}\r\n` : "";
 }
 
@@ -90,13 +90,14 @@ async function* recordBatches(db: Db, where: SQL | undefined, batch: number): As
  * client has taken the previous ones (the stream's backpressure). The header is yielded together
  * with the first batch, so that a failure of the first read is an error status, not a 200 with a
  * header only. At most `maxRows` records (more throws ExportTooLarge after them, which breaks the
- * transfer), paced to `bytesPerSecond`.
+ * transfer), paced to `bytesPerSecond`. The columns are the spec's, then any `details` asked for.
  */
 export async function* csvLines(
   db: Db,
   cycle: Cycle,
   f: UsageFilters,
   opts: { maxRows?: number; bytesPerSecond?: number; batchRows?: number } = {},
+  details: CsvDetails | null = null,
 ): AsyncGenerator<string> {
   const maxRows = opts.maxRows ?? MAX_EXPORT_ROWS;
   const rate = opts.bytesPerSecond ?? EXPORT_BYTES_PER_SECOND;
@@ -107,7 +108,7 @@ export async function* csvLines(
   const where = eventWhere(cycle, f, await workspaceMatches(db, cycle.organizationUuid, f.search));
   for await (const rows of recordBatches(db, where, opts.batchRows ?? CSV_BATCH)) {
     const room = maxRows - sentRows;
-    const chunk = csvText(rows.slice(0, room).map(recordJson), withHeader);
+    const chunk = csvText(rows.slice(0, room).map(recordJson), withHeader, details);
     withHeader = false;
     if (chunk) yield chunk;
     if (rows.length > room) throw new ExportTooLarge(maxRows);
@@ -117,5 +118,5 @@ export async function* csvLines(
     if (ahead > 0) await sleep(ahead);
   }
   // No record at all: the header alone.
-  if (withHeader) yield csvText([], true);
+  if (withHeader) yield csvText([], true, details);
 }

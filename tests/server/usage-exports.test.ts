@@ -134,6 +134,49 @@ describe.each(backends())("CSV exports read in batches on $name", (backend) => {
     expect(await held()).toBe(0);
   });
 
+  it("exports the spec's twelve columns, and with details=pricing the pricing details after them", async () => {
+    const spec =
+      "Date,Eval,Operation,Eval Type,Eval ID,Run ID,Workspace,Created By,Quantity,Unit Price,Cost,Price Adjustment Note";
+    const plain = (await text("/v1/usage/export.csv")).trimEnd().split("\r\n");
+    expect(plain[0]).toBe(spec);
+    const detailed = await text("/v1/usage/export.csv?details=pricing");
+    expect(detailed).toBe(await text("/once/usage/export.csv?details=pricing"));
+    const lines = detailed.trimEnd().split("\r\n");
+    expect(lines[0]).toBe(`${spec},Price Rule ID,Price Rule Version,Late From Period,Late Occurred At`);
+    // The same records in the same order: each row the plain one, then its four detail cells.
+    const cells = (csv: string[]) =>
+      Papa.parse<string[]>(csv.slice(1).join("\r\n"), { newline: "\r\n" }).data;
+    const [plainRows, detailedRows] = [cells(plain), cells(lines)];
+    expect(detailedRows).toHaveLength(11);
+    expect(detailedRows.map((r) => r.slice(0, 12))).toEqual(plainRows);
+    expect(detailedRows.every((r) => r.length === 16 && r.slice(12).every((c) => c === ""))).toBe(true);
+    // Filters apply to both alike.
+    const safety = await text("/v1/usage/export.csv?eval_type=safety&details=pricing");
+    expect(safety.trimEnd().split("\r\n")).toHaveLength(
+      (await text("/v1/usage/export.csv?eval_type=safety")).trimEnd().split("\r\n").length,
+    );
+    expect(await held()).toBe(0);
+  });
+
+  it("refuses an unknown details value with 400 and the error JSON, before reading anything", async () => {
+    for (const q of [
+      "details=",
+      "details=PRICING",
+      "details=price_rule",
+      "details=pricing&details=pricing",
+    ]) {
+      const res = await fetch(`${base}/v1/usage/export.csv?${q}`);
+      const body = await res.text();
+      expect(res.status, `${q}: ${body}`).toBe(400);
+      expect(res.headers.get("content-type"), q).toMatch(/^application\/json/);
+      expect(JSON.parse(body).error, q).toMatchObject({
+        code: expect.any(String),
+        message: expect.stringContaining("details must be pricing."),
+      });
+    }
+    expect(await held()).toBe(0);
+  });
+
   it("sends the same report CSV in batches of 2, and pages of one row walk the whole report", async () => {
     const start = new Date(HOUR.getTime() - 86_400_000).toISOString().slice(0, 10);
     const end = new Date(HOUR.getTime() + 86_400_000).toISOString().slice(0, 10);

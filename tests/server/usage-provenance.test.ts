@@ -135,12 +135,14 @@ describe.each(backends())("price rule provenance on $name", (backend) => {
       if (r.price_rule_uuid) expect(BigInt(r.quantity) * parseUsd(r.unit_price)).toBe(parseUsd(r.cost));
   });
 
-  it("the CSV export carries the rule's uuid and version beside the unit price", async () => {
-    const res = await fx.call(
-      "admin",
-      "GET",
-      `/v1/usage/export.csv?billing_cycle_uuid=${cycle}&operation=${OP}`,
+  it("the CSV export with pricing details carries the rule's uuid and version, the plain one not", async () => {
+    const url = `/v1/usage/export.csv?billing_cycle_uuid=${cycle}&operation=${OP}`;
+    const plain = await fx.call("admin", "GET", url);
+    expect(plain.statusCode, plain.body).toBe(200);
+    expect(Papa.parse<Record<string, string>>(plain.body.trim(), { header: true }).meta.fields).not.toContain(
+      "Price Rule ID",
     );
+    const res = await fx.call("admin", "GET", `${url}&details=pricing`);
     expect(res.statusCode, res.body).toBe(200);
     const parsed = Papa.parse<Record<string, string>>(res.body.trim(), { header: true });
     const rows = parsed.data
