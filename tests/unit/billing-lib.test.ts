@@ -302,11 +302,22 @@ describe("chart data", () => {
 
 describe("CSV export", () => {
   const header =
-    "Date,Eval,Operation,Eval Type,Eval ID,Run ID,Workspace,Created By,Quantity,Unit Price,Cost,Price Adjustment Note,Price Rule ID,Price Rule Version,Late From Period,Late Occurred At";
-  it("checks the spec's 12 columns, the price rule's two and late usage's two, in order", () => {
+    "Date,Eval,Operation,Eval Type,Eval ID,Run ID,Workspace,Created By,Quantity,Unit Price,Cost,Price Adjustment Note";
+  const detailed = `${header},Price Rule ID,Price Rule Version,Late From Period,Late Occurred At`;
+  it("checks exactly the spec's 12 columns in order, or with pricing details those and the four after them", () => {
     expect(hasExpectedHeader(`${header}\r\n2026-01-01,...`)).toBe(true);
     expect(hasExpectedHeader("<!doctype html>")).toBe(false);
     expect(hasExpectedHeader(header.replace("Eval,Operation", "Operation,Eval"))).toBe(false);
+    // Each export its own columns, nothing more or less.
+    expect(hasExpectedHeader(detailed)).toBe(false);
+    expect(hasExpectedHeader(`${detailed}\r\n2026-01-01,...`, "pricing")).toBe(true);
+    expect(hasExpectedHeader(header, "pricing")).toBe(false);
+    expect(
+      hasExpectedHeader(
+        detailed.replace("Late From Period,Late Occurred At", "Late Occurred At,Late From Period"),
+        "pricing",
+      ),
+    ).toBe(false);
   });
 
   it("counts record lines across chunks, ignoring line breaks inside quotes", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CSV_HEADERS, MAX_EXPORT_ROWS } from "../../contract/usage-csv";
+import { CSV_HEADERS, CSV_PRICING_HEADERS, MAX_EXPORT_ROWS } from "../../contract/usage-csv";
 import { ExportCancelled, ExportInterrupted, exportRefusal, readCsvExport } from "../../src/lib/billing/csv";
 
 // The console's CSV export reader: a transfer the server breaks part way (an export that failed
@@ -44,6 +44,20 @@ describe("reading a streamed CSV export", () => {
     await expect(
       readCsvExport(body([HEADER, ROW], "complete"), { cancelled: () => true }),
     ).rejects.toBeInstanceOf(ExportCancelled);
+  });
+
+  it("checks the header of the export asked for: with pricing details, the spec's and the four after them", async () => {
+    const detailed = `${CSV_PRICING_HEADERS.join(",")}\r\n`;
+    const detailedRow = ROW.replace("\r\n", ",,,,\r\n");
+    expect(
+      await readCsvExport(body([detailed, detailedRow], "complete"), { details: "pricing" }),
+    ).toHaveLength(2);
+    await expect(readCsvExport(body([HEADER, ROW], "complete"), { details: "pricing" })).rejects.toThrow(
+      "The export did not return the expected CSV columns.",
+    );
+    await expect(readCsvExport(body([detailed, detailedRow], "complete"))).rejects.toThrow(
+      "The export did not return the expected CSV columns.",
+    );
   });
 
   it("does not start an export larger than the server sends", () => {

@@ -1,14 +1,19 @@
-// Export to CSV: the server streams the whole filtered result; the console checks the header with
-// papaparse, counts rows as they arrive for the progress indicator, and saves the file.
+// Export to CSV (and with pricing details): the server streams the whole filtered result; the
+// console checks the header with papaparse, counts rows as they arrive for the progress indicator,
+// and saves the file.
 import Papa from "papaparse";
-import { CSV_HEADERS, MAX_EXPORT_ROWS } from "../../../contract/usage-csv";
+import { type CsvDetails, csvHeaders, MAX_EXPORT_ROWS } from "../../../contract/usage-csv";
 
-/** Whether the text starts with the spec's 12 columns in order (guards against an error page). */
-export function hasExpectedHeader(csvStart: string): boolean {
+/**
+ * Whether the text starts with the export's columns in order: the spec's 12, then the details
+ * asked for, nothing else (guards against an error page or a file of other columns).
+ */
+export function hasExpectedHeader(csvStart: string, details: CsvDetails | null = null): boolean {
   const firstLine = csvStart.split(/\r?\n/, 1)[0] ?? "";
   const parsed = Papa.parse<string[]>(firstLine, { header: false });
   const header = parsed.data[0] ?? [];
-  return header.length === CSV_HEADERS.length && CSV_HEADERS.every((c, i) => header[i] === c);
+  const expected = csvHeaders(details);
+  return header.length === expected.length && expected.every((c, i) => header[i] === c);
 }
 
 /**
@@ -76,7 +81,7 @@ export class ExportCancelled extends Error {
  */
 export async function readCsvExport(
   reader: { read(): Promise<{ done: boolean; value?: Uint8Array }>; cancel(): Promise<void> },
-  opts: { onText?: (text: string) => void; cancelled?: () => boolean } = {},
+  opts: { onText?: (text: string) => void; cancelled?: () => boolean; details?: CsvDetails | null } = {},
 ): Promise<Uint8Array[]> {
   const parts: Uint8Array[] = [];
   const decoder = new TextDecoder();
@@ -99,6 +104,7 @@ export async function readCsvExport(
     if (head.length < 2048) head += text;
     opts.onText?.(text);
   }
-  if (!hasExpectedHeader(head)) throw new Error("The export did not return the expected CSV columns.");
+  if (!hasExpectedHeader(head, opts.details ?? null))
+    throw new Error("The export did not return the expected CSV columns.");
   return parts;
 }

@@ -1,7 +1,9 @@
-// Export to CSV: streams /v1/usage/export.csv (the whole filtered result, newest first), counts
-// rows as they arrive for the progress indicator, and saves usage_data_{date}.csv.
+// Export to CSV: streams /v1/usage/export.csv (the whole filtered result, newest first; the spec's
+// columns, or with details=pricing the pricing details after them), counts rows as they arrive for
+// the progress indicator, and saves usage_data_{date}.csv.
 import { App } from "antd";
 import { useCallback, useRef, useState } from "react";
+import type { CsvDetails } from "../../../contract/usage-csv";
 import {
   createLineCounter,
   ExportCancelled,
@@ -15,7 +17,8 @@ import type { UsageQuery } from "../../lib/billing/filters";
 import { saveDownload } from "../../lib/save-download";
 import { useServices } from "../../providers/services";
 
-export type ExportProgress = { rows: number; expected: number; percent: number };
+/** An export under way: its details (null: the spec's columns alone) and how far it is. */
+export type ExportProgress = { details: CsvDetails | null; rows: number; expected: number; percent: number };
 
 export function useCsvExport() {
   const { apiFetch } = useServices();
@@ -24,23 +27,23 @@ export function useCsvExport() {
   const cancelled = useRef(false);
 
   const start = useCallback(
-    async (query: UsageQuery, expected: number) => {
+    async (query: UsageQuery, expected: number, details: CsvDetails | null = null) => {
       cancelled.current = false;
       const refusal = exportRefusal(expected);
       if (refusal) {
         message.error(refusal);
         return;
       }
-      setProgress({ rows: 0, expected, percent: 0 });
+      setProgress({ details, rows: 0, expected, percent: 0 });
       try {
         const blob = await apiFetch<Blob>("/v1/usage/export.csv", {
-          query,
+          query: details ? { ...query, details } : query,
           headers: { Accept: "text/csv" },
           read: async (response) => {
             const reader = response.body?.getReader();
             if (!reader) {
               const text = await response.text();
-              if (!hasExpectedHeader(text.slice(0, 2048)))
+              if (!hasExpectedHeader(text.slice(0, 2048), details))
                 throw new Error("The export did not return the expected CSV columns.");
               return new Blob([text], { type: "text/csv;charset=utf-8" });
             }
@@ -49,12 +52,13 @@ export function useCsvExport() {
             // A broken transfer (the server failed part way) is an error, never a shorter file.
             const parts = await readCsvExport(reader, {
               cancelled: () => cancelled.current,
+              details,
               onText: (text) => {
                 const lines = counter.push(text);
                 const percent = exportPercent(lines, expected);
                 if (percent !== shown) {
                   shown = percent;
-                  setProgress({ rows: Math.max(0, lines - 1), expected, percent });
+                  setProgress({ details, rows: Math.max(0, lines - 1), expected, percent });
                 }
               },
             });
