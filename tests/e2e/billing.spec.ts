@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { expect, type Page, test } from "@playwright/test";
 import Papa from "papaparse";
 import { evalTypeGroup, evalTypeLabel } from "../../contract/eval-types";
-import { CSV_HEADERS } from "../../contract/usage-csv";
+import { CSV_HEADERS, CSV_PRICING_HEADERS } from "../../contract/usage-csv";
 import { E2E } from "../../playwright.config";
 import { sessionHeaders, signIn } from "./console";
 import { micros, usd } from "./money";
@@ -217,6 +217,18 @@ test("the dashboard's totals, summary, chart and records reconcile with the raw 
   expect(exported.meta.fields).toEqual(CSV_HEADERS);
   expect(exported.data.length).toBe(rows.length);
   expect(total(exported.data)).toBe(total(rows));
+
+  // Beside it, the same records with the pricing details after the spec's columns.
+  const detailing = page.waitForEvent("download", { timeout: 120_000 });
+  await page.getByRole("button", { name: "Export with pricing details" }).click();
+  const detailed = Papa.parse<Row>(readFileSync(await (await detailing).path(), "utf8"), {
+    header: true,
+    skipEmptyLines: true,
+  });
+  expect(detailed.meta.fields).toEqual(CSV_PRICING_HEADERS);
+  expect(detailed.data.map((r) => CSV_HEADERS.map((h) => r[h]))).toEqual(
+    exported.data.map((r) => CSV_HEADERS.map((h) => r[h])),
+  );
 });
 
 test("filters and periods change every view together", async ({ page }) => {
