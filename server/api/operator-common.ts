@@ -59,6 +59,17 @@ export const dayInput = (field: string) =>
     })
     .meta({ description: "YYYY-MM-DD, midnight UTC." });
 
+/**
+ * An organization's uuid as an operator may type it, in any case: organizations' uuids are stored
+ * in lower case, so an upper-case one would otherwise match nothing (an empty list, a price rule
+ * that prices no event). Every operator field that takes an organization uuid reads it through this.
+ */
+export const organizationUuidInput = (error: string) =>
+  z
+    .uuid({ error })
+    .transform((v) => v.toLowerCase())
+    .meta({ description: "An organization's uuid, in any case." });
+
 export const OrganizationParamsSchema = z.strictObject({
   organization: operatorText("organization", 200).meta({
     description: "The organization's uuid, slug or exact name.",

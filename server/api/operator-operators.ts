@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { listOperators, setOperatorRole } from "../identity/impersonation/operators";
+import { LastOperatorError, listOperators, setOperatorRole } from "../identity/impersonation/operators";
 import type { Actor } from "../platform/audit";
 import { ApiError } from "../platform/errors";
 import { OPERATOR_ERRORS } from "./operator-common";
@@ -32,7 +32,13 @@ export const operatorOperatorRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> = 
   const actorOf = installOperatorGuard(app, deps, "manage provider operators");
 
   const change = async (address: string, grant: boolean, actor: Actor) => {
-    const u = await setOperatorRole(deps.db, address, grant, actor);
+    // An operator may not revoke the last operator; the local credential (the command line) may,
+    // as it may on the database: it can always grant the role again.
+    const keepOne = actor.userId !== null;
+    const u = await setOperatorRole(deps.db, address, grant, actor, { keepOne }).catch((err: unknown) => {
+      if (err instanceof LastOperatorError) throw new ApiError("conflict", err.message);
+      throw err;
+    });
     if (!u) throw new ApiError("not_found", `No user with email ${address}.`);
     return { user_id: u.userId, email: u.email };
   };
@@ -85,12 +91,14 @@ export const operatorOperatorRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> = 
         tags,
         summary: "Stop a user being a provider operator",
         description:
-          "Provider operators only. Their next operator call is refused (403). Audited (operator.revoked).",
+          "Provider operators only. Their next operator call is refused (403). An operator cannot revoke " +
+          "the last operator who can act (409): grant the role to another user first. Audited (operator.revoked).",
         params: RevokeParamsSchema,
         response: {
           200: json("The user, no longer an operator", OperatorSchema),
           ...OPERATOR_ERRORS,
           404: failure("No user with that email"),
+          409: failure("The user is the last provider operator"),
         },
       },
     },

@@ -19,6 +19,7 @@ import {
   OrganizationParamsSchema,
   operatorText,
   organizationOf,
+  organizationUuidInput,
   usdInput,
 } from "./operator-common";
 import { installOperatorGuard, OPERATOR_ROUTE_CONFIG, OPERATOR_TAGS } from "./operator-guard";
@@ -81,10 +82,12 @@ const SetPriceResultSchema = PriceRuleSchema.extend({
   }),
 }).meta({ id: "SetPriceResult" });
 
+const LIST_ORGANIZATION_ERROR = 'organization_uuid must be an organization uuid or "global".';
+
 const ListQuerySchema = z.strictObject({
   organization_uuid: z
-    .union([z.literal("global"), z.uuid()], {
-      error: 'organization_uuid must be an organization uuid or "global".',
+    .union([z.literal("global"), organizationUuidInput(LIST_ORGANIZATION_ERROR)], {
+      error: LIST_ORGANIZATION_ERROR,
     })
     .optional()
     .meta({ description: 'An organization\'s own rules, or "global" for the global list; omitted: all.' }),
@@ -100,8 +103,7 @@ const MAX_UNIT_PRICE_USD = 1_000_000;
 
 const CreateBodySchema = z
   .strictObject({
-    organization_uuid: z
-      .uuid({ error: "organization_uuid must be an organization uuid or null." })
+    organization_uuid: organizationUuidInput("organization_uuid must be an organization uuid or null.")
       .nullish()
       .meta({ description: "The organization the price is for; omitted or null: the global list." }),
     operation: dimension("operation"),

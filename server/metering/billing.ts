@@ -40,12 +40,14 @@ export type Org = { id: string; name: string };
 
 /** The organization named by its uuid, slug or exact name (a name shared by two is refused). */
 export async function resolveOrganization(db: Db, ref: string): Promise<Org> {
+  // Uuids are stored in lower case; one typed in upper case names the same organization.
+  const id = UUID.test(ref) ? ref.toLowerCase() : ref;
   const rows = await db
     .select({ id: organization.id, name: organization.name })
     .from(organization)
-    .where(or(eq(organization.id, ref), eq(organization.slug, ref), eq(organization.name, ref)))
+    .where(or(eq(organization.id, id), eq(organization.slug, ref), eq(organization.name, ref)))
     .limit(3);
-  const exact = rows.find((r) => r.id === ref);
+  const exact = rows.find((r) => r.id === id);
   if (exact) return exact;
   if (rows.length > 1)
     throw new BillingError(`Several organizations are called "${ref}"; name it by its uuid.`, "invalid");
@@ -53,6 +55,8 @@ export async function resolveOrganization(db: Db, ref: string): Promise<Org> {
   if (!org) throw new BillingError(`No organization with uuid, slug or name "${ref}".`, "not_found");
   return org;
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 

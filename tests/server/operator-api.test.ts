@@ -285,6 +285,36 @@ describe.each(backends())("operator API on $name", (backend) => {
     expect(await lastAudit("price_rule.created")).toMatchObject({ organizationUuid: null });
   });
 
+  it("takes an organization's uuid in any case, on every operator route naming one", async () => {
+    const upper = t.f.acmeId.toUpperCase();
+    expect(upper).not.toBe(t.f.acmeId);
+    // A price for the organization named in upper case is the organization's (it prices its events).
+    const created = await op("POST", "/v1/operator/price-rules", {
+      organization_uuid: upper,
+      operation: "op-api-case",
+      unit_price_usd: "0.5",
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    expect(created.json().organization_uuid).toBe(t.f.acmeId);
+    const list = (uuid: string) => op("GET", `/v1/operator/price-rules?organization_uuid=${uuid}`);
+    const lower = (await list(t.f.acmeId)).json();
+    expect(lower.price_rules.map((r: { price_rule_uuid: string }) => r.price_rule_uuid)).toContain(
+      created.json().price_rule_uuid,
+    );
+    expect((await list(upper)).json()).toEqual(lower);
+    // The routes naming it in the path, as the CLI does.
+    for (const rest of ["", "/awaiting-pricing", "/billing-cycles", "/payments", "/workspace-groups"]) {
+      const a = await op("GET", `/v1/operator/organizations/${t.f.acmeId}${rest}`);
+      const b = await op("GET", `/v1/operator/organizations/${upper}${rest}`);
+      expect([b.statusCode, b.json()], rest).toEqual([200, a.json()]);
+    }
+    // An ingestion key for it.
+    const key = await op("POST", "/v1/operator/ingest-keys", { name: "case", organization: upper });
+    expect(key.statusCode, key.body).toBe(200);
+    expect(key.json().organization_uuid).toBe(t.f.acmeId);
+    await op("POST", `/v1/operator/ingest-keys/${key.json().ingest_key_uuid}/revoke`);
+  });
+
   it("refuses a bad price rule in its own words and writes nothing", async () => {
     const url = "/v1/operator/price-rules";
     const cases: [unknown, number, string][] = [
@@ -342,6 +372,28 @@ describe.each(backends())("operator API on $name", (backend) => {
     const revoked = await t.f.call("newcomer", "DELETE", "/v1/operator/operators/member@acme.test");
     expect(revoked.statusCode, revoked.body).toBe(200);
     expect((await t.f.call("member", "GET", ingestKeys)).statusCode).toBe(403);
+
+    // An operator cannot revoke the last operator who can act (here themself): 409, nothing
+    // written. A banned operator cannot act, so does not count.
+    const last =
+      "newcomer@acme.test is the last provider operator; grant the role to another user before revoking it (the command line can always grant it).";
+    const revokeSelf = () => t.f.call("newcomer", "DELETE", "/v1/operator/operators/newcomer@acme.test");
+    expect(await refused(409, revokeSelf)).toEqual({ code: "conflict", message: last });
+    await t.f.call("newcomer", "POST", "/v1/operator/operators", { email: "member@acme.test" });
+    const ban = (banned: boolean) =>
+      t.p.database.db.update(user).set({ banned }).where(eq(user.email, "member@acme.test"));
+    await ban(true);
+    expect((await refused(409, revokeSelf)).message).toBe(last);
+    await ban(false);
+    // With another operator who can act, the operator may step down, and that one may not.
+    expect((await revokeSelf()).statusCode).toBe(200);
+    const lastToo = await refused(409, () =>
+      t.f.call("member", "DELETE", "/v1/operator/operators/member@acme.test"),
+    );
+    expect(lastToo.message).toContain("member@acme.test is the last provider operator");
+    await t.f.call("member", "POST", "/v1/operator/operators", { email: "newcomer@acme.test" });
+    // The command line (the local credential) may revoke the last one: it can always grant again.
+    expect((await op("DELETE", "/v1/operator/operators/member@acme.test")).statusCode).toBe(200);
 
     await op("DELETE", "/v1/operator/operators/NEWCOMER@acme.test");
     expect((await t.f.call("newcomer", "GET", ingestKeys)).statusCode).toBe(403);

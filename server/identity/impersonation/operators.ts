@@ -1,4 +1,4 @@
-import { asc, eq, like } from "drizzle-orm";
+import { and, asc, eq, like, ne, sql } from "drizzle-orm";
 import { user } from "../../db/schema";
 import { type Actor, writeAudit } from "../../platform/audit";
 import type { Db, Tx } from "../../platform/database";
@@ -29,21 +29,39 @@ export async function listOperators(db: Db): Promise<{ userId: string; email: st
   return rows.filter(isOperator).map(({ userId, email }) => ({ userId, email }));
 }
 
+/** A revocation that would leave no operator able to act; `message` says what to do instead. */
+export class LastOperatorError extends Error {
+  constructor(email: string) {
+    super(
+      `${email} is the last provider operator; grant the role to another user before revoking it ` +
+        "(the command line can always grant it).",
+    );
+  }
+}
+
 /**
  * Grants or revokes the operator role: the user's id and email, or null when no user has that
  * email. With an actor, the change's audit row (a platform entry: the role belongs to no
  * organization) is written in the same transaction. Every check of the role reads the table, so
- * the change counts at once.
+ * the change counts at once. With `keepOne`, revoking the role of the last operator who can act
+ * (not banned) throws LastOperatorError: an operator must not lock every operator out of the
+ * operator API. The command line need not keep one, since it can always grant the role again.
  */
 export async function setOperatorRole(
   db: Db,
   email: string,
   grant: boolean,
   actor?: Actor,
+  opts: { keepOne?: boolean } = {},
 ): Promise<{ userId: string; email: string } | null> {
   const address = email.trim().toLowerCase();
   return db.transaction(async (tx: Tx) => {
+    // Revocations one at a time, so two operators revoking each other cannot both pass the check.
+    if (!grant && opts.keepOne)
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtext('operator-roles'))`);
     const [before] = await tx.select({ role: user.role }).from(user).where(eq(user.email, address));
+    if (!grant && opts.keepOne && before && isOperator(before) && !(await anotherActiveOperator(tx, address)))
+      throw new LastOperatorError(address);
     const [row] = await tx
       .update(user)
       .set({ role: grant ? OPERATOR_ROLE : "user", updatedAt: new Date() })
@@ -61,6 +79,15 @@ export async function setOperatorRole(
       });
     return { userId: row.id, email: address };
   });
+}
+
+/** Whether a user other than `email` holds the operator role and is not banned. */
+async function anotherActiveOperator(tx: Tx, email: string): Promise<boolean> {
+  const rows = await tx
+    .select({ role: user.role })
+    .from(user)
+    .where(and(like(user.role, `%${OPERATOR_ROLE}%`), eq(user.banned, false), ne(user.email, email)));
+  return rows.some(isOperator);
 }
 
 /** Grants or revokes the operator role; false when no user has that email. */
