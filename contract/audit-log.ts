@@ -33,6 +33,8 @@ export const AUDIT_ACTIONS = {
   "budget.created": "A monthly budget was set for the organization or a workspace.",
   "budget.changed": "A budget's amount, alert thresholds or hard limit changed.",
   "budget.deleted": "A budget was removed.",
+  "eval_run.reservation_released":
+    "An administrator released an eval run's reservation: the run was finished and its hold freed.",
   "webhook_endpoint.created": "A webhook endpoint was added.",
   "webhook_endpoint.changed": "A webhook endpoint's URL, events or state changed.",
   "webhook_endpoint.secret_rotated": "A webhook endpoint's signing secret was replaced.",
@@ -86,6 +88,7 @@ export const AUDIT_TARGET_TYPES = [
   "usage_event",
   "user",
   "budget",
+  "eval_run",
   "webhook_endpoint",
   "price_rule",
   "billing_cycle",

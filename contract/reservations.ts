@@ -5,11 +5,23 @@
  * halfway. Shared by the server (validation, OpenAPI) and the console (types only).
  */
 import { z } from "zod";
-import { MAX_ESTIMATE_LINES, MAX_ESTIMATE_USD, RESERVATION_IDLE_MINUTES } from "./reservation-limits";
+import { tryParseUsd } from "./money";
+import {
+  MAX_ESTIMATE_LINES,
+  MAX_ESTIMATE_MICROS,
+  MAX_ESTIMATE_TEXT,
+  RESERVATION_IDLE_MINUTES,
+} from "./reservation-limits";
 import { isStorableText } from "./storable-text";
 import { MoneySchema } from "./usage-schemas";
 
-export { MAX_ESTIMATE_LINES, MAX_ESTIMATE_USD, RESERVATION_IDLE_MINUTES } from "./reservation-limits";
+export {
+  MAX_ESTIMATE_LINES,
+  MAX_ESTIMATE_MICROS,
+  MAX_ESTIMATE_TEXT,
+  MAX_ESTIMATE_USD,
+  RESERVATION_IDLE_MINUTES,
+} from "./reservation-limits";
 
 const AMOUNT = /^\d+(\.\d{1,6})?$/;
 
@@ -51,18 +63,21 @@ export const EstimateSchema = z
       .regex(AMOUNT, {
         error: 'estimate.cost must be a USD decimal string such as "12.50" (at most 6 decimals).',
       })
-      .refine((v) => Number(v) <= MAX_ESTIMATE_USD, {
-        error: `estimate.cost must be at most ${MAX_ESTIMATE_USD.toLocaleString("en-US")} USD.`,
+      // Exact: a float comparison lets 1000000000.0000001-like amounts through.
+      .refine((v) => (tryParseUsd(v) ?? 0n) <= MAX_ESTIMATE_MICROS, {
+        error: `estimate.cost must be at most ${MAX_ESTIMATE_TEXT}.`,
       })
       .optional()
-      .meta({ description: "The run's expected cost in USD." }),
+      .meta({ description: `The run's expected cost in USD, at most ${MAX_ESTIMATE_TEXT}.` }),
     events: z
       .array(EstimateLineSchema, { error: "estimate.events must be an array." })
       .min(1, { error: "estimate.events must not be empty." })
       .max(MAX_ESTIMATE_LINES, { error: `estimate.events has at most ${MAX_ESTIMATE_LINES} lines.` })
       .optional()
       .meta({
-        description: "The run's expected events per operation, priced by the organization's price rules now.",
+        description:
+          "The run's expected events per operation, priced by the organization's price rules now; their total " +
+          `is capped as a cost is (at most ${MAX_ESTIMATE_TEXT}).`,
       }),
   })
   .refine((e) => (e.cost === undefined) !== (e.events === undefined), {
@@ -92,3 +107,45 @@ export const ReservationSchema = z
   })
   .meta({ id: "Reservation" });
 export type Reservation = z.infer<typeof ReservationSchema>;
+
+/** At most this many open reservations in one answer of GET /v1/budgets/reservations. */
+export const MAX_LISTED_RESERVATIONS = 500;
+
+/** An open reservation as administrators see it beside the budgets. */
+export const OpenReservationSchema = z
+  .object({
+    eval_run_uuid: z.string(),
+    workspace_uuid: z.string(),
+    workspace_name: z.string().nullable(),
+    eval_name: z.string().nullable(),
+    started_by: z.string().nullable().meta({ description: "The email of who started the run." }),
+    started_at: z.iso.datetime(),
+    estimate: MoneySchema,
+    used: MoneySchema,
+    held: MoneySchema.meta({ description: "What it holds now against the hard limits covering it." }),
+    expires_at: z.iso.datetime().meta({
+      description: `When it releases itself unless the run sends usage (its last activity + ${RESERVATION_IDLE_MINUTES} minutes).`,
+    }),
+  })
+  .meta({ id: "OpenReservation" });
+export type OpenReservation = z.infer<typeof OpenReservationSchema>;
+
+export const OpenReservationListSchema = z
+  .object({
+    reservations: z.array(OpenReservationSchema).meta({
+      description: `The largest holds first, at most ${MAX_LISTED_RESERVATIONS}.`,
+    }),
+    total: z.int().meta({ description: "How many reservations are open." }),
+    held: MoneySchema.meta({ description: "What they hold together." }),
+  })
+  .meta({ id: "OpenReservationList" });
+export type OpenReservationList = z.infer<typeof OpenReservationListSchema>;
+
+export const ReleasedReservationSchema = z
+  .object({
+    eval_run_uuid: z.string(),
+    released: MoneySchema.meta({ description: "What the reservation held when it was released." }),
+    reservation: ReservationSchema,
+  })
+  .meta({ id: "ReleasedReservation" });
+export type ReleasedReservation = z.infer<typeof ReleasedReservationSchema>;

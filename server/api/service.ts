@@ -36,6 +36,7 @@ import { organizationUserRoutes } from "./organization-users";
 import { createAuthenticator } from "./principal";
 import { installApiRateLimits } from "./rate-limit";
 import { createReadGate } from "./read-gate";
+import { reservationRoutes } from "./reservations";
 import { installApiRouteHooks } from "./route-hooks";
 import { usageCompletenessRoutes } from "./usage-completeness";
 import { usageExplainRoutes } from "./usage-explain";
@@ -192,6 +193,7 @@ export async function createApiService(
         });
         await routes.register(billingCycleRoutes, { db: database.db, readDb: database.readDb });
         await routes.register(budgetRoutes, { db: database.db });
+        await routes.register(reservationRoutes, { db: database.db });
         await routes.register(allowanceRoutes, { db: database.db, workspaces });
         await routes.register(usageCompletenessRoutes, { db: database.db });
         await routes.register(evalRunRoutes, { db: database.db, readDb: database.readDb, workspaces });

@@ -50,7 +50,7 @@ const OWNER = { workspace_hard_limit: "workspace's", organization_hard_limit: "o
 /**
  * Throws the 402 when work may not start in the workspace now, or with `estimateMicros` when that
  * much does not fit in the free spend of every hard limit covering it (see judgeAllowance); the
- * refusal then names the shortfall. Called under the organization's budget lock when it reserves.
+ * refusal then names the shortfall. Nothing free refuses any estimate, 0 included. Called under the organization's budget lock when it reserves.
  */
 export async function requireSpendAllowance(
   db: Db | Tx,
@@ -62,15 +62,18 @@ export async function requireSpendAllowance(
   if (judged.allowed || !judged.reason) return judged;
   if (estimateMicros === null) throw new ApiError(SPEND_LIMIT_ERROR_CODE, MESSAGES[judged.reason]);
   const free = judged.freeMicros ?? 0n;
+  const details = {
+    shortfall: formatUsdExact(judged.shortfallMicros),
+    estimate: formatUsdExact(estimateMicros),
+    free: formatUsdExact(free),
+  };
+  // Nothing free: the limit is reached, whatever the estimate (one of 0 included).
+  if (free === 0n) throw new ApiError(SPEND_LIMIT_ERROR_CODE, MESSAGES[judged.reason], details);
   throw new ApiError(
     SPEND_LIMIT_ERROR_CODE,
     `The run's estimate of ${formatMoney(estimateMicros)} does not fit: the ${OWNER[judged.reason]} hard spend limit has ` +
       `${formatMoney(free)} free in the current billing cycle (spend and other runs' reservations set aside), ` +
       `${formatMoney(judged.shortfallMicros)} short. Nothing was started; an administrator can raise the budget.`,
-    {
-      shortfall: formatUsdExact(judged.shortfallMicros),
-      estimate: formatUsdExact(estimateMicros),
-      free: formatUsdExact(free),
-    },
+    details,
   );
 }

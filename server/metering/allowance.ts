@@ -21,8 +21,8 @@ export type Judgement = Allowance & {
 
 /**
  * Whether work may start in the workspace now, and with `estimateMicros` whether that much can be
- * reserved: it must fit in every covering hard limit's free spend. Without an estimate, work may
- * start while any spend is free. The workspace's limit is checked before the organization's, so
+ * reserved: it must fit in every covering hard limit's free spend. Without an estimate, or with
+ * an estimate of 0, work may start while any spend is free. The workspace's limit is checked before the organization's, so
  * `reason` names the workspace's when both refuse. A workspace of another organization has no
  * budget of this one: only the organization's limit applies to it, so callers check that the
  * workspace is the organization's first.
@@ -70,11 +70,13 @@ export async function judgeAllowance(
     const held = heldOf(holds, limit.workspaceUuid);
     const free = limit.amountMicros - spent - held;
     if (tightest === null || free < tightest.free) tightest = { spent, held, free };
-    const needed = estimateMicros ?? 1n; // without an estimate: any free spend at all
+    // Some free spend at all, whatever the estimate: an estimate of 0 must not start work on a
+    // limit with nothing free (it would hold nothing and spend anyway).
+    const needed = estimateMicros !== null && estimateMicros > 0n ? estimateMicros : 1n;
     if (free < needed) {
       if (reason === null)
         reason = limit.workspaceUuid === null ? "organization_hard_limit" : "workspace_hard_limit";
-      if (estimateMicros !== null && estimateMicros - free > shortfall) shortfall = estimateMicros - free;
+      if (estimateMicros !== null && needed - free > shortfall) shortfall = needed - free;
     }
   }
   const t = tightest ?? { spent: 0n, held: 0n, free: 0n };

@@ -28,7 +28,7 @@ export type Holds = { total: bigint; byWorkspace: Map<string, bigint> };
  * The run's usage since it started, read from the per-run rollup from the day it started (its
  * primary key leads with the organization and the day, so only those days' rows are read).
  */
-const usedSql = (org: string) => sql`
+export const usedSql = (org: string) => sql`
   left join lateral (
     select sum(d.cost_micros_sum) as used, max(d.last_at) as last_at
       from usage_run_daily d

@@ -47,6 +47,7 @@ const TARGET_LABELS: Record<AuditTargetType, string> = {
   usage_event: "Usage event",
   user: "User",
   budget: "Budget",
+  eval_run: "Eval run",
   webhook_endpoint: "Webhook endpoint",
   price_rule: "Price rule",
   billing_cycle: "Billing cycle",
