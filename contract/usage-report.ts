@@ -39,7 +39,7 @@ export const API_KEY_GROUPING =
 /** What group_by price_rule means: the rule version that priced the events (provenance). */
 export const PRICE_RULE_GROUPING =
   "group_by price_rule: the price rule that priced the events (its uuid names one version of the rule), " +
-  "its version and unit price; null: a price adjustment without a rule.";
+  "its version and unit price; null: price adjustments (sent with their own cost, or price correction lines), which no rule priced.";
 
 export const REPORT_DEFAULT_PAGE_SIZE = 100;
 export const REPORT_MAX_PAGE_SIZE = 1_000;

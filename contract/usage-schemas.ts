@@ -35,6 +35,10 @@ export const UsageRecordSchema = z
     workspace_uuid: z.uuid().nullable(),
     workspace_name: z.string().meta({ description: 'The workspace\'s name, else "Unknown Workspace".' }),
     notes: z.string().nullable().meta({ description: "Price adjustment note." }),
+    adjustment: z.boolean().meta({
+      description:
+        "A price adjustment: the event was sent with its own cost (a credit or a charge) or is a price correction line, so no price change re-rates it. Stored when the event is.",
+    }),
     price_rule_uuid: z.uuid().nullable().meta({
       description: "The price rule that priced the event; null for a price adjustment without one.",
     }),

@@ -119,13 +119,14 @@ export async function correctClosedCycles(
       evalType: g.evalType,
       modality: g.modality,
       ruleMetric: g.ruleMetric,
-      // A line, not usage: no quantity, so the usage totals count only what was used; its cost is
-      // not quantity × unit price, which is what marks it as an adjustment everywhere.
+      // A line, not usage: no quantity, so the usage totals count only what was used; stored as
+      // an adjustment, so that no later price change re-rates it.
       quantity: 0,
       unitPriceMicros: 0n,
       costMicros: g.deltaMicros,
       priceRuleUuid: rule.priceRuleUuid,
       notes: correctionNote(cycle, rule, g.events),
+      adjustment: true,
       ...lateMarker(cycle, null),
     }));
     const stored = await db.transaction(async (tx: Tx) => {

@@ -19,7 +19,7 @@ const bool = (v: boolean | undefined) => (v ? "t" : "f");
 
 /**
  * Stores event rows and their idempotency keys in one statement with a fixed text: each column
- * travels as one array parameter, unpacked by unnest (a batch of any size is 21 parameters, and
+ * travels as one array parameter, unpacked by unnest (a batch of any size has the same few parameters, and
  * neither drizzle nor the driver builds or parses per-row SQL). The keys go first, into
  * usage_event_keys — usage_events, partitioned by month, cannot hold a unique key without the month
  * — and only the events whose key was new are stored: priced ones in usage_events, those awaiting
@@ -52,11 +52,12 @@ export async function insertEvents(tx: Tx, organizationUuid: string, rows: Store
         ${column(rows, (r) => bool(r.backfill))}::boolean[],
         ${column(rows, (r) => r.lateOccurredAt?.toISOString() ?? null)}::timestamptz[],
         ${column(rows, (r) => r.latePeriodStart ?? null)}::date[],
-        ${column(rows, (r) => r.latePeriodEnd ?? null)}::date[])
+        ${column(rows, (r) => r.latePeriodEnd ?? null)}::date[],
+        ${column(rows, (r) => bool(r.adjustment))}::boolean[])
         as x(event_id, occurred_at, workspace_uuid, eval_uuid, eval_run_uuid, name, operation,
              eval_type, modality, is_jailbreak, has_ground_truth, created_by, quantity, rule_metric,
              unit_price_micros, cost_micros, price_rule_uuid, notes, awaiting, backfill,
-             late_occurred_at, late_period_start, late_period_end)
+             late_occurred_at, late_period_start, late_period_end, adjustment)
     ),
     k as (
       insert into usage_event_keys (organization_uuid, event_id, occurred_at)
@@ -68,12 +69,12 @@ export async function insertEvents(tx: Tx, organizationUuid: string, rows: Store
       insert into usage_events (organization_uuid, event_id, occurred_at, workspace_uuid, eval_uuid,
         eval_run_uuid, name, operation, eval_type, modality, is_jailbreak, has_ground_truth, created_by,
         quantity, rule_metric, unit_price_micros, cost_micros, price_rule_uuid, notes, late_occurred_at,
-        late_period_start, late_period_end)
+        late_period_start, late_period_end, adjustment)
       select ${organizationUuid}, x.event_id, x.occurred_at, x.workspace_uuid, x.eval_uuid,
              x.eval_run_uuid, x.name, x.operation, x.eval_type, x.modality, x.is_jailbreak,
              x.has_ground_truth, x.created_by, x.quantity, x.rule_metric, x.unit_price_micros,
              x.cost_micros, x.price_rule_uuid, x.notes, x.late_occurred_at, x.late_period_start,
-             x.late_period_end
+             x.late_period_end, x.adjustment
         from x join k using (event_id) where not x.awaiting
       returning event_id
     ),

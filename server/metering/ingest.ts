@@ -127,6 +127,8 @@ const eventRow = (organizationUuid: string, e: ValidEvent, price: Price = UNPRIC
   quantity: e.quantity,
   ruleMetric: e.ruleMetric,
   notes: e.notes,
+  // The stored fact of what the event is: it came with its own cost (a credit or a charge).
+  adjustment: e.costMicros !== null,
   ...price,
 });
 
@@ -190,7 +192,6 @@ export async function ingestUsage(
   // Events no price rule matches: kept, awaiting pricing (they need no partition until priced).
   const awaiting = new Map<string, StoredRow>();
   const indexOf = new Map<string, number>();
-  const isAdjustment = new Set<string>();
   let duplicates = 0;
   for (const { index, event: e } of valid) {
     const reject = (reason: string) => rejected.push({ index, event_id: e.eventId, reason });
@@ -252,7 +253,6 @@ export async function ingestUsage(
     });
     rows.set(e.eventId, closed ? { ...row, occurredAt: billAt, ...lateMarker(closed, e.occurredAt) } : row);
     indexOf.set(e.eventId, index);
-    if (e.costMicros !== null) isAdjustment.add(e.eventId);
   }
 
   // Every month of the batch has its partition before the insert (created here if new). A month
@@ -314,7 +314,7 @@ export async function ingestUsage(
       const by = typeof opts.adjustments === "object" ? opts.adjustments.by : null;
       if (by)
         for (const row of inserted)
-          if (isAdjustment.has(row.eventId))
+          if (row.adjustment)
             await writeAudit(tx, {
               organizationUuid,
               actor: by,

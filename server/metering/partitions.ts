@@ -9,6 +9,7 @@
 import { sql } from "drizzle-orm";
 import { type Actor, writeAudit } from "../platform/audit";
 import type { Db } from "../platform/database";
+import { fillAdjustmentColumn } from "./adjustment-fill";
 import { dropMonthOfRuns, restoreMonthOfRuns } from "./run-rollup";
 
 /** "YYYY-MM" of a UTC instant. */
@@ -209,6 +210,8 @@ export async function restoreMonth(
   const { start, end } = monthBounds(month);
   const part = partitionName(month);
   await db.transaction(async (tx) => {
+    // A month archived and dumped before the adjustment column existed lacks it: attach needs it.
+    await fillAdjustmentColumn(tx, found.table);
     await tx.execute(sql`alter table ${sql.identifier(found.table)} rename to ${sql.identifier(part)}`);
     await tx.execute(
       sql.raw(

@@ -73,9 +73,7 @@ export const RATED_COLUMNS = sql.raw(`usage_event_uuid, occurred_at, occurred_at
   late_occurred_at, workspace_uuid, eval_run_uuid,
   operation, eval_type, modality, is_jailbreak, has_ground_truth, rule_metric, quantity,
   unit_price_micros, cost_micros, price_rule_uuid`);
-export const RULE_PRICED = sql.raw(
-  "price_rule_uuid is not null and cost_micros = unit_price_micros * quantity",
-);
+export const RULE_PRICED = sql.raw("price_rule_uuid is not null and not adjustment");
 
 /** The events a rule's dimensions fit (a dimension the rule leaves open fits anything). */
 export function fitsRule(rule: PriceRule): SQL {

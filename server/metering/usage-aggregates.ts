@@ -296,8 +296,8 @@ async function eventSets(db: Db, where: SQL | undefined, grouping: Grouping) {
 
 /**
  * Computes the page's data for one cycle, filter set and grouping: two queries (the rollup or, with
- * a search, the raw events; and the adjustments, which the rollups do not tell apart: events whose
- * cost is not quantity × unit price, few, read through their partial index).
+ * a search, the raw events; and the adjustments, which the rollups do not tell apart: events stored
+ * as adjustments, few, read through their partial index).
  */
 export async function computePageData(
   db: Db,
@@ -309,8 +309,8 @@ export async function computePageData(
   const events = eventWhere(cycle, f, matches);
   const adjustedWhere = and(
     events,
-    // Exactly the predicate of usage_events_adjustments_idx (a partial index), so it serves this.
-    sql`(${usageEvents.costMicros} <> ${usageEvents.unitPriceMicros} * ${usageEvents.quantity}) is true`,
+    // Exactly the predicate of usage_events_adjustment_idx (a partial index), so it serves this.
+    sql`${usageEvents.adjustment}`,
   );
   const [main, adjusted] = await Promise.all([
     readsRawEvents(f) ? eventSets(db, events, grouping) : rollupSets(db, cycle, f, grouping),

@@ -78,7 +78,8 @@ function rollupFilter(cycle: Cycle, s: Scope): SQL {
   return sql.join(parts, sql` and `);
 }
 
-const ADJ = sql`((e.cost_micros <> e.unit_price_micros * e.quantity) is true)`;
+/** A price adjustment: the fact stored with the event (never inferred from its arithmetic). */
+const ADJ = sql`e.adjustment`;
 
 /** The grouped usage rows of the scope (src 'e'), as one select of the union. */
 function groupedSelect(cycle: Cycle, s: Scope): SQL {

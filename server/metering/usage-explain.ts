@@ -294,7 +294,7 @@ async function oneEvent(db: Db, cycle: Cycle, ctx: Context, req: ExplainRequest)
     ruleUuid: row.priceRuleUuid,
     ruleVersion: row.priceRuleVersion,
     unitPriceMicros: row.unitPriceMicros,
-    adjustment: row.costMicros !== row.unitPriceMicros * BigInt(row.quantity),
+    adjustment: row.adjustment,
     eventUuid: row.usageEventUuid,
     events: 1,
     quantity: row.quantity,

@@ -38,6 +38,7 @@ export const recordColumns = {
   workspaceUuid: usageEvents.workspaceUuid,
   workspaceName,
   notes: usageEvents.notes,
+  adjustment: usageEvents.adjustment,
   priceRuleUuid: usageEvents.priceRuleUuid,
   priceRuleVersion: priceRules.version,
   ruleMetric: usageEvents.ruleMetric,
@@ -64,6 +65,7 @@ export type RecordRow = {
   workspaceUuid: string | null;
   workspaceName: string;
   notes: string | null;
+  adjustment: boolean;
   priceRuleUuid: string | null;
   priceRuleVersion: number | null;
   ruleMetric: string;
@@ -92,6 +94,7 @@ export function recordJson(r: RecordRow): UsageRecord {
     workspace_uuid: r.workspaceUuid,
     workspace_name: r.workspaceName,
     notes: r.notes,
+    adjustment: r.adjustment === true || String(r.adjustment) === "t",
     price_rule_uuid: r.priceRuleUuid,
     price_rule_version: r.priceRuleUuid === null ? null : (r.priceRuleVersion ?? null),
     rule_metric: r.ruleMetric,

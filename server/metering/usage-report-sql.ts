@@ -2,7 +2,7 @@
 // dashboard reads (usage_daily_coarse, usage_daily) when they can answer, else over the raw events,
 // with the dashboard's filter SQL (usage-sql.ts), so both count exactly the same usage.
 
-import { and, eq, gte, lt, type SQL, sql } from "drizzle-orm";
+import { and, eq, gte, lt, not, type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { BucketWidth, ReportGroupBy } from "../../contract/usage-report";
 import { floorUtcSql } from "../../contract/utc-calendar";
@@ -92,7 +92,8 @@ function shapeOf(q: ReportQuery, source: ReportSource): Shape {
         gte(e.occurredAt, q.start),
         lt(e.occurredAt, q.end),
         f.evalRun ? eq(e.evalRunUuid, f.evalRun) : undefined,
-        f.priceRule ? eq(e.priceRuleUuid, f.priceRule) : undefined,
+        // A rule's events are those it priced: never the adjustments that name it.
+        f.priceRule ? and(eq(e.priceRuleUuid, f.priceRule), not(e.adjustment)) : undefined,
         dimensionFilter(eventDims, f),
         searchFilter(f.search, q.matches),
       ),
@@ -104,7 +105,7 @@ function shapeOf(q: ReportQuery, source: ReportSource): Shape {
         eval_run: sql`${e.evalRunUuid}`,
         created_by: sql`${e.createdBy}`,
         api_key: sql`${evalRuns.startedByApiKeyId}`,
-        price_rule: sql`${e.priceRuleUuid}`,
+        price_rule: sql`case when ${e.adjustment} then null else ${e.priceRuleUuid} end`,
       },
       // Only a run of the event's own organization counts: a run id named by another tenant's
       // events never maps them to this tenant's keys (nor the reverse).

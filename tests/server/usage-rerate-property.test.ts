@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { formatUsdExact } from "../../contract/money";
 import { closeCycle } from "../../server/metering/billing";
 import { groupTotals, listCycles } from "../../server/metering/cycles";
 import { ingestUsage } from "../../server/metering/ingest";
@@ -17,6 +18,8 @@ import { addCycle } from "./usage-setup";
  * once); the events' costs equal each rollup and the bill of every cycle, to the micro-dollar; and
  * they add up to what the current price list makes the priced events cost — the open cycle by
  * re-rating each event, the closed cycles through the correction lines billed in the open one.
+ * Operator charges sent with an explicit cost — often exactly quantity × the current unit price,
+ * which an arithmetic test would take for rule-priced usage — keep their cost through every change.
  */
 describe.each(backends())("re-rating keeps every event once and every total exact on $name", (backend) => {
   let p: TestProduct;
@@ -54,12 +57,24 @@ describe.each(backends())("re-rating keeps every event once and every total exac
       }),
     },
     { weight: 2, arbitrary: fc.record({ kind: fc.constant("close" as const) }) },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        kind: fc.constant("charge" as const),
+        operation: fc.constantFrom(...OPERATIONS),
+        quantity: fc.integer({ min: 1, max: 5 }),
+        day: fc.integer({ min: 0, max: DAYS - 1 }),
+        // Mostly the very cost the rule would give it; else any small amount.
+        equal: fc.boolean(),
+        micros: fc.integer({ min: -999_999, max: 999_999 }),
+      }),
+    },
   );
 
   type Rows<T> = { rows: T[] };
   let run = 0;
   // What the runs exercised: the property means little if no run billed late usage or a correction.
-  const seen = { late: 0, corrections: 0, rerated: 0 };
+  const seen = { late: 0, corrections: 0, rerated: 0, equalCharges: 0 };
 
   it("bills a closed cycle's difference once (a worked example of the steps below)", async () => {
     const db = p.database.db;
@@ -108,6 +123,8 @@ describe.each(backends())("re-rating keeps every event once and every total exac
           });
         let closes = 0;
         const accepted = new Map<string, { operation: string; quantity: number; at: Date }>();
+        // Operator charges: their cost as sent, which no price change may move.
+        const charges = new Map<string, bigint>();
 
         // The oracle: the best rule of the current price list at the time the usage happened.
         const pricer = async () => {
@@ -126,12 +143,23 @@ describe.each(backends())("re-rating keeps every event once and every total exac
         };
         const check = async () => {
           const priceOf = await pricer();
-          const events = await q<{ event_id: string; cost_micros: string; adjustment: boolean }>(
-            sql`select event_id, cost_micros::text, (cost_micros <> unit_price_micros * quantity) as adjustment
-                  from usage_events where organization_uuid = ${org}`,
+          const events = await q<{ event_id: string; cost_micros: string; adjustment: boolean | string }>(
+            sql`select event_id, cost_micros::text, adjustment from usage_events where organization_uuid = ${org}`,
           );
-          const usage = events.filter((e) => !e.event_id.startsWith("price-correction:"));
-          seen.corrections = Math.max(seen.corrections, events.length - usage.length);
+          const lines = events.filter((e) => e.event_id.startsWith("price-correction:"));
+          const usage = events.filter(
+            (e) => !e.event_id.startsWith("price-correction:") && !charges.has(e.event_id),
+          );
+          seen.corrections = Math.max(seen.corrections, lines.length);
+          // What each event is, as stored: usage priced by a rule, or an adjustment (charges, lines).
+          const isAdjustment = (e: { adjustment: boolean | string }) =>
+            e.adjustment === true || e.adjustment === "t";
+          expect(usage.filter(isAdjustment).map((e) => e.event_id)).toEqual([]);
+          expect(events.filter((e) => !usage.includes(e) && !isAdjustment(e)).map((e) => e.event_id)).toEqual(
+            [],
+          );
+          for (const [id, cost] of charges)
+            expect([id, events.find((e) => e.event_id === id)?.cost_micros]).toEqual([id, String(cost)]);
           const awaiting = await q<{ event_id: string }>(
             sql`select event_id from usage_events_awaiting where organization_uuid = ${org}`,
           );
@@ -142,9 +170,10 @@ describe.each(backends())("re-rating keeps every event once and every total exac
           const ids = [...usage.map((r) => r.event_id), ...awaiting.map((r) => r.event_id)].sort();
           expect(ids).toEqual([...accepted.keys()].sort());
           expect(keys?.n).toBe(accepted.size + events.length - usage.length);
+          expect(events.length - usage.length).toBe(lines.length + charges.size);
           // Awaiting exactly when no rule prices it; the events and corrections add up to the
           // current price list's cost of the priced events.
-          let expected = 0n;
+          let expected = [...charges.values()].reduce((a, b) => a + b, 0n);
           for (const [id, e] of accepted) {
             const rule = priceOf(e);
             expect([id, awaiting.some((a) => a.event_id === id)]).toEqual([id, rule === null]);
@@ -177,6 +206,30 @@ describe.each(backends())("re-rating keeps every event once and every total exac
               validFrom: dayAt(s.day, 0),
             });
             seen.rerated += set.rerating.events;
+          } else if (s.kind === "charge") {
+            const at = dayAt(s.day);
+            const rule = (await pricer())({ operation: s.operation, at });
+            const cost = s.equal && rule ? rule.unitPriceMicros * BigInt(s.quantity) : BigInt(s.micros);
+            if (s.equal && rule) seen.equalCharges += 1;
+            const id = `c-${charges.size}`;
+            const r = await ingestUsage(
+              db,
+              org,
+              [
+                {
+                  event_id: id,
+                  occurred_at: at.toISOString(),
+                  operation: s.operation,
+                  eval_type: "et-x",
+                  quantity: s.quantity,
+                  cost: formatUsdExact(cost),
+                  notes: "Charge: property",
+                },
+              ],
+              { adjustments: "unaudited" },
+            );
+            expect(r.rejected).toEqual([]);
+            charges.set(id, cost);
           } else if (s.kind === "close") {
             const end = BOUNDARIES[closes];
             if (!end) continue;
@@ -217,5 +270,6 @@ describe.each(backends())("re-rating keeps every event once and every total exac
     expect(seen.late).toBeGreaterThan(0);
     expect(seen.corrections).toBeGreaterThan(0);
     expect(seen.rerated).toBeGreaterThan(0);
+    expect(seen.equalCharges).toBeGreaterThan(0);
   });
 });

@@ -122,6 +122,13 @@ export const usageEvents = pgTable(
     /** The closed cycle a late event, or a price correction line, belongs to (its period). */
     latePeriodStart: date("late_period_start", { mode: "string" }),
     latePeriodEnd: date("late_period_end", { mode: "string" }),
+    /**
+     * A price adjustment: the event arrived with an explicit cost (a credit or charge), or is a
+     * price correction line. Written when the event is stored (migration 0028 filled it for older
+     * rows); re-rating never moves such an event and every reader that tells usage from
+     * adjustments reads this, never the arithmetic of cost against quantity × unit price.
+     */
+    adjustment: boolean("adjustment").notNull().default(false),
   },
   (t) => [
     primaryKey({ name: "usage_events_pkey", columns: [t.usageEventUuid, t.occurredAt] }),
@@ -140,14 +147,10 @@ export const usageEvents = pgTable(
     // searchDocument), so `document ilike '%text%'` is a bitmap index scan instead of a scan of the
     // cycle. Needs the pg_trgm extension (created by migration 0008, loaded into PGlite).
     index("usage_events_search_trgm_idx").using("gin", sql`(${searchDocument(t)}) gin_trgm_ops`),
-    // Price adjustments (an explicit cost, not quantity × unit price) are a handful per cycle: the
-    // Usage Summary and the chart read them on every call, from this small partial index instead
-    // of a scan of the whole cycle. The predicate must stay the one usage-aggregates.ts queries
-    // (isAdjustment). Migration 0009 also creates statistics on that expression: without them the
-    // planner guesses that most rows match and scans the cycle anyway.
-    index("usage_events_adjustments_idx")
-      .on(t.organizationUuid, t.occurredAt)
-      .where(sql`(${t.costMicros} <> ${t.unitPriceMicros} * ${t.quantity}) is true`),
+    // Price adjustments are a handful per cycle: the Usage Summary and the chart read them on every
+    // call, from this small partial index instead of a scan of the whole cycle. The predicate must
+    // stay the one usage-aggregates.ts queries.
+    index("usage_events_adjustment_idx").on(t.organizationUuid, t.occurredAt).where(sql`${t.adjustment}`),
     // One eval run's events (its page, and the records filtered by run): an index range instead of
     // a scan of the cycle. Partial: most events belong to no run and need no entry.
     index("usage_events_org_run_idx")

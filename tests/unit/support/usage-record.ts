@@ -18,6 +18,7 @@ export function usageRecord(over: Partial<UsageRecord> = {}): UsageRecord {
     workspace_uuid: null,
     workspace_name: "No Workspace",
     notes: null,
+    adjustment: false,
     price_rule_uuid: null,
     price_rule_version: null,
     rule_metric: "eval",
