@@ -205,7 +205,11 @@ describe.each(backends())("re-rating and late usage on $name", (backend) => {
     ]);
     // Billed when it was accepted: in the open cycle.
     for (const r of late) expect(r.date >= "2026-11-01").toBe(true);
-    const csv = await f.call("admin", "GET", `/v1/usage/export.csv?billing_cycle_uuid=${open}`);
+    const csv = await f.call(
+      "admin",
+      "GET",
+      `/v1/usage/export.csv?billing_cycle_uuid=${open}&details=pricing`,
+    );
     expect(csv.statusCode, csv.body).toBe(200);
     expect(csv.body).toContain("2026-10-01 to 2026-11-01,2026-10-25T08:00:00.000Z");
     await expectConsistent(f.acmeId);
