@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../platform/config";
 import { FE_PREFIX } from "./fe/plumbing";
-import { messagePage } from "./login/pages";
+import { messagePage } from "./hosted-pages/html";
 
 // Cross-site request refusal for the whole identity app, in one hook:
 //

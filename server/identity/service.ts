@@ -8,7 +8,6 @@ import type { ApiKeyIdentity, IdentityGateway } from "../platform/identity-gatew
 import { resolveKeyring } from "../platform/secrets";
 import { refuseUnstorableText } from "../platform/text-input";
 import { createTokenVersionWatch } from "../platform/token-revocation";
-import { registerAccountPage } from "./account/page-routes";
 import { createIdentityAdmin } from "./admin";
 import { identityApi } from "./api";
 import { createApiKeyService, type ValidatedApiKey } from "./api-keys/service";
@@ -23,21 +22,16 @@ import { IdentityError } from "./errors";
 import { identityError } from "./http";
 import { isProviderOperator } from "./impersonation/operators";
 import { registerImpersonationWriteAudit } from "./impersonation/writes";
-import { registerHostedPages } from "./login/page-routes";
 import { dummyPasswordHash } from "./login/password-login";
-import { registerSignInStepPages } from "./login/step-page-routes";
-import { registerUnlockRoutes } from "./login/unlock-routes";
 import { DEFAULT_MAX_USERS } from "./orgs/limits";
-import { registerOrgPages } from "./orgs/page-routes";
 import { refuseCrossSiteRequests } from "./origin-check";
+import { identityPages } from "./pages";
 import { createRateLimiter } from "./rate-limit";
-import { registerSamlRoutes } from "./saml/routes";
 import { createTokenIssuer } from "./session/access-tokens";
 import { currentTokenVersion } from "./session/token-version";
 import { loadAuthSecret, loadBackendApiKey, loadSigningKeys, sealStoredSecrets } from "./settings";
 import { betterAuthSocialProviders } from "./social/better-auth-options";
 import { loadSocialProviders } from "./social/providers";
-import { registerSocialLogin } from "./social/routes";
 
 /** The identity service: hosted pages and the PropelAuth-compatible API at its own origin root. */
 export async function createIdentityService(config: Config, database: Database, logger: FastifyBaseLogger) {
@@ -131,13 +125,7 @@ export async function createIdentityService(config: Config, database: Database, 
   // Every non-GET call made while impersonating is audited, pages and JSON calls alike.
   registerImpersonationWriteAudit(app, ctx);
   await app.register(identityApi, { ctx });
-  registerHostedPages(app, ctx);
-  registerOrgPages(app, ctx);
-  registerSamlRoutes(app, ctx);
-  registerSignInStepPages(app, ctx);
-  registerAccountPage(app, ctx);
-  registerUnlockRoutes(app, ctx);
-  registerSocialLogin(app, ctx);
+  await app.register(identityPages, { ctx });
 
   // A cached key is the same object on every call: its identity is computed once.
   const identityOf = (found: ValidatedApiKey | null): ApiKeyIdentity | null => {

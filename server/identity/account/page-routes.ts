@@ -1,7 +1,8 @@
 import { applySetCookies } from "better-auth/cookies";
 import { fromNodeHeaders } from "better-auth/node";
 import { and, eq } from "drizzle-orm";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { account, user } from "../../db/schema/index";
 import { createApiKeyService } from "../api-keys/service";
@@ -9,10 +10,11 @@ import { isExpirationOption } from "../api-keys/token";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
 import type { SessionUser } from "../fe/plumbing";
-import { asPageError, asStrings, fieldErrors, pageKit, type RtQuery, withRt } from "../hosted-pages/kit";
+import { messagePage } from "../hosted-pages/html";
+import { asPageError, type FormValues, fieldErrors, pageKit, withRt } from "../hosted-pages/kit";
+import { field, rtQuery } from "../hosted-pages/schemas";
 import { sendCookies } from "../http";
 import { keyActorOf, refuseKeyCreationWhileImpersonating } from "../impersonation/writes";
-import { messagePage } from "../login/pages";
 import { type FreshFactor, freshFactorBody } from "../mfa/factor";
 import { backupCodes, currentPendingSecret } from "../mfa/setup";
 import { type accountPage as AccountPageFn, accountPage } from "./pages";
@@ -35,15 +37,30 @@ const passwordForm = z.object({
  * The hosted form's confirmation: one "code" field takes a code from the app (six digits) or a
  * backup code; the password field is the alternative for accounts that have one.
  */
-function factorOf(v: Record<string, string>): FreshFactor {
+function factorOf(v: FormValues): FreshFactor {
   const code = (v.code ?? "").trim();
   const password = v.mfa_password ?? "";
   if (code) return freshFactorBody.parse(/^\d{6}$/.test(code) ? { code } : { backup_code: code });
   return freshFactorBody.parse(password ? { password } : {});
 }
 
+/** Every field the account page's forms post; each action reads its own. */
+const accountForm = z.object({
+  first_name: field,
+  last_name: field,
+  username: field,
+  new_email: field,
+  password: field,
+  current_password: field,
+  code: field,
+  mfa_password: field,
+  expiration_option: field,
+  api_key_id: field,
+  confirm: field,
+});
+
 /** The hosted /account page and its form actions (each keeps `rt`). */
-export function registerAccountPage(app: FastifyInstance, ctx: IdentityContext) {
+export const accountPages: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = async (app, { ctx }) => {
   const kit = pageKit(ctx);
   const keys = createApiKeyService(ctx.db, ctx.directory);
 
@@ -88,7 +105,9 @@ export function registerAccountPage(app: FastifyInstance, ctx: IdentityContext) 
     return kit.send(reply, status, accountPage(view));
   }
 
-  app.get<{ Querystring: RtQuery }>("/account", async (req, reply) => render(req, reply, req.query.rt));
+  app.get("/account", { schema: { querystring: rtQuery } }, async (req, reply) =>
+    render(req, reply, req.query.rt),
+  );
 
   /** One form action: same-origin and signed-in checks, then `run`; errors shown in its section. */
   const action = (
@@ -97,13 +116,13 @@ export function registerAccountPage(app: FastifyInstance, ctx: IdentityContext) 
     run: (
       req: FastifyRequest,
       reply: FastifyReply,
-      v: Record<string, string>,
+      v: FormValues,
       session: SessionUser,
     ) => Promise<Extra | "done">,
   ) =>
-    app.post<{ Querystring: RtQuery }>(path, async (req, reply) => {
+    app.post(path, { schema: { querystring: rtQuery, body: accountForm } }, async (req, reply) => {
       const { rt } = req.query;
-      const values = asStrings(req.body);
+      const values = req.body;
       if (!kit.sameOrigin(req))
         return kit.send(
           reply,
@@ -194,4 +213,4 @@ export function registerAccountPage(app: FastifyInstance, ctx: IdentityContext) 
     );
     return "done";
   });
-}
+};

@@ -21,7 +21,7 @@ export type AccountView = {
   notice?: string | undefined;
   message?: string | undefined;
   errors?: FieldErrors | undefined;
-  values?: Record<string, string> | undefined;
+  values?: Record<string, string | undefined> | undefined;
 };
 
 const EXTRA =

@@ -105,3 +105,17 @@ ${opts.error ? html`<div class="field-error" id="${id}-error" role="alert">${opt
 export function alert(message: string | undefined): SafeHtml | string {
   return message ? html`<div class="alert" role="alert">${message}</div>` : "";
 }
+
+/** A short result page with one way on. */
+export function messagePage(
+  title: string,
+  text: string,
+  link: { href: string; label: string },
+  alertText?: string,
+) {
+  return page(
+    title,
+    html`<div class="card"><h1>${title}</h1>${alert(alertText)}<p class="sub">${text}</p>
+<a class="button" href="${link.href}">${link.label}</a></div>`,
+  );
+}

@@ -2,27 +2,43 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
+import { requireSession } from "../fe/plumbing";
 import { sendCookies } from "../http";
+import { type Actor, actorOf } from "../orgs/access";
 import { fromOwnPage } from "../origin-check";
 import { decodeReturnTarget, encodeReturnTarget } from "../return-target";
 import { fieldErrorsOf } from "../validation";
 
-// Shared plumbing of the hosted pages: HTML replies, the `rt` return target, same-origin form
-// checks, and turning IdentityErrors into messages shown in place.
-
-export type RtQuery = { rt?: string };
+// The one kit of the hosted pages (sign-in, account, organizations, SAML, social, unlock): HTML
+// replies, the `rt` return target, the same-origin rule for form posts, the sign-in detour, and
+// IdentityErrors turned into messages shown in place. The pages' HTML shell is html.ts.
 
 /** What a form page shows besides its return target: values kept, errors in place, one message. */
-type PageState = { values?: Record<string, string>; errors?: Record<string, string>; message?: string };
+type PageState = { values?: FormValues; errors?: Record<string, string>; message?: string };
+
+/** A posted form's fields as typed (a field the form did not send is undefined). */
+export type FormValues = Record<string, string | undefined>;
+
+export type PageKit = ReturnType<typeof pageKit>;
 
 export function pageKit(ctx: IdentityContext) {
   const { config } = ctx;
-  const defaultTarget = `${config.publicUrl}/`;
+  const consoleUrl = `${config.publicUrl}/`;
   const returnOrigins = [...config.allowedOrigins, config.authPublicUrl];
+  const loginUrlBackTo = (path: string, rt?: string) => {
+    const back = `${config.authPublicUrl}${withRt(path, rt)}`;
+    return `/login?rt=${encodeURIComponent(encodeReturnTarget(back))}`;
+  };
+  const returnHere = (req: FastifyRequest) =>
+    encodeURIComponent(encodeReturnTarget(`${config.authPublicUrl}${req.url}`));
   return {
-    defaultTarget,
-    /** The decoded return URL when allowed, else the console. */
-    target: (rt?: string) => decodeReturnTarget(rt, returnOrigins) ?? defaultTarget,
+    consoleUrl,
+    /** The decoded return URL when it is on an allowed origin, else null. */
+    allowedTarget: (rt?: string) => decodeReturnTarget(rt, returnOrigins),
+    /** Where the page returns to: the decoded `rt` when allowed, else the console. */
+    target: (rt?: string) => decodeReturnTarget(rt, returnOrigins) ?? consoleUrl,
+    /** `rt` when it names an allowed return URL (kept on the page's links and forms), else undefined. */
+    keptRt: (rt?: string) => (rt && decodeReturnTarget(rt, returnOrigins) ? rt : undefined),
     send: (reply: FastifyReply, status: number, body: string, cookies: string[] = []) => {
       sendCookies(reply, cookies);
       return reply
@@ -40,9 +56,9 @@ export function pageKit(ctx: IdentityContext) {
     postedForm: <S extends z.ZodType>(
       req: FastifyRequest,
       form: S,
-      values: Record<string, string>,
+      values: FormValues,
       refusal: string,
-      keep: Record<string, string> = values,
+      keep: FormValues = values,
     ): { data: z.output<S> } | { status: number; state: PageState } => {
       if (!fromOwnPage(req, config.authPublicUrl)) return { status: 403, state: { message: refusal } };
       const parsed = form.safeParse(values);
@@ -50,9 +66,20 @@ export function pageKit(ctx: IdentityContext) {
       return { data: parsed.data };
     },
     /** /login with a return target that comes back to `path` (itself keeping `rt`). */
-    loginUrlBackTo: (path: string, rt?: string) => {
-      const back = `${config.authPublicUrl}${withRt(path, rt)}`;
-      return `/login?rt=${encodeURIComponent(encodeReturnTarget(back))}`;
+    loginUrlBackTo,
+    /** This page's own address as an `rt` for the sign-in and sign-up pages. */
+    returnHere,
+    /** The sign-in page, coming back to this very request's page afterwards. */
+    toLogin: (req: FastifyRequest, reply: FastifyReply) =>
+      reply.redirect(`/login?rt=${returnHere(req)}`, 303),
+    /** The signed-in user, or null when signed out or disabled. */
+    async actorOrNull(req: FastifyRequest): Promise<Actor | null> {
+      try {
+        return actorOf(await requireSession(ctx, req));
+      } catch (err) {
+        if (err instanceof IdentityError) return null;
+        throw err;
+      }
     },
   };
 }
@@ -63,15 +90,11 @@ export const withRt = (path: string, rt?: string) =>
 /** The link under a message page of the sign-in flow. */
 export const backToSignIn = (rt?: string) => ({ href: withRt("/login", rt), label: "Back to sign in" });
 
-export const asStrings = (body: unknown): Record<string, string> =>
-  Object.fromEntries(
-    Object.entries(body && typeof body === "object" ? (body as Record<string, unknown>) : {}).map(
-      ([k, v]) => [k, typeof v === "string" ? v : ""],
-    ),
-  );
-
 /** A form's errors in place, by field, in the same words the JSON calls use (see validation.ts). */
 export const fieldErrors = (error: z.ZodError) => fieldErrorsOf(error, "form");
+
+/** The message to show for a refusal: the first field's message, else the error's own. */
+export const firstError = (e: IdentityError) => Object.values(e.fieldErrors ?? {})[0] ?? e.message;
 
 /** An IdentityError as page state: field errors in place, otherwise one message. */
 export function asPageError(err: unknown) {

@@ -1,9 +1,10 @@
 import { fromNodeHeaders } from "better-auth/node";
-import type { FastifyInstance } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { IdentityContext } from "../context";
 import { FAVICON_SVG } from "../hosted-pages/html";
-import { asPageError, asStrings, pageKit, type RtQuery, withRt } from "../hosted-pages/kit";
+import { asPageError, pageKit, withRt } from "../hosted-pages/kit";
+import { field, noFields, rt, rtQuery } from "../hosted-pages/schemas";
 import { sendCookies } from "../http";
 import { encodeReturnTarget } from "../return-target";
 import { revokeAccessTokens } from "../session/token-version";
@@ -21,11 +22,15 @@ const signupForm = z.object({
   password: fields.newPassword,
 });
 
+/** The posted fields, as typed (`rt` may come in the form when not in the URL). */
+const loginBody = z.object({ email: field, password: field, rt });
+const signupBody = z.object({ first_name: field, last_name: field, email: field, password: field, rt });
+
 const LOGIN_FROM_ELSEWHERE = "This sign-in form was sent from another site.";
 const SIGNUP_FROM_ELSEWHERE = "This sign-up form was sent from another site.";
 
 /** Hosted sign-in and sign-up (server-rendered forms), and the plain sign-out form. */
-export function registerHostedPages(app: FastifyInstance, ctx: IdentityContext) {
+export const signInPages: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = async (app, { ctx }) => {
   const kit = pageKit(ctx);
 
   app.get("/", async (_req, reply) => reply.redirect("/login"));
@@ -33,15 +38,19 @@ export function registerHostedPages(app: FastifyInstance, ctx: IdentityContext) 
     reply.type("image/svg+xml").header("cache-control", "public, max-age=86400").send(FAVICON_SVG),
   );
 
-  app.get<{ Querystring: RtQuery & { email?: string } }>("/login", async (req, reply) => {
-    const session = await ctx.auth.api.getSession({ headers: fromNodeHeaders(req.headers) });
-    if (session) return reply.redirect(kit.target(req.query.rt), 303);
-    const email = typeof req.query.email === "string" ? req.query.email.slice(0, 254) : undefined;
-    return kit.send(reply, 200, loginPage({ rt: req.query.rt, values: email ? { email } : {} }));
-  });
+  app.get(
+    "/login",
+    { schema: { querystring: z.object({ rt, email: z.string().max(4096).optional() }) } },
+    async (req, reply) => {
+      const session = await ctx.auth.api.getSession({ headers: fromNodeHeaders(req.headers) });
+      if (session) return reply.redirect(kit.target(req.query.rt), 303);
+      const email = req.query.email?.slice(0, 254);
+      return kit.send(reply, 200, loginPage({ rt: req.query.rt, values: email ? { email } : {} }));
+    },
+  );
 
-  app.post<{ Querystring: RtQuery }>("/login", async (req, reply) => {
-    const values = asStrings(req.body);
+  app.post("/login", { schema: { querystring: rtQuery, body: loginBody } }, async (req, reply) => {
+    const values = req.body;
     const rt = req.query.rt ?? values.rt;
     const form = kit.postedForm(req, loginForm, values, LOGIN_FROM_ELSEWHERE);
     if ("state" in form) return kit.send(reply, form.status, loginPage({ rt, ...form.state }));
@@ -59,17 +68,17 @@ export function registerHostedPages(app: FastifyInstance, ctx: IdentityContext) 
       return kit.send(
         reply,
         e.status,
-        loginPage({ rt, values: { email: values.email ?? "" }, message: e.message }),
+        loginPage({ rt, values: { email: values.email }, message: e.message }),
       );
     }
   });
 
-  app.get<{ Querystring: RtQuery }>("/signup", async (req, reply) =>
+  app.get("/signup", { schema: { querystring: rtQuery } }, async (req, reply) =>
     kit.send(reply, 200, signupPage({ rt: req.query.rt })),
   );
 
-  app.post<{ Querystring: RtQuery }>("/signup", async (req, reply) => {
-    const values = asStrings(req.body);
+  app.post("/signup", { schema: { querystring: rtQuery, body: signupBody } }, async (req, reply) => {
+    const values = req.body;
     const rt = req.query.rt ?? values.rt;
     const keep = { ...values, password: "" };
     const form = kit.postedForm(req, signupForm, values, SIGNUP_FROM_ELSEWHERE, keep);
@@ -88,7 +97,7 @@ export function registerHostedPages(app: FastifyInstance, ctx: IdentityContext) 
   });
 
   // The account page's sign-out button: a plain form, so it works without JavaScript.
-  app.post("/logout", async (req, reply) => {
+  app.post("/logout", { schema: { body: noFields } }, async (req, reply) => {
     if (!kit.sameOrigin(req)) return reply.status(403).send();
     const session = await ctx.auth.api
       .getSession({ headers: fromNodeHeaders(req.headers) })
@@ -103,6 +112,6 @@ export function registerHostedPages(app: FastifyInstance, ctx: IdentityContext) 
       // Already signed out.
     }
     if (session) await revokeAccessTokens(ctx.db, [session.user.id]);
-    return reply.redirect(`/login?rt=${encodeURIComponent(encodeReturnTarget(kit.defaultTarget))}`, 303);
+    return reply.redirect(`/login?rt=${encodeURIComponent(encodeReturnTarget(kit.consoleUrl))}`, 303);
   });
-}
+};

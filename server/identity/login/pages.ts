@@ -3,7 +3,7 @@ import { withRt } from "../hosted-pages/kit";
 import { socialButtons } from "../social/buttons";
 
 export type FormState = {
-  values?: Record<string, string>;
+  values?: Record<string, string | undefined>;
   errors?: FieldErrors;
   message?: string;
   rt?: string;
@@ -90,19 +90,5 @@ ${
         : html`<a href="${withRt("/login/mfa?backup=1", s.rt)}">Use a backup code instead</a>`
     }</p>
 <p class="foot"><a href="${withRt("/login", s.rt)}">Start over</a></p></div>`,
-  );
-}
-
-/** A short result page with one way on. */
-export function messagePage(
-  title: string,
-  text: string,
-  link: { href: string; label: string },
-  alertText?: string,
-) {
-  return page(
-    title,
-    html`<div class="card"><h1>${title}</h1>${alert(alertText)}<p class="sub">${text}</p>
-<a class="button" href="${link.href}">${link.label}</a></div>`,
   );
 }

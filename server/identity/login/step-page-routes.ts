@@ -1,18 +1,13 @@
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyRequest } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { IdentityContext } from "../context";
-import {
-  asPageError,
-  asStrings,
-  backToSignIn,
-  fieldErrors,
-  pageKit,
-  type RtQuery,
-  withRt,
-} from "../hosted-pages/kit";
+import { messagePage } from "../hosted-pages/html";
+import { asPageError, backToSignIn, fieldErrors, pageKit, withRt } from "../hosted-pages/kit";
+import { field, noFields, rt, rtQuery, token } from "../hosted-pages/schemas";
 import { sendCookies } from "../http";
 import { verifyLoginCode } from "./mfa-login";
-import { checkEmailPage, messagePage, mfaPage } from "./pages";
+import { checkEmailPage, mfaPage } from "./pages";
 import { forgotPassword, passwordlessLogin, redeemMagicLink, resetPassword } from "./recovery";
 import { forgotPasswordPage, magicLinkRequestPage, resetPasswordPage } from "./recovery-pages";
 import { fields } from "./schemas";
@@ -22,23 +17,25 @@ const emailForm = z.object({ email: fields.email });
 const resetForm = z.object({ token: z.string().min(1).max(512), password: fields.newPassword });
 const codeForm = z.object({ code: fields.code });
 
-type Q = RtQuery & { token?: string; backup?: string };
+const mfaQuery = z.object({ rt, backup: z.string().max(8).optional() });
+const tokenQuery = z.object({ rt, token });
 
 /**
  * The hosted pages of the sign-in flow after its form: the second-factor step, forgot and reset
  * password, email confirmation and magic links.
  */
-export function registerSignInStepPages(app: FastifyInstance, ctx: IdentityContext) {
+export const signInStepPages: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = async (app, { ctx }) => {
   const kit = pageKit(ctx);
   const refused = (rt?: string) =>
     messagePage("Refused", "This form was sent from another site.", backToSignIn(rt));
 
-  app.get<{ Querystring: Q }>("/login/mfa", async (req, reply) =>
+  app.get("/login/mfa", { schema: { querystring: mfaQuery } }, async (req, reply) =>
     kit.send(reply, 200, mfaPage({ rt: req.query.rt, backup: req.query.backup === "1" })),
   );
 
-  app.post<{ Querystring: Q }>("/login/mfa", async (req, reply) => {
-    const values = asStrings(req.body);
+  const codeBody = z.object({ code: field });
+  app.post("/login/mfa", { schema: { querystring: mfaQuery, body: codeBody } }, async (req, reply) => {
+    const values = req.body;
     const { rt } = req.query;
     const backup = req.query.backup === "1";
     if (!kit.sameOrigin(req)) return kit.send(reply, 403, refused(rt));
@@ -65,23 +62,29 @@ export function registerSignInStepPages(app: FastifyInstance, ctx: IdentityConte
     page: typeof forgotPasswordPage,
     send: (req: FastifyRequest, email: string, rt: string | undefined) => Promise<string>,
   ) {
-    app.get<{ Querystring: Q }>(path, async (req, reply) => kit.send(reply, 200, page({ rt: req.query.rt })));
+    app.get(path, { schema: { querystring: rtQuery } }, async (req, reply) =>
+      kit.send(reply, 200, page({ rt: req.query.rt })),
+    );
 
-    app.post<{ Querystring: Q }>(path, async (req, reply) => {
-      const values = asStrings(req.body);
-      const { rt } = req.query;
-      if (!kit.sameOrigin(req)) return kit.send(reply, 403, refused(rt));
-      const parsed = emailForm.safeParse(values);
-      if (!parsed.success)
-        return kit.send(reply, 400, page({ rt, values, errors: fieldErrors(parsed.error) }));
-      try {
-        const sent = await send(req, parsed.data.email, rt);
-        return kit.send(reply, 200, messagePage("Check your email", sent, backToSignIn(rt)));
-      } catch (err) {
-        const e = asPageError(err);
-        return kit.send(reply, e.status, page({ rt, values, message: e.message }));
-      }
-    });
+    app.post(
+      path,
+      { schema: { querystring: rtQuery, body: z.object({ email: field }) } },
+      async (req, reply) => {
+        const values = req.body;
+        const { rt } = req.query;
+        if (!kit.sameOrigin(req)) return kit.send(reply, 403, refused(rt));
+        const parsed = emailForm.safeParse(values);
+        if (!parsed.success)
+          return kit.send(reply, 400, page({ rt, values, errors: fieldErrors(parsed.error) }));
+        try {
+          const sent = await send(req, parsed.data.email, rt);
+          return kit.send(reply, 200, messagePage("Check your email", sent, backToSignIn(rt)));
+        } catch (err) {
+          const e = asPageError(err);
+          return kit.send(reply, e.status, page({ rt, values, message: e.message }));
+        }
+      },
+    );
   }
 
   emailRequestPage(
@@ -90,12 +93,13 @@ export function registerSignInStepPages(app: FastifyInstance, ctx: IdentityConte
     async (req, email) => (await forgotPassword(ctx, req, email)).message,
   );
 
-  app.get<{ Querystring: Q }>("/reset_password", async (req, reply) =>
-    kit.send(reply, 200, resetPasswordPage({ rt: req.query.rt, token: String(req.query.token ?? "") })),
+  app.get("/reset_password", { schema: { querystring: tokenQuery } }, async (req, reply) =>
+    kit.send(reply, 200, resetPasswordPage({ rt: req.query.rt, token: req.query.token ?? "" })),
   );
 
-  app.post<{ Querystring: Q }>("/reset_password", async (req, reply) => {
-    const values = asStrings(req.body);
+  const resetBody = z.object({ token: field, password: field });
+  app.post("/reset_password", { schema: { querystring: rtQuery, body: resetBody } }, async (req, reply) => {
+    const values = req.body;
     const { rt } = req.query;
     const token = values.token ?? "";
     if (!kit.sameOrigin(req)) return kit.send(reply, 403, refused(rt));
@@ -118,9 +122,9 @@ export function registerSignInStepPages(app: FastifyInstance, ctx: IdentityConte
     }
   });
 
-  app.get<{ Querystring: Q }>("/confirm_email", async (req, reply) => {
+  app.get("/confirm_email", { schema: { querystring: tokenQuery } }, async (req, reply) => {
     const { rt } = req.query;
-    const res = await confirmEmail(ctx, req, String(req.query.token ?? "").slice(0, 4096));
+    const res = await confirmEmail(ctx, req, req.query.token ?? "");
     if (!res.ok)
       return kit.send(
         reply,
@@ -144,18 +148,22 @@ export function registerSignInStepPages(app: FastifyInstance, ctx: IdentityConte
     );
   });
 
-  app.post<{ Querystring: Q }>("/confirm_email/resend", async (req, reply) => {
-    const { rt } = req.query;
-    if (!kit.sameOrigin(req)) return kit.send(reply, 403, refused(rt));
-    try {
-      await resendConfirmation(ctx, req);
-      return kit.send(reply, 200, checkEmailPage({ rt, notice: "We sent the link again." }));
-    } catch (err) {
-      const e = asPageError(err);
-      if (e.status === 401) return reply.redirect(withRt("/login", rt), 303);
-      return kit.send(reply, e.status, checkEmailPage({ rt, message: e.message }));
-    }
-  });
+  app.post(
+    "/confirm_email/resend",
+    { schema: { querystring: rtQuery, body: noFields } },
+    async (req, reply) => {
+      const { rt } = req.query;
+      if (!kit.sameOrigin(req)) return kit.send(reply, 403, refused(rt));
+      try {
+        await resendConfirmation(ctx, req);
+        return kit.send(reply, 200, checkEmailPage({ rt, notice: "We sent the link again." }));
+      } catch (err) {
+        const e = asPageError(err);
+        if (e.status === 401) return reply.redirect(withRt("/login", rt), 303);
+        return kit.send(reply, e.status, checkEmailPage({ rt, message: e.message }));
+      }
+    },
+  );
 
   emailRequestPage("/magic_link/request", magicLinkRequestPage, async (req, email, rt) => {
     await passwordlessLogin(ctx, req, email, false, rt);
@@ -163,10 +171,10 @@ export function registerSignInStepPages(app: FastifyInstance, ctx: IdentityConte
   });
 
   // The link from the email. It carries `rt` only when the page asking for it had one.
-  app.get<{ Querystring: Q }>("/magic_link", async (req, reply) => {
+  app.get("/magic_link", { schema: { querystring: tokenQuery } }, async (req, reply) => {
     const { rt } = req.query;
     try {
-      const res = await redeemMagicLink(ctx, req, String(req.query.token ?? "").slice(0, 512));
+      const res = await redeemMagicLink(ctx, req, (req.query.token ?? "").slice(0, 512));
       sendCookies(reply, res.cookies);
       return reply.redirect(res.needsCode ? withRt("/login/mfa", rt) : kit.target(rt), 303);
     } catch (err) {
@@ -178,4 +186,4 @@ export function registerSignInStepPages(app: FastifyInstance, ctx: IdentityConte
       );
     }
   });
-}
+};

@@ -1,17 +1,18 @@
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyReply } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
-import { withRt } from "../hosted-pages/kit";
+import { messagePage } from "../hosted-pages/html";
+import { type FormValues, firstError, pageKit, withRt } from "../hosted-pages/kit";
+import { field, rt, rtQuery } from "../hosted-pages/schemas";
 import { validInput } from "../validation";
 import { type Actor, orgAccess } from "./access";
 import { changeMemberRole, inviteMember, removeMember, revokeInvitation, updateOrgSettings } from "./actions";
 import { orgPageData } from "./page-data";
-import { type Form, firstError, formOf, pageKit } from "./page-kit";
 import { type OrgSection, orgPage } from "./pages";
 import { ROLE_HIERARCHY } from "./role-hierarchy";
 import * as s from "./schemas";
-import { registerOrgSidePages } from "./side-page-routes";
-import { messagePage } from "./side-pages";
 
 /** Notices after a successful action, keyed so the page never echoes text from the URL. */
 const DONE: Record<string, string> = {
@@ -24,13 +25,34 @@ const DONE: Record<string, string> = {
 };
 
 /** A form's role choice; additional roles come as one checkbox per role (a form body keeps one value per name). */
-const roleChoiceOf = (f: Form) => ({
+const roleChoiceOf = (f: FormValues) => ({
   role: f.role,
   additional_roles: ROLE_HIERARCHY.filter((r) => f[`additional_${r}`] === "on"),
 });
 
-/** Hosted organization pages: /org, /create_org, /accept_invite (/saml: see saml/routes.ts). */
-export function registerOrgPages(app: FastifyInstance, ctx: IdentityContext) {
+const orgQuery = z.object({
+  id: z.string().max(4096).optional(),
+  q: z.string().max(4096).optional(),
+  page: z.string().max(32).optional(),
+  done: z.string().max(32).optional(),
+  rt,
+});
+
+/** The fields the /org page's forms post; additional roles come as one `additional_<role>` checkbox each. */
+const orgForm = z
+  .object({
+    org_id: field,
+    user_id: field,
+    email: field,
+    role: field,
+    name: field,
+    autojoin_by_domain: field,
+    restrict_to_domain: field,
+  })
+  .catchall(z.string());
+
+/** The hosted organization page /org and its form actions (/create_org, /accept_invite: side-page-routes.ts). */
+export const orgPages: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = async (app, { ctx }) => {
   const { db } = ctx;
   const kit = pageKit(ctx);
   const { send } = kit;
@@ -39,7 +61,7 @@ export function registerOrgPages(app: FastifyInstance, ctx: IdentityContext) {
       reply,
       404,
       messagePage("Organization not found", "You are not a member of this organization.", {
-        href: kit.returnUrl(rt),
+        href: kit.target(rt),
         label: "Go to the console",
       }),
     );
@@ -53,7 +75,7 @@ export function registerOrgPages(app: FastifyInstance, ctx: IdentityContext) {
       notice?: string;
       section?: OrgSection;
       error?: string;
-      values?: Form;
+      values?: FormValues;
       search?: string;
       page?: number;
       rt?: string;
@@ -62,7 +84,7 @@ export function registerOrgPages(app: FastifyInstance, ctx: IdentityContext) {
     const access = await orgAccess(db, actor, orgId);
     const view = await orgPageData(db, access, { search: extra.search ?? "", page: extra.page ?? 0 });
     view.rt = extra.rt;
-    view.returnUrl = kit.returnUrl(extra.rt);
+    view.returnUrl = kit.target(extra.rt);
     view.notice = extra.notice;
     if (extra.section) view.errors = { [extra.section]: extra.error };
     if (extra.values) view.values = { email: extra.values.email, role: extra.values.role };
@@ -72,63 +94,60 @@ export function registerOrgPages(app: FastifyInstance, ctx: IdentityContext) {
   // /org?id=… opens that organization; /org alone opens the user's active organization: the first
   // they joined, the one the console and the product API act in. `rt` is the way back to the
   // console, kept on every link and form of the page.
-  app.get<{ Querystring: { id?: string; q?: string; page?: string; done?: string; rt?: string } }>(
-    "/org",
-    async (req, reply) => {
-      const actor = await kit.actorOrNull(req);
-      if (!actor) return kit.toLogin(req, reply);
-      const q = req.query;
-      const rt = kit.keptRt(q.rt);
-      const page = Math.min(Math.max(Number.parseInt(q.page ?? "0", 10) || 0, 0), 100_000);
-      try {
-        let orgId: string;
-        if (q.id === undefined || q.id === "") {
-          const [active] = await ctx.directory.listMemberships(actor.id);
-          if (!active)
-            return send(
-              reply,
-              404,
-              messagePage("No organization", "You are not a member of any organization yet.", {
-                href: withRt("/create_org", rt),
-                label: "Create an organization",
-              }),
-            );
-          orgId = active.orgId;
-        } else orgId = validInput(s.orgId, q.id);
-        return await renderOrg(reply, actor, orgId, {
-          notice: DONE[q.done ?? ""],
-          search: (q.q ?? "").slice(0, 254),
-          page,
-          rt,
-        });
-      } catch (err) {
-        if (err instanceof IdentityError) return notMember(reply, rt);
-        throw err;
-      }
-    },
-  );
+  app.get("/org", { schema: { querystring: orgQuery } }, async (req, reply) => {
+    const actor = await kit.actorOrNull(req);
+    if (!actor) return kit.toLogin(req, reply);
+    const q = req.query;
+    const rt = kit.keptRt(q.rt);
+    const page = Math.min(Math.max(Number.parseInt(q.page ?? "0", 10) || 0, 0), 100_000);
+    try {
+      let orgId: string;
+      if (q.id === undefined || q.id === "") {
+        const [active] = await ctx.directory.listMemberships(actor.id);
+        if (!active)
+          return send(
+            reply,
+            404,
+            messagePage("No organization", "You are not a member of any organization yet.", {
+              href: withRt("/create_org", rt),
+              label: "Create an organization",
+            }),
+          );
+        orgId = active.orgId;
+      } else orgId = validInput(s.orgId, q.id);
+      return await renderOrg(reply, actor, orgId, {
+        notice: DONE[q.done ?? ""],
+        search: (q.q ?? "").slice(0, 254),
+        page,
+        rt,
+      });
+    } catch (err) {
+      if (err instanceof IdentityError) return notMember(reply, rt);
+      throw err;
+    }
+  });
 
   /** One POST action of the /org page: run it, then go back to the page or show the refusal in place. */
   function action(
     path: string,
     section: OrgSection,
     done: string,
-    run: (actor: Actor, f: Form) => Promise<void>,
+    run: (actor: Actor, f: FormValues) => Promise<void>,
   ) {
-    app.post<{ Querystring: { rt?: string } }>(path, async (req, reply) => {
+    app.post(path, { schema: { querystring: rtQuery, body: orgForm } }, async (req, reply) => {
       const rt = kit.keptRt(req.query.rt);
       if (!kit.sameOrigin(req))
         return send(
           reply,
           403,
           messagePage("Refused", "This form was sent from another site.", {
-            href: kit.returnUrl(rt),
+            href: kit.target(rt),
             label: "Go to the console",
           }),
         );
       const actor = await kit.actorOrNull(req);
       if (!actor) return reply.redirect(withRt("/login", rt), 303);
-      const f = formOf(req.body);
+      const f = req.body;
       const orgId = (f.org_id ?? "").slice(0, 64);
       try {
         await run(actor, f);
@@ -170,6 +189,4 @@ export function registerOrgPages(app: FastifyInstance, ctx: IdentityContext) {
     });
     await updateOrgSettings(ctx, actor, body);
   });
-
-  registerOrgSidePages(app, ctx, kit);
-}
+};

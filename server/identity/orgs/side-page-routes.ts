@@ -1,11 +1,12 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
-import { withRt } from "../hosted-pages/kit";
+import { firstError, pageKit, withRt } from "../hosted-pages/kit";
+import { field, noFields, rtQuery } from "../hosted-pages/schemas";
 import { validInput } from "../validation";
 import { acceptInvite, findInvitation } from "./invites";
 import { createOrg } from "./manage";
-import { firstError, formOf, type PageKit } from "./page-kit";
 import * as s from "./schemas";
 import { acceptInvitePage, createOrgPage } from "./side-pages";
 
@@ -27,20 +28,24 @@ const confirmJoin = (inv: OpenInvitation, actor: Actor, message?: string) =>
     ...(message ? { message } : {}),
   });
 
+const createOrgForm = z.object({ name: field, autojoin_by_domain: field, restrict_to_domain: field });
+const invitationQuery = z.object({ id: z.string().max(4096).optional() });
+
 /** The hosted pages around organizations: /create_org and /accept_invite. */
-export function registerOrgSidePages(app: FastifyInstance, ctx: IdentityContext, kit: PageKit) {
+export const orgSidePages: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = async (app, { ctx }) => {
   const { db } = ctx;
+  const kit = pageKit(ctx);
 
   // `rt` (the way back to the console) is kept through the form and onto the new organization's page.
-  app.get<{ Querystring: { rt?: string } }>("/create_org", async (req, reply) => {
+  app.get("/create_org", { schema: { querystring: rtQuery } }, async (req, reply) => {
     if (!(await kit.actorOrNull(req))) return kit.toLogin(req, reply);
     const rt = kit.keptRt(req.query.rt);
-    return kit.send(reply, 200, createOrgPage({ rt, returnUrl: kit.returnUrl(rt) }));
+    return kit.send(reply, 200, createOrgPage({ rt, returnUrl: kit.target(rt) }));
   });
 
-  app.post<{ Querystring: { rt?: string } }>("/create_org", async (req, reply) => {
+  app.post("/create_org", { schema: { querystring: rtQuery, body: createOrgForm } }, async (req, reply) => {
     const rt = kit.keptRt(req.query.rt);
-    const back = { rt, returnUrl: kit.returnUrl(rt) };
+    const back = { rt, returnUrl: kit.target(rt) };
     if (!kit.sameOrigin(req))
       return kit.send(
         reply,
@@ -49,7 +54,7 @@ export function registerOrgSidePages(app: FastifyInstance, ctx: IdentityContext,
       );
     const actor = await kit.actorOrNull(req);
     if (!actor) return reply.redirect(withRt("/login", rt), 303);
-    const f = formOf(req.body);
+    const f = req.body;
     try {
       const body = validInput(s.createOrgBody, {
         name: f.name,
@@ -69,8 +74,8 @@ export function registerOrgSidePages(app: FastifyInstance, ctx: IdentityContext,
     }
   });
 
-  app.get<{ Querystring: { id?: string } }>("/accept_invite", async (req, reply) => {
-    const inv = await findInvitation(ctx, String(req.query.id ?? ""));
+  app.get("/accept_invite", { schema: { querystring: invitationQuery } }, async (req, reply) => {
+    const inv = await findInvitation(ctx, req.query.id ?? "");
     if (inv?.state !== "open")
       return kit.send(reply, 404, acceptInvitePage({ kind: "invalid", consoleUrl: kit.consoleUrl }));
     const actor = await kit.actorOrNull(req);
@@ -92,22 +97,25 @@ export function registerOrgSidePages(app: FastifyInstance, ctx: IdentityContext,
     return kit.send(reply, 200, confirmJoin(inv, actor));
   });
 
-  app.post<{ Querystring: { id?: string } }>("/accept_invite", async (req, reply) => {
-    if (!kit.sameOrigin(req))
-      return kit.send(reply, 403, acceptInvitePage({ kind: "invalid", consoleUrl: kit.consoleUrl }));
-    const actor = await kit.actorOrNull(req);
-    if (!actor) return kit.toLogin(req, reply);
-    const inv = await findInvitation(ctx, String(req.query.id ?? ""));
-    if (inv?.state !== "open")
-      return kit.send(reply, 404, acceptInvitePage({ kind: "invalid", consoleUrl: kit.consoleUrl }));
-    try {
-      await acceptInvite(ctx, actor, inv.id);
-      return reply.redirect(kit.consoleUrl, 303);
-    } catch (err) {
-      if (!(err instanceof IdentityError)) throw err;
-      if (err.code === "action_forbidden") return kit.send(reply, 403, wrongUser(inv, actor));
-      return kit.send(reply, err.status, confirmJoin(inv, actor, err.message));
-    }
-  });
-  // /saml (SAML set-up) is served by the saml module.
-}
+  app.post(
+    "/accept_invite",
+    { schema: { querystring: invitationQuery, body: noFields } },
+    async (req, reply) => {
+      if (!kit.sameOrigin(req))
+        return kit.send(reply, 403, acceptInvitePage({ kind: "invalid", consoleUrl: kit.consoleUrl }));
+      const actor = await kit.actorOrNull(req);
+      if (!actor) return kit.toLogin(req, reply);
+      const inv = await findInvitation(ctx, req.query.id ?? "");
+      if (inv?.state !== "open")
+        return kit.send(reply, 404, acceptInvitePage({ kind: "invalid", consoleUrl: kit.consoleUrl }));
+      try {
+        await acceptInvite(ctx, actor, inv.id);
+        return reply.redirect(kit.consoleUrl, 303);
+      } catch (err) {
+        if (!(err instanceof IdentityError)) throw err;
+        if (err.code === "action_forbidden") return kit.send(reply, 403, wrongUser(inv, actor));
+        return kit.send(reply, err.status, confirmJoin(inv, actor, err.message));
+      }
+    },
+  );
+};

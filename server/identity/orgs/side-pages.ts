@@ -4,7 +4,7 @@ import { withRt } from "../hosted-pages/kit";
 // Smaller organization pages: create an organization, accept an invitation, SAML (unavailable).
 
 export function createOrgPage(s: {
-  values?: Record<string, string>;
+  values?: Record<string, string | undefined>;
   errors?: Record<string, string>;
   message?: string;
   /** The hosted pages' `rt`, kept on the form; returnUrl: where "Back to the console" goes. */
@@ -56,11 +56,4 @@ but you are signed in as ${v.signedInAs}. Sign out, then open the invitation lin
 
 export function acceptInvitePage(v: AcceptView): string {
   return page("Invitation", html`<div class="card">${acceptBody(v)}</div>`);
-}
-
-export function messagePage(title: string, message: string, link: { href: string; label: string }): string {
-  return page(
-    title,
-    html`<div class="card"><h1>${title}</h1><p class="sub">${message}</p><a class="button" href="${link.href}">${link.label}</a></div>`,
-  );
 }

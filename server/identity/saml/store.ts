@@ -1,18 +1,40 @@
 import { randomUUID, X509Certificate } from "node:crypto";
 import type { CacheProvider } from "@node-saml/node-saml";
-import { and, eq, gt, isNotNull, like, lt, type SQL } from "drizzle-orm";
+import { and, eq, gt, isNotNull, isNull, like, lt, type SQL } from "drizzle-orm";
 import { organization, samlConnection, verification } from "../../db/schema";
 import { type Actor, writeAudit } from "../../platform/audit";
 import type { Db } from "../../platform/database";
 
-// Per-organization SAML settings (table saml_connection) and the ids of the sign-in requests we
-// sent, kept in the shared verification table so any instance can check a response.
+// Per-organization SAML settings (table saml_connection), what the SAML pages read of the
+// organization itself, and the ids of the sign-in requests we sent, kept in the shared
+// verification table so any instance can check a response.
 
 export type SamlConnection = typeof samlConnection.$inferSelect;
 
 export async function findConnection(db: Db, orgId: string): Promise<SamlConnection | null> {
   const [row] = await db.select().from(samlConnection).where(eq(samlConnection.orgId, orgId)).limit(1);
   return row ?? null;
+}
+
+/** The organization's name, or null when there is no such organization. */
+export async function organizationName(db: Db, orgId: string): Promise<string | null> {
+  const [row] = await db
+    .select({ name: organization.name })
+    .from(organization)
+    .where(eq(organization.id, orgId))
+    .limit(1);
+  return row?.name ?? null;
+}
+
+/**
+ * Binds the organization to the email domain its SAML sign-in is set up for, unless it already
+ * has one (an organization's domain is never replaced here).
+ */
+export async function bindDomainIfUnset(db: Db, orgId: string, domain: string) {
+  await db
+    .update(organization)
+    .set({ domain })
+    .where(and(eq(organization.id, orgId), isNull(organization.domain)));
 }
 
 export async function isSamlEnabled(db: Db, orgId: string): Promise<boolean> {

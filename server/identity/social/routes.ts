@@ -1,17 +1,35 @@
 import { fromNodeHeaders } from "better-auth/node";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyPluginAsyncZod, ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
 import { twoFactorChallengeCookies } from "../better-auth/adapter";
 import { endStartedSession, startedSessionUser } from "../better-auth/started-session";
 import type { IdentityContext } from "../context";
-import { backToSignIn, pageKit, type RtQuery, withRt } from "../hosted-pages/kit";
+import { messagePage } from "../hosted-pages/html";
+import { backToSignIn, pageKit, withRt } from "../hosted-pages/kit";
+import { rt, rtQuery } from "../hosted-pages/schemas";
 import { sendCookies } from "../http";
 import { clientIp } from "../login/limits";
-import { messagePage } from "../login/pages";
 import { encodeReturnTarget } from "../return-target";
-import { provideSocialButtons } from "./buttons";
-import { enabledProviders, providerLabel, type SocialProviderId } from "./providers";
+import { providerLabel, type SocialProviderId } from "./providers";
 
 const START_PER_IP = { limit: 60, windowSeconds: 600 };
+
+const providerParams = z.object({ provider: z.string().max(64) });
+const errorQuery = z.object({
+  rt,
+  provider: z.string().max(64).optional(),
+  error: z.string().max(256).optional(),
+});
+/**
+ * The provider's answer, as better-auth reads it from the URL (and, for Apple's form post, the raw
+ * body, which this scope passes through unparsed): each parameter one string.
+ */
+const callbackQuery = z.object({
+  code: z.string().max(4096).optional(),
+  state: z.string().max(4096).optional(),
+  error: z.string().max(256).optional(),
+});
 
 /** What the user reads for better-auth's callback error codes. */
 function errorText(code: string | undefined, label: string): string {
@@ -42,14 +60,12 @@ function errorText(code: string | undefined, label: string): string {
  * it) starts better-auth's OAuth flow; better-auth's own handler serves only the provider's
  * callback, which creates the user and session and returns to the `rt` target.
  */
-export function registerSocialLogin(app: FastifyInstance, ctx: IdentityContext) {
+export const socialRoutes: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = async (app, { ctx }) => {
   const kit = pageKit(ctx);
   const origin = ctx.config.authPublicUrl;
   const configured = ctx.socialProviders;
   const isConfigured = (id: string): id is SocialProviderId =>
     Object.hasOwn(configured, id) && configured[id as SocialProviderId] !== undefined;
-
-  provideSocialButtons(app, enabledProviders(configured));
 
   const notFound = (reply: FastifyReply, rt?: string) =>
     kit.send(reply, 404, messagePage("Page not found", "There is no such sign-in page.", backToSignIn(rt)));
@@ -61,10 +77,13 @@ export function registerSocialLogin(app: FastifyInstance, ctx: IdentityContext) 
       messagePage(`Sign-in with ${label} failed`, errorText(code, label), backToSignIn(rt)),
     );
 
-  type StartReq = FastifyRequest<{ Params: { provider: string }; Querystring: RtQuery }>;
+  type StartReq = FastifyRequest<{
+    Params: z.output<typeof providerParams>;
+    Querystring: z.output<typeof rtQuery>;
+  }>;
   const start = async (req: StartReq, reply: FastifyReply) => {
     const id = req.params.provider;
-    const rt = typeof req.query.rt === "string" ? req.query.rt : undefined;
+    const { rt } = req.query;
     const label = providerLabel(id);
     if (!label) return notFound(reply, rt);
     if (!isConfigured(id))
@@ -121,26 +140,25 @@ export function registerSocialLogin(app: FastifyInstance, ctx: IdentityContext) 
       );
     }
   };
-  app.get("/:provider/login", start);
-  app.get("//:provider/login", start);
+  const startSchema = { schema: { params: providerParams, querystring: rtQuery } };
+  app.get("/:provider/login", startSchema, start);
+  app.get("//:provider/login", startSchema, start);
 
-  app.get<{ Querystring: RtQuery & { provider?: string; error?: string } }>(
-    "/social/error",
-    async (req, reply) => {
-      const { provider, error, rt } = req.query;
-      const label = (typeof provider === "string" && providerLabel(provider)) || "this provider";
-      return errorPage(reply, 400, label, typeof error === "string" ? error : undefined, rt);
-    },
-  );
+  app.get("/social/error", { schema: { querystring: errorQuery } }, async (req, reply) => {
+    const { provider, error, rt } = req.query;
+    const label = (provider && providerLabel(provider)) || "this provider";
+    return errorPage(reply, 400, label, error, rt);
+  });
 
   // better-auth's handler for the provider callbacks only, in a scope that passes the raw body
   // through (Apple posts a form; better-auth turns that post into a GET on the same path).
-  app.register(async (scope) => {
+  await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser("*", { parseAs: "buffer" }, (_req, body, done) => done(null, body));
-    scope.route<{ Params: { provider: string } }>({
+    scope.withTypeProvider<ZodTypeProvider>().route({
       method: ["GET", "POST"],
       url: "/api/auth/callback/:provider",
+      schema: { params: providerParams, querystring: callbackQuery },
       async handler(req, reply) {
         const id = req.params.provider;
         const label = providerLabel(id) ?? id;
@@ -187,7 +205,7 @@ export function registerSocialLogin(app: FastifyInstance, ctx: IdentityContext) 
       },
     });
   });
-}
+};
 
 /**
  * better-auth does not ask for the second factor after a social sign-in. When the user has one,
