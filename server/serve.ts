@@ -3,10 +3,9 @@
 // on a signal.
 import { createServer } from "node:net";
 import { buildProduct } from "./app";
+import { startBackgroundJobs } from "./background-jobs";
 import { recordRunningServer } from "./cli/running-server";
 import { createDemoIngestKey, demoEvents, saveDemoIngestKey, seedUsage } from "./demo-cli";
-import { scheduleEventKeyPurge } from "./metering/event-key-retention";
-import { scheduleAuditPurge } from "./platform/audit-retention";
 import { type Config, ConfigError } from "./platform/config";
 import { describeHolder, lockHolder } from "./platform/data-dir-lock";
 import { createLogger } from "./platform/logger";
@@ -95,10 +94,12 @@ export async function serve(config: Config) {
     const timer = setTimeout(() => process.exit(1), 10_000);
     timer.unref();
     forgetServer();
+    await stopJobs();
     await product.close();
     process.exit(0);
   };
   let forgetServer = () => {};
+  let stopJobs = async () => {};
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
 
@@ -120,8 +121,7 @@ export async function serve(config: Config) {
     });
     process.on("exit", () => forgetServer());
   }
-  scheduleAuditPurge(product.database.db, config.auditRetentionDays, logger);
-  // Idempotency keys of usage past USAGE_MAX_AGE_DAYS, daily, by the server (the one writer).
-  scheduleEventKeyPurge(product.database.db, config.usageMaxAgeDays, logger);
+  // Background jobs, the daily retention tasks among them, by the server (the one writer).
+  stopJobs = await startBackgroundJobs(product.database.db, config, logger);
   printSignIn(config, password, note, demoKeyLine);
 }

@@ -117,7 +117,7 @@ export async function createApiService(
   });
   const authenticate = installApiRateLimits(
     app,
-    database.db,
+    database.rateLimits,
     config.apiRateLimits,
     createAuthenticator(gateway),
   );
@@ -170,7 +170,11 @@ export async function createApiService(
             demoPassword: config.demoPassword,
             generatePassword: config.database.kind === "postgres" && !config.demoPassword,
           });
-        await routes.register(usageIngestRoutes, { ...ingest, rateLimits: config.ingestRateLimits });
+        await routes.register(usageIngestRoutes, {
+          ...ingest,
+          limiter: database.rateLimits,
+          rateLimits: config.ingestRateLimits,
+        });
         // One gate for the organization's expensive reads, whichever route they come through.
         const reads = createReadGate();
         await routes.register(usageQueryRoutes, {
@@ -199,7 +203,7 @@ export async function createApiService(
         await routes.register(evalRunRoutes, { db: database.db, readDb: database.readDb, workspaces });
         // The primary: an administrator reads the entries of the changes they just made.
         await routes.register(auditLogRoutes, { db: database.db });
-        await routes.register(webhookEndpointRoutes, webhooks);
+        await routes.register(webhookEndpointRoutes, { ...webhooks, limiter: database.rateLimits });
         await routes.register(openApiDocumentRoute);
       });
     },

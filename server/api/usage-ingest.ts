@@ -19,10 +19,11 @@ import { databaseNow, recordWatermark, senderWatermark, storedSince } from "../m
 import type { Actor } from "../platform/audit";
 import { ApiError } from "../platform/errors";
 import type { IdentityGateway } from "../platform/identity-gateway";
+import type { RateLimits } from "../platform/rate-limits";
 import { runAsTenant } from "../platform/tenant-scope";
 import { forbidden } from "./access";
 import { type BearerCaller, createBearerCallerAuth, notOperator } from "./operator-auth";
-import { createApiRateLimiter, decideRate, rateLimitError, sendRateLimitHeaders } from "./rate-limit";
+import { decideRate, rateLimitError, sendRateLimitHeaders } from "./rate-limit";
 import type { IngestRouteDeps } from "./route-deps";
 import { failure, json } from "./schemas";
 
@@ -184,13 +185,13 @@ function createOrgCheck(gateway: IdentityGateway) {
 
 /** POST /v1/usage/events: idempotent batch ingestion of priced usage events (JSON or NDJSON). */
 export const usageIngestRoutes: FastifyPluginAsyncZod<
-  IngestRouteDeps & { rateLimits?: IngestRateLimits }
+  IngestRouteDeps & { limiter: RateLimits; rateLimits?: IngestRateLimits }
 > = async (app, deps) => {
   const authenticate = createSenderAuth(deps);
   const orgExists = createOrgCheck(deps.gateway);
   const senders = new WeakMap<FastifyRequest, Sender>();
   const limits = deps.rateLimits ?? DEFAULT_INGEST_RATE_LIMITS;
-  const limiter = limits.perKey > 0 || limits.perOrg > 0 ? createApiRateLimiter(deps.db) : null;
+  const limiter = limits.perKey > 0 || limits.perOrg > 0 ? deps.limiter : null;
   const decided = sendRateLimitHeaders(app);
   // The caller is known, and counted, before the body is read.
   app.addHook("onRequest", async (req) => {

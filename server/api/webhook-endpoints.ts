@@ -19,6 +19,7 @@ import {
 } from "../../contract/webhooks";
 import type { Db } from "../platform/database";
 import { ApiError } from "../platform/errors";
+import type { RateLimits } from "../platform/rate-limits";
 import type { Keyring } from "../platform/secrets";
 import {
   createEndpoint,
@@ -33,12 +34,13 @@ import {
 } from "../webhooks/endpoints";
 import { parseWebhookUrl, resolveWebhookHost, WebhookUrlError } from "../webhooks/url-guard";
 import { actorOf } from "./audit";
-import { createApiRateLimiter, decideRate, rateLimitError, sendRateLimitHeaders } from "./rate-limit";
+import { decideRate, rateLimitError, sendRateLimitHeaders } from "./rate-limit";
 import { adminOrg } from "./route-hooks";
 import { failure, json, noContent } from "./schemas";
 
 export type WebhookRouteDeps = {
   db: Db;
+  limiter: RateLimits;
   keyring: Keyring;
   allowPrivateUrls: boolean;
   /** Test events and retries by hand per minute per organization (WEBHOOK_SEND_RATE_LIMIT_PER_ORG; 0: off). */
@@ -95,7 +97,7 @@ const SIGNING =
 export const webhookEndpointRoutes: FastifyPluginAsyncZod<WebhookRouteDeps> = async (app, deps) => {
   const { db, keyring, allowPrivateUrls } = deps;
   const sendLimit = deps.sendRateLimitPerOrg ?? DEFAULT_WEBHOOK_SEND_RATE_LIMIT;
-  const limiter = sendLimit > 0 ? createApiRateLimiter(db) : null;
+  const limiter = sendLimit > 0 ? deps.limiter : null;
   const decided = sendRateLimitHeaders(app);
   const tooMany = failure(
     "Too many test events and retries in the organization this minute (Retry-After: seconds to wait)",

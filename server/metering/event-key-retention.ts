@@ -4,7 +4,6 @@
 // the resend would be stored a second time: ingestion rejects events older than USAGE_MAX_AGE_DAYS
 // (limits.ts, oldestAccepted), so the keys of events older than that, with a day to spare, go.
 import { type SQL, sql } from "drizzle-orm";
-import { type JobLog, scheduleDaily } from "../platform/daily-job";
 import type { Db } from "../platform/database";
 import { keysExpireBefore } from "./limits";
 
@@ -52,22 +51,4 @@ export async function purgeExpiredEventKeys(db: Db, maxAgeDays: number, now = ne
     after = [row.last_org, row.last_event];
   }
   return deleted;
-}
-
-/**
- * Run by the serving process (so the embedded database keeps its one writer): shortly after start,
- * then once a day. Every API process may run it; the deletes are idempotent. Returns the stop
- * function.
- */
-export function scheduleEventKeyPurge(db: Db, maxAgeDays: number, log: JobLog, firstAfterMs = 90_000) {
-  if (maxAgeDays <= 0) return () => {};
-  return scheduleDaily(log, {
-    run: async () => {
-      const purged = await purgeExpiredEventKeys(db, maxAgeDays);
-      return purged ? { purged, maxAgeDays } : null;
-    },
-    done: "usage event keys past the acceptance horizon deleted",
-    failed: "could not delete expired usage event keys",
-    firstAfterMs,
-  });
 }

@@ -13,6 +13,7 @@ import * as schema from "../db/schema";
 import { ConfigError } from "./config";
 import { acquireDataDirLock, type DataDirLock } from "./data-dir-lock";
 import { PGliteWorkerClient } from "./pglite-proxy";
+import { createRateLimits, type RateLimits } from "./rate-limits";
 import { type ListenHandlers, listenOnPostgres } from "./token-revocation";
 
 export type Schema = typeof schema;
@@ -43,6 +44,8 @@ export type Database = {
   listen?(channel: string, handlers: ListenHandlers): () => Promise<void>;
   /** PGlite in a directory: the directory's lock, held until close (see data-dir-lock.ts). */
   lock?: DataDirLock;
+  /** The rate-limit counters of every process on this database (see rate-limits.ts). */
+  rateLimits: RateLimits;
 };
 
 const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), "../db/migrations");
@@ -104,6 +107,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
       await Promise.all([primary.pool.end(), reads.pool.end()]);
     },
     listen: (channel, handlers) => listenOnPostgres(target.url, channel, handlers),
+    rateLimits: createRateLimits(primary.pool),
   };
 }
 
@@ -141,6 +145,7 @@ async function openPgliteDirectory(dataDir: string, role: string | undefined, re
       }
     },
     lock,
+    rateLimits: createRateLimits(null),
   };
   return database;
 }
@@ -159,6 +164,7 @@ async function openPgliteInMemory(image?: Blob): Promise<Database> {
     migrate: () => migratePglite(db as never, { migrationsFolder }),
     ping: async () => void (await client.query("select 1")),
     close: () => client.close(),
+    rateLimits: createRateLimits(null),
   };
 }
 

@@ -1,8 +1,9 @@
 // Autovacuum's work on the embedded database, done by the serving process (its one writer): the
 // planner's statistics (platform/table-statistics) before the first visit, then every minute the
 // vacuum (platform/table-vacuum) and the statistics. A PostgreSQL database has its own autovacuum.
-import type { JobLog } from "./daily-job";
+
 import type { Db } from "./database";
+import type { JobLog } from "./jobs";
 import { analyzeChangedTables } from "./table-statistics";
 import { vacuumChangedTables } from "./table-vacuum";
 

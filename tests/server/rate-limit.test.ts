@@ -8,8 +8,8 @@ import { loadConfig } from "../../server/platform/config";
 import { type Database, openDatabase } from "../../server/platform/database";
 import { accessToken, backends, PASSWORD, startProduct, type TestProduct } from "./harness";
 
-// /v1 rate limits per credential and per organization: fixed one-minute windows counted in the
-// database (api_rate_buckets), so that two API processes on one database share them.
+// /v1 rate limits per credential and per organization: one-minute windows counted by the database's
+// shared rate-limit store, so that two API processes on one database share them.
 
 /** Waits for a fresh minute when the current one is nearly over, so one test stays in one window. */
 async function inOneWindow(seconds = 15) {
@@ -155,6 +155,24 @@ describe.each(backends())("API rate limits on $name", (backend) => {
     expectRateHeaders(third, 3, 0);
     expectRefused(await call(two.app, token), 3);
     expectRefused(await call(one.app, token), 3);
+  });
+
+  it("is atomic: 80 parallel calls on a limit of 40 admit exactly 40, each told a different count left", async () => {
+    const config = loadConfig({
+      DEMO_PASSWORD: PASSWORD,
+      CONSOLE_DIR: "./tests/server/fixtures/console",
+      API_RATE_LIMIT_PER_CREDENTIAL: "40",
+      API_RATE_LIMIT_PER_ORG: "0",
+    });
+    const api = await createApiService(config, p.database, p.identity.gateway, pino({ level: "silent" }));
+    services.push({ app: api.app, database: null });
+    await inOneWindow();
+    const answers = await Promise.all(Array.from({ length: 80 }, () => call(api.app, admin)));
+    const admitted = answers.filter((r) => r.statusCode === 200);
+    expect(admitted).toHaveLength(40);
+    for (const r of answers.filter((a) => a.statusCode !== 200)) expectRefused(r, 40);
+    const left = admitted.map((r) => Number(r.headers["ratelimit-remaining"])).sort((a, b) => b - a);
+    expect(left).toEqual(Array.from({ length: 40 }, (_, i) => 39 - i));
   });
 });
 

@@ -1,12 +1,10 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  KEY_PAGE,
-  purgeExpiredEventKeys,
-  scheduleEventKeyPurge,
-} from "../../server/metering/event-key-retention";
+import { EVENT_KEY_PURGE, jobHandlers } from "../../server/background-jobs";
+import { KEY_PAGE, purgeExpiredEventKeys } from "../../server/metering/event-key-retention";
 import { ingestUsage } from "../../server/metering/ingest";
 import { createIngestKey } from "../../server/metering/ingest-keys";
+import { createJobRunner } from "../../server/platform/jobs";
 import { backends, startProduct, type TestProduct } from "./harness";
 import { type IngestResult, setSamplePrices, USAGE_EVENTS_URL } from "./usage-setup";
 import { setUpWorkspaces } from "./workspaces-fixture";
@@ -123,11 +121,19 @@ describe.each(backends())("usage event key retention on $name", (backend) => {
       log.info = (o) => resolve(o);
       log.error = (o) => reject(o);
     });
-    const stop = scheduleEventKeyPurge(p.database.db, MAX_AGE_DAYS, log, 0);
+    // The server's job runner, with the daily task due at once.
+    const settings = { auditRetentionDays: 365, usageMaxAgeDays: MAX_AGE_DAYS };
+    const runner = createJobRunner(p.database.db, {
+      log,
+      pollMs: 50,
+      handlers: jobHandlers(p.database.db, settings, log),
+      recurring: [{ kind: EVENT_KEY_PURGE, everyMs: DAY, firstAfterMs: 0 }],
+    });
+    await runner.start();
     try {
       expect(await ran).toEqual({ purged: n - kept, maxAgeDays: MAX_AGE_DAYS });
     } finally {
-      stop();
+      await runner.stop();
     }
     expect(await keyCount("bulk-%")).toBe(kept);
     // A second run finds nothing more: what is left is what the horizon still needs.

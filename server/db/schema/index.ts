@@ -3,6 +3,7 @@ export * from "./budgets";
 export * from "./eval-runs";
 export * from "./identity";
 export * from "./metering";
+export * from "./platform";
 export * from "./product";
 export * from "./usage-rollups";
 export * from "./watermarks";

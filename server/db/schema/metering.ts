@@ -244,10 +244,3 @@ export const ingestKeys = pgTable(
   },
   (t) => [index("ingest_keys_org_idx").on(t.organizationUuid)],
 );
-
-/** Fixed-window request counters for /v1 rate limits, shared by every API process. */
-export const apiRateBuckets = pgTable("api_rate_buckets", {
-  key: text("key").primaryKey(),
-  count: bigint("count", { mode: "number" }).notNull(),
-  windowStart: timestamp("window_start", { withTimezone: true }).notNull(),
-});
