@@ -129,14 +129,13 @@ export function previousDay(day: string): string {
 }
 
 /**
- * The form's values as Refine's filters, named as the API's query parameters (the URL keeps
- * them). Every field is present: an empty one is `undefined`, which removes its filter.
+ * The filter form's values as Refine's filters, named as the API's query parameters (the URL keeps
+ * them). Every field of the form is present: an empty one is `undefined`, which removes its filter.
+ * Actor and action are their columns' filters (Refine's FilterDropdown), so the form leaves them.
  */
 export function auditFilters(v: AuditFilterValues): CrudFilter[] {
   const q = auditQuery(v);
   return [
-    formFilter("actor", "eq", q.actor),
-    formFilter("action", "in", q.action),
     formFilter("target_type", "eq", q.target_type),
     formFilter("target_id", "eq", q.target_id),
     formFilter("starting_at", "gte", q.starting_at),

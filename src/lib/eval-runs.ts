@@ -3,7 +3,7 @@
 // list's filter form as Refine's filters.
 import type { CrudFilter } from "@refinedev/core";
 import { formatUnitPrice } from "../../contract/money";
-import { filterList, filterText, formFilter, searchFilter } from "./table-filters";
+import { filterText, formFilter, searchFilter } from "./table-filters";
 
 /** The run page of `run` (an id as the events carry it: any text), for the cycle when given. */
 export function evalRunPath(run: string, billingCycleUuid?: string | null): string {
@@ -14,23 +14,21 @@ export function evalRunPath(run: string, billingCycleUuid?: string | null): stri
 /** A cost with every digit the API gives ("$1.3145"), at least two decimals: sums reconcile exactly. */
 export const exactMoney = formatUnitPrice;
 
-/** The Eval Runs filter form: what it shows and what it sends. */
-export type EvalRunFilterValues = { search?: string; workspace_uuid?: string[]; billing_cycle_uuid?: string };
+/**
+ * The Eval Runs filter form: what it shows and what it sends. The workspace filter is the
+ * Workspace column's (Refine's FilterDropdown), so the form leaves it as it is.
+ */
+export type EvalRunFilterValues = { search?: string; billing_cycle_uuid?: string };
 
 /** The form's values as Refine's filters (the list endpoint's query parameters). */
 export function evalRunFilters(v: EvalRunFilterValues): CrudFilter[] {
-  return [
-    searchFilter("search", v.search),
-    formFilter("workspace_uuid", "in", v.workspace_uuid),
-    formFilter("billing_cycle_uuid", "eq", v.billing_cycle_uuid),
-  ];
+  return [searchFilter("search", v.search), formFilter("billing_cycle_uuid", "eq", v.billing_cycle_uuid)];
 }
 
 /** The form's values from Refine's filters (as the URL carries them). */
 export function evalRunFilterValues(filters: CrudFilter[]): EvalRunFilterValues {
   return {
     search: filterText(filters, "search"),
-    workspace_uuid: filterList(filters, "workspace_uuid"),
     billing_cycle_uuid: filterText(filters, "billing_cycle_uuid", "eq") || undefined,
   };
 }

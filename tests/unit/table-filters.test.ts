@@ -46,29 +46,34 @@ describe("table filters", () => {
 
 describe("eval run filters", () => {
   it("round-trips the form through Refine's filters", () => {
-    const values = { search: "red", workspace_uuid: ["w1"], billing_cycle_uuid: "c1" };
+    const values = { search: "red", billing_cycle_uuid: "c1" };
     expect(evalRunFilterValues(evalRunFilters(values))).toEqual(values);
     expect(evalRunFilters({ search: " " }).every((f) => f.value === undefined)).toBe(true);
-    expect(evalRunFilterValues([])).toEqual({
-      search: "",
-      workspace_uuid: [],
-      billing_cycle_uuid: undefined,
-    });
+    expect(evalRunFilterValues([])).toEqual({ search: "", billing_cycle_uuid: undefined });
+    // The workspace filter is the column's: submitting the form never sets or clears it.
+    expect(evalRunFilters(values).map((f) => ("field" in f ? f.field : ""))).not.toContain("workspace_uuid");
   });
 });
 
 describe("audit log filters", () => {
   it("sends the API's parameters (an exclusive end) and reads the form's days back", () => {
-    const values = { actor: "a@b.test", action: ["workspace.created"], from: "2026-11-01", to: "2026-11-30" };
+    const values = { target_id: "ws-1", from: "2026-11-01", to: "2026-11-30" };
     const filters = auditFilters(values);
     expect(filters.filter((f) => f.value !== undefined)).toEqual([
-      { field: "actor", operator: "eq", value: "a@b.test" },
-      { field: "action", operator: "in", value: ["workspace.created"] },
+      { field: "target_id", operator: "eq", value: "ws-1" },
       { field: "starting_at", operator: "gte", value: "2026-11-01" },
       { field: "ending_at", operator: "lt", value: "2026-12-01" },
     ]);
-    expect(auditFilterValues(filters)).toEqual({ ...values, target_type: undefined, target_id: undefined });
-    expect(auditQuery(auditFilterValues(filters))).toEqual(auditQuery(values));
+    // Actor and action are the columns' filters: the form neither sets nor clears them.
+    expect(filters.map((f) => ("field" in f ? f.field : ""))).not.toContain("actor");
+    const withColumns = [
+      ...filters,
+      { field: "actor", operator: "eq" as const, value: "a@b.test" },
+      { field: "action", operator: "in" as const, value: ["workspace.created"] },
+    ];
+    const read = { ...values, actor: "a@b.test", action: ["workspace.created"], target_type: undefined };
+    expect(auditFilterValues(withColumns)).toEqual(read);
+    expect(auditQuery(auditFilterValues(withColumns))).toEqual(auditQuery(read));
     expect(previousDay("2027-01-01")).toBe("2026-12-31");
   });
 });

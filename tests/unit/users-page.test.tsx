@@ -320,11 +320,21 @@ describe("Users page", () => {
   });
 
   it("shows an empty list, a failed list and a user without an organization", async () => {
+    // While the list is loading the table spins over a blank body: "No users found" only once
+    // the service has answered.
+    let answer = () => {};
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
     const view = renderPage(<UsersPage />, {
       route: "/users",
       me: { is_admin: false },
-      handlers: [membersHandler([])],
+      handlers: [membersHandler([], [], answered)],
     });
+    expect(await screen.findByRole("columnheader", { name: "Email" })).toBeInTheDocument();
+    expect(document.querySelector(".ant-spin-spinning")).not.toBeNull();
+    expect(screen.queryByText("No users found")).toBeNull();
+    answer();
     expect(await screen.findByText("No users found")).toBeInTheDocument();
     view.unmount();
 
@@ -340,7 +350,8 @@ describe("Users page", () => {
         ),
       ],
     });
-    expect(await screen.findByText("Organization not found.")).toBeInTheDocument();
+    expect(await screen.findByText("The users could not be loaded.")).toBeInTheDocument();
+    expect(screen.getByText("Organization not found.")).toBeInTheDocument();
     failed.unmount();
 
     renderPage(<UsersPage />, { route: "/users", me: { organization: null } });

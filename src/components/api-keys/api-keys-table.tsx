@@ -1,10 +1,12 @@
-// The key table (Refine's useTable props) with its own pager: "Showing page X of Y (N total)"
-// and Previous/Next. Delete hides itself from those who may not delete keys.
+// The key table (Refine's useTable props) and its pager: antd's Pagination on Refine's page state,
+// with the spec's "Showing page X of Y (N total)" and Previous/Next. Delete hides itself from
+// those who may not delete keys.
 import { DeleteOutlined } from "@ant-design/icons";
 import { CanAccess } from "@refinedev/core";
-import { Button, Empty, Flex, Table, type TableProps, Typography } from "antd";
+import { Button, Flex, Pagination, type TableProps, Typography } from "antd";
 import { useIsMobile } from "../../hooks/use-is-mobile";
 import {
+  API_KEY_PAGE_SIZE,
   expiresLabel,
   formatEpochDate,
   type PersonalApiKey,
@@ -12,30 +14,46 @@ import {
   paginationText,
 } from "../../lib/api-keys";
 import { apiKeys } from "../../resources/api-keys";
-import { PlainText } from "../plain-text";
+import { type ListQuery, QueryTable } from "../feedback/query-table";
 
 type Props = {
   tableProps: TableProps<PersonalApiKey>;
-  pageIndex: number;
+  query: ListQuery;
+  errorText: (error: unknown) => string;
+  /** Refine's page (1-based) and its setter. */
+  currentPage: number;
   total: number;
-  onPageChange: (pageIndex: number) => void;
+  onPageChange: (page: number) => void;
   onDelete: (apiKeyId: string) => void;
 };
 
-export function ApiKeysTable({ tableProps, pageIndex, total, onPageChange, onDelete }: Props) {
+export function ApiKeysTable({
+  tableProps,
+  query,
+  errorText,
+  currentPage,
+  total,
+  onPageChange,
+  onDelete,
+}: Props) {
   const pages = pageCount(total);
   const loading = Boolean(tableProps.loading);
   // On a phone the dates go under the key and the table fits the screen (no sideways scroll).
   const mobile = useIsMobile();
   return (
     <>
-      <Table<PersonalApiKey>
+      <QueryTable<PersonalApiKey>
+        query={query}
+        failed="The API keys could not be loaded."
+        errorText={errorText}
+        empty="No API keys found"
         {...tableProps}
         rowKey="api_key_id"
         size="middle"
+        // The pager is below, not the table's: antd's Table drops its pager on an empty list, and the
+        // spec shows "Showing page 1 of 1 (0 total)" there too.
         pagination={false}
         scroll={mobile ? undefined : { x: 640 }}
-        locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description="No API keys found" /> }}
         columns={[
           {
             title: "Key ID",
@@ -47,9 +65,9 @@ export function ApiKeysTable({ tableProps, pageIndex, total, onPageChange, onDel
                   <Typography.Text code style={{ wordBreak: "break-all" }}>
                     {id}
                   </Typography.Text>
-                  <PlainText type="secondary" style={{ fontSize: 12 }}>
+                  <Typography.Text type="secondary" style={{ fontSize: 12 }}>
                     Created {formatEpochDate(key.created_at)} · Expires {expiresLabel(key.expires_at_seconds)}
-                  </PlainText>
+                  </Typography.Text>
                 </Flex>
               ) : (
                 <Typography.Text code>{id}</Typography.Text>
@@ -91,19 +109,33 @@ export function ApiKeysTable({ tableProps, pageIndex, total, onPageChange, onDel
           },
         ]}
       />
-      <Flex justify="space-between" align="center" wrap gap={8} style={{ marginTop: 16 }}>
-        <PlainText type="secondary" data-testid="api-keys-pagination" aria-live="polite">
-          {paginationText(pageIndex, total)}
-        </PlainText>
-        <Flex gap={8}>
-          <Button disabled={loading || pageIndex <= 0} onClick={() => onPageChange(pageIndex - 1)}>
-            Previous
-          </Button>
-          <Button disabled={loading || pageIndex + 1 >= pages} onClick={() => onPageChange(pageIndex + 1)}>
-            Next
-          </Button>
-        </Flex>
-      </Flex>
+      <Pagination
+        style={{ marginTop: 16, justifyContent: "flex-end", rowGap: 8 }}
+        current={currentPage}
+        pageSize={API_KEY_PAGE_SIZE}
+        total={total}
+        showSizeChanger={false}
+        disabled={loading}
+        showTotal={() => (
+          <Typography.Text type="secondary" data-testid="api-keys-pagination" aria-live="polite">
+            {paginationText(currentPage - 1, total)}
+          </Typography.Text>
+        )}
+        itemRender={(_page, type, element) =>
+          type === "prev" ? (
+            <Button tabIndex={-1} disabled={loading || currentPage <= 1}>
+              Previous
+            </Button>
+          ) : type === "next" ? (
+            <Button tabIndex={-1} disabled={loading || currentPage >= pages}>
+              Next
+            </Button>
+          ) : (
+            element
+          )
+        }
+        onChange={onPageChange}
+      />
     </>
   );
 }

@@ -1,14 +1,13 @@
-// The Audit Log's filters: actor, actions, target and a range of days, as Refine's search form
-// (the table's `searchFormProps`). Applied on submit (Enter in any field, or the Apply button), so
-// typing does not fire a request per key; the form opens with the filters the URL carries.
+// The Audit Log's filters above the table: target and a range of days, as Refine's search form
+// (the table's `searchFormProps`); actor and action are their columns' filters. Applied on submit
+// (Enter in any field, or the Apply button), so typing does not fire a request per key; the form
+// opens with the filters the URL carries. Reset clears every filter, the columns' too.
 import type { FormProps } from "antd";
 import { Button, DatePicker, Flex, Form, Input, Select } from "antd";
 import dayjs, { type Dayjs } from "dayjs";
-import { ACTION_OPTIONS, type AuditFilterValues, TARGET_TYPE_OPTIONS } from "../../lib/audit-log";
+import { type AuditFilterValues, TARGET_TYPE_OPTIONS } from "../../lib/audit-log";
 
 export type AuditFormValues = {
-  actor?: string;
-  action?: string[];
   target_type?: string;
   target_id?: string;
   days?: [Dayjs | null, Dayjs | null];
@@ -19,8 +18,6 @@ const day = (d: Dayjs | null | undefined) => (d ? d.format("YYYY-MM-DD") : undef
 /** The form's values as the page's filter values (days as YYYY-MM-DD). */
 export function auditFormToValues(v: AuditFormValues): AuditFilterValues {
   return {
-    actor: v.actor,
-    action: v.action,
     target_type: v.target_type,
     target_id: v.target_id,
     from: day(v.days?.[0]),
@@ -29,24 +26,28 @@ export function auditFormToValues(v: AuditFormValues): AuditFilterValues {
 }
 
 function formValuesOf(v: AuditFilterValues): AuditFormValues {
-  const { from, to, ...rest } = v;
+  const { from, to, target_type, target_id } = v;
   return {
-    ...rest,
+    target_type,
+    target_id,
     days: from || to ? [from ? dayjs(from) : null, to ? dayjs(to) : null] : undefined,
   };
 }
 
 const EMPTY = {
-  actor: undefined,
-  action: undefined,
   target_type: undefined,
   target_id: undefined,
   days: undefined,
 };
 
-type Props = { searchFormProps: FormProps<AuditFormValues>; applied: AuditFilterValues };
+type Props = {
+  searchFormProps: FormProps<AuditFormValues>;
+  applied: AuditFilterValues;
+  /** Clears every filter of the table (the form's and the columns'). */
+  onReset: () => void;
+};
 
-export function AuditFilterBar({ searchFormProps, applied }: Props) {
+export function AuditFilterBar({ searchFormProps, applied, onReset }: Props) {
   const form = searchFormProps.form;
   return (
     <Form<AuditFormValues>
@@ -56,19 +57,6 @@ export function AuditFilterBar({ searchFormProps, applied }: Props) {
       aria-label="Audit log filters"
     >
       <Flex wrap gap={12} align="end">
-        <Form.Item name="actor" label="Actor" style={{ marginBottom: 0, minWidth: 200 }}>
-          <Input placeholder="Email or user ID" allowClear />
-        </Form.Item>
-        <Form.Item name="action" label="Action" style={{ marginBottom: 0, minWidth: 240 }}>
-          <Select
-            mode="multiple"
-            allowClear
-            placeholder="Any action"
-            options={ACTION_OPTIONS}
-            optionFilterProp="label"
-            maxTagCount={2}
-          />
-        </Form.Item>
         <Form.Item name="target_type" label="Target type" style={{ marginBottom: 0, minWidth: 180 }}>
           <Select allowClear placeholder="Any target" options={TARGET_TYPE_OPTIONS} />
         </Form.Item>
@@ -86,7 +74,7 @@ export function AuditFilterBar({ searchFormProps, applied }: Props) {
             onClick={() => {
               // Empty, not the starting values: those may be filters the URL opened with.
               form?.setFieldsValue(EMPTY);
-              form?.submit();
+              onReset();
             }}
           >
             Reset

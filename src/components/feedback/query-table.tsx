@@ -1,6 +1,7 @@
-// The list block every list page and card shows: the table, an error with Retry when its query
-// failed (instead of an empty table that reads as "none"), and its empty state only once the
-// query has answered (a blank body while loading, never "No data" before the rows come).
+// The list block every list in the console shows (pages, cards, drawers): the table, an error with
+// Retry when its query failed (instead of an empty table that reads as "none"), and its empty state
+// only once the query has answered: while it loads, the table spins over a blank body, never over
+// "No data" or the list's own empty text.
 import { Alert, Empty, Table, type TableProps, Typography } from "antd";
 import type { ReactNode } from "react";
 
@@ -8,7 +9,7 @@ import type { ReactNode } from "react";
 export type ListQuery = {
   isError: boolean;
   isLoading: boolean;
-  error?: { message?: string } | null;
+  error?: unknown;
   refetch(): unknown;
 };
 
@@ -16,18 +17,29 @@ export type QueryTableProps<T> = Omit<TableProps<T>, "locale"> & {
   query: ListQuery;
   /** The error's title, e.g. "The payments could not be loaded." */
   failed: string;
+  /** The error in words for the reader (default: its message). */
+  errorText?: (error: unknown) => ReactNode;
   /** The empty state: its text, or a whole element (e.g. with the action that fills the list). */
   empty: ReactNode;
 };
 
-export function QueryTable<T extends object>({ query, failed, empty, ...table }: QueryTableProps<T>) {
+const messageOf = (error: unknown): ReactNode =>
+  error && typeof error === "object" && "message" in error ? String(error.message) : undefined;
+
+export function QueryTable<T extends object>({
+  query,
+  failed,
+  errorText = messageOf,
+  empty,
+  ...table
+}: QueryTableProps<T>) {
   if (query.isError)
     return (
       <Alert
         type="error"
         showIcon
         message={failed}
-        description={query.error?.message}
+        description={errorText(query.error)}
         action={<Typography.Link onClick={() => query.refetch()}>Retry</Typography.Link>}
       />
     );
@@ -38,5 +50,5 @@ export function QueryTable<T extends object>({ query, failed, empty, ...table }:
   ) : (
     empty
   );
-  return <Table<T> {...table} locale={{ emptyText }} />;
+  return <Table<T> {...table} loading={table.loading ?? query.isLoading} locale={{ emptyText }} />;
 }

@@ -1,20 +1,28 @@
 // Invitations sent and not yet accepted: who, as what, until when; administrators revoke them.
 import { DeleteButton } from "@refinedev/antd";
 import { Table, type TableProps, Tag } from "antd";
+import { type ListQuery, QueryTable } from "../feedback/query-table";
 import { exactTime, identityMessage, type PendingInvitation } from "./organization-user";
 import { RowActions, USERS_COLUMN_WIDTH, usersTableMinWidth } from "./row-actions";
 
-type Props = { tableProps: TableProps<PendingInvitation>; meta: Record<string, unknown> };
+type Props = {
+  tableProps: TableProps<PendingInvitation>;
+  query: ListQuery;
+  meta: Record<string, unknown>;
+};
 
-export function InvitationsTable({ tableProps, meta }: Props) {
+export function InvitationsTable({ tableProps, query, meta }: Props) {
   return (
-    <Table<PendingInvitation>
+    <QueryTable<PendingInvitation>
+      query={query}
+      failed="The invitations could not be loaded."
+      errorText={identityMessage}
+      empty="No pending invitations"
       {...tableProps}
       rowKey="email"
       size="middle"
       tableLayout="fixed"
       scroll={{ x: usersTableMinWidth(["role", "time", "actions"]) }}
-      locale={{ emptyText: "No pending invitations" }}
     >
       <Table.Column<PendingInvitation> dataIndex="email" title="Email" />
       <Table.Column<PendingInvitation>
@@ -61,6 +69,6 @@ export function InvitationsTable({ tableProps, meta }: Props) {
           </RowActions>
         )}
       />
-    </Table>
+    </QueryTable>
   );
 }

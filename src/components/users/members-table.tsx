@@ -2,22 +2,27 @@
 // Administrators get Change role and Remove on the members they may handle (the service says
 // which: possible_roles and can_be_deleted); the buttons also ask `can` and hide for members.
 import { DeleteButton, EditButton } from "@refinedev/antd";
-import { Flex, Table, type TableProps, Tag, Tooltip } from "antd";
-import { PlainText } from "../plain-text";
+import { Flex, Table, type TableProps, Tag, Tooltip, Typography } from "antd";
+import { type ListQuery, QueryTable } from "../feedback/query-table";
 import { identityMessage, lastActive, memberName, type OrganizationMember } from "./organization-user";
 import { RowActions, USERS_COLUMN_WIDTH, usersTableMinWidth } from "./row-actions";
 
 type Props = {
   tableProps: TableProps<OrganizationMember>;
+  query: ListQuery;
   meta: Record<string, unknown>;
   /** Whether the signed-in user may manage members at all (adds the actions column). */
   manage: boolean;
   onChangeRole: (member: OrganizationMember) => void;
 };
 
-export function MembersTable({ tableProps, meta, manage, onChangeRole }: Props) {
+export function MembersTable({ tableProps, query, meta, manage, onChangeRole }: Props) {
   return (
-    <Table<OrganizationMember>
+    <QueryTable<OrganizationMember>
+      query={query}
+      failed="The users could not be loaded."
+      errorText={identityMessage}
+      empty="No users found"
       {...tableProps}
       rowKey="user_id"
       size="middle"
@@ -25,7 +30,6 @@ export function MembersTable({ tableProps, meta, manage, onChangeRole }: Props) 
       scroll={{
         x: usersTableMinWidth(manage ? ["name", "role", "time", "actions"] : ["name", "role", "time"]),
       }}
-      locale={{ emptyText: "No users found" }}
     >
       <Table.Column<OrganizationMember> dataIndex="email" title="Email" />
       <Table.Column<OrganizationMember>
@@ -53,7 +57,7 @@ export function MembersTable({ tableProps, meta, manage, onChangeRole }: Props) 
           const when = lastActive(seconds);
           return (
             <Tooltip title={when.exact}>
-              <PlainText>{when.relative}</PlainText>
+              <Typography.Text>{when.relative}</Typography.Text>
             </Tooltip>
           );
         }}
@@ -105,6 +109,6 @@ export function MembersTable({ tableProps, meta, manage, onChangeRole }: Props) 
           )}
         />
       ) : null}
-    </Table>
+    </QueryTable>
   );
 }

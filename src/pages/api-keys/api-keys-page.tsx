@@ -3,7 +3,7 @@
 import { KeyOutlined } from "@ant-design/icons";
 import { useModalForm } from "@refinedev/antd";
 import { CanAccess, type HttpError, useDelete } from "@refinedev/core";
-import { Alert, Card } from "antd";
+import { Card } from "antd";
 import { useState } from "react";
 import { ApiKeysTable } from "../../components/api-keys/api-keys-table";
 import { CreateApiKeyDialog, type CreateApiKeyValues } from "../../components/api-keys/create-api-key-dialog";
@@ -97,20 +97,14 @@ export function ApiKeysPage() {
         >
           <SearchField name="api_key_id" label="Search by Key ID" placeholder="Search by Key ID" />
         </FilterForm>
-        {tableQuery.isError ? (
-          <Alert
-            type="error"
-            showIcon
-            style={{ marginBottom: 16 }}
-            message={apiKeyErrorMessage("list", tableQuery.error as never)}
-          />
-        ) : null}
         <ApiKeysTable
           // Refreshing and paging show the spinner too, not only the first load.
           tableProps={{ ...tableProps, loading: tableQuery.isFetching }}
-          pageIndex={currentPage - 1}
+          query={tableQuery}
+          errorText={(error) => apiKeyErrorMessage("list", error as never)}
+          currentPage={currentPage}
           total={result.total ?? 0}
-          onPageChange={(pageIndex) => setCurrentPage(pageIndex + 1)}
+          onPageChange={setCurrentPage}
           onDelete={setDeleting}
         />
       </Card>

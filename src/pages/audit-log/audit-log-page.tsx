@@ -1,7 +1,8 @@
 // "/organization/audit-log": the organization's audit trail for administrators, newest first,
 // paged by the server, with filters and a CSV export of everything they match. Members never get
 // here: the resource's access declaration guards the route and hides the sider entry.
-import { Card, Empty, Flex, Tag, Tooltip, Typography } from "antd";
+import { FilterDropdown } from "@refinedev/antd";
+import { Card, Empty, Flex, Input, Select, Tag, Tooltip, Typography } from "antd";
 import { AuditExportButton } from "../../components/audit-log/audit-export-button";
 import {
   AuditFilterBar,
@@ -10,9 +11,9 @@ import {
 } from "../../components/audit-log/audit-filter-bar";
 import { QueryTable } from "../../components/feedback/query-table";
 import { PageList } from "../../components/layout/page-list";
-import { PlainText } from "../../components/plain-text";
 import { useListTable } from "../../components/table/use-list-table";
 import {
+  ACTION_OPTIONS,
   type AuditEntry,
   actionLabel,
   actionMeaning,
@@ -28,7 +29,10 @@ import { auditLog as resource } from "../../resources/audit-log";
 
 export function AuditLogPage() {
   // Paging and filters are Refine's, kept in the URL; the form and the export read them back.
-  const { tableProps, tableQuery, searchFormProps, filters } = useListTable<AuditEntry, AuditFormValues>({
+  const { tableProps, tableQuery, searchFormProps, filters, setFilters } = useListTable<
+    AuditEntry,
+    AuditFormValues
+  >({
     resource: resource.name,
     pageSize: AUDIT_PAGE_SIZE,
     onSearch: (values) => auditFilters(auditFormToValues(values)),
@@ -47,7 +51,11 @@ export function AuditLogPage() {
           what changed. Entries cannot be edited or deleted.
         </Typography.Paragraph>
         <Card size="small">
-          <AuditFilterBar searchFormProps={searchFormProps} applied={applied} />
+          <AuditFilterBar
+            searchFormProps={searchFormProps}
+            applied={applied}
+            onReset={() => setFilters([], "replace")}
+          />
         </Card>
         <QueryTable<AuditEntry>
           query={tableQuery}
@@ -75,6 +83,23 @@ export function AuditLogPage() {
               title: "Action",
               dataIndex: "action",
               key: "action",
+              // Column filters are Refine's filters on the field of their key (useTable's onChange),
+              // controlled by them so the column shows what the URL says.
+              filteredValue: applied.action ?? null,
+              filterDropdown: (props) => (
+                <FilterDropdown {...props}>
+                  <Select
+                    aria-label="Action"
+                    mode="multiple"
+                    allowClear
+                    placeholder="Any action"
+                    options={ACTION_OPTIONS}
+                    optionFilterProp="label"
+                    maxTagCount={2}
+                    style={{ minWidth: 260 }}
+                  />
+                </FilterDropdown>
+              ),
               render: (action: string) => (
                 <Tooltip title={actionMeaning(action)}>
                   <Flex vertical>
@@ -89,6 +114,17 @@ export function AuditLogPage() {
             {
               title: "Actor",
               key: "actor",
+              filteredValue: applied.actor ? [applied.actor] : null,
+              filterDropdown: (props) => (
+                <FilterDropdown {...props} mapValue={(keys) => (Array.isArray(keys) ? keys[0] : keys)}>
+                  <Input
+                    aria-label="Actor"
+                    placeholder="Email or user ID"
+                    allowClear
+                    style={{ width: 220 }}
+                  />
+                </FilterDropdown>
+              ),
               render: (_: unknown, e: AuditEntry) => (
                 <Flex vertical gap={2}>
                   <span>{e.actor_email ?? "Command line"}</span>
@@ -107,9 +143,9 @@ export function AuditLogPage() {
               render: (_: unknown, e: AuditEntry) => (
                 <Flex vertical gap={2}>
                   <span>{e.target_label ?? e.target_id}</span>
-                  <PlainText type="secondary" style={{ fontSize: 12 }}>
+                  <Typography.Text type="secondary" style={{ fontSize: 12 }}>
                     {targetTypeLabel(e.target_type)} · {e.target_id}
-                  </PlainText>
+                  </Typography.Text>
                 </Flex>
               ),
             },

@@ -1,6 +1,6 @@
 // "/eval-runs": the cost of each eval run of a billing cycle, for administrators. Paged, sorted,
 // searched and filtered by the server (GET /v1/eval-runs); each run opens its own page.
-import { getDefaultSortOrder } from "@refinedev/antd";
+import { FilterDropdown, getDefaultFilter, getDefaultSortOrder } from "@refinedev/antd";
 import { useLink } from "@refinedev/core";
 import { Empty, Flex, Form, Select, Typography } from "antd";
 import { useMemo } from "react";
@@ -10,7 +10,6 @@ import { evalTypeLabel } from "../../../contract/eval-types";
 import { formatMoney } from "../../../contract/money";
 import { QueryTable } from "../../components/feedback/query-table";
 import { PageList } from "../../components/layout/page-list";
-import { PlainText } from "../../components/plain-text";
 import { countedPagination } from "../../components/table/counted-pagination";
 import { FilterForm } from "../../components/table/filter-form";
 import { SearchField } from "../../components/table/search-field";
@@ -69,18 +68,6 @@ export function EvalRunsListPage() {
             label="Search eval runs"
             placeholder="Search by run ID or eval name..."
           />
-          <Form.Item name="workspace_uuid">
-            <Select
-              aria-label="Workspace"
-              data-testid="eval-runs-workspace"
-              mode="multiple"
-              allowClear
-              placeholder="All workspaces"
-              style={{ minWidth: 220 }}
-              options={workspaces.map((w) => ({ value: w.workspace_uuid, label: w.name }))}
-              optionFilterProp="label"
-            />
-          </Form.Item>
           <Form.Item name="billing_cycle_uuid">
             <Select
               aria-label="Billing period"
@@ -119,9 +106,9 @@ export function EvalRunsListPage() {
               ellipsis: true,
               render: (run: string) => (
                 <Link to={evalRunPath(run, applied.billing_cycle_uuid)}>
-                  <PlainText code style={{ fontSize: 12 }}>
+                  <Typography.Text code style={{ fontSize: 12 }}>
                     {run}
-                  </PlainText>
+                  </Typography.Text>
                 </Link>
               ),
             },
@@ -135,9 +122,26 @@ export function EvalRunsListPage() {
             {
               title: "Workspace",
               dataIndex: "workspace_name",
-              key: "workspace_name",
+              // The column's filter is Refine's filter on this field (useTable's onChange).
+              key: "workspace_uuid",
               width: 160,
               ellipsis: true,
+              // Controlled by Refine's filters, so what the URL says is what the column shows.
+              filteredValue: getDefaultFilter("workspace_uuid", filters, "in") ?? null,
+              filterDropdown: (props) => (
+                <FilterDropdown {...props}>
+                  <Select
+                    aria-label="Workspace"
+                    data-testid="eval-runs-workspace"
+                    mode="multiple"
+                    allowClear
+                    placeholder="All workspaces"
+                    style={{ minWidth: 220 }}
+                    options={workspaces.map((w) => ({ value: w.workspace_uuid, label: w.name }))}
+                    optionFilterProp="label"
+                  />
+                </FilterDropdown>
+              ),
             },
             {
               title: "Eval Type",

@@ -4,7 +4,7 @@
 // (`can`), and the identity service has the last word: its refusals are shown in its own words.
 import { CreateButton, useModalForm, useTable } from "@refinedev/antd";
 import { type HttpError, useCan } from "@refinedev/core";
-import { Alert, Card, Empty, Flex, Typography } from "antd";
+import { Card, Empty, Flex, Typography } from "antd";
 import { useMemo, useState } from "react";
 import { PageTitle } from "../../components/page-title";
 import { FilterForm } from "../../components/table/filter-form";
@@ -173,9 +173,9 @@ function OrganizationUsers({ orgId, access }: { orgId: string; access: UserAcces
             Only administrators can invite, change roles or remove users.
           </Typography.Paragraph>
         ) : null}
-        <RefusalAlert query={members.tableQuery} />
         <MembersTable
           tableProps={members.tableProps}
+          query={members.tableQuery}
           meta={meta}
           manage={access.manage}
           onChangeRole={openChangeRole}
@@ -195,7 +195,7 @@ function PendingInvitations({ meta, placed }: { meta: { orgId: string }; placed:
   const invitations = useTable<PendingInvitation, HttpError>({
     resource: "organization-invitations",
     meta,
-    // The members table owns this page's URL; a second table there would fight over its keys.
+    // Out of the URL: the members table owns this page's address, two tables would share its keys.
     syncWithLocation: false,
     pagination: { pageSize: USERS_PAGE_SIZE, mode: "server" },
     sorters: { mode: "off" },
@@ -204,14 +204,7 @@ function PendingInvitations({ meta, placed }: { meta: { orgId: string }; placed:
   if (!placed) return null;
   return (
     <Card title="Pending invitations">
-      <RefusalAlert query={invitations.tableQuery} />
-      <InvitationsTable tableProps={invitations.tableProps} meta={meta} />
+      <InvitationsTable tableProps={invitations.tableProps} query={invitations.tableQuery} meta={meta} />
     </Card>
   );
-}
-
-/** A list the identity service refused, in its own words. */
-function RefusalAlert({ query }: { query: { isError: boolean; error: unknown } }) {
-  if (!query.isError) return null;
-  return <Alert type="error" showIcon style={{ marginBottom: 16 }} message={identityMessage(query.error)} />;
 }
