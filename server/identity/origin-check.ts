@@ -3,14 +3,16 @@ import type { Config } from "../platform/config";
 import { FE_PREFIX } from "./fe/plumbing";
 import { messagePage } from "./hosted-pages/html";
 
-// Cross-site request refusal for the whole identity app, in one hook:
+// Cross-site request refusal for the whole identity app, in one hook (the hosted pages have no
+// check of their own):
 //
-// - Form-like writes (the content types a page of any site may post without a CORS preflight:
+// - Every write to a hosted page (any path outside /api/), whatever its body type, and form-like
+//   writes under /api/ (the content types a page of any site may post without a CORS preflight:
 //   urlencoded forms, multipart, text/plain, or no body type at all) must come from the identity
 //   service's own pages: Origin equal to AUTH_PUBLIC_URL's origin or, when a browser sent no
 //   Origin, a Referer of that origin. `Origin: null` (sandboxed frames, data: pages) is refused.
 //   This stops login CSRF (signing a victim into the attacker's account) and any other hosted
-//   form acting for a visitor who did not press its button.
+//   form acting for a visitor who did not press its button, the console's own origin included.
 // - /api/fe/v3: behind the X-CSRF-Token header, an Origin, when present, must be one of the
 //   console origins CORS allows.
 //
@@ -29,7 +31,7 @@ const originOf = (url: string | undefined) => {
 };
 
 /** Whether a write came from a page of `own` (exact Origin, or Referer when Origin is absent). */
-export function fromOwnPage(req: FastifyRequest, own: string): boolean {
+function fromOwnPage(req: FastifyRequest, own: string): boolean {
   const origin = req.headers.origin;
   if (origin !== undefined) return origin === own;
   return originOf(req.headers.referer) === own;
@@ -72,7 +74,8 @@ export function refuseCrossSiteRequests(app: FastifyInstance, config: Config) {
     if (SAFE_METHODS.has(req.method)) return;
     if (path.startsWith("/api/backend/") || path === "/api/v1/token_verification_metadata") return;
     if (EXEMPT_ROUTES.has(req.routeOptions.url ?? "")) return;
-    if (!isFormLike(req) || fromOwnPage(req, own)) return;
+    const hostedPage = !path.startsWith("/api/");
+    if ((!hostedPage && !isFormLike(req)) || fromOwnPage(req, own)) return;
     req.log.info({ origin: req.headers.origin ?? null, path }, "cross-site form post refused");
     return refuseForm(req, reply, own);
   });

@@ -51,7 +51,7 @@ describe.each(backends())("hosted page input on $name", (backend) => {
   /** A refusal of the repeated parameter, or the page without either return target. */
   function expectRefusedOrIgnored(res: Awaited<ReturnType<typeof inject>>, what: string, param: string) {
     expect(res.statusCode, what).toBeLessThan(500);
-    if (res.statusCode === 400 && res.headers["content-type"]?.includes("json")) {
+    if (res.statusCode === 400 && String(res.headers["content-type"]).includes("json")) {
       expect(res.json().error_code, what).toBe("invalid_request_fields");
       expect(Object.keys(res.json().field_errors ?? {}), what).toContain(param);
       return;
@@ -130,5 +130,22 @@ describe.each(backends())("hosted page input on $name", (backend) => {
           expect(String(res.headers.location ?? ""), what).not.toContain("evil.example");
           expect(res.body, what).not.toContain("evil.example");
         }
+  });
+
+  it("takes a hosted page's form in any body type only from the service's own pages", async () => {
+    const [, signedIn] = visitors;
+    for (const origin of [CONSOLE, "https://evil.example"])
+      for (const url of ["/account/profile", "/org/invite", "/create_org", "/logout"]) {
+        const res = await inject({
+          method: "POST",
+          url,
+          headers: { ...signedIn?.headers, origin, "content-type": "application/json" },
+          payload: { first_name: "Mallory", name: "Mallory Inc", email: "m@evil.example" },
+        });
+        expect(res.statusCode, `${origin} ${url}`).toBe(403);
+      }
+    const account = await inject({ method: "GET", url: "/account", headers: signedIn?.headers });
+    expect(account.statusCode).toBe(200);
+    expect(account.body).not.toContain("Mallory");
   });
 });

@@ -11,7 +11,7 @@ import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
 import type { SessionUser } from "../fe/plumbing";
 import { messagePage } from "../hosted-pages/html";
-import { asPageError, type FormValues, fieldErrors, pageKit, withRt } from "../hosted-pages/kit";
+import { asPageError, type FormValues, fieldErrors, pageKit } from "../hosted-pages/kit";
 import { field, rtQuery } from "../hosted-pages/schemas";
 import { sendCookies } from "../http";
 import { keyActorOf, refuseKeyCreationWhileImpersonating } from "../impersonation/writes";
@@ -123,15 +123,6 @@ export const accountPages: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = asy
     app.post(path, { schema: { querystring: rtQuery, body: accountForm } }, async (req, reply) => {
       const { rt } = req.query;
       const values = req.body;
-      if (!kit.sameOrigin(req))
-        return kit.send(
-          reply,
-          403,
-          messagePage("Refused", "This form was sent from another site.", {
-            href: withRt("/account", rt),
-            label: "Back",
-          }),
-        );
       const session = await acc.requireSessionForPage(ctx, req);
       if (!session) return reply.redirect(kit.loginUrlBackTo("/account", rt), 303);
       try {

@@ -5,7 +5,6 @@ import { IdentityError } from "../errors";
 import { requireSession } from "../fe/plumbing";
 import { sendCookies } from "../http";
 import { type Actor, actorOf } from "../orgs/access";
-import { fromOwnPage } from "../origin-check";
 import { decodeReturnTarget, encodeReturnTarget } from "../return-target";
 import { fieldErrorsOf } from "../validation";
 
@@ -47,20 +46,16 @@ export function pageKit(ctx: IdentityContext) {
         .type("text/html; charset=utf-8")
         .send(body);
     },
-    /** A form post from another site must not act for the visitor (login CSRF, account changes). */
-    sameOrigin: (req: FastifyRequest) => fromOwnPage(req, config.authPublicUrl),
     /**
-     * A posted form's data, or the page state that answers it instead: 403 with `refusal` when it
-     * came from another site, 400 with each field's error (the page keeping `keep`) when not valid.
+     * A posted form's data, or the page state that answers it instead: 400 with each field's error
+     * (the page keeping `keep`) when not valid. (A form posted from another site never gets here:
+     * origin-check.ts refuses it first.)
      */
     postedForm: <S extends z.ZodType>(
-      req: FastifyRequest,
       form: S,
       values: FormValues,
-      refusal: string,
       keep: FormValues = values,
     ): { data: z.output<S> } | { status: number; state: PageState } => {
-      if (!fromOwnPage(req, config.authPublicUrl)) return { status: 403, state: { message: refusal } };
       const parsed = form.safeParse(values);
       if (!parsed.success) return { status: 400, state: { values: keep, errors: fieldErrors(parsed.error) } };
       return { data: parsed.data };

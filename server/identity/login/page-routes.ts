@@ -26,9 +26,6 @@ const signupForm = z.object({
 const loginBody = z.object({ email: field, password: field, rt });
 const signupBody = z.object({ first_name: field, last_name: field, email: field, password: field, rt });
 
-const LOGIN_FROM_ELSEWHERE = "This sign-in form was sent from another site.";
-const SIGNUP_FROM_ELSEWHERE = "This sign-up form was sent from another site.";
-
 /** Hosted sign-in and sign-up (server-rendered forms), and the plain sign-out form. */
 export const signInPages: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = async (app, { ctx }) => {
   const kit = pageKit(ctx);
@@ -52,7 +49,7 @@ export const signInPages: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = asyn
   app.post("/login", { schema: { querystring: rtQuery, body: loginBody } }, async (req, reply) => {
     const values = req.body;
     const rt = req.query.rt ?? values.rt;
-    const form = kit.postedForm(req, loginForm, values, LOGIN_FROM_ELSEWHERE);
+    const form = kit.postedForm(loginForm, values);
     if ("state" in form) return kit.send(reply, form.status, loginPage({ rt, ...form.state }));
     try {
       const out = await passwordLogin(ctx, req, form.data.email, form.data.password);
@@ -81,7 +78,7 @@ export const signInPages: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = asyn
     const values = req.body;
     const rt = req.query.rt ?? values.rt;
     const keep = { ...values, password: "" };
-    const form = kit.postedForm(req, signupForm, values, SIGNUP_FROM_ELSEWHERE, keep);
+    const form = kit.postedForm(signupForm, values, keep);
     if ("state" in form) return kit.send(reply, form.status, signupPage({ rt, ...form.state }));
     try {
       const { cookies } = await signUp(ctx, req, { ...form.data, rt });
@@ -98,7 +95,6 @@ export const signInPages: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = asyn
 
   // The account page's sign-out button: a plain form, so it works without JavaScript.
   app.post("/logout", { schema: { body: noFields } }, async (req, reply) => {
-    if (!kit.sameOrigin(req)) return reply.status(403).send();
     const session = await ctx.auth.api
       .getSession({ headers: fromNodeHeaders(req.headers) })
       .catch(() => null);

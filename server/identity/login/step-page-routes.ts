@@ -26,8 +26,6 @@ const tokenQuery = z.object({ rt, token });
  */
 export const signInStepPages: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = async (app, { ctx }) => {
   const kit = pageKit(ctx);
-  const refused = (rt?: string) =>
-    messagePage("Refused", "This form was sent from another site.", backToSignIn(rt));
 
   app.get("/login/mfa", { schema: { querystring: mfaQuery } }, async (req, reply) =>
     kit.send(reply, 200, mfaPage({ rt: req.query.rt, backup: req.query.backup === "1" })),
@@ -38,7 +36,6 @@ export const signInStepPages: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = 
     const values = req.body;
     const { rt } = req.query;
     const backup = req.query.backup === "1";
-    if (!kit.sameOrigin(req)) return kit.send(reply, 403, refused(rt));
     const parsed = codeForm.safeParse(values);
     if (!parsed.success)
       return kit.send(reply, 400, mfaPage({ rt, backup, errors: fieldErrors(parsed.error) }));
@@ -72,7 +69,6 @@ export const signInStepPages: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = 
       async (req, reply) => {
         const values = req.body;
         const { rt } = req.query;
-        if (!kit.sameOrigin(req)) return kit.send(reply, 403, refused(rt));
         const parsed = emailForm.safeParse(values);
         if (!parsed.success)
           return kit.send(reply, 400, page({ rt, values, errors: fieldErrors(parsed.error) }));
@@ -102,7 +98,6 @@ export const signInStepPages: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = 
     const values = req.body;
     const { rt } = req.query;
     const token = values.token ?? "";
-    if (!kit.sameOrigin(req)) return kit.send(reply, 403, refused(rt));
     const parsed = resetForm.safeParse(values);
     if (!parsed.success)
       return kit.send(reply, 400, resetPasswordPage({ rt, token, errors: fieldErrors(parsed.error) }));
@@ -153,7 +148,6 @@ export const signInStepPages: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = 
     { schema: { querystring: rtQuery, body: noFields } },
     async (req, reply) => {
       const { rt } = req.query;
-      if (!kit.sameOrigin(req)) return kit.send(reply, 403, refused(rt));
       try {
         await resendConfirmation(ctx, req);
         return kit.send(reply, 200, checkEmailPage({ rt, notice: "We sent the link again." }));

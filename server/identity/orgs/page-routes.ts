@@ -136,15 +136,6 @@ export const orgPages: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = async (
   ) {
     app.post(path, { schema: { querystring: rtQuery, body: orgForm } }, async (req, reply) => {
       const rt = kit.keptRt(req.query.rt);
-      if (!kit.sameOrigin(req))
-        return send(
-          reply,
-          403,
-          messagePage("Refused", "This form was sent from another site.", {
-            href: kit.target(rt),
-            label: "Go to the console",
-          }),
-        );
       const actor = await kit.actorOrNull(req);
       if (!actor) return reply.redirect(withRt("/login", rt), 303);
       const f = req.body;

@@ -46,12 +46,6 @@ export const orgSidePages: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = asy
   app.post("/create_org", { schema: { querystring: rtQuery, body: createOrgForm } }, async (req, reply) => {
     const rt = kit.keptRt(req.query.rt);
     const back = { rt, returnUrl: kit.target(rt) };
-    if (!kit.sameOrigin(req))
-      return kit.send(
-        reply,
-        403,
-        createOrgPage({ ...back, message: "This form was sent from another site." }),
-      );
     const actor = await kit.actorOrNull(req);
     if (!actor) return reply.redirect(withRt("/login", rt), 303);
     const f = req.body;
@@ -101,8 +95,6 @@ export const orgSidePages: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = asy
     "/accept_invite",
     { schema: { querystring: invitationQuery, body: noFields } },
     async (req, reply) => {
-      if (!kit.sameOrigin(req))
-        return kit.send(reply, 403, acceptInvitePage({ kind: "invalid", consoleUrl: kit.consoleUrl }));
       const actor = await kit.actorOrNull(req);
       if (!actor) return kit.toLogin(req, reply);
       const inv = await findInvitation(ctx, req.query.id ?? "");

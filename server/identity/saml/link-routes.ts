@@ -37,7 +37,6 @@ export const samlLinkRoutes: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = a
 
   // The owner of an existing account links it: with the account's password, or by email.
   app.post("/saml/link", { schema: { body: linkBody } }, async (req, reply) => {
-    if (!kit.sameOrigin(req)) return message(reply, 403, "Refused", "This form was sent from another site.");
     const f = req.body;
     const token = (f.token ?? "").slice(0, 64);
     const link = await readPending(db, "pending", token);
@@ -111,7 +110,6 @@ export const samlLinkRoutes: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = a
   );
 
   app.post("/saml/link/confirm", { schema: { body: confirmBody } }, async (req, reply) => {
-    if (!kit.sameOrigin(req)) return message(reply, 403, "Refused", "This form was sent from another site.");
     const link = await consumePending(db, "confirm", (req.body.token ?? "").slice(0, 64));
     if (!link) return linkExpired(reply);
     try {

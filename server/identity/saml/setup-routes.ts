@@ -64,12 +64,8 @@ export const samlSetupPages: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = a
     return access;
   }
 
-  /** A set-up form post from our own page by a signed-in Owner; null once the reply is sent. */
+  /** A set-up form post by a signed-in Owner; null once the reply is sent. */
   async function setupForm(req: FastifyRequest, f: SamlSetupBody, reply: FastifyReply) {
-    if (!kit.sameOrigin(req)) {
-      message(reply, 403, "Refused", "This form was sent from another site.");
-      return null;
-    }
     const actor = await kit.actorOrNull(req);
     if (!actor) {
       reply.redirect("/login", 303);
