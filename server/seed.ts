@@ -43,9 +43,20 @@ export const DEMO_USERS: DemoUser[] = [
 
 const DEMO_WORKSPACES = ["Safety Research", "Red Team", "Accuracy Benchmarks"];
 
+/**
+ * Where a new demo's password came from. Only a password the product chose (generated, or the
+ * documented default) is ever printed or answered: one set through DEMO_PASSWORD is the
+ * operator's own secret and stays out of terminals and logs.
+ */
+export type DemoPasswordSource = "generated" | "default" | "DEMO_PASSWORD";
+
 export type SeedResult =
-  | { created: true; password: string; generatedPassword: boolean }
+  | { created: true; password: string; passwordSource: DemoPasswordSource }
   | { created: false; reason: string };
+
+/** The password to show for a new demo: null when it is DEMO_PASSWORD's. */
+export const shownDemoPassword = (r: { password: string; passwordSource: DemoPasswordSource }) =>
+  r.passwordSource === "DEMO_PASSWORD" ? null : r.password;
 
 /**
  * Creates the demo organization, its users and workspaces. Idempotent and resumable: a finished
@@ -60,7 +71,8 @@ export async function seedDemo(
   const { identity, workspaces } = deps;
   const existing = await Promise.all(DEMO_USERS.map((u) => identity.findUserByEmail(u.email)));
   if (existing.every(Boolean)) return { created: false, reason: "the demo organization already exists" };
-  const generatedPassword = opts.password === undefined && opts.generate;
+  const passwordSource: DemoPasswordSource =
+    opts.password !== undefined ? "DEMO_PASSWORD" : opts.generate ? "generated" : "default";
   const password =
     opts.password ?? (opts.generate ? randomBytes(12).toString("base64url") : DEFAULT_DEMO_PASSWORD);
 
@@ -82,7 +94,7 @@ export async function seedDemo(
       if (uuid) await workspaces.addMember(uuid, { id: user.id, email: u.email });
     }
   }
-  return { created: true, password, generatedPassword };
+  return { created: true, password, passwordSource };
 }
 
 /** An ingestion key for the demo organization, made with the demo by `by` (default: the CLI). */

@@ -10,27 +10,8 @@ import { type Config, ConfigError } from "./platform/config";
 import { describeHolder, lockHolder } from "./platform/data-dir-lock";
 import { createLogger } from "./platform/logger";
 import { maintainTables, scheduleTableMaintenance } from "./platform/table-maintenance";
-import { DEMO_USERS } from "./seed";
-
-function printSignIn(config: Config, password: string | null, note: string, demoKeyLine: string | null) {
-  const lines = [
-    "",
-    "  Eval Console is running",
-    `    Console + API   ${config.publicUrl}`,
-    `    Identity        ${config.authPublicUrl}`,
-    `    Database        ${config.database.kind === "pglite" ? `PGlite in ${config.database.dataDir}` : `PostgreSQL (DATABASE_URL${config.database.readUrl ? "; usage reads from DATABASE_READ_URL" : ""})`}`,
-    "",
-    `  Demo sign-in (${note}):`,
-    ...DEMO_USERS.map(
-      (u) =>
-        `    ${u.email.padEnd(20)} ${u.role === "Admin" ? "administrator" : u.workspaces.length ? "member" : "member, no workspace"}`,
-    ),
-    `    password: ${password ?? "(set when the demo was first created; `npm run seed` prints a new one only on a new database)"}`,
-    ...(demoKeyLine ? ["", `  ${demoKeyLine}`, `    POST ${config.apiPublicUrl}/v1/usage/events`] : []),
-    "",
-  ];
-  console.log(lines.join("\n"));
-}
+import type { SeedResult } from "./seed";
+import { demoSignIn, signInLines } from "./sign-in";
 
 /** Fails fast (as listen would) when a port is taken, before a long first-start seed. */
 function assertPortFree(host: string, port: number): Promise<void> {
@@ -58,24 +39,12 @@ export async function serve(config: Config) {
   const product = await buildProduct(config, logger, undefined, { role: "server" });
   const shouldSeed =
     config.seedDemo === "always" || (config.seedDemo === "auto" && config.database.kind === "pglite");
-  let password: string | null = config.demoPassword ?? null;
-  let note = "DEMO_PASSWORD";
+  let seeded: SeedResult | null = null;
   let demoKeyLine: string | null = null;
   if (shouldSeed) {
-    const result = await product.seed(config.database.kind === "postgres");
+    seeded = await product.seed(config.database.kind === "postgres");
     await seedUsage(product, demoEvents(), undefined, false);
-    if (result.created) {
-      demoKeyLine = saveDemoIngestKey(config.dataDir, await createDemoIngestKey(product));
-      password = result.password;
-      note = result.generatedPassword
-        ? "generated now; it is not shown again"
-        : config.demoPassword
-          ? "DEMO_PASSWORD"
-          : "documented default";
-    } else if (!config.demoPassword && config.database.kind === "pglite") {
-      password = (await import("./seed")).DEFAULT_DEMO_PASSWORD;
-      note = "documented default, unless changed";
-    }
+    if (seeded.created) demoKeyLine = saveDemoIngestKey(config.dataDir, await createDemoIngestKey(product));
   }
 
   // The embedded database has no autovacuum (platform/table-maintenance): its tables are analyzed
@@ -123,5 +92,5 @@ export async function serve(config: Config) {
   }
   // Background jobs, the daily retention tasks among them, by the server (the one writer).
   stopJobs = await startBackgroundJobs(product.database.db, config, logger);
-  printSignIn(config, password, note, demoKeyLine);
+  console.log(signInLines(config, demoSignIn(config, seeded), demoKeyLine).join("\n"));
 }

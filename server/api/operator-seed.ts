@@ -7,7 +7,15 @@ import { type Actor, writeAudit } from "../platform/audit";
 import type { Db } from "../platform/database";
 import { errorChain } from "../platform/database";
 import { ApiError, errorBody } from "../platform/errors";
-import { DEFAULT_DEMO_EVENTS, DEMO_ORG, DEMO_USERS, demoIngestKey, seedDemo, seedDemoUsage } from "../seed";
+import {
+  DEFAULT_DEMO_EVENTS,
+  DEMO_ORG,
+  DEMO_USERS,
+  demoIngestKey,
+  seedDemo,
+  seedDemoUsage,
+  shownDemoPassword,
+} from "../seed";
 import {
   installOperatorGuard,
   OPERATOR_ROUTE_CONFIG,
@@ -62,7 +70,11 @@ const SeedResultSchema = z
     password: z
       .string()
       .nullable()
-      .meta({ description: "The demo users' password: only when this call created them." }),
+      .meta({
+        description:
+          "The demo users' password: only when this call created them with a password the product chose " +
+          "(generated, or the documented default); null when it is DEMO_PASSWORD's, which is never sent.",
+      }),
     ingest_key: z
       .string()
       .nullable()
@@ -111,7 +123,7 @@ async function seed(
     created: org.created,
     reason: org.created ? null : org.reason,
     users: DEMO_USERS.map((u) => u.email),
-    password: org.created ? org.password : null,
+    password: org.created ? shownDemoPassword(org) : null,
     ingest_key: key,
     usage: usage.seeded
       ? {

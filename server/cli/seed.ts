@@ -5,7 +5,7 @@
  */
 import { createDemoIngestKey, demoEvents, progressBar, saveDemoIngestKey, seedUsage } from "../demo-cli";
 import type { Config } from "../platform/config";
-import { DEMO_USERS } from "../seed";
+import { DEMO_USERS, shownDemoPassword } from "../seed";
 import { openProduct } from "./open-product";
 import { findRunningServer, type RunningServer } from "./running-server";
 
@@ -21,11 +21,12 @@ type SeedAnswer = {
 };
 
 /**
- * What is printed when the demo was just made: its password, shown this once, and where its
- * ingestion key was written (DATA_DIR/demo-ingest-key; the token itself is never printed).
+ * What is printed when the demo was just made: its password, shown this once when the product
+ * chose it (null: it is DEMO_PASSWORD's, never printed), and where its ingestion key was written
+ * (DATA_DIR/demo-ingest-key; the token itself is never printed).
  */
-const organizationLines = (config: Config, password: string, key: string | null) => [
-  `Demo organization created. Password for ${DEMO_USERS.map((u) => u.email).join(", ")}: ${password}`,
+const organizationLines = (config: Config, password: string | null, key: string | null) => [
+  `Demo organization created. Password for ${DEMO_USERS.map((u) => u.email).join(", ")}: ${password ?? "the one set in DEMO_PASSWORD (not printed)"}`,
   ...(key ? [saveDemoIngestKey(config.dataDir, key)] : []),
 ];
 
@@ -38,7 +39,7 @@ export async function runSeed(config: Config, args: SeedArgs): Promise<number> {
   try {
     const r = await product.seed(config.database.kind === "postgres" && !config.demoPassword);
     if (r.created)
-      for (const line of organizationLines(config, r.password, await createDemoIngestKey(product)))
+      for (const line of organizationLines(config, shownDemoPassword(r), await createDemoIngestKey(product)))
         console.log(line);
     else console.log(`Demo organization: ${r.reason}.`);
     const u = await seedUsage(product, events, args.seed, true);
@@ -108,7 +109,7 @@ async function throughServer(
     return 1;
   }
   if (result.created)
-    for (const line of organizationLines(config, result.password ?? "", result.ingest_key)) console.log(line);
+    for (const line of organizationLines(config, result.password, result.ingest_key)) console.log(line);
   else console.log(`Demo organization: ${result.reason}.`);
   const u = result.usage;
   if (u.seeded && u.generated)
