@@ -26,7 +26,6 @@ import { dummyPasswordHash } from "./login/password-login";
 import { DEFAULT_MAX_USERS } from "./orgs/limits";
 import { refuseCrossSiteRequests } from "./origin-check";
 import { identityPages } from "./pages";
-import { createRateLimiter } from "./rate-limit";
 import { createTokenIssuer } from "./session/access-tokens";
 import { currentTokenVersion } from "./session/token-version";
 import { loadAuthSecret, loadBackendApiKey, loadSigningKeys, sealStoredSecrets } from "./settings";
@@ -55,6 +54,7 @@ export async function createIdentityService(config: Config, database: Database, 
   const mailer = createMailer(db, { smtpUrl: config.smtpUrl, from: config.emailFrom }, log);
   const auth = createAuth({
     db,
+    limits: database.rateLimits,
     secret: await loadAuthSecret(db, config.authSecret),
     baseURL: config.authPublicUrl,
     trustedOrigins: config.allowedOrigins,
@@ -79,7 +79,7 @@ export async function createIdentityService(config: Config, database: Database, 
     apiKeys,
     tokens: createTokenIssuer(keys, config.authPublicUrl, config.accessTokenTtlSeconds),
     mailer,
-    limiter: createRateLimiter(db),
+    limiter: database.rateLimits,
     backendApiKey: await loadBackendApiKey(db, config.backendApiKey),
     socialProviders,
   };

@@ -438,11 +438,7 @@ describe.each(backends())("organizations on $name", (backend) => {
     await db().update(organization).set({ maxUsers: null }).where(eq(organization.id, beta));
 
     for (let i = 0; i < INVITES_PER_ORG.limit; i++)
-      await p.identity.ctx.limiter.hit(
-        inviteLimitKey(beta),
-        INVITES_PER_ORG.limit,
-        INVITES_PER_ORG.windowSeconds,
-      );
+      await p.identity.ctx.limiter.hit(inviteLimitKey(beta), INVITES_PER_ORG);
     await as("owner@betacorp.test");
     const limited = await raw(
       "POST",
@@ -452,7 +448,7 @@ describe.each(backends())("organizations on $name", (backend) => {
     expect(limited.status).toBe(429);
     expect(((await limited.json()) as { error_code: string }).error_code).toBe("rate_limit_exceeded");
     expect(limited.headers.get("retry-after")).toBeTruthy();
-    await p.identity.ctx.limiter.reset(inviteLimitKey(beta));
+    await p.identity.ctx.limiter.reset(inviteLimitKey(beta), INVITES_PER_ORG);
   });
 
   it("isolates organizations: members and admins of one can't act in another", async () => {

@@ -24,6 +24,7 @@ CREATE TABLE "rate_limits" (
 	"expire" bigint
 );
 --> statement-breakpoint
+DROP TABLE "identity"."rate_limit_bucket" CASCADE;--> statement-breakpoint
 DROP TABLE "api_rate_buckets" CASCADE;--> statement-breakpoint
 CREATE INDEX "jobs_claimable_idx" ON "jobs" USING btree ("state","run_after");--> statement-breakpoint
 CREATE INDEX "jobs_org_claimed_idx" ON "jobs" USING btree ("organization_uuid","claimed_at");--> statement-breakpoint

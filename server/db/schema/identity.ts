@@ -217,13 +217,6 @@ export const emailOutbox = identity.table(
   (t) => [index("email_outbox_to_idx").on(t.to)],
 );
 
-/** Fixed-window counters shared by every instance (login, MFA, email sends). */
-export const rateLimitBucket = identity.table("rate_limit_bucket", {
-  key: text("key").primaryKey(),
-  count: integer("count").notNull(),
-  windowStart: timestamp("window_start", { withTimezone: true }).notNull(),
-});
-
 /** Failed password sign-ins per email, for lock-out after repeated failures. */
 export const loginFailure = identity.table("login_failure", {
   email: text("email").primaryKey(),

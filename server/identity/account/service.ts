@@ -148,7 +148,7 @@ export async function updateEmail(
   const [owner] = await ctx.db.select({ id: user.id }).from(user).where(eq(user.email, email));
   if (owner) {
     const notice = LIMITS.emailPerAddress;
-    if ((await ctx.limiter.hit(`email-change-notice:${email}`, notice.limit, notice.windowSeconds)).allowed)
+    if ((await ctx.limiter.hit(`email-change-notice:${email}`, notice)).allowed)
       await ctx.mailer.send(emailChangeAttemptNotice(ctx.config.authPublicUrl, email));
     return;
   }

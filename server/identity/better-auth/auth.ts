@@ -15,6 +15,7 @@ import {
   verification,
 } from "../../db/schema/index";
 import type { Db } from "../../platform/database";
+import type { RateLimits } from "../../platform/rate-limits";
 import type { Mailer } from "../email/mailer";
 import {
   confirmEmail,
@@ -32,6 +33,8 @@ export const COOKIE_PREFIX = "eval_console";
 
 export type AuthOptions = {
   db: Db;
+  /** The rate-limit counters; a password reset clears the sign-in failures counted there. */
+  limits: RateLimits;
   secret: string;
   /** The identity service's public origin: better-auth checks request origins against it. */
   baseURL: string;
@@ -88,7 +91,7 @@ export function createAuth(o: AuthOptions) {
       resetPasswordTokenExpiresIn: 3600,
       sendResetPassword: async ({ user: u, token }) =>
         void (await mail.send(resetPassword(o.baseURL, u.email, token))),
-      onPasswordReset: ({ user: u }) => afterPasswordReset(o.db, u),
+      onPasswordReset: ({ user: u }) => afterPasswordReset(o.db, o.limits, u),
     },
     emailVerification: {
       sendOnSignUp: false,

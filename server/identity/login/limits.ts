@@ -4,7 +4,7 @@ import { IdentityError } from "../errors";
 
 type Rule = { limit: number; windowSeconds: number };
 
-// Counted in the database (identity.rate_limit_bucket), so every instance shares them. Per-IP
+// Counted in the shared rate-limit store (platform/rate-limits.ts), so every instance shares them. Per-IP
 // limits stop one client spraying many accounts; wrong passwords for one account are counted per
 // (account, source) and per account in lockout.ts, so nobody can lock an owner out from afar.
 export const LIMITS = {
@@ -33,9 +33,9 @@ export const clientIp = (req: FastifyRequest) => req.ip || "unknown";
 
 /** Counts one hit; over the limit throws rate_limit_exceeded carrying Retry-After. */
 export async function enforce(ctx: IdentityContext, key: string, rule: Rule, code = "rate_limit_exceeded") {
-  const r = await ctx.limiter.hit(key, rule.limit, rule.windowSeconds);
+  const r = await ctx.limiter.hit(key, rule);
   if (r.allowed) return;
-  const retry = String(r.retryAfterSeconds);
+  const retry = String(r.resetSeconds);
   if (code === "confirmation_email_sent")
     throw new IdentityError("confirmation_email_sent", undefined, { retry_after_seconds: retry });
   throw new IdentityError("rate_limit_exceeded", undefined, { retry_after_seconds: retry });

@@ -1,8 +1,9 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { isIPv6 } from "node:net";
 import { and, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
-import { loginFailure, rateLimitBucket, user, verification } from "../../db/schema";
+import { loginFailure, user, verification } from "../../db/schema";
 import type { Db } from "../../platform/database";
+import type { RateLimits, RateRule } from "../../platform/rate-limits";
 import type { IdentityContext } from "../context";
 import { accountUnlockEmail } from "../email/templates";
 import { IdentityError } from "../errors";
@@ -17,13 +18,23 @@ import { ACCOUNT_LOCK, LOCKOUT } from "./limits";
 //   source can reach in that time) lock the account; its owner is emailed a single-use unlock link
 //   (only its SHA-256 is stored), and a password reset lifts the lock too.
 //
-// Counts live in identity.rate_limit_bucket (fixed windows shared by every instance); the account
-// lock in identity.login_failure. Unknown emails are counted the same way, so the answers don't
-// reveal which addresses have accounts.
-
-const sourceKey = (email: string, source: string) => `login:fail:${email}|${source}`;
+// Counts live in the shared rate-limit store (platform/rate-limits.ts); the account lock in
+// identity.login_failure. Unknown emails are counted the same way, so the answers don't reveal
+// which addresses have accounts.
+//
+// The store deletes one key at a time, so the per-source counts of an email carry its generation:
+// proving the inbox starts the next one, and the older counts no longer apply (they expire on their
+// own). The generation's window is far longer than LOCKOUT's, so when it lapses back to 0 every
+// count of the old generation 0 has long expired.
+const GENERATION: RateRule = { limit: 1_000_000, windowSeconds: 7 * 24 * 3600 };
+const generationKey = (email: string) => `login:cleared:${email}`;
+const generation = async (limits: RateLimits, email: string) =>
+  (await limits.peek(generationKey(email), GENERATION)).count;
+const sourceKey = (email: string, gen: number, source: string) => `login:fail:${email}|${gen}|${source}`;
 const accountKey = (email: string) => `login:fail:${email}`;
 const UNLOCK = "account-unlock:";
+const LOCKOUT_RULE: RateRule = { limit: LOCKOUT.failures, windowSeconds: LOCKOUT.windowSeconds };
+const ACCOUNT_RULE: RateRule = { limit: ACCOUNT_LOCK.failures, windowSeconds: ACCOUNT_LOCK.windowSeconds };
 const sha256 = (token: string) => createHash("sha256").update(token).digest("hex");
 
 /** The source a failure is charged to: the client address, or the /64 of an IPv6 client. */
@@ -48,22 +59,15 @@ const minutesText = (seconds: number) => {
   return `${m} minute${m === 1 ? "" : "s"}`;
 };
 
-async function sourceFailures(db: Db, email: string, source: string) {
-  const [row] = await db
-    .select()
-    .from(rateLimitBucket)
-    .where(eq(rateLimitBucket.key, sourceKey(email, source)));
-  const end = row ? row.windowStart.getTime() + LOCKOUT.windowSeconds * 1000 : 0;
-  return !row || end <= Date.now()
-    ? { count: 0, retryAfterSeconds: 0 }
-    : { count: row.count, retryAfterSeconds: Math.ceil((end - Date.now()) / 1000) };
+async function sourceFailures(limits: RateLimits, email: string, source: string) {
+  return limits.peek(sourceKey(email, await generation(limits, email), source), LOCKOUT_RULE);
 }
 
 /**
  * Refuses a sign-in for a locked account, or from a source that failed too often for it (when a
  * source is given): account_locked, before any password is checked.
  */
-export async function assertNotLocked(db: Db, email: string, source?: string) {
+export async function assertNotLocked(db: Db, limits: RateLimits, email: string, source?: string) {
   const [row] = await db.select().from(loginFailure).where(eq(loginFailure.email, email));
   if (row?.lockedUntil && row.lockedUntil > new Date())
     throw new IdentityError(
@@ -71,18 +75,19 @@ export async function assertNotLocked(db: Db, email: string, source?: string) {
       "This account is locked after too many failed sign-ins. We emailed its owner a link to unlock it; resetting the password unlocks it too.",
     );
   if (source === undefined) return;
-  const s = await sourceFailures(db, email, source);
+  const s = await sourceFailures(limits, email, source);
   if (s.count >= LOCKOUT.failures)
     throw new IdentityError(
       "account_locked",
-      `Too many failed sign-ins to this account from your network. Try again in ${minutesText(s.retryAfterSeconds)}, or reset your password.`,
+      `Too many failed sign-ins to this account from your network. Try again in ${minutesText(s.resetSeconds)}, or reset your password.`,
     );
 }
 
 /** Counts one wrong password against the source and the account; may lock the account. */
 export async function recordFailure(ctx: IdentityContext, email: string, source: string) {
-  await ctx.limiter.hit(sourceKey(email, source), LOCKOUT.failures, LOCKOUT.windowSeconds);
-  const all = await ctx.limiter.hit(accountKey(email), ACCOUNT_LOCK.failures, ACCOUNT_LOCK.windowSeconds);
+  const gen = await generation(ctx.limiter, email);
+  await ctx.limiter.hit(sourceKey(email, gen, source), LOCKOUT_RULE);
+  const all = await ctx.limiter.hit(accountKey(email), ACCOUNT_RULE);
   if (all.remaining > 0) return;
   const now = new Date();
   const until = new Date(now.getTime() + ACCOUNT_LOCK.lockSeconds * 1000);
@@ -117,27 +122,19 @@ export async function recordFailure(ctx: IdentityContext, email: string, source:
 }
 
 /** A right password from this source: its count starts again (other sources' counts stay). */
-export async function clearSourceFailures(db: Db, email: string, source: string) {
-  await db.delete(rateLimitBucket).where(eq(rateLimitBucket.key, sourceKey(email, source)));
+export async function clearSourceFailures(limits: RateLimits, email: string, source: string) {
+  await limits.reset(sourceKey(email, await generation(limits, email), source), LOCKOUT_RULE);
 }
 
-const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
-
 /** The owner proved the inbox (password reset, unlock link): every count and the lock go. */
-export async function clearFailures(db: Db, email: string) {
+export async function clearFailures(db: Db, limits: RateLimits, email: string) {
   await db.delete(loginFailure).where(eq(loginFailure.email, email));
-  await db
-    .delete(rateLimitBucket)
-    .where(
-      or(
-        eq(rateLimitBucket.key, accountKey(email)),
-        sql`${rateLimitBucket.key} like ${`${likeEscape(sourceKey(email, ""))}%`}`,
-      ),
-    );
+  await limits.reset(accountKey(email), ACCOUNT_RULE);
+  await limits.hit(generationKey(email), GENERATION);
 }
 
 /** Applies an emailed unlock link once: true when it was valid (and is now used up). */
-export async function unlockAccount(db: Db, token: string): Promise<boolean> {
+export async function unlockAccount(db: Db, limits: RateLimits, token: string): Promise<boolean> {
   if (!token || token.length > 200) return false;
   const [row] = await db
     .delete(verification)
@@ -146,6 +143,6 @@ export async function unlockAccount(db: Db, token: string): Promise<boolean> {
     )
     .returning({ email: verification.value });
   if (!row) return false;
-  await clearFailures(db, row.email);
+  await clearFailures(db, limits, row.email);
   return true;
 }

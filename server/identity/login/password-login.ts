@@ -48,7 +48,7 @@ export async function passwordLogin(
   const email = normalizeEmail(rawEmail);
   const source = loginSource(clientIp(req));
   await enforce(ctx, `login:ip:${clientIp(req)}`, LIMITS.loginPerIp);
-  await assertNotLocked(ctx.db, email, source);
+  await assertNotLocked(ctx.db, ctx.limiter, email, source);
 
   const [u] = await ctx.db
     .select({ id: user.id, verified: user.emailVerified, banned: user.banned, hash: account.password })
@@ -67,7 +67,7 @@ export async function passwordLogin(
       throw badCredentials();
     }
     if (u.banned) throw new IdentityError("account_disabled");
-    await clearSourceFailures(ctx.db, email, source);
+    await clearSourceFailures(ctx.limiter, email, source);
     return {
       state: "ConfirmEmailRequired",
       cookies: await confirmationPendingCookies(ctx.auth, u.id),
@@ -81,7 +81,7 @@ export async function passwordLogin(
       headers: fromNodeHeaders(req.headers),
       returnHeaders: true,
     });
-    await clearSourceFailures(ctx.db, email, source);
+    await clearSourceFailures(ctx.limiter, email, source);
     const cookies = headers.getSetCookie();
     const needsCode = "twoFactorRedirect" in (response as object);
     return { state: needsCode ? "TwoFactorRequired" : "Finished", cookies, userId: u.id };

@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import type { FastifyRequest } from "fastify";
 import { user } from "../../db/schema";
 import type { Db } from "../../platform/database";
+import type { RateLimits } from "../../platform/rate-limits";
 import { writeSecurityAudit } from "../account/security-audit";
 import { twoFactorChallengeCookies } from "../better-auth/adapter";
 import { endStartedSession } from "../better-auth/started-session";
@@ -55,9 +56,9 @@ export async function resetPassword(ctx: IdentityContext, token: string, newPass
  * After a password reset (better-auth's onPasswordReset): the access tokens of the ended
  * sessions end too, and the lock-out is lifted because the user proved the inbox.
  */
-export async function afterPasswordReset(db: Db, u: { id: string; email: string }) {
+export async function afterPasswordReset(db: Db, limits: RateLimits, u: { id: string; email: string }) {
   await revokeAccessTokens(db, [u.id]);
-  await clearFailures(db, u.email);
+  await clearFailures(db, limits, u.email);
   await db.transaction(async (tx) => {
     await writeSecurityAudit(tx, u, "user.password_changed", { how: "reset" });
     await writeSecurityAudit(tx, u, "user.sessions_revoked", { sessions: "all", reason: "password reset" });
@@ -75,7 +76,7 @@ export async function passwordlessLogin(
   const email = normalizeEmail(rawEmail);
   await enforce(ctx, `email:ip:${clientIp(req)}`, LIMITS.emailPerIp);
   await enforce(ctx, `magic:email:${email}`, LIMITS.emailPerAddress);
-  await assertNotLocked(ctx.db, email);
+  await assertNotLocked(ctx.db, ctx.limiter, email);
   const [u] = await ctx.db.select({ banned: user.banned }).from(user).where(eq(user.email, email));
   if (u?.banned) throw new IdentityError("account_disabled");
   // Same answer for unknown addresses: whether an account exists is not revealed.

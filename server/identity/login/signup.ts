@@ -38,13 +38,9 @@ export type SignupInput = {
 async function signUpTaken(ctx: IdentityContext, email: string, password: string) {
   await hashPassword(ctx.auth, password);
   const decoyId = randomUUID();
-  await ctx.limiter.hit(
-    `confirm:user:${decoyId}`,
-    LIMITS.resendConfirmation.limit,
-    LIMITS.resendConfirmation.windowSeconds,
-  );
+  await ctx.limiter.hit(`confirm:user:${decoyId}`, LIMITS.resendConfirmation);
   const notice = LIMITS.emailPerAddress;
-  if ((await ctx.limiter.hit(`signup-notice:${email}`, notice.limit, notice.windowSeconds)).allowed)
+  if ((await ctx.limiter.hit(`signup-notice:${email}`, notice)).allowed)
     await ctx.mailer.send(signupAttemptNotice(ctx.config.authPublicUrl, email));
   return { userId: decoyId, cookies: await confirmationPendingCookies(ctx.auth, decoyId) };
 }
@@ -89,11 +85,7 @@ export async function signUp(ctx: IdentityContext, req: FastifyRequest, input: S
   // better-auth signs new users in; drop that session until the email is confirmed.
   await endStartedSession(ctx.auth, created.headers.getSetCookie());
   const userId = created.response.user.id;
-  await ctx.limiter.hit(
-    `confirm:user:${userId}`,
-    LIMITS.resendConfirmation.limit,
-    LIMITS.resendConfirmation.windowSeconds,
-  );
+  await ctx.limiter.hit(`confirm:user:${userId}`, LIMITS.resendConfirmation);
   await ctx.auth.api.sendVerificationEmail({ body: { email, callbackURL: callbackCarrying(input.rt) } });
   return { userId, cookies: await confirmationPendingCookies(ctx.auth, userId) };
 }

@@ -34,7 +34,7 @@ export const unlockPages: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = asyn
   );
 
   app.post("/unlock_account", { schema: { body: z.object({ token: field }) } }, async (req, reply) => {
-    if (await unlockAccount(ctx.db, req.body.token ?? ""))
+    if (await unlockAccount(ctx.db, ctx.limiter, req.body.token ?? ""))
       return kit.send(
         reply,
         200,

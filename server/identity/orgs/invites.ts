@@ -49,17 +49,13 @@ export async function inviteUser(
   // A new invitation for the same email replaces the old one, so it doesn't take a second seat.
   if ((await seatsTaken(ctx.db, org.id, { excludeEmail: email })) >= maxUsersOf(org))
     throw new IdentityError("org_max_users_limit_exceeded");
-  const hit = await ctx.limiter.hit(
-    inviteLimitKey(org.id),
-    INVITES_PER_ORG.limit,
-    INVITES_PER_ORG.windowSeconds,
-  );
+  const hit = await ctx.limiter.hit(inviteLimitKey(org.id), INVITES_PER_ORG);
   if (!hit.allowed)
     throw new IdentityError(
       "rate_limit_exceeded",
       "Too many invitations were sent. Please try again later.",
       {
-        retry_after_seconds: String(hit.retryAfterSeconds),
+        retry_after_seconds: String(hit.resetSeconds),
       },
     );
   // The link carries a random id; the row keeps only its SHA-256, so reading the table gives

@@ -97,13 +97,9 @@ export const socialRoutes: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = asy
         ),
       );
     // Each start stores a state row: bound the rows one client can create.
-    const hit = await ctx.limiter.hit(
-      `social:ip:${clientIp(req)}`,
-      START_PER_IP.limit,
-      START_PER_IP.windowSeconds,
-    );
+    const hit = await ctx.limiter.hit(`social:ip:${clientIp(req)}`, START_PER_IP);
     if (!hit.allowed) {
-      reply.header("retry-after", String(hit.retryAfterSeconds));
+      reply.header("retry-after", String(hit.resetSeconds));
       return kit.send(
         reply,
         429,
