@@ -32,3 +32,23 @@ export const budgetAlerts: ConsoleResource = {
     access: { list: ADMINS },
   },
 };
+
+/**
+ * What running eval runs hold against the hard limits (GET /v1/budgets/reservations), shown beside
+ * the budgets; an administrator releases one (POST /v1/budgets/reservations/{id}/release, which
+ * finishes the run), through Refine's delete so the list reads itself again.
+ */
+export const budgetReservations: ConsoleResource = {
+  name: "budget-reservations",
+  meta: {
+    label: "Open Reservations",
+    hide: true,
+    api: {
+      path: "/v1/budgets/reservations",
+      idField: "eval_run_uuid",
+      list: { rows: "reservations", total: "total" },
+      calls: { delete: { method: "POST", path: "/v1/budgets/reservations/{id}/release" } },
+    },
+    access: { list: ADMINS, delete: ADMINS },
+  },
+};

@@ -7,7 +7,7 @@ import { apiKeys } from "./api-keys";
 import { auditLog } from "./audit-log";
 import { billing } from "./billing";
 import { billingCycles } from "./billing-cycles";
-import { budgetAlerts, budgets } from "./budgets";
+import { budgetAlerts, budgetReservations, budgets } from "./budgets";
 import { evalRuns } from "./eval-runs";
 import { operatorBillingCycles, operatorPayments } from "./operator-billing";
 import { operatorIngestKeys } from "./operator-ingest-keys";
@@ -41,6 +41,7 @@ export const resources: readonly ConsoleResource[] = [
   organizationInvitations,
   budgets,
   budgetAlerts,
+  budgetReservations,
   webhookDeliveries,
   operatorBillingCycles,
   operatorPayments,

@@ -1,5 +1,5 @@
 // "Budgets" on the Billing & Usage page: the organization's budget first, then each workspace's,
-// with this cycle's spend against the amount. The section reads its own list (GET /v1/budgets),
+// with this cycle's spend against the amount, and below them what running eval runs hold. The section reads its own list (GET /v1/budgets),
 // so the page's usage answers neither wait for it nor are held up by it. Administrators only,
 // like the page; the buttons follow the budgets resource's access declaration.
 import { PlusOutlined } from "@ant-design/icons";
@@ -9,10 +9,10 @@ import { Alert, Button, Card, Col, Empty, Row, Skeleton, Typography } from "antd
 import { memo } from "react";
 import type { Budget } from "../../../contract/budgets";
 import { budgets as resource } from "../../resources/budgets";
-import { PlainText } from "../plain-text";
 import { BudgetCard } from "./budget-card";
 import { BudgetFormModal } from "./budget-form-modal";
 import { budgetOwner } from "./budget-text";
+import { OpenReservations } from "./open-reservations";
 import { useBudgetModals } from "./use-budget-modals";
 
 export function useBudgets() {
@@ -82,10 +82,10 @@ function BudgetsSectionView() {
       <Empty
         image={Empty.PRESENTED_IMAGE_SIMPLE}
         description={
-          <PlainText type="secondary">
+          <Typography.Text type="secondary">
             No budgets yet. Set a monthly budget to get alerts before spend runs over, and optionally stop new
             work at the limit.
-          </PlainText>
+          </Typography.Text>
         }
       >
         {addButton("Set a Budget", "primary")}
@@ -115,6 +115,7 @@ function BudgetsSectionView() {
       >
         {body}
       </Card>
+      <OpenReservations />
       <CanAccess resource={resource.name} action="create">
         <BudgetFormModal action="create" modal={modals.create} existing={budgets} />
       </CanAccess>

@@ -71,6 +71,9 @@ export function renderPage(
     ...handlers,
     http.get(api("/v1/accounts/me"), () => HttpResponse.json(user)),
     http.get(api("/v1/budgets/alerts"), () => HttpResponse.json({ alerts: [] })),
+    http.get(api("/v1/budgets/reservations"), () =>
+      HttpResponse.json({ reservations: [], total: 0, held: "0.00" }),
+    ),
     http.get(api("/v1/budgets"), () => HttpResponse.json({ budgets: [] })),
   );
   const navigator = fakeNavigator(`http://console.test${path}`);
