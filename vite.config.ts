@@ -1,57 +1,20 @@
 import { fileURLToPath } from "node:url";
 import react from "@vitejs/plugin-react";
 import { defineConfig, type Plugin } from "vite";
-import { breakpointsAnsweredAtOnce } from "./scripts/antd-breakpoints";
 import { antdStaticStyles } from "./scripts/antd-static-styles";
 import { packagesWithoutSideEffects } from "./scripts/packages-without-side-effects";
-import { listPageCode } from "./scripts/page-code";
 import { precompress } from "./scripts/precompress";
 
-const PLOTS_MODULE = /[\\/]@ant-design[\\/]plots[\\/]es[\\/]/;
-const PLOTS_RUNTIME_MODULE = /[\\/]@ant-design[\\/]plots[\\/]es[\\/]core[\\/]base[\\/]index\.js$/;
 const local = (path: string) => fileURLToPath(new URL(path, import.meta.url));
-/** The console's shell (React, antd, Refine, the routes), imported by the entry once its first
- * requests are out. */
+/** The console's shell (React, antd, Refine, the routes), imported by the entry. */
 const SHELL = local("./src/render-console.tsx");
 
 /**
- * @ant-design/plots on G2's core library only, G2's documented way to bundle what plain charts use
- * (`extend(Runtime, corelib())`). The package draws every plot with one runtime, made in its
- * core/base/chart module from G2's whole standard library and its plot extension (geographic,
- * graph and hierarchy marks with their d3 modules), and imports from G2's index, which builds
- * another such runtime at import time. In the build, the first resolves to the console's runtime
- * and the second to G2's API without that index; the chart chunk keeps what a column chart draws
- * with.
- */
-function plotsOnG2Core(): Plugin {
-  const runtime = local("./src/pages/billing/chart-runtime.ts");
-  const g2 = local("./src/pages/billing/g2-core.ts");
-  let replaced = false;
-  return {
-    name: "eval-console:plots-on-g2-core",
-    apply: "build",
-    enforce: "pre",
-    resolveId(source, importer) {
-      if (!importer || !PLOTS_MODULE.test(importer)) return null;
-      if (source === "@antv/g2") return g2;
-      if (source !== "./chart" || !PLOTS_RUNTIME_MODULE.test(importer)) return null;
-      replaced = true;
-      return runtime;
-    },
-    buildEnd() {
-      // A new @ant-design/plots that builds its runtime elsewhere would silently bring it all back.
-      if (!replaced)
-        this.warn("@ant-design/plots' runtime module was not found: the chart chunk is full size");
-    },
-  };
-}
-
-/**
  * The entry (src/main.tsx) holds only the config and session requests and imports the console's
- * shell (src/render-console.tsx: React, antd, Refine, the routes) dynamically, once the session
- * request is under way (the entry itself runs only once index.html's stylesheet has loaded), so
- * that import would start the shell's download late; a modulepreload link in index.html fetches
- * the shell with the page instead.
+ * shell (src/render-console.tsx: React, antd, Refine, the routes) dynamically, so that evaluating
+ * the shell never holds those requests up. The entry itself runs only once index.html's stylesheet
+ * has loaded, so its import would start the shell's download late; a modulepreload link in
+ * index.html fetches the shell with the page instead.
  */
 function preloadShell(): Plugin {
   return {
@@ -74,18 +37,10 @@ function preloadShell(): Plugin {
 // The console is plain static files; the server (or any static host) serves dist/.
 // In `vite` dev mode, /config.json and the API are proxied to a running `npm run serve`.
 export default defineConfig({
-  // antd's styles computed at build time into a stylesheet, antd's breakpoints answered on the
-  // first render, the chart chunk on G2's core parts only, packages imported for nothing left out, the shell's chunk preloaded by index.html, each route's page code listed there, then brotli and gzip copies of every text file, which the server sends as they are.
-  plugins: [
-    react(),
-    antdStaticStyles(),
-    plotsOnG2Core(),
-    breakpointsAnsweredAtOnce(local("./src/lib/antd/use-breakpoint.ts")),
-    packagesWithoutSideEffects(),
-    preloadShell(),
-    listPageCode(local("."), SHELL),
-    precompress(),
-  ],
+  // antd's styles computed at build time into a stylesheet (antd's public extractStyle), packages
+  // imported for nothing left out, the shell's chunk preloaded by index.html, then brotli and gzip
+  // copies of every text file, which the server sends as they are.
+  plugins: [react(), antdStaticStyles(), packagesWithoutSideEffects(), preloadShell(), precompress()],
   build: {
     outDir: "dist",
     chunkSizeWarningLimit: 1600,

@@ -7,8 +7,7 @@ import { Outlet, RouterProvider } from "react-router";
 import { documentTitle } from "./lib/document-title";
 import { createAccessControlProvider } from "./providers/access-control-provider";
 import { createDataProviders } from "./providers/data-provider";
-import { identityClientUrl } from "./providers/identity-fetch";
-import { consoleReactQuery } from "./providers/query-defaults";
+import { queryClientConfig } from "./providers/query-defaults";
 import { routerProvider } from "./providers/router-provider";
 import { type ConsoleServices, ServicesProvider, useServices } from "./providers/services";
 import { refineResources } from "./resources";
@@ -27,15 +26,6 @@ export function RefineRoot() {
   const { config, authProvider, currentUser, apiFetch } = useServices();
   const dataProvider = useMemo(() => createDataProviders(config, apiFetch), [config, apiFetch]);
   const accessControlProvider = useMemo(() => createAccessControlProvider(currentUser), [currentUser]);
-  const reactQuery = useMemo(
-    () =>
-      consoleReactQuery(
-        { default: config.apiUrl, identity: identityClientUrl(config.authUrl) },
-        refineResources,
-        currentUser,
-      ),
-    [config.apiUrl, config.authUrl, currentUser],
-  );
 
   return (
     <Refine
@@ -49,7 +39,7 @@ export function RefineRoot() {
         disableTelemetry: true,
         // Tables keep their paging, sorting and filters in the URL unless they opt out.
         syncWithLocation: true,
-        reactQuery,
+        reactQuery: { clientConfig: queryClientConfig },
         title: { text: config.productName },
       }}
     >

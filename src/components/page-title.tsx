@@ -1,7 +1,6 @@
 // Heading block shared by the console pages.
 import { Flex, Typography } from "antd";
 import type { ReactNode } from "react";
-import { PlainText } from "./plain-text";
 
 export function PageTitle({
   title,
@@ -18,7 +17,7 @@ export function PageTitle({
         <Typography.Title level={2} style={{ margin: 0 }}>
           {title}
         </Typography.Title>
-        {subtitle ? <PlainText type="secondary">{subtitle}</PlainText> : null}
+        {subtitle ? <Typography.Text type="secondary">{subtitle}</Typography.Text> : null}
       </div>
       {extra}
     </Flex>

@@ -5,15 +5,13 @@
 // fading toasts: every antd component animates through rc-motion, whose provider turns them all
 // off at once. (antd's own switch, the `motion` token, would change the theme's hash and miss the
 // build's precomputed styles.)
-import { App as AntdApp, ConfigProvider } from "antd";
+import { App as AntdApp, ConfigProvider, type ThemeConfig, theme } from "antd";
 import { Provider as MotionProvider } from "rc-motion";
 import type { ReactNode } from "react";
 import { useMediaQuery } from "../hooks/use-media-query";
-import { darkAlgorithm } from "../lib/antd/dark-algorithm";
 
-const consoleTheme = {
-  // antd's dark algorithm, its answer for the default seed read from a table (lib/antd/dark-algorithm).
-  algorithm: darkAlgorithm,
+const consoleTheme: ThemeConfig = {
+  algorithm: theme.darkAlgorithm,
   // No hash class on antd's selectors: the console has this one theme, so there is nothing to tell
   // apart, and the build's static stylesheet (scripts/extract-antd-styles.tsx) then matches the
   // class names of a development server as well as of the build. antd puts its hash in :where(),

@@ -1,5 +1,4 @@
-// Page sizes of lists whose first page the entry reads early (lib/landing-reads), here so that the
-// entry needs none of the pages' code.
+// Page sizes of the lists whose pages share them with their helpers (lib/api-keys, the users table).
 
 /** The Audit Log's rows per page. */
 export const AUDIT_PAGE_SIZE = 25;

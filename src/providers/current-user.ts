@@ -10,9 +10,6 @@ export const CURRENT_USER_GC_MS = 30 * 60 * 1000;
 
 export type CurrentUserSource = {
   get: () => Promise<CurrentUser>;
-  /** The user `get` would give at once, already loaded and fresh, with when it was loaded; else
-   * undefined. What the console's first render can hold (providers/known-answers). */
-  peek: () => { user: CurrentUser; at: number } | undefined;
   clear: () => void;
 };
 
@@ -42,7 +39,7 @@ export function createCurrentUserSource(
   ttlMs = CURRENT_USER_STALE_MS,
   now: () => number = Date.now,
 ): CurrentUserSource {
-  let cached: { promise: Promise<CurrentUser>; at: number; user?: CurrentUser } | null = null;
+  let cached: { promise: Promise<CurrentUser>; at: number } | null = null;
 
   const load = async (): Promise<CurrentUser> => {
     const auth = await readAuthInfo();
@@ -56,20 +53,11 @@ export function createCurrentUserSource(
       if (cached && now() - cached.at < ttlMs) return cached.promise;
       const entry: NonNullable<typeof cached> = { promise: load(), at: now() };
       cached = entry;
-      entry.promise.then(
-        (user) => {
-          entry.user = user;
-        },
-        // A failed load must not be served from the cache.
-        () => {
-          if (cached === entry) cached = null;
-        },
-      );
+      // A failed load must not be served from the cache.
+      entry.promise.catch(() => {
+        if (cached === entry) cached = null;
+      });
       return entry.promise;
-    },
-    peek() {
-      if (!cached?.user || now() - cached.at >= ttlMs) return undefined;
-      return { user: cached.user, at: cached.at };
     },
     clear() {
       cached = null;

@@ -1,7 +1,6 @@
 // Fetch wrapper for the product API: adds the bearer token and turns the API's error shape
 // {"error": {"code", "message"}} into Refine's HttpError, which drives notifications and onError.
 import type { HttpError } from "@refinedev/core";
-import { takeEarlyRead } from "../lib/early-reads";
 
 export type QueryValue = string | number | boolean | null | undefined | readonly (string | number)[];
 
@@ -76,35 +75,19 @@ async function readJson(response: Response): Promise<unknown> {
  */
 export const TOKEN_REVOKED = "token_revoked";
 
-/** A GET that takes the JSON body as it is: one an early read (lib/early-reads) may answer. */
-const plainGet = (request: ApiRequest) =>
-  (request.method ?? "GET") === "GET" && !request.read && !request.headers && request.body === undefined;
-
-/**
- * A fetch of the service at `baseUrl` that sends each request with `call`, except a plain GET the
- * entry already read early (lib/early-reads), which takes that answer; an early read that failed is
- * asked again, so that its error is this request's own. The product API's fetch and the identity
- * service's are both made with it.
- */
-export function answeringEarlyReads(
+/** A fetch of the service at `baseUrl` that sends each request with `call`, at the URL of its path
+ * and query. The product API's fetch and the identity service's are both made with it. */
+export function fetchAt(
   baseUrl: string,
   call: <T>(url: string, request: ApiRequest) => Promise<T>,
 ): ApiFetch {
-  return async <T>(path: string, request: ApiRequest = {}): Promise<T> => {
-    const url = buildUrl(baseUrl, path, request.query);
-    const early = plainGet(request) ? takeEarlyRead(url) : undefined;
-    if (early)
-      return early.then(
-        (body) => body as T,
-        () => call<T>(url, request),
-      );
-    return call<T>(url, request);
-  };
+  return <T>(path: string, request: ApiRequest = {}): Promise<T> =>
+    call<T>(buildUrl(baseUrl, path, request.query), request);
 }
 
 export function createApiFetch({ apiUrl, getAccessToken, fetchImpl }: ApiFetchOptions): ApiFetch {
   const signedOut = () => httpError(401, "You are not signed in.", "unauthenticated");
-  return answeringEarlyReads(apiUrl, call);
+  return fetchAt(apiUrl, call);
 
   async function call<T>(url: string, request: ApiRequest): Promise<T> {
     const token = await getAccessToken();

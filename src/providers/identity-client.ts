@@ -75,8 +75,8 @@ export function createIdentityClient(authUrl: string, win: Window = window): Ide
   // - signed out: read once settled, then callers ask the client again;
   // - failed (the request and its 3 retries): the answer to every read until retryFailedStart()
   //   (the auth gate's Try again and its automatic rounds) or a forced refresh. How fast the
-  //   console's code loads must not decide how many rounds an outage costs: the current user, the
-  //   early reads and the auth check may each come before or after that round has ended.
+  //   console's code loads must not decide how many rounds an outage costs: the current user and
+  //   the auth check may each come before or after that round has ended.
   let startup: Promise<AuthenticationInfo | null> | null = getInfo();
   let settled = false;
   let failed = false;

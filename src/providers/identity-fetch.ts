@@ -2,7 +2,7 @@
 // the session cookie (credentials included) and a non-empty X-CSRF-Token header. Errors come as
 // {error_code, user_facing_error, field_errors?} and become Refine HttpErrors carrying all three.
 import type { HttpError } from "@refinedev/core";
-import { type ApiFetch, answeringEarlyReads } from "./http";
+import { type ApiFetch, fetchAt } from "./http";
 
 export const IDENTITY_CLIENT_PATH = "/api/fe/v3";
 
@@ -61,6 +61,5 @@ export function createIdentityFetch({
     if (!response.ok) throw identityError(response.status, parsed);
     return parsed as T;
   };
-  // The landing page's first read, if the entry made it (lib/landing-reads), answers its GET.
-  return answeringEarlyReads(base, call);
+  return fetchAt(base, call);
 }

@@ -113,11 +113,10 @@ const withId = (api: ResourceApi, row: unknown): BaseRecord => {
 };
 
 /** A custom call's path on the API: its URL, relative to the API's when it is absolute. */
-export const customPath = (apiUrl: string, url: string) =>
-  url.startsWith(apiUrl) ? url.slice(apiUrl.length) : url;
+const customPath = (apiUrl: string, url: string) => (url.startsWith(apiUrl) ? url.slice(apiUrl.length) : url);
 
-/** The GET a list call makes: its path and query (getList, and providers/first-answers). */
-export function listRequest(
+/** The GET a list call makes: its path and query. */
+function listRequest(
   resource: string,
   params: { meta: Meta; pagination?: Pagination; sorters?: CrudSort[]; filters?: CrudFilter[] },
 ): { api: ResourceApi; path: string; query: Query } {
@@ -130,7 +129,7 @@ export function listRequest(
 }
 
 /** A list answer as getList hands it to Refine: the rows, each with its id, and the total. */
-export function listResult(api: ResourceApi, body: unknown) {
+function listResult(api: ResourceApi, body: unknown) {
   const { rows, total } = listRows(api.list, body);
   return { data: rows.map((row) => withId(api, row)) as never[], total };
 }

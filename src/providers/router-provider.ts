@@ -1,60 +1,49 @@
-// Refine's React Router bindings, with a `parse` made once per address (providers/address-parse)
-// and a `go` (what every useGo and every table synced with the location navigates with) that
-// differs from the stock one in two ways:
-// - Values are percent-encoded. The stock one writes them raw (refinedev/refine#6659, closed as
-//   won't fix): a table search for "R&D" or "a+b" came back from a reload or a shared link as "R"
-//   or "a b".
-// - A replace with the address already on screen is no navigation. Every table synced with the
-//   location writes its parameters as it mounts, whether or not the address holds them already;
-//   React Router would render the whole console again for it, after the first paint (on Billing &
-//   Usage, 18-37 ms before the chart could draw), on every reload and every shared link.
+// Refine's React Router bindings as they are, except for two things in `go` (what useGo and every
+// table synced with the address write through):
+// - The query's values are percent-encoded. The stock one writes them raw
+//   (https://github.com/refinedev/refine/issues/6659, closed as won't fix): a table search for
+//   "R&D" or "a+b" came back from a reload or a shared link as "R" or "a b".
 // - `keepQuery` keeps the address as last written. React Router renders a navigation as a
-//   transition, so the address a render sees can be older than one just written: two writers in a
-//   row (a table's page, then the page's own parameter) each started from the address before the
-//   other's change and undid it. A write made while the render still shows an address from before
-//   the last write starts from that write instead.
+//   transition, so a render can still show the address from before a write just made: two writers
+//   in a row (a table's page, then the page's own parameter) would each start from that older
+//   address and undo the other's change.
+// The stock `go` still builds the path and the hash; only the query string is written here.
 import type { GoConfig, RouterProvider } from "@refinedev/core";
 import bindings from "@refinedev/react-router";
 import { useCallback, useEffect } from "react";
 import { useLocation, useNavigate } from "react-router";
 import { searchWith } from "../lib/address-query";
-import { useParse } from "./address-parse";
 
-/** The last address written, and the addresses a render may still show from before it. */
-let lastWrite: { path: string; search: string; before: string[] } | null = null;
+/** The last address written (`to`), and the one on screen when it was (`over`). */
+let lastWrite: { to: string; search: string; over: string } | null = null;
 
 function useGo() {
-  const { pathname, search, hash } = useLocation();
-  const navigate = useNavigate();
-  // Once the last write is on screen (committed: a transition's render may yet be thrown away),
-  // another address is a navigation of its own (a link, Back), not one from before that write.
+  const stockGo = bindings.go?.();
+  const { pathname, search } = useLocation();
   const shown = `${pathname}${search}`;
+  // Once the write is on screen, the address shown is the one to start from again.
   useEffect(() => {
-    if (lastWrite?.path === shown) lastWrite.before = [];
+    if (lastWrite?.to === shown) lastWrite = null;
   }, [shown]);
+  const navigate = useNavigate();
   return useCallback(
-    ({ to, type, query, hash: toHash, options: { keepQuery, keepHash } = {} }: GoConfig) => {
-      const behind = lastWrite !== null && (lastWrite.before.includes(shown) || lastWrite.path === shown);
-      const current = behind && lastWrite ? lastWrite.search : search;
-      const nextSearch = searchWith(keepQuery ? current : "", query ?? {});
-      const fragment = (toHash || (keepHash ? hash : "") || "").replace(/^#/, "");
-      const anchor = fragment ? `#${fragment}` : "";
-      const path = `${to ?? ""}${nextSearch}${anchor}`;
-      if (type === "path") return path;
-      const written = `${to ?? pathname}${nextSearch}`;
-      // Not while a write may still be on its way to the screen: the address shown may be older.
-      const settled = lastWrite === null || lastWrite.before.length === 0;
-      if (type === "replace" && settled && `${written}${anchor}` === `${shown}${hash}`) return undefined;
-      lastWrite = {
-        path: written,
-        search: nextSearch,
-        before: behind && lastWrite ? [...lastWrite.before, shown] : [shown],
-      };
-      navigate(path, { replace: type === "replace" });
+    ({ type, query, options, ...target }: GoConfig) => {
+      const stock = String(
+        stockGo?.({ ...target, options: { keepHash: options?.keepHash }, type: "path" }) ?? "",
+      );
+      const hashAt = stock.indexOf("#");
+      const path = hashAt === -1 ? stock : stock.slice(0, hashAt);
+      const hash = hashAt === -1 ? "" : stock.slice(hashAt);
+      const current = lastWrite?.over === shown ? lastWrite.search : search;
+      const nextSearch = searchWith(options?.keepQuery ? current : "", query ?? {});
+      const full = `${path}${nextSearch}${hash}`;
+      if (type === "path") return full;
+      lastWrite = { to: `${path || pathname}${nextSearch}`, search: nextSearch, over: shown };
+      navigate(full, { replace: type === "replace" });
       return undefined;
     },
-    [shown, pathname, search, hash, navigate],
+    [stockGo, shown, pathname, search, navigate],
   );
 }
 
-export const routerProvider: RouterProvider = { ...bindings, go: useGo, parse: useParse };
+export const routerProvider: RouterProvider = { ...bindings, go: useGo };

@@ -2,9 +2,9 @@
 // usage-records and the usage summary/series calls.
 import { DollarOutlined } from "@ant-design/icons";
 import { createElement } from "react";
-import { BILLING_CYCLES_PATH } from "../lib/billing/early-reads";
+import { BILLING_CYCLES_PATH } from "../lib/billing/cycles-path";
 import { DESKTOP_QUERY } from "../lib/breakpoints";
-import { stackedBars } from "../pages/billing/stacked-bars-chunk";
+import { preloadStackedBars } from "../pages/billing/stacked-bars-chunk";
 import { ADMINS, type ConsoleResource } from "./types";
 
 export const billing: ConsoleResource = {
@@ -13,11 +13,9 @@ export const billing: ConsoleResource = {
   meta: { label: "Billing & Usage", icon: createElement(DollarOutlined), access: { list: ADMINS } },
   pages: { list: () => import("../pages/billing/billing-page").then((m) => m.BillingPage) },
   firstReads: [BILLING_CYCLES_PATH],
-  // The chart's chunk (about 490 KB gzip) downloads and compiles while the page's data calls are
-  // under way instead of after the series arrived; only where the chart is shown (768 px and up).
+  // The chart's chunk downloads and compiles while the page's data calls are under way instead of
+  // after the series arrived; only where the chart is shown (768 px and up).
   prefetch: () => {
-    if (window.matchMedia?.(DESKTOP_QUERY).matches) {
-      stackedBars.preload().catch(() => {});
-    }
+    if (window.matchMedia?.(DESKTOP_QUERY).matches) preloadStackedBars();
   },
 };

@@ -13,7 +13,6 @@ const as = (me: Partial<CurrentUser> | Error) =>
       if (me instanceof Error) throw me;
       return accountsMe(me);
     },
-    peek: () => undefined,
     clear: () => {},
   });
 

@@ -17,7 +17,6 @@ const CURRENT_URL = "http://console.test/workspace/ws-1?tab=members";
 function userSource() {
   return {
     get: vi.fn(async () => accountsMe()),
-    peek: () => undefined,
     clear: vi.fn<() => void>(),
   } satisfies CurrentUserSource;
 }

@@ -7,7 +7,7 @@ import { AuthGate } from "../../src/components/auth/auth-gate";
 import { ResourceGuard } from "../../src/components/auth/resource-guard";
 import { AppLayout } from "../../src/components/layout/app-layout";
 import { NotFoundPage } from "../../src/components/not-found";
-import { BILLING_CYCLES_PATH } from "../../src/lib/billing/early-reads";
+import { BILLING_CYCLES_PATH } from "../../src/lib/billing/cycles-path";
 import { writeSidebarExpanded } from "../../src/lib/sidebar-cookie";
 import { AccountSettingsPage } from "../../src/pages/account/account-settings-page";
 import { accountSettings } from "../../src/resources/account-settings";

@@ -175,7 +175,7 @@ describe("the session request started with the console", () => {
       4,
     );
     try {
-      // The current user, the early reads and the auth check each read it, in any order.
+      // The current user and the auth check each read it, in any order.
       for (let reader = 0; reader < 3; reader += 1) {
         const failure = await client.getAuthenticationInfoOrNull().catch((error: unknown) => error);
         expect((failure as AuthRefreshError).message).toBe("500 Internal Server Error");

@@ -3,11 +3,9 @@
 // allows (the buttons ask the access-control provider); Delete asks for confirmation first.
 import { DeleteButton, EditButton } from "@refinedev/antd";
 import type { HttpError } from "@refinedev/core";
-import { Card, Flex, Space, Tag, Tooltip } from "antd";
+import { Card, Flex, Space, Tag, Tooltip, Typography } from "antd";
 import type { Budget } from "../../../contract/budgets";
 import { budgets as resource } from "../../resources/budgets";
-import { OneLineText } from "../one-line-text";
-import { PlainText } from "../plain-text";
 import { BudgetProgress } from "./budget-progress";
 import { budgetOwner, budgetStatus, formatPercent, spentOfAmount } from "./budget-text";
 import { useRefreshBudgetAlerts } from "./use-budget-modals";
@@ -30,9 +28,9 @@ export function BudgetCard({ budget, onEdit, title }: Props) {
       title={
         // One line: a long workspace name is cut short (its full name in the tooltip), the tag stays.
         <Flex align="center" gap={8} style={{ minWidth: 0 }}>
-          <OneLineText strong tooltip={title ?? owner} data-testid="budget-owner">
+          <Typography.Text strong ellipsis={{ tooltip: title ?? owner }} data-testid="budget-owner">
             {title ?? owner}
-          </OneLineText>
+          </Typography.Text>
           {budget.hard_limit ? (
             <Tooltip title="Work-starting API calls are refused once spend reaches the amount">
               <Tag color="red" style={{ marginInlineEnd: 0, flex: "none" }}>
@@ -75,30 +73,30 @@ export function BudgetCard({ budget, onEdit, title }: Props) {
       style={{ height: "100%" }}
     >
       <Flex justify="space-between" align="baseline" wrap gap={8} style={{ marginBottom: 8 }}>
-        <PlainText
+        <Typography.Text
           strong
           style={{ fontSize: 18, fontVariantNumeric: "tabular-nums" }}
           data-testid="budget-spent"
         >
           {spentOfAmount(budget)}
-        </PlainText>
-        <PlainText
+        </Typography.Text>
+        <Typography.Text
           type={status === "over" ? "danger" : status === "warning" ? "warning" : "secondary"}
           style={{ fontVariantNumeric: "tabular-nums" }}
         >
           {formatPercent(budget.percent_used)} used
-        </PlainText>
+        </Typography.Text>
       </Flex>
       <BudgetProgress
         percentUsed={budget.percent_used}
         thresholds={budget.thresholds}
         triggered={budget.triggered_thresholds}
       />
-      <PlainText type="secondary" style={{ fontSize: 12 }} data-testid="budget-triggered">
+      <Typography.Text type="secondary" style={{ fontSize: 12 }} data-testid="budget-triggered">
         {budget.triggered_thresholds.length > 0
           ? `Alerts sent this cycle: ${budget.triggered_thresholds.map((t) => `${t}%`).join(", ")}`
           : `Alerts at ${budget.thresholds.map((t) => `${t}%`).join(", ")}`}
-      </PlainText>
+      </Typography.Text>
     </Card>
   );
 }

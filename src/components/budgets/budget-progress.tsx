@@ -1,7 +1,6 @@
 // A budget's spend as a bar with a tick at every alert threshold. The bar ends at 100% of the
 // amount, or at the highest threshold beyond it; triggered thresholds' ticks are drawn darker.
-import { Progress, theme } from "antd";
-import { PlainText } from "../plain-text";
+import { Progress, Typography, theme } from "antd";
 import { barGeometry, budgetStatus, formatPercent } from "./budget-text";
 
 type Props = {
@@ -49,7 +48,7 @@ export function BudgetProgress({ percentUsed, thresholds, triggered }: Props) {
                 background: crossed ? token.colorText : token.colorTextQuaternary,
               }}
             />
-            <PlainText
+            <Typography.Text
               type={crossed ? undefined : "secondary"}
               style={{
                 position: "absolute",
@@ -62,7 +61,7 @@ export function BudgetProgress({ percentUsed, thresholds, triggered }: Props) {
               }}
             >
               {threshold}%
-            </PlainText>
+            </Typography.Text>
           </div>
         );
       })}

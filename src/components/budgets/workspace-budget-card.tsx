@@ -4,9 +4,8 @@
 import { PlusOutlined } from "@ant-design/icons";
 import { CreateButton } from "@refinedev/antd";
 import { CanAccess } from "@refinedev/core";
-import { Alert, Button, Card, Empty, Skeleton } from "antd";
+import { Alert, Button, Card, Empty, Skeleton, Typography } from "antd";
 import { budgets as resource } from "../../resources/budgets";
-import { PlainText } from "../plain-text";
 import { BudgetCard } from "./budget-card";
 import { BudgetFormModal } from "./budget-form-modal";
 import { useBudgets } from "./budgets-section";
@@ -46,9 +45,9 @@ function WorkspaceBudget({ workspace }: Props) {
         <Empty
           image={Empty.PRESENTED_IMAGE_SIMPLE}
           description={
-            <PlainText type="secondary">
+            <Typography.Text type="secondary">
               No budget for this workspace. Set one to be alerted as its spend grows.
-            </PlainText>
+            </Typography.Text>
           }
         >
           <CreateButton

@@ -5,14 +5,13 @@
 import { MenuFoldOutlined, MenuUnfoldOutlined } from "@ant-design/icons";
 import { useThemedLayoutContext } from "@refinedev/antd";
 import { useLink } from "@refinedev/core";
-import { Button, Flex, Layout, theme } from "antd";
+import { Button, Flex, Layout, Typography, theme } from "antd";
 import { useEffect } from "react";
 import { useCurrentUser } from "../../hooks/use-current-user";
 import { useIsMobile } from "../../hooks/use-is-mobile";
 import { isToggleSidebarShortcut } from "../../lib/shortcuts";
 import { useServices } from "../../providers/services";
 import { BudgetAlertBanner } from "../budgets/budget-alert-banner";
-import { OneLineText } from "../one-line-text";
 import { ImpersonationBanner } from "./impersonation-banner";
 import { useMenuEntries } from "./use-menu-entries";
 
@@ -72,9 +71,9 @@ export function ConsoleHeader() {
             {config.productName}
           </Link>
           {user?.organization?.name ? (
-            <OneLineText type="secondary" data-testid="header-organization">
+            <Typography.Text ellipsis type="secondary" data-testid="header-organization">
               {user.organization.name}
-            </OneLineText>
+            </Typography.Text>
           ) : null}
         </Flex>
       </Layout.Header>

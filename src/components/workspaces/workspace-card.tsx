@@ -4,11 +4,9 @@
 import { DeleteOutlined, EditOutlined, TeamOutlined } from "@ant-design/icons";
 import { EditButton } from "@refinedev/antd";
 import { CanAccess, useLink, useNavigation } from "@refinedev/core";
-import { Button, Card, Divider, Flex, Tag, Tooltip } from "antd";
+import { Button, Card, Divider, Flex, Tag, Tooltip, Typography } from "antd";
 import { memberCountLabel, type WorkspaceRecord } from "../../lib/workspaces";
 import { workspaces as resource } from "../../resources/workspaces";
-import { OneLineText } from "../one-line-text";
-import { PlainText } from "../plain-text";
 
 type Props = {
   workspace: WorkspaceRecord;
@@ -25,20 +23,20 @@ export function WorkspaceCard({ workspace, isCurrent, onEdit, onDelete }: Props)
       role="article"
       aria-label={workspace.name}
       title={
-        <OneLineText strong tooltip={workspace.name}>
+        <Typography.Text strong ellipsis={{ tooltip: workspace.name }}>
           {workspace.name}
-        </OneLineText>
+        </Typography.Text>
       }
       extra={isCurrent ? <Tag color="blue">Current</Tag> : null}
       style={{ height: "100%" }}
     >
       <Flex vertical gap={8}>
-        <PlainText type="secondary">{workspace.organization_name}</PlainText>
+        <Typography.Text type="secondary">{workspace.organization_name}</Typography.Text>
         <Flex justify="space-between" align="center">
-          <PlainText>
+          <Typography.Text>
             <TeamOutlined aria-hidden style={{ marginInlineEnd: 6 }} />
             {memberCountLabel(workspace.member_count)}
-          </PlainText>
+          </Typography.Text>
           <Tag color="green">Active</Tag>
         </Flex>
       </Flex>

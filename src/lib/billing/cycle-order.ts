@@ -1,5 +1,4 @@
 // The order the console shows billing cycles in (oldest first; the latest is the default period).
-// Its own module: the entry orders the cycles of its early reads with it.
 import type { BillingCycle } from "../../../contract/billing-cycle-schema";
 
 /** Cycles in start-date order (ascending), the order the stepper walks. */

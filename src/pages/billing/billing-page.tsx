@@ -3,12 +3,11 @@
 // the server's aggregates for the selected period and filters; nothing loads a whole cycle.
 import { ReloadOutlined } from "@ant-design/icons";
 import { useGo, useInvalidate } from "@refinedev/core";
-import { Alert, Button, Card, Divider, Flex } from "antd";
+import { Alert, Button, Card, Divider, Flex, Typography } from "antd";
 import { useCallback, useEffect, useMemo } from "react";
 import { useLocation } from "react-router";
 import { BudgetsSection } from "../../components/budgets/budgets-section";
 import { PageTitle } from "../../components/page-title";
-import { PlainText } from "../../components/plain-text";
 import { useCurrentUser } from "../../hooks/use-current-user";
 import { useIsMobile } from "../../hooks/use-is-mobile";
 import { fixBillingAddress } from "../../lib/billing/address";
@@ -89,9 +88,9 @@ function BillingDashboard() {
           <Flex align="center" gap={12}>
             {summary?.data_as_of ? <CompletenessNote dataAsOf={summary.data_as_of} /> : null}
             {summary?.data_as_of ? (
-              <PlainText type="secondary" data-testid="data-as-of" title={summary.data_as_of}>
+              <Typography.Text type="secondary" data-testid="data-as-of" title={summary.data_as_of}>
                 Data as of {formatUtcDate(summary.data_as_of)}, {formatUtcTime(summary.data_as_of)}
-              </PlainText>
+              </Typography.Text>
             ) : null}
             <Button icon={<ReloadOutlined />} aria-label="Refresh" loading={refreshing} onClick={refresh} />
           </Flex>

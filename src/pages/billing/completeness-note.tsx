@@ -5,7 +5,6 @@
 import { type HttpError, useCustom } from "@refinedev/core";
 import { Popover, Table, Tooltip, Typography } from "antd";
 import type { UsageCompleteness } from "../../../contract/usage-completeness";
-import { PlainText } from "../../components/plain-text";
 import { formatUtcDate, formatUtcDateTime, formatUtcTime } from "../../lib/billing/dates";
 import { completenessText, lateEventsText } from "./completeness-text";
 
@@ -21,7 +20,7 @@ export function CompletenessNote({ dataAsOf }: { dataAsOf: string }) {
   if (!c || typeof c.senders !== "number") return null;
   const late = lateEventsText(c);
   return (
-    <PlainText type="secondary" data-testid="completeness">
+    <Typography.Text type="secondary" data-testid="completeness">
       <Tooltip
         title={
           c.complete_through
@@ -43,7 +42,7 @@ export function CompletenessNote({ dataAsOf }: { dataAsOf: string }) {
           </Popover>
         </>
       ) : null}
-    </PlainText>
+    </Typography.Text>
   );
 }
 

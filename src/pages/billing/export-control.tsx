@@ -2,9 +2,8 @@
 // columns, then the price rule and late usage ones), and, while a larger export streams, its
 // progress with a Cancel button. Two plain buttons: each is a tab stop and answers Enter and Space.
 import { DownloadOutlined } from "@ant-design/icons";
-import { Button, Flex, Progress, Space, Tooltip } from "antd";
+import { Button, Flex, Progress, Space, Tooltip, Typography } from "antd";
 import { CSV_HEADERS, CSV_PRICING_HEADERS, type CsvDetails } from "../../../contract/usage-csv";
-import { PlainText } from "../../components/plain-text";
 import type { UsageQuery } from "../../lib/billing/filters";
 import { useCsvExport } from "./use-csv-export";
 
@@ -32,9 +31,9 @@ export function ExportControl({ query, total }: { query: UsageQuery | null; tota
       {showProgress ? (
         <Flex align="center" gap={8} data-testid="export-progress" role="status" aria-live="polite">
           <Progress type="circle" size={28} percent={progress.percent} showInfo={false} />
-          <PlainText type="secondary" style={{ fontVariantNumeric: "tabular-nums" }}>
+          <Typography.Text type="secondary" style={{ fontVariantNumeric: "tabular-nums" }}>
             {progress.rows.toLocaleString("en-US")} of {progress.expected.toLocaleString("en-US")} records
-          </PlainText>
+          </Typography.Text>
           <Button size="small" type="text" onClick={cancel}>
             Cancel
           </Button>

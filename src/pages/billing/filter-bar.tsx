@@ -1,11 +1,10 @@
 // Eval Type, Operation and Modality multi-selects, the Ground Truth and Jailbreak choices, and
 // "Clear all (n)" while any of them is set. Options are the values present in the cycle's data.
 import { ClearOutlined } from "@ant-design/icons";
-import { Button, Flex, Select } from "antd";
+import { Button, Flex, Select, Typography } from "antd";
 import { memo, useId } from "react";
 import { evalTypeLabel } from "../../../contract/eval-types";
 import type { UsageSummary } from "../../../contract/usage-schemas";
-import { PlainText } from "../../components/plain-text";
 import {
   type BillingFilters,
   clearAllLabel,
@@ -42,9 +41,9 @@ function Choice<T extends string>({
   const id = useId();
   return (
     <Flex vertical gap={4} data-testid={testId} style={{ flex: "1 1 150px", maxWidth: 240 }}>
-      <PlainText type="secondary" style={{ fontSize: 12 }} id={id}>
+      <Typography.Text type="secondary" style={{ fontSize: 12 }} id={id}>
         {label}
-      </PlainText>
+      </Typography.Text>
       <Select
         aria-labelledby={id}
         value={value ?? "all"}

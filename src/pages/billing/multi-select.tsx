@@ -2,9 +2,8 @@
 // an "All" item that clears, optional shortcut items, then one checkbox per option. It stays open
 // while choosing; arrow keys move, Enter toggles, Escape closes.
 import { DownOutlined } from "@ant-design/icons";
-import { Badge, Button, Checkbox, Dropdown, Flex, type MenuProps } from "antd";
+import { Badge, Button, Checkbox, Dropdown, Flex, type MenuProps, Typography } from "antd";
 import { type ReactNode, useId, useState } from "react";
-import { PlainText } from "../../components/plain-text";
 
 export type MultiSelectOption = { value: string; label: ReactNode; text: string };
 export type Shortcut = { key: string; label: string; onSelect: () => void };
@@ -65,9 +64,9 @@ export function MultiSelect({
   };
   return (
     <Flex vertical gap={4} data-testid={testId} style={{ flex: "1 1 150px", maxWidth: 240 }}>
-      <PlainText type="secondary" style={{ fontSize: 12 }} id={captionId}>
+      <Typography.Text type="secondary" style={{ fontSize: 12 }} id={captionId}>
         {label}
-      </PlainText>
+      </Typography.Text>
       <Dropdown
         trigger={["click"]}
         open={open}

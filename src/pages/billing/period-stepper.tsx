@@ -1,8 +1,7 @@
 // "Billing Period" with previous/next buttons; renders nothing without billing cycles.
 import { LeftOutlined, RightOutlined } from "@ant-design/icons";
-import { Button, Flex } from "antd";
+import { Button, Flex, Typography } from "antd";
 import { memo } from "react";
-import { PlainText } from "../../components/plain-text";
 import { periodLabel } from "../../lib/billing/dates";
 import type { BillingState } from "./use-billing-state";
 
@@ -11,9 +10,9 @@ function PeriodStepperView({ state }: { state: BillingState }) {
   if (!cycle) return null;
   return (
     <Flex vertical gap={4}>
-      <PlainText type="secondary" style={{ fontSize: 12 }} id="billing-period-label">
+      <Typography.Text type="secondary" style={{ fontSize: 12 }} id="billing-period-label">
         Billing Period
-      </PlainText>
+      </Typography.Text>
       <Flex align="center" gap={4} role="group" aria-labelledby="billing-period-label">
         <Button
           icon={<LeftOutlined />}
@@ -21,14 +20,14 @@ function PeriodStepperView({ state }: { state: BillingState }) {
           disabled={!canStepBack}
           onClick={() => step(-1)}
         />
-        <PlainText
+        <Typography.Text
           strong
           data-testid="billing-period"
           aria-live="polite"
           style={{ minWidth: 220, textAlign: "center", fontVariantNumeric: "tabular-nums" }}
         >
           {periodLabel(cycle.billing_cycle_start_date, cycle.billing_cycle_end_date)}
-        </PlainText>
+        </Typography.Text>
         <Button
           icon={<RightOutlined />}
           aria-label="Next billing period"

@@ -1,8 +1,7 @@
 // First / Previous / Next / Last and 'Page X of Y (N total records)' (the spec's pager, which antd's
 // Pagination has no first and last buttons for), on the records table's page and page count.
 import { DoubleLeftOutlined, DoubleRightOutlined, LeftOutlined, RightOutlined } from "@ant-design/icons";
-import { Button, Flex } from "antd";
-import { PlainText } from "../../components/plain-text";
+import { Button, Flex, Typography } from "antd";
 import { pagerText } from "../../lib/billing/paging";
 
 type Props = {
@@ -20,14 +19,14 @@ export function RecordsPager({ page, pages, total, busy, pending, onPage }: Prop
   const atEnd = page >= pages;
   return (
     <Flex justify="space-between" align="center" wrap gap={8} style={{ marginTop: 16 }}>
-      <PlainText
+      <Typography.Text
         type="secondary"
         data-testid="records-pagination"
         aria-live="polite"
         aria-busy={pending ? true : undefined}
       >
         {pending ?? pagerText(page, pages, total)}
-      </PlainText>
+      </Typography.Text>
       <Flex gap={8} role="navigation" aria-label="Records pages">
         <Button
           icon={<DoubleLeftOutlined />}

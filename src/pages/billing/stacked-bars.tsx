@@ -1,5 +1,6 @@
 // The chart drawing, in its own chunk: stacked columns per eval type, rotated date labels, a
 // legend, a tooltip per bucket, height 300 with the spec's margins, redrawn 100 ms after a resize.
+import { Column } from "@ant-design/plots";
 import { useEffect, useRef, useState } from "react";
 import {
   axisLabel,
@@ -13,7 +14,6 @@ import {
 } from "../../lib/billing/chart";
 import { ADJUSTMENT_COLOR } from "../../lib/billing/colors";
 import { debounce } from "../../lib/debounce";
-import { ColumnChart } from "./column-chart";
 
 /** The container's width, updated 100 ms after the last resize. */
 function useDebouncedWidth() {
@@ -44,7 +44,7 @@ export default function StackedBars({ data, metric }: { data: ChartData; metric:
       data-metric={metric}
     >
       {width > 0 ? (
-        <ColumnChart
+        <Column
           key={`${metric}-${width}`}
           data={data.rows}
           xField="bucket"

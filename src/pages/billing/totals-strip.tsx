@@ -1,13 +1,12 @@
 // Total Cost (with one line per workspace group when there are several, and the usage awaiting
 // pricing, which no total includes yet), Paid and Balance.
 import { PartitionOutlined } from "@ant-design/icons";
-import { Button, Card, Col, Flex, Row, Skeleton, Tooltip } from "antd";
+import { Button, Card, Col, Flex, Row, Skeleton, Tooltip, Typography } from "antd";
 import type { ReactNode } from "react";
 import { memo } from "react";
 import type { BillingCycle } from "../../../contract/billing-cycle-schema";
 import { formatBalance, formatMoney, toMicros } from "../../../contract/money";
 import type { AwaitingPricing } from "../../../contract/usage-schemas";
-import { PlainText } from "../../components/plain-text";
 import { balanceCaption, balanceMicros, groupBreakdown, totalCostMicros } from "../../lib/billing/totals";
 
 export const CREDIT_GREEN = "#49aa19";
@@ -26,9 +25,9 @@ function Stat({
   return (
     <Card size="small" style={{ height: "100%" }} styles={{ body: { padding: "16px 20px" } }}>
       <section aria-label={label} data-testid={testId}>
-        <PlainText type="secondary" style={{ fontSize: 13 }}>
+        <Typography.Text type="secondary" style={{ fontSize: 13 }}>
           {label}
-        </PlainText>
+        </Typography.Text>
         <div style={{ fontSize: 28, fontWeight: 600, lineHeight: 1.3, fontVariantNumeric: "tabular-nums" }}>
           {value}
         </div>
@@ -63,14 +62,14 @@ export function AwaitingLine({ state }: { state: AwaitingState }) {
   else text = failed ? "Usage awaiting pricing could not be checked" : "Checking for usage awaiting pricing…";
   return (
     <Tooltip title={AWAITING_HELP}>
-      <PlainText
+      <Typography.Text
         type={warn ? "warning" : "secondary"}
         style={{ fontSize: 12, display: "block" }}
         data-testid="awaiting-pricing"
         aria-busy={!awaiting && loading ? true : undefined}
       >
         {text}
-      </PlainText>
+      </Typography.Text>
     </Tooltip>
   );
 }
@@ -114,8 +113,10 @@ function TotalsStripView({
             <Flex vertical gap={2} style={{ marginTop: 8 }} data-testid="total-cost-groups">
               {groups.map((g) => (
                 <Flex key={g.label} justify="space-between" gap={12}>
-                  <PlainText type="secondary">{g.label}</PlainText>
-                  <PlainText style={{ fontVariantNumeric: "tabular-nums" }}>{formatMoney(g.cost)}</PlainText>
+                  <Typography.Text type="secondary">{g.label}</Typography.Text>
+                  <Typography.Text style={{ fontVariantNumeric: "tabular-nums" }}>
+                    {formatMoney(g.cost)}
+                  </Typography.Text>
                 </Flex>
               ))}
             </Flex>
@@ -146,9 +147,9 @@ function TotalsStripView({
             </span>
           }
         >
-          <PlainText type="secondary" style={{ fontSize: 12 }} data-testid="balance-caption">
+          <Typography.Text type="secondary" style={{ fontSize: 12 }} data-testid="balance-caption">
             {balanceCaption(cycle)}
-          </PlainText>
+          </Typography.Text>
         </Stat>
       </Col>
     </Row>

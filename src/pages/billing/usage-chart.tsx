@@ -1,16 +1,13 @@
 // Cost/Usage Over Time: the toggles and the data live here; the drawing (@ant-design/plots, about
 // 350 kB gzip, 240 kB brotli) is a separate chunk loaded only when the chart is shown. Hidden
 // below 768 px.
-import { Alert, Card, Empty, Flex, Segmented, Skeleton } from "antd";
+import { Alert, Card, Empty, Flex, Segmented, Skeleton, Typography } from "antd";
 import { Suspense, useMemo } from "react";
 import type { Grouping } from "../../../contract/usage-schemas";
-import { PlainText } from "../../components/plain-text";
 import { ADJUSTMENTS_LABEL, type ChartMetric, chartData } from "../../lib/billing/chart";
-import { stackedBars } from "./stacked-bars-chunk";
+import { StackedBars } from "./stacked-bars-chunk";
 import type { useUsageSeries } from "./use-billing-data";
 import type { BillingState } from "./use-billing-state";
-
-const StackedBars = stackedBars.Component;
 
 const METRICS: { label: string; value: ChartMetric }[] = [
   { label: "Cost", value: "cost" },
@@ -98,7 +95,7 @@ export function UsageChart({
                       : { width: 10, height: 10, borderRadius: 2, background: data.colors[i] }
                   }
                 />
-                <PlainText type="secondary">{type}</PlainText>
+                <Typography.Text type="secondary">{type}</Typography.Text>
               </Flex>
             ))}
           </Flex>

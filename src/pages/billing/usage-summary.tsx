@@ -5,8 +5,6 @@ import { memo } from "react";
 import { evalTypeLabel } from "../../../contract/eval-types";
 import { formatMoney, percentOf, toMicros } from "../../../contract/money";
 import type { UsageSummary as Summary } from "../../../contract/usage-schemas";
-import { OneLineText } from "../../components/one-line-text";
-import { PlainText } from "../../components/plain-text";
 import { ADJUSTMENT_COLOR, evalTypeColor } from "../../lib/billing/colors";
 import { countWithUnit, eventsText, operationTileLabel } from "../../lib/billing/labels";
 import { usageOnly } from "../../lib/billing/totals";
@@ -39,9 +37,9 @@ function Tile({
         background: "rgba(255,255,255,0.02)",
       }}
     >
-      <PlainText type="secondary" style={{ fontSize: 13 }}>
+      <Typography.Text type="secondary" style={{ fontSize: 13 }}>
         {label}
-      </PlainText>
+      </Typography.Text>
       <div
         style={{
           fontSize: 22,
@@ -52,9 +50,9 @@ function Tile({
       >
         {cost}
       </div>
-      <PlainText type="secondary" style={{ fontVariantNumeric: "tabular-nums" }}>
+      <Typography.Text type="secondary" style={{ fontVariantNumeric: "tabular-nums" }}>
         {count}
-      </PlainText>
+      </Typography.Text>
     </section>
   );
 }
@@ -68,16 +66,18 @@ function Breakdown({ title, rows }: { title: string; rows: Share[] }) {
         {title}
       </Typography.Title>
       {rows.length === 0 ? (
-        <PlainText type="secondary">{NO_DATA}</PlainText>
+        <Typography.Text type="secondary">{NO_DATA}</Typography.Text>
       ) : (
         <Flex vertical gap={10}>
           {rows.map((r) => (
             <div key={r.key} data-testid="breakdown-row" data-color={r.color}>
               <Flex justify="space-between" gap={12}>
-                <OneLineText style={{ maxWidth: "60%" }}>{r.label}</OneLineText>
-                <PlainText style={{ fontVariantNumeric: "tabular-nums" }}>
-                  {r.cost} <PlainText type="secondary">· {r.percent}%</PlainText>
-                </PlainText>
+                <Typography.Text ellipsis style={{ maxWidth: "60%" }}>
+                  {r.label}
+                </Typography.Text>
+                <Typography.Text style={{ fontVariantNumeric: "tabular-nums" }}>
+                  {r.cost} <Typography.Text type="secondary">· {r.percent}%</Typography.Text>
+                </Typography.Text>
               </Flex>
               <Progress
                 percent={r.percent}
@@ -87,9 +87,9 @@ function Breakdown({ title, rows }: { title: string; rows: Share[] }) {
                 aria-label={`${r.label}: ${r.percent}% of cost`}
                 style={{ margin: 0 }}
               />
-              <PlainText type="secondary" style={{ fontSize: 12 }}>
+              <Typography.Text type="secondary" style={{ fontSize: 12 }}>
                 {r.detail}
-              </PlainText>
+              </Typography.Text>
             </div>
           ))}
         </Flex>
@@ -180,9 +180,9 @@ function UsageSummaryView({ summary, loading }: { summary: Summary | undefined; 
       title="Usage Summary"
       style={{ marginBottom: 16 }}
       extra={
-        <PlainText type="secondary" data-testid="summary-total">
+        <Typography.Text type="secondary" data-testid="summary-total">
           Total {formatMoney(total)} · {eventsText(summary.totals.events)}
-        </PlainText>
+        </Typography.Text>
       }
     >
       {empty ? (

@@ -6,7 +6,7 @@ import { useMemo } from "react";
 import type { BillingCycle } from "../../../contract/billing-cycle-schema";
 import type { AwaitingPricing, Grouping, UsageSeries, UsageSummary } from "../../../contract/usage-schemas";
 import { sortCycles } from "../../lib/billing/cycle-order";
-import { BILLING_CYCLES_PATH } from "../../lib/billing/early-reads";
+import { BILLING_CYCLES_PATH } from "../../lib/billing/cycles-path";
 import { type BillingFilters, usageQuery } from "../../lib/billing/filters";
 import { WORKSPACE_STALE_MS, type WorkspaceRecord } from "../../lib/workspaces";
 
