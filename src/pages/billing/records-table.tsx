@@ -2,13 +2,11 @@
 // sorters (an up or down arrow, clicking toggles), a details card per row, Export to CSV, and the
 // spec's pager under it, fed by the table's page, page count and total.
 import { ArrowDownOutlined, ArrowUpOutlined, SwapOutlined } from "@ant-design/icons";
-import { Alert, Button, Card, Empty, Table, type TableColumnType } from "antd";
-import type { SortOrder } from "antd/es/table/interface";
+import { Alert, Button, Card, Empty, Table, type TableColumnType, Typography } from "antd";
 import { type HTMLAttributes, type ReactNode, useEffect, useState } from "react";
 import { evalTypeLabel } from "../../../contract/eval-types";
 import { formatMoney, formatUnitPrice, toMicros } from "../../../contract/money";
 import type { UsageRecord } from "../../../contract/usage-schemas";
-import { PlainText } from "../../components/plain-text";
 import { SearchBox } from "../../components/search-box";
 import { formatUtcDateTime } from "../../lib/billing/dates";
 import { type SortField, usageQuery } from "../../lib/billing/filters";
@@ -18,6 +16,9 @@ import { ExportControl } from "./export-control";
 import { HoverRow } from "./hover-row";
 import { RecordsPager } from "./records-pager";
 import type { RecordsTable as Records } from "./use-records-table";
+
+/** antd's sort order of a column (ascend, descend or none). */
+type SortOrder = TableColumnType<unknown>["sortOrder"];
 
 const SEARCH_DEBOUNCE_MS = 300;
 /** The records endpoint's limit on the search text. */
@@ -97,8 +98,8 @@ export function RecordsTable({ cycleUuid, waiting, records }: Props) {
   // previous total, or zero before anything has loaded, and its buttons wait.
   const filtersKey = JSON.stringify([cycleUuid, filters, search]);
   const fetchedKey = query.isSuccess && !query.isPlaceholderData ? filtersKey : null;
-  // Starts from the answer the first render already holds (the landing page's early read), so that
-  // the effect below has nothing to change and the table does not render twice before it shows.
+  // Starts from an answer the first render already holds (from the cache), so that the effect
+  // below has nothing to change and the table does not render twice before it shows.
   const [shownKey, setShownKey] = useState<string | null>(fetchedKey);
   useEffect(() => {
     if (fetchedKey !== null) setShownKey(fetchedKey);
@@ -191,9 +192,9 @@ export function RecordsTable({ cycleUuid, waiting, records }: Props) {
         pending={pending}
         onPage={setCurrentPage}
       />
-      <PlainText type="secondary" style={{ fontSize: 12 }}>
+      <Typography.Text type="secondary" style={{ fontSize: 12 }}>
         Hover or focus a row for its details.
-      </PlainText>
+      </Typography.Text>
     </Card>
   );
 }
