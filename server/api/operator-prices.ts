@@ -1,10 +1,12 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { formatUsdExact } from "../../contract/money";
+import { WIN_REASONS } from "../../contract/price-shadows";
 import { awaitingReport } from "../metering/awaiting-pricing";
 import { MAX_EVENT_COST_USD } from "../metering/limits";
 import { organizationSummary } from "../metering/organizations";
 import { rerateJson } from "../metering/price-change";
+import { shadowJson } from "../metering/price-shadows";
 import {
   listPriceRules,
   priceRuleStatus,
@@ -80,6 +82,32 @@ const SetPriceResultSchema = PriceRuleSchema.extend({
     description:
       "What the new price re-rated: the open cycle's events from valid_from on, exactly, and the closed cycles' difference as correction lines.",
   }),
+  shadowed_by: z
+    .array(
+      z.object({
+        price_rule_uuid: z.uuid(),
+        organization_uuid: z.string().nullable(),
+        operation: z.string().nullable(),
+        eval_type: z.string().nullable(),
+        modality: z.string().nullable(),
+        rule_metric: z.string().nullable(),
+        unit_price_usd: money("The other rule's unit price in USD (exact)."),
+        version: z.int(),
+        events: z.int().min(0).meta({
+          description: "Events of the open cycle the new price fits that the other rule prices.",
+        }),
+        reason: z.enum(WIN_REASONS).meta({
+          description:
+            "Why the other rule wins (docs/pricing.md): an organization's own price, more dimensions, or as many " +
+            "naming one earlier in the order eval_type, operation, modality, rule_metric.",
+        }),
+      }),
+    )
+    .meta({
+      description:
+        "Other rules that outrank the new price and name at least as many dimensions, with the events of the " +
+        "open cycle it fits that they price (at most 20, most events first). Empty: no such rule prices any.",
+    }),
 }).meta({ id: "SetPriceResult" });
 
 const LIST_ORGANIZATION_ERROR = 'organization_uuid must be an organization uuid or "global".';
@@ -267,7 +295,11 @@ export const operatorPriceRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> = asy
         },
         actorOf(req),
       );
-      return reply.status(201).send({ ...priceRuleJson(rule), rerating: rerateJson(rule.rerating) });
+      return reply.status(201).send({
+        ...priceRuleJson(rule),
+        rerating: rerateJson(rule.rerating),
+        shadowed_by: rule.shadowedBy.map(shadowJson),
+      });
     },
   );
 };

@@ -11,6 +11,7 @@ import { type AwaitingReport, awaitingLines } from "../metering/awaiting-pricing
 import { type MeteringCommand, parseMeteringArgs, parsePriceSetArgs } from "../metering/cli";
 import { type EventsCommand, type EventsOutcome, eventsLines, parseEventsArgs } from "../metering/events-cli";
 import { type RerateJson, rerateLines } from "../metering/price-change";
+import { type ShadowJson, shadowLines } from "../metering/price-shadows";
 import { describeRule, type PriceRuleInput } from "../metering/prices";
 import type { PriceRule } from "../metering/pricing";
 
@@ -98,8 +99,8 @@ type CycleShape = { billingCycleUuid: string; startDate: string; endDate: string
 /** What the commands need done; every refusal is a CommandRefused. */
 export type OperatorBackend = {
   organization(ref: string): Promise<{ id: string; name: string }>;
-  /** The new rule, and what it re-rated (price-change.ts). */
-  setPrice(input: PriceRuleInput): Promise<PriceRule & { rerating: RerateJson }>;
+  /** The new rule, what it re-rated (price-change.ts) and the rules outranking it (price-shadows.ts). */
+  setPrice(input: PriceRuleInput): Promise<PriceRule & { rerating: RerateJson; shadowed_by: ShadowJson[] }>;
   /** The organization's usage awaiting pricing, per dimension. */
   awaitingPricing(organizationUuid: string): Promise<AwaitingReport>;
   /** False when no user has that email. */
@@ -150,6 +151,7 @@ async function run(cmd: OperatorCommand, b: OperatorBackend, out: Output) {
       const rule = await b.setPrice({ ...cmd.input, organizationUuid });
       out.log(describeRule(rule));
       for (const line of rerateLines(rule.rerating)) out.log(line);
+      for (const line of shadowLines(rule.shadowed_by)) out.log(line);
       return;
     }
     case "price-awaiting": {

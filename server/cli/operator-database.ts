@@ -17,6 +17,7 @@ import {
 } from "../metering/billing";
 import { doEventsCommand } from "../metering/events-cli";
 import { rerateJson } from "../metering/price-change";
+import { shadowJson } from "../metering/price-shadows";
 import { setPriceRule } from "../metering/prices";
 import { CLI_ACTOR, purgeAuditLog } from "../platform/audit";
 import { CommandRefused, type OperatorBackend } from "./operator-commands";
@@ -34,7 +35,7 @@ export function databaseOperatorBackend(product: Product): OperatorBackend {
     organization: (ref) => resolveOrganization(db, ref).catch(refused),
     setPrice: async (input) => {
       const rule = await setPriceRule(db, input, actor);
-      return { ...rule, rerating: rerateJson(rule.rerating) };
+      return { ...rule, rerating: rerateJson(rule.rerating), shadowed_by: rule.shadowedBy.map(shadowJson) };
     },
     awaitingPricing: (org) => awaitingReport(db, org),
     setOperator: (email, grant) => setOperator(db, email, grant, actor),

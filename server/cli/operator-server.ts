@@ -9,6 +9,7 @@ import type { AwaitingReport } from "../metering/awaiting-pricing";
 import type { EventsOutcome } from "../metering/events-cli";
 import type { MonthPartition } from "../metering/partitions";
 import type { RerateJson } from "../metering/price-change";
+import type { ShadowJson } from "../metering/price-shadows";
 import type { PriceRule } from "../metering/pricing";
 import { CommandRefused, type OperatorBackend } from "./operator-commands";
 import { type ServerCall, ServerCallError } from "./running-server";
@@ -51,16 +52,20 @@ export function serverOperatorBackend(call: ServerCall): OperatorBackend {
       return { id: o.organization_uuid, name: o.name };
     },
     async setPrice(input) {
-      const r = await api<PriceRuleJson & { rerating: RerateJson }>("POST", "/price-rules", {
-        organization_uuid: input.organizationUuid ?? null,
-        operation: input.operation ?? null,
-        eval_type: input.evalType ?? null,
-        modality: input.modality ?? null,
-        rule_metric: input.ruleMetric ?? null,
-        unit_price_usd:
-          typeof input.unitPrice === "bigint" ? formatUsdExact(input.unitPrice) : input.unitPrice,
-        ...(input.validFrom ? { valid_from: input.validFrom.toISOString() } : {}),
-      });
+      const r = await api<PriceRuleJson & { rerating: RerateJson; shadowed_by: ShadowJson[] }>(
+        "POST",
+        "/price-rules",
+        {
+          organization_uuid: input.organizationUuid ?? null,
+          operation: input.operation ?? null,
+          eval_type: input.evalType ?? null,
+          modality: input.modality ?? null,
+          rule_metric: input.ruleMetric ?? null,
+          unit_price_usd:
+            typeof input.unitPrice === "bigint" ? formatUsdExact(input.unitPrice) : input.unitPrice,
+          ...(input.validFrom ? { valid_from: input.validFrom.toISOString() } : {}),
+        },
+      );
       return {
         priceRuleUuid: r.price_rule_uuid,
         organizationUuid: r.organization_uuid,
@@ -72,7 +77,8 @@ export function serverOperatorBackend(call: ServerCall): OperatorBackend {
         validFrom: new Date(r.valid_from),
         validTo: r.valid_to ? new Date(r.valid_to) : null,
         rerating: r.rerating,
-      } satisfies PriceRule & { rerating: RerateJson };
+        shadowed_by: r.shadowed_by,
+      } satisfies PriceRule & { rerating: RerateJson; shadowed_by: ShadowJson[] };
     },
     async awaitingPricing(org) {
       return api<AwaitingReport>("GET", orgPath(org, "/awaiting-pricing"));

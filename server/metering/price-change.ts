@@ -32,7 +32,7 @@ export const NO_RERATE: RerateSummary = {
 };
 
 /** The organizations a rule may price: its own, or every one with usage for a global rule. */
-async function organizationsOf(db: Db, rule: PriceRule): Promise<string[]> {
+export async function organizationsOf(db: Db, rule: PriceRule): Promise<string[]> {
   if (rule.organizationUuid) return [rule.organizationUuid];
   const rows = (await db.execute(
     sql`select organization_uuid from usage_versions order by organization_uuid`,

@@ -5,6 +5,7 @@ import { type Actor, writeAudit } from "../platform/audit";
 import type { Db, Tx } from "../platform/database";
 import { priceAwaitingEvents } from "./awaiting-pricing";
 import { type RerateSummary, rerateAfterPriceChange } from "./price-change";
+import { type Shadow, shadowsOf } from "./price-shadows";
 import type { PriceRule, RuleMetric } from "./pricing";
 
 /**
@@ -45,13 +46,14 @@ const blankToNull = (v: string | null | undefined) => (v?.trim() ? v.trim() : nu
  * of every organization for a global rule) are priced, in transactions of their own
  * (awaiting-pricing.ts); then the usage already priced is re-rated (price-change.ts): the open
  * cycle's events exactly, the closed cycles' difference as correction lines in the open cycle. The
- * answer carries what the re-rating did.
+ * answer carries what the re-rating did, and the rules that still price some of the open cycle's
+ * events the new rule fits because they outrank it (price-shadows.ts).
  */
 export async function setPriceRule(
   db: Db,
   input: PriceRuleInput,
   actor?: Actor,
-): Promise<PriceRule & { rerating: RerateSummary }> {
+): Promise<PriceRule & { rerating: RerateSummary; shadowedBy: Shadow[] }> {
   const unitPriceMicros = typeof input.unitPrice === "bigint" ? input.unitPrice : parseUsd(input.unitPrice);
   if (unitPriceMicros < 0n) throw new RangeError("A unit price cannot be negative.");
   const dims = {
@@ -123,7 +125,7 @@ export async function setPriceRule(
   });
   await priceAwaitingEvents(db, created.organizationUuid);
   const rerating = await rerateAfterPriceChange(db, created, before, actor ? { actor } : {});
-  return { ...created, rerating };
+  return { ...created, rerating, shadowedBy: await shadowsOf(db, created) };
 }
 
 /** Where a rule stands at `now`: in force, not yet, or over. */

@@ -1,4 +1,5 @@
 /** Price-rule matching: which rule prices an event, decided without the database. */
+import type { WinReason } from "../../contract/price-shadows";
 
 export type RuleMetric = "eval" | "prompt";
 
@@ -58,10 +59,37 @@ export function specificity(rule: PriceRule): number {
 }
 
 /**
+ * The fixed order in which the dimensions break a tie between rules naming equally many: the rule
+ * naming the earlier one wins. An eval type is what a customer buys, so a price set for it wins
+ * over one set for a rule metric (docs/pricing.md, "Which rule prices an event").
+ */
+export const DIMENSION_ORDER = ["evalType", "operation", "modality", "ruleMetric"] as const;
+
+/** The dimensions a rule names as bits, the first of DIMENSION_ORDER highest: the larger wins a tie. */
+export function dimensionRank(rule: PriceRule): number {
+  let rank = 0;
+  for (const d of DIMENSION_ORDER) rank = rank * 2 + (rule[d] === null ? 0 : 1);
+  return rank;
+}
+
+/** Why `a` is ranked before `b` (compareRules(a, b) < 0); null when it is not. */
+
+export function whyRankedBefore(a: PriceRule, b: PriceRule): WinReason | null {
+  if (compareRules(a, b) >= 0) return null;
+  if ((a.organizationUuid !== null) !== (b.organizationUuid !== null)) return "own_organization";
+  if ((a.builtIn === true) !== (b.builtIn === true)) return "operator_rule";
+  if (specificity(a) !== specificity(b)) return "more_dimensions";
+  if (dimensionRank(a) !== dimensionRank(b)) return "dimension_order";
+  return "newer";
+}
+
+/**
  * Orders two applicable rules, best first: an organization's own rule before the global price
  * list, an operator's global rule before the default list shipped with the product (built in),
- * then the most specific (most non-wildcard dimensions), then the newest valid_from, then the uuid
- * so that the choice never depends on row order.
+ * then the most specific (most non-wildcard dimensions), then, between rules naming equally many,
+ * the one naming the earlier dimension of DIMENSION_ORDER (so which of two overlapping prices wins
+ * does not depend on which was set last), then the newest valid_from, then the uuid so that the
+ * choice never depends on row order.
  */
 export function compareRules(a: PriceRule, b: PriceRule): number {
   const own = Number(b.organizationUuid !== null) - Number(a.organizationUuid !== null);
@@ -70,6 +98,8 @@ export function compareRules(a: PriceRule, b: PriceRule): number {
   if (shipped) return shipped;
   const spec = specificity(b) - specificity(a);
   if (spec) return spec;
+  const order = dimensionRank(b) - dimensionRank(a);
+  if (order) return order;
   const newer = b.validFrom.getTime() - a.validFrom.getTime();
   if (newer) return newer;
   return a.priceRuleUuid < b.priceRuleUuid ? -1 : a.priceRuleUuid > b.priceRuleUuid ? 1 : 0;

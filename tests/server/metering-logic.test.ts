@@ -5,9 +5,11 @@ import { rollUp } from "../../server/metering/ingest";
 import {
   compareRules,
   createRuleMatcher,
+  DIMENSION_ORDER,
   matchPriceRule,
   type PriceRule,
   specificity,
+  whyRankedBefore,
 } from "../../server/metering/pricing";
 
 const T0 = new Date("2026-01-01T00:00:00Z");
@@ -75,6 +77,57 @@ describe("price-rule matching", () => {
     const tieA = rule({ operation: "generation" });
     const tieB = rule({ operation: "generation" });
     expect(matchPriceRule([tieB, tieA], event)).toBe(matchPriceRule([tieA, tieB], event));
+  });
+});
+
+describe("price-rule tie-break between rules naming equally many dimensions", () => {
+  it("lets the rule naming eval_type win over an older or newer one naming rule_metric", () => {
+    // docs/pricing.md's example: the organization priced generation evals, then an operator sets a
+    // price for one eval type's generations. Whichever is newer, the eval type's price wins.
+    const byMetric = rule({ organizationUuid: "org-a", operation: "generation", ruleMetric: "eval" });
+    const byType = rule({ organizationUuid: "org-a", operation: "generation", evalType: "safety" });
+    const newerByMetric = { ...byMetric, validFrom: new Date("2026-02-01Z") };
+    expect(matchPriceRule([byMetric, byType], event)).toBe(byType);
+    expect(matchPriceRule([newerByMetric, byType], event)).toBe(byType);
+    expect(matchPriceRule([byType, newerByMetric], event)).toBe(byType);
+    expect(createRuleMatcher([newerByMetric, byType])(event)).toBe(byType);
+    expect(whyRankedBefore(byType, newerByMetric)).toBe("dimension_order");
+    expect(whyRankedBefore(newerByMetric, byType)).toBeNull();
+  });
+
+  it("follows the documented order eval_type, operation, modality, rule_metric", () => {
+    expect([...DIMENSION_ORDER]).toEqual(["evalType", "operation", "modality", "ruleMetric"]);
+    const one = {
+      evalType: rule({ evalType: "safety" }),
+      operation: rule({ operation: "generation", validFrom: new Date("2026-02-01Z") }),
+      modality: rule({ modality: "text", validFrom: new Date("2026-02-02Z") }),
+      ruleMetric: rule({ ruleMetric: "eval", validFrom: new Date("2026-02-03Z") }),
+    };
+    const all = Object.values(one);
+    expect(matchPriceRule(all, event)).toBe(one.evalType);
+    expect(matchPriceRule(all.slice(1), event)).toBe(one.operation);
+    expect(matchPriceRule(all.slice(2), event)).toBe(one.modality);
+    // Two dimensions each: the pair holding the earliest dimension wins, then the next one.
+    const typeMetric = rule({ evalType: "safety", ruleMetric: "eval" });
+    const opModality = rule({
+      operation: "generation",
+      modality: "text",
+      validFrom: new Date("2026-02-01Z"),
+    });
+    const opMetric = rule({
+      operation: "generation",
+      ruleMetric: "eval",
+      validFrom: new Date("2026-02-02Z"),
+    });
+    expect(matchPriceRule([opModality, typeMetric, opMetric], event)).toBe(typeMetric);
+    expect(matchPriceRule([opMetric, opModality], event)).toBe(opModality);
+    // More dimensions still win first, and the same dimensions still go to the newest.
+    const three = rule({ operation: "generation", modality: "text", ruleMetric: "eval" });
+    expect(matchPriceRule([typeMetric, three], event)).toBe(three);
+    expect(whyRankedBefore(three, typeMetric)).toBe("more_dimensions");
+    const newerTypeMetric = { ...typeMetric, priceRuleUuid: "f", validFrom: new Date("2026-02-05Z") };
+    expect(matchPriceRule([typeMetric, newerTypeMetric], event)).toBe(newerTypeMetric);
+    expect(whyRankedBefore(newerTypeMetric, typeMetric)).toBe("newer");
   });
 });
 

@@ -1,10 +1,13 @@
 // "Set price": a new price rule for the global price list or one organization. The dimensions it
 // leaves empty match anything (operation, eval type, modality, metric); the unit price is an exact
 // USD decimal; it is in force from `valid_from` (now when empty, and it may be in the past). The
-// rule open for exactly the same dimensions ends where the new one starts.
+// rule open for exactly the same dimensions ends where the new one starts. When other rules outrank
+// the new one for some of the open cycle's events it fits, a warning that stays says which, why and
+// how many (docs/pricing.md, "When another rule wins").
 import { type UseModalFormReturnType, useModalForm } from "@refinedev/antd";
 import type { HttpError } from "@refinedev/core";
-import { AutoComplete, Col, DatePicker, Form, Input, Row, Select, Typography } from "antd";
+import { App, AutoComplete, Col, DatePicker, Form, Input, Row, Select, Typography } from "antd";
+import { type ShadowJson, shadowSentence } from "../../../contract/price-shadows";
 import {
   EVAL_TYPE_SUGGESTIONS,
   GLOBAL_SCOPE,
@@ -20,16 +23,46 @@ import { operatorPriceRules } from "../../resources/operator-price-rules";
 import { OperatorFormModal } from "./operator-form-modal";
 import { OrganizationSelect } from "./organization-select";
 
-export type PriceRuleModal = UseModalFormReturnType<PriceRule, HttpError, ReturnType<typeof priceRuleBody>>;
+/** The answer of "Set price": the new rule, and the rules that outrank it for some events. */
+type SetPriceAnswer = PriceRule & { shadowed_by?: ShadowJson[] };
 
-/** The "Set price" dialog's form: creates a rule, stays on the page, says "Price set". */
+export type PriceRuleModal = UseModalFormReturnType<
+  SetPriceAnswer,
+  HttpError,
+  ReturnType<typeof priceRuleBody>
+>;
+
+const shadowsOf = (data: SetPriceAnswer | undefined) => data?.shadowed_by ?? [];
+
+/**
+ * The "Set price" dialog's form: creates a rule, stays on the page, says "Price set", or, when
+ * other rules take some of its events, warns until dismissed.
+ */
 export function usePriceRuleModal(): PriceRuleModal {
-  return useModalForm({
+  const { notification } = App.useApp();
+  return useModalForm<SetPriceAnswer, HttpError, ReturnType<typeof priceRuleBody>>({
     resource: operatorPriceRules.name,
     action: "create",
     redirect: false,
     errorNotification: false,
-    successNotification: () => ({ type: "success", key: "price-rule-set", message: "Price set" }),
+    successNotification: (res) =>
+      shadowsOf(res?.data).length ? false : { type: "success", key: "price-rule-set", message: "Price set" },
+    onMutationSuccess: (res) => {
+      const shadows = shadowsOf(res.data);
+      if (!shadows.length) return;
+      notification.warning({
+        key: "price-rule-set",
+        message: "Price set, but other rules price some of its events",
+        description: (
+          <ul style={{ margin: 0, paddingInlineStart: 18 }} data-testid="price-shadows">
+            {shadows.map((s) => (
+              <li key={s.price_rule_uuid}>{shadowSentence(s)}</li>
+            ))}
+          </ul>
+        ),
+        duration: 0,
+      });
+    },
   });
 }
 
