@@ -26,6 +26,7 @@ describe("console layout", () => {
     renderLayout({ me: { is_admin: true, email: "admin@acme.test" } });
 
     expect(await screen.findByText("The page")).toBeInTheDocument();
+    await nav().findByText("Billing & Usage");
     expect(screen.getByTestId("header-organization")).toHaveTextContent("Acme AI");
     expect(screen.getByRole("link", { name: "Eval Console" })).toHaveAttribute("href", "/");
     for (const label of [
@@ -47,6 +48,8 @@ describe("console layout", () => {
     renderLayout({ me: { is_admin: false, workspace: null, org_admin_emails: ["a@x", "b@y"] } });
 
     expect(await screen.findByText("The page")).toBeInTheDocument();
+    // The entries appear as the provider answers; once Workspaces has, the refused ones stay away.
+    expect(await nav().findByText("Workspaces")).toBeInTheDocument();
     expect(nav().queryByText("Billing & Usage")).not.toBeInTheDocument();
     expect(nav().queryByText("Audit Log")).not.toBeInTheDocument();
     expect(nav().queryByText("Eval Runs")).not.toBeInTheDocument();
@@ -65,19 +68,20 @@ describe("console layout", () => {
     const settings = renderLayout();
     await screen.findByText("The page");
     expect(document.title).toBe("Account Settings · Eval Console");
-    expect(nav().getByRole("link", { name: "Account Settings" })).toHaveAttribute("aria-current", "page");
+    expect(await nav().findByRole("link", { name: "Account Settings" })).toHaveAttribute("aria-current", "page");
     settings.unmount();
 
     renderLayout({ route: "/workspace/:id", path: "/workspace/ws-1" });
     await screen.findByText("The page");
     expect(document.title).toBe("Details · Workspaces · Eval Console");
-    expect(nav().getByRole("link", { name: "Workspaces" })).toHaveAttribute("aria-current", "page");
+    expect(await nav().findByRole("link", { name: "Workspaces" })).toHaveAttribute("aria-current", "page");
     expect(nav().getByRole("link", { name: "Account Settings" })).not.toHaveAttribute("aria-current");
   });
 
   it("makes each entry a link the keyboard reaches with Tab and opens with Enter", async () => {
     const view = renderLayout();
     await screen.findByText("The page");
+    await nav().findByRole("link", { name: "Account Settings" });
     const links = nav().getAllByRole("link");
     // A member's entries, each named by its label alone (the icons are decoration).
     expect(links.map((link) => link.getAttribute("href"))).toEqual([
@@ -266,7 +270,7 @@ describe("account settings", () => {
   it("shows the 404 page for unknown routes, inside the shell, and the tab says so", async () => {
     const view = renderPage(<AppLayout />, { route: "/no/such/page", outlet: <NotFoundPage /> });
     expect(await screen.findByText("Sorry, the page you visited does not exist.")).toBeInTheDocument();
-    expect(nav().getByText("Workspaces")).toBeInTheDocument();
+    expect(await nav().findByText("Workspaces")).toBeInTheDocument();
     expect(document.title).toBe("Page not found · Eval Console");
     await userEvent.click(screen.getByRole("button", { name: "Back Home" }));
     await waitFor(() => expect(view.location()).toBe("/"));

@@ -42,7 +42,7 @@ describe("tooltip timing (spec §9: delay 700 ms, skip delay 300 ms)", () => {
     renderPage(<AppLayout />, { outlet: <p>The page</p> });
     await screen.findByText("The page");
     const nav = within(screen.getByRole("navigation", { name: "Main" }));
-    const item = nav.getByRole("link", { name: "Workspaces" });
+    const item = await nav.findByRole("link", { name: "Workspaces" });
     fireEvent.mouseEnter(item);
     fireEvent.mouseOver(item);
     await new Promise((r) => setTimeout(r, 450));

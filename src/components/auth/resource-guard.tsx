@@ -4,12 +4,12 @@ import { CanAccess } from "@refinedev/core";
 import type { ReactNode } from "react";
 import { Navigate } from "react-router";
 import type { ResourceAction } from "../../resources/types";
-import { useMenuEntries } from "../layout/use-menu-entries";
+import { useHome } from "../layout/use-home";
 
 type Props = { resource: string; action: ResourceAction; children: ReactNode };
 
 export function ResourceGuard({ resource, action, children }: Props) {
-  const { home } = useMenuEntries();
+  const home = useHome();
   return (
     <CanAccess resource={resource} action={action} fallback={home ? <Navigate to={home} replace /> : null}>
       {children}

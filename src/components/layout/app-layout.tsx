@@ -1,5 +1,5 @@
 // The authenticated shell: Refine's ThemedLayout with the console's sider and header, shown once the
-// current user and their sider entries are known (spec §2: the layout preloads the current user;
+// current user and where they land are known (spec §2: the layout preloads the current user;
 // "Loading..." meanwhile). The sider's collapsed state starts from, and is kept in, the
 // sidebar_state cookie.
 import { ThemedLayout } from "@refinedev/antd";
@@ -13,11 +13,12 @@ import { LoadingScreen } from "../feedback/loading-screen";
 import { ConsoleHeader } from "./console-header";
 import { ConsoleSider } from "./console-sider";
 import { NoWorkspaceBanner } from "./no-workspace-banner";
-import { useMenuEntries } from "./use-menu-entries";
+import { useHome } from "./use-home";
 
 export function AppLayout() {
   const { data: user, isLoading, error, refetch } = useCurrentUser();
-  const { entries } = useMenuEntries();
+  // Where the user lands; its answer comes with the sider entries' (the same user, the same provider).
+  const home = useHome();
   const { mutate: logout } = useLogout();
   const unauthorized = error?.statusCode === 401;
 
@@ -26,7 +27,7 @@ export function AppLayout() {
     if (unauthorized) logout();
   }, [unauthorized, logout]);
 
-  if (isLoading || (user && !entries)) return <LoadingScreen />;
+  if (isLoading || (user && !home)) return <LoadingScreen />;
   if (!user) {
     if (unauthorized) return <LoadingScreen text="Signing out..." />;
     return (

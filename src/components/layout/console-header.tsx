@@ -13,12 +13,12 @@ import { isToggleSidebarShortcut } from "../../lib/shortcuts";
 import { useServices } from "../../providers/services";
 import { BudgetAlertBanner } from "../budgets/budget-alert-banner";
 import { ImpersonationBanner } from "./impersonation-banner";
-import { useMenuEntries } from "./use-menu-entries";
+import { useHome } from "./use-home";
 
 export function ConsoleHeader() {
   const { config } = useServices();
   const { data: user } = useCurrentUser();
-  const { home } = useMenuEntries();
+  const home = useHome();
   const Link = useLink();
   const { token } = theme.useToken();
   const { siderCollapsed, setSiderCollapsed, mobileSiderOpen, setMobileSiderOpen } = useThemedLayoutContext();

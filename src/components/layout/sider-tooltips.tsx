@@ -1,5 +1,5 @@
 // The collapsed sider's tooltips with the spec's timing (delay 700 ms, skip delay 300 ms), where
-// antd's own Tooltip would open after 100 ms: one controlled Tooltip, placed over the hovered
+// antd's Menu would open its own after 100 ms: one controlled Tooltip, placed over the hovered
 // entry.
 import { Tooltip } from "antd";
 import { type CSSProperties, useEffect, useMemo, useState } from "react";
@@ -19,13 +19,20 @@ export function useSiderTooltips(enabled: boolean) {
     return () => timing.reset();
   }, [enabled, timing]);
 
-  /** Props for a trigger (an entry's link, or a button): its hover handlers. */
+  const enter = (key: string, title: string, target: Element) => {
+    if (!enabled) return;
+    setHovered({ key, title, rect: target.getBoundingClientRect() });
+    timing.enter(key);
+  };
+  /** Props for a trigger (a button): its hover handlers. */
   const trigger = (key: string, title: string) => ({
-    onMouseEnter: (event: { currentTarget: Element }) => {
-      if (!enabled) return;
-      setHovered({ key, title, rect: event.currentTarget.getBoundingClientRect() });
-      timing.enter(key);
-    },
+    onMouseEnter: (event: { currentTarget: Element }) => enter(key, title, event.currentTarget),
+    onMouseLeave: () => timing.leave(key),
+  });
+  /** The same for a Menu item, whose handlers get the DOM event as `domEvent`. */
+  const menuTrigger = (key: string, title: string) => ({
+    onMouseEnter: ({ domEvent }: { domEvent: { currentTarget: Element } }) =>
+      enter(key, title, domEvent.currentTarget),
     onMouseLeave: () => timing.leave(key),
   });
 
@@ -44,5 +51,5 @@ export function useSiderTooltips(enabled: boolean) {
       <span aria-hidden style={anchor} />
     </Tooltip>
   ) : null;
-  return { trigger, tooltip };
+  return { trigger, menuTrigger, tooltip };
 }
