@@ -8,6 +8,7 @@ import {
   type CycleTotals,
   cycleOf,
   cyclesOrCurrentAtVersion,
+  cycleTotalMicros,
   groupTotals,
   groupTotalsOfCycles,
 } from "../metering/cycles";
@@ -21,9 +22,9 @@ const QuerySchema = z.strictObject({
   billing_cycle_uuid: z.uuid({ error: "billing_cycle_uuid must be a UUID." }).optional(),
 });
 
-function cycleJson(cycle: Cycle, { groups, unattributedMicros, paidMicros }: CycleTotals) {
-  let total = unattributedMicros;
-  for (const g of groups) total += g.totalMicros;
+function cycleJson(cycle: Cycle, totals: CycleTotals) {
+  const { groups, unattributedMicros, paidMicros } = totals;
+  const total = cycleTotalMicros(totals);
   return {
     billing_cycle_uuid: cycle.billingCycleUuid,
     billing_cycle_start_date: cycle.startDate,

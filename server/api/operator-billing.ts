@@ -1,9 +1,17 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { amountDueMicros, cycleBalanceMicros } from "../../contract/billing-cycle-schema";
 import { formatUsdExact } from "../../contract/money";
 import { closeCycle, openCycle, recordPayment } from "../metering/billing";
-import { listCyclesWithPaid, listPayments } from "../metering/billing-ledger";
-import type { Cycle } from "../metering/cycles";
+import { listPayments } from "../metering/billing-ledger";
+import {
+  type Cycle,
+  type CycleTotals,
+  cycleTotalMicros,
+  groupTotalsOfCycles,
+  listCycles,
+} from "../metering/cycles";
+import type { Db } from "../platform/database";
 import {
   billingRefusal,
   dayInput,
@@ -24,7 +32,17 @@ const OperatorCycleSchema = z
     start_date: z.string().meta({ description: "YYYY-MM-DD; the cycle starts at midnight UTC." }),
     end_date: z.string().nullable().meta({ description: "YYYY-MM-DD, exclusive; null while open." }),
     status: z.enum(["open", "closed"]),
+    total_cost_usd: z.string().meta({
+      description: "The cycle's total cost, as the customer's Billing page shows it; exact decimal string.",
+    }),
+    balance_usd: z.string().meta({
+      description:
+        "The workspace groups' cost beyond their prepaid amounts plus the cost without a workspace (the customer's Balance); payments not subtracted.",
+    }),
     paid_usd: z.string().meta({ description: "Sum of the cycle's payments, exact decimal string." }),
+    amount_due_usd: z.string().meta({
+      description: "What is still to pay: balance_usd less paid_usd, never below zero.",
+    }),
   })
   .meta({ id: "OperatorBillingCycle" });
 
@@ -72,13 +90,29 @@ const PaymentBodySchema = z
   })
   .meta({ id: "PaymentBody" });
 
-const cycleJson = (c: Pick<Cycle, "billingCycleUuid" | "startDate" | "endDate">, paidMicros = 0n) => ({
-  billing_cycle_uuid: c.billingCycleUuid,
-  start_date: c.startDate,
-  end_date: c.endDate,
-  status: c.endDate === null ? ("open" as const) : ("closed" as const),
-  paid_usd: formatUsdExact(paidMicros),
-});
+/** A cycle with the figures of the customer's totals strip (cycles.ts computes both). */
+function cycleJson(c: Cycle, totals: CycleTotals) {
+  const balance = cycleBalanceMicros(
+    totals.unattributedMicros,
+    totals.groups.map((g) => g.balanceMicros),
+  );
+  return {
+    billing_cycle_uuid: c.billingCycleUuid,
+    start_date: c.startDate,
+    end_date: c.endDate,
+    status: c.endDate === null ? ("open" as const) : ("closed" as const),
+    total_cost_usd: formatUsdExact(cycleTotalMicros(totals)),
+    balance_usd: formatUsdExact(balance),
+    paid_usd: formatUsdExact(totals.paidMicros),
+    amount_due_usd: formatUsdExact(amountDueMicros(balance, totals.paidMicros)),
+  };
+}
+
+/** The organization's stored cycles as cycleJson answers them, newest first. */
+async function cyclesJson(db: Db, organizationUuid: string) {
+  const listed = await groupTotalsOfCycles(db, organizationUuid, await listCycles(db, organizationUuid));
+  return listed.reverse().map(({ cycle, totals }) => cycleJson(cycle, totals));
+}
 
 const errors = { ...OPERATOR_ERRORS, 404: failure("No such organization (or billing cycle)") };
 const tags = OPERATOR_TAGS;
@@ -92,9 +126,15 @@ const config = OPERATOR_ROUTE_CONFIG;
  */
 export const operatorBillingRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> = async (app, deps) => {
   const actorOf = installOperatorGuard(app, deps, "manage billing cycles and payments");
-  const paidOf = async (orgId: string, cycleUuid: string) =>
-    (await listCyclesWithPaid(deps.db, orgId)).find((c) => c.billingCycleUuid === cycleUuid)?.paidMicros ??
-    0n;
+  /** Some of the organization's cycles as listed, by uuid (one read of the totals for all). */
+  const cyclesOf = async (orgId: string) => {
+    const listed = await cyclesJson(deps.db, orgId);
+    return (uuid: string) => {
+      const found = listed.find((c) => c.billing_cycle_uuid === uuid);
+      if (!found) throw new Error(`billing cycle ${uuid} not listed`);
+      return found;
+    };
+  };
 
   app.get(
     "/operator/organizations/:organization/billing-cycles",
@@ -103,7 +143,9 @@ export const operatorBillingRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> = a
       schema: {
         tags,
         summary: "List an organization's billing cycles",
-        description: "Provider operators only. The stored cycles, newest first, with what was paid on each.",
+        description:
+          "Provider operators only. The stored cycles, newest first, with the figures of the customer's " +
+          "totals strip: total cost, balance, what was paid and what is still due.",
         params: OrganizationParamsSchema,
         response: {
           200: json("The cycles", z.object({ billing_cycles: z.array(OperatorCycleSchema) })),
@@ -113,8 +155,7 @@ export const operatorBillingRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> = a
     },
     async (req) => {
       const org = await organizationOf(deps.db, req.params.organization);
-      const cycles = await listCyclesWithPaid(deps.db, org.id);
-      return { billing_cycles: cycles.map((c) => cycleJson(c, c.paidMicros)) };
+      return { billing_cycles: await cyclesJson(deps.db, org.id) };
     },
   );
 
@@ -142,7 +183,7 @@ export const operatorBillingRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> = a
       const cycle = await openCycle(deps.db, org.id, req.body?.start_date, { actor: actorOf(req) }).catch(
         billingRefusal,
       );
-      return reply.status(201).send(cycleJson(cycle));
+      return reply.status(201).send((await cyclesOf(org.id))(cycle.billingCycleUuid));
     },
   );
 
@@ -176,9 +217,10 @@ export const operatorBillingRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> = a
         openNext: body.open_next ?? true,
         actor: actorOf(req),
       }).catch(billingRefusal);
+      const listed = await cyclesOf(org.id);
       return {
-        closed: cycleJson(closed, await paidOf(org.id, closed.billingCycleUuid)),
-        opened: opened ? cycleJson(opened) : null,
+        closed: listed(closed.billingCycleUuid),
+        opened: opened ? listed(opened.billingCycleUuid) : null,
       };
     },
   );

@@ -1,35 +1,11 @@
 /**
- * What operators read of an organization's billing set-up: its stored cycles with what was paid
- * on each, its payments and its workspace groups. Plain reads of the tables the billing actions
- * (billing.ts) write; the customers' bill (cycles.ts) is computed elsewhere.
+ * What operators read of an organization's billing set-up: its payments and its workspace groups.
+ * Plain reads of the tables the billing actions (billing.ts) write; the cycles with their totals
+ * are the customers' bill's (cycles.ts).
  */
-import { asc, desc, eq, sql } from "drizzle-orm";
-import { billingCycles, payments, workspaceGroupMembers, workspaceGroups, workspaces } from "../db/schema";
+import { asc, desc, eq } from "drizzle-orm";
+import { payments, workspaceGroupMembers, workspaceGroups, workspaces } from "../db/schema";
 import type { Db } from "../platform/database";
-
-export type CycleWithPaid = {
-  billingCycleUuid: string;
-  startDate: string;
-  endDate: string | null;
-  paidMicros: bigint;
-};
-
-/** The organization's stored cycles, newest first, each with the sum of its payments. */
-export async function listCyclesWithPaid(db: Db, organizationUuid: string): Promise<CycleWithPaid[]> {
-  const rows = await db
-    .select({
-      billingCycleUuid: billingCycles.billingCycleUuid,
-      startDate: billingCycles.startDate,
-      endDate: billingCycles.endDate,
-      // Spelled out: inside the subquery drizzle would leave the outer column unqualified.
-      paid: sql<string>`coalesce((select sum(p.amount_micros) from payments p
-        where p.billing_cycle_uuid = "billing_cycles"."billing_cycle_uuid"), 0)::text`,
-    })
-    .from(billingCycles)
-    .where(eq(billingCycles.organizationUuid, organizationUuid))
-    .orderBy(desc(billingCycles.startDate), desc(billingCycles.createdAt));
-  return rows.map(({ paid, ...c }) => ({ ...c, paidMicros: BigInt(paid) }));
-}
 
 /** The organization's payments, newest first. */
 export const listPayments = (db: Db, organizationUuid: string) =>

@@ -249,6 +249,13 @@ export async function workspaceGroupsOf(db: Db, org: string) {
 
 export type CycleTotals = { groups: GroupTotal[]; unattributedMicros: bigint; paidMicros: bigint };
 
+/** A cycle's total cost: its groups' costs plus the usage without a workspace. */
+export function cycleTotalMicros({ groups, unattributedMicros }: CycleTotals): bigint {
+  let total = unattributedMicros;
+  for (const g of groups) total += g.totalMicros;
+  return total;
+}
+
 /**
  * Cost per workspace group within the cycle, from the daily rollup. Group "default" holds the
  * workspaces in no group (and a stored group of that name, if any); usage without a workspace is

@@ -39,7 +39,12 @@ export type OperatorBillingCycle = {
   start_date: string;
   end_date: string | null;
   status: "open" | "closed";
+  /** The figures of the customer's totals strip: total cost, balance (beyond prepaid credit), paid. */
+  total_cost_usd: string;
+  balance_usd: string;
   paid_usd: string;
+  /** The balance less the payments, never below zero. */
+  amount_due_usd: string;
 };
 
 export type CloseCycleAnswer = { closed: OperatorBillingCycle; opened: OperatorBillingCycle | null };

@@ -77,6 +77,24 @@ test("a provider operator sets a price rule from a past time in the operator are
     await settled(page);
     await page.screenshot({ path: `${SHOTS}/organization.png`, fullPage: true });
 
+    // Each cycle shows what the customer's totals strip shows, and what is still due; "Record
+    // payment" starts from the open cycle's amount due.
+    for (const title of ["Total cost", "Balance", "Paid", "Amount due"])
+      await expect(cycles.getByRole("columnheader", { name: title })).toBeVisible();
+    const openRow = cycles.getByRole("row").filter({ hasText: "Present" });
+    const due = (await openRow.getByRole("cell").nth(5).textContent()) ?? "";
+    expect(due).toMatch(/^\$[\d,]+\.\d{2}$/);
+    await payments.getByRole("button", { name: "Record payment" }).click();
+    const payment = dialog(page, "Record a payment");
+    const amount = payment.getByLabel("Amount (USD)");
+    await expect(amount).toBeVisible();
+    // The field holds the exact amount (up to 6 decimals); the table shows it to the cent.
+    const filled = await amount.inputValue();
+    if (due === "$0.00") expect(filled).toBe("");
+    else expect(Math.abs(Number(filled) - Number(due.replace(/[$,]/g, "")))).toBeLessThan(0.0051);
+    await actionButton(payment, "Cancel").click();
+    await expect(payment).toBeHidden();
+
     // A new price for a modality no other test sends, valid from 30 days ago.
     const modality = `e2e-${Date.now()}`;
     const from = new Date(Math.floor((Date.now() - 30 * 86_400_000) / 60_000) * 60_000);

@@ -52,7 +52,10 @@ const cycle = (over: Partial<OperatorBillingCycle> = {}): OperatorBillingCycle =
   start_date: "2026-11-01",
   end_date: null,
   status: "open",
+  total_cost_usd: "0",
+  balance_usd: "0",
   paid_usd: "0.00",
+  amount_due_usd: "0",
   ...over,
 });
 const key = (over: Partial<IngestKey> = {}): IngestKey => ({
@@ -230,13 +233,21 @@ describe("An organization's operator page", () => {
     http.get(api(`/v1/operator/organizations/${ACME}/billing-cycles`), () =>
       HttpResponse.json({
         billing_cycles: over.cycles ?? [
-          cycle({ paid_usd: "250.00" }),
+          cycle({
+            total_cost_usd: "1165.141",
+            balance_usd: "915.141",
+            paid_usd: "250.00",
+            amount_due_usd: "665.141",
+          }),
           cycle({
             billing_cycle_uuid: CLOSED,
             start_date: "2026-10-01",
             end_date: "2026-11-01",
             status: "closed",
-            paid_usd: "1234.5",
+            total_cost_usd: "1500",
+            balance_usd: "1234.5",
+            paid_usd: "1000",
+            amount_due_usd: "234.5",
           }),
         ],
       }),
@@ -285,10 +296,18 @@ describe("An organization's operator page", () => {
     const cycles = within(card("Billing cycles"));
     const open = (await cycles.findByText("Nov 1, 2026 - Present")).closest("tr") as HTMLElement;
     expect(within(open).getByText("Open")).toBeInTheDocument();
-    expect(within(open).getByText("$250.00")).toBeInTheDocument();
+    // Total cost, balance, paid and amount due, as the customer's totals strip formats them.
+    const figures = (row: HTMLElement) =>
+      within(row)
+        .getAllByRole("cell")
+        .slice(2)
+        .map((c) => c.textContent);
+    expect(figures(open)).toEqual(["$1,165.14", "$915.14", "$250.00", "$665.14"]);
     const closed = cycles.getByText("Oct 1, 2026 - Nov 1, 2026").closest("tr") as HTMLElement;
     expect(within(closed).getByText("Closed")).toBeInTheDocument();
-    expect(within(closed).getByText("$1,234.50")).toBeInTheDocument();
+    expect(figures(closed)).toEqual(["$1,500.00", "$1,234.50", "$1,000.00", "$234.50"]);
+    for (const title of ["Total cost", "Balance", "Paid", "Amount due"])
+      expect(cycles.getByRole("columnheader", { name: title })).toBeInTheDocument();
 
     const wire = (await screen.findByText("Wire 42")).closest("tr") as HTMLElement;
     expect(within(wire).getByText("$250.00")).toBeInTheDocument();
@@ -434,6 +453,41 @@ describe("An organization's operator page", () => {
     await waitFor(() => expect(cycleReads).toBeGreaterThan(before));
   });
 
+  it("fills in the amount due on the cycle chosen in Record payment", async () => {
+    const user = userEvent.setup({ delay: null });
+    const pay = recorded("post", `/v1/operator/organizations/${ACME}/payments`, () =>
+      HttpResponse.json(
+        {
+          payment_uuid: "d0000000-0000-4000-8000-000000000009",
+          billing_cycle_uuid: CLOSED,
+          amount_usd: "234.5",
+          note: null,
+          created_at: "2026-11-20T10:00:00.000Z",
+        },
+        { status: 201 },
+      ),
+    );
+    renderPage(<OperatorOrganizationShowPage />, {
+      route,
+      path,
+      me: OPERATOR,
+      handlers: [pay.handler, ...base()],
+    });
+    await screen.findByText("Wire 42");
+    const record = screen.getByRole("button", { name: "Record payment" });
+    await waitFor(() => expect(record).toBeEnabled());
+    await user.click(record);
+    const dialog = await findDialog("Record a payment");
+    const amount = within(dialog).getByLabelText("Amount (USD)");
+    expect(amount).toHaveValue("665.141");
+    await user.click(within(dialog).getByLabelText("Billing cycle"));
+    await user.click(await screen.findByText("Oct 1, 2026 - Nov 1, 2026 · $234.50 due"));
+    expect(amount).toHaveValue("234.5");
+    await user.click(within(dialog).getByRole("button", { name: "Record payment" }));
+    await waitFor(() => expect(pay.calls).toHaveLength(1));
+    expect(pay.calls[0]?.body).toEqual({ amount_usd: "234.5", billing_cycle_uuid: CLOSED });
+  });
+
   it("checks the amount before sending it", async () => {
     const user = userEvent.setup({ delay: null });
     const pay = recorded("post", `/v1/operator/organizations/${ACME}/payments`, () => HttpResponse.json({}));
@@ -570,6 +624,70 @@ describe("Price Rules page", () => {
     });
     expect(await screen.findByText("Price set")).toBeInTheDocument();
     expect(await screen.findByText("$0.0375")).toBeInTheDocument();
+  });
+
+  it("warns, after setting a price, which rules outrank it and for how many events", async () => {
+    const user = userEvent.setup({ delay: null });
+    const created = rule({
+      price_rule_uuid: "a0000000-0000-4000-8000-000000000021",
+      operation: null,
+      eval_type: "safety",
+      rule_metric: "eval",
+      unit_price_usd: "0.007",
+    });
+    const winner = "a0000000-0000-4000-8000-000000000022";
+    const create = recorded("post", "/v1/operator/price-rules", () =>
+      HttpResponse.json(
+        {
+          ...created,
+          rerating: {
+            organizations: 0,
+            events: 0,
+            before_total: "0.00",
+            after_total: "0.00",
+            corrections: [],
+          },
+          shadowed_by: [
+            {
+              price_rule_uuid: winner,
+              organization_uuid: ACME,
+              operation: "generation",
+              eval_type: "safety",
+              modality: null,
+              rule_metric: null,
+              unit_price_usd: "0.005",
+              version: 1,
+              events: 1204,
+              reason: "dimension_order",
+            },
+          ],
+        },
+        { status: 201 },
+      ),
+    );
+    renderPage(<OperatorPriceRulesListPage />, {
+      route,
+      me: OPERATOR,
+      handlers: [
+        create.handler,
+        http.get(api("/v1/operator/price-rules"), () => HttpResponse.json({ price_rules: rules })),
+        ...organizations,
+      ],
+    });
+    await screen.findByText("$0.01");
+    await user.click(screen.getByRole("button", { name: /Set price/ }));
+    const dialog = await findDialog("Set price");
+    await user.type(within(dialog).getByLabelText("Eval type"), "safety");
+    await user.type(within(dialog).getByLabelText("Unit price (USD)"), "0.007");
+    await user.click(within(dialog).getByRole("button", { name: "Set price" }));
+    await waitFor(() => expect(create.calls).toHaveLength(1));
+    expect(
+      await screen.findByText("Price set, but other rules price some of its events"),
+    ).toBeInTheDocument();
+    expect(screen.getByTestId("price-shadows")).toHaveTextContent(
+      `1,204 events of the open cycle that this price fits are priced by rule ${winner} (eval_type=safety operation=generation, organization ${ACME}, $0.005): it names as many dimensions, one of them earlier in the order eval_type, operation, modality, rule_metric.`,
+    );
+    expect(screen.queryByText("Price set")).toBeNull();
   });
 
   it("shows the API's refusal in the dialog and checks the price before sending it", async () => {

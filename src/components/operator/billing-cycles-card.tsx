@@ -1,4 +1,5 @@
-// An organization's billing cycles on its operator page, newest first, with what was paid on each:
+// An organization's billing cycles on its operator page, newest first, with the figures the
+// customer's totals strip shows (total cost, balance beyond prepaid credit, paid) and what is due:
 // open a new cycle (when none is open), close the open one (its end date, and whether the next
 // one opens from it). Dates are UTC days; a cycle's end is exclusive.
 import { useModalForm, useTable } from "@refinedev/antd";
@@ -19,6 +20,16 @@ import { RefetchButton } from "../refetch-button";
 import { OperatorFormModal } from "./operator-form-modal";
 
 type Props = { organizationId: string };
+
+/** A money column, right-aligned, as the customer's pages format amounts. */
+const money = (title: string, key: keyof OperatorBillingCycle) => ({
+  title,
+  dataIndex: key,
+  key,
+  width: 140,
+  align: "right" as const,
+  render: (usd: string) => formatMoney(usd),
+});
 
 export function BillingCyclesCard({ organizationId }: Props) {
   const meta = { organizationId };
@@ -100,7 +111,7 @@ export function BillingCyclesCard({ organizationId }: Props) {
         rowKey="billing_cycle_uuid"
         size="middle"
         pagination={false}
-        scroll={{ x: 640 }}
+        scroll={{ x: 880 }}
         columns={[
           {
             title: "Period",
@@ -115,14 +126,10 @@ export function BillingCyclesCard({ organizationId }: Props) {
             render: (status: OperatorBillingCycle["status"]) =>
               status === "open" ? <Tag color="success">Open</Tag> : <Tag>Closed</Tag>,
           },
-          {
-            title: "Paid",
-            dataIndex: "paid_usd",
-            key: "paid_usd",
-            width: 140,
-            align: "right",
-            render: (paid: string) => formatMoney(paid),
-          },
+          money("Total cost", "total_cost_usd"),
+          money("Balance", "balance_usd"),
+          money("Paid", "paid_usd"),
+          money("Amount due", "amount_due_usd"),
         ]}
       />
       <OperatorFormModal

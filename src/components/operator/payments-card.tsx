@@ -1,6 +1,7 @@
 // An organization's payments on its operator page, newest first: amount (a negative one is a
 // refund), the billing cycle it was recorded on, its note; "Record payment" on a chosen cycle (the
-// open one by default). A payment changes its cycle's paid amount, so the cycles are read again.
+// open one by default), its amount filled in with what is due on that cycle. A payment changes its
+// cycle's paid amount, so the cycles are read again.
 import { useModalForm, useSelect, useTable } from "@refinedev/antd";
 import { CanAccess, type HttpError, useInvalidate } from "@refinedev/core";
 import { Button, Card, Flex, Form, Input, Select, Tag } from "antd";
@@ -50,7 +51,8 @@ export function PaymentsCard({ organizationId }: Props) {
   const { selectProps, query: cyclesQuery } = useSelect<OperatorBillingCycle, HttpError>({
     resource: operatorBillingCycles.name,
     meta,
-    optionLabel: (c) => `${cyclePeriod(c)}${c.status === "open" ? " (open)" : ""}`,
+    optionLabel: (c) =>
+      `${cyclePeriod(c)}${c.status === "open" ? " (open)" : ""} · ${formatMoney(c.amount_due_usd)} due`,
     optionValue: "billing_cycle_uuid",
     pagination: { mode: "off" },
     errorNotification: false,
@@ -58,6 +60,13 @@ export function PaymentsCard({ organizationId }: Props) {
   const cycles = cyclesQuery.data?.data ?? [];
   const periods = new Map(cycles.map((c) => [c.billing_cycle_uuid, cyclePeriod(c)]));
   const openCycle = cycles.find((c) => c.status === "open");
+  // What is due on a cycle, as the amount field takes it; empty when nothing is.
+  const dueOn = (uuid: string | undefined) => {
+    const due = cycles.find((c) => c.billing_cycle_uuid === uuid)?.amount_due_usd;
+    return due && toMicros(due) > 0n ? due : undefined;
+  };
+  // The payment goes to the open cycle, else the latest (the list is newest first).
+  const target = openCycle ?? cycles[0];
 
   return (
     <Card
@@ -125,7 +134,10 @@ export function PaymentsCard({ organizationId }: Props) {
         title="Record a payment"
         okText="Record payment"
         toBody={paymentBody}
-        initialValues={{ billing_cycle_uuid: openCycle?.billing_cycle_uuid }}
+        initialValues={{
+          billing_cycle_uuid: openCycle?.billing_cycle_uuid,
+          amount_usd: dueOn(target?.billing_cycle_uuid),
+        }}
       >
         <Form.Item
           label="Amount (USD)"
@@ -138,7 +150,7 @@ export function PaymentsCard({ organizationId }: Props) {
               message: 'Enter a USD amount such as "1250.00" (negative for a refund, at most 6 decimals).',
             },
           ]}
-          extra="Negative for a refund."
+          extra="Filled in with what is due on the cycle chosen below; negative for a refund."
         >
           <Input id="payment-amount" prefix="$" inputMode="decimal" placeholder="1250.00" autoFocus />
         </Form.Item>
@@ -154,6 +166,10 @@ export function PaymentsCard({ organizationId }: Props) {
             loading={selectProps.loading}
             allowClear
             placeholder="The open cycle"
+            // Another cycle: its amount due (none, cleared: the open one's, else the latest's).
+            onChange={(uuid: string | undefined) =>
+              modal.formProps.form?.setFieldValue("amount_usd", dueOn(uuid ?? target?.billing_cycle_uuid))
+            }
           />
         </Form.Item>
         <Form.Item label="Note" name="note" htmlFor="payment-note">

@@ -1,18 +1,19 @@
 // The totals strip: Total Cost (with a per-group breakdown), Paid and Balance of a billing cycle.
-import type { BillingCycle } from "../../../contract/billing-cycle-schema";
+import {
+  amountDueMicros,
+  type BillingCycle,
+  cycleBalanceMicros,
+} from "../../../contract/billing-cycle-schema";
 import { formatMoney, toMicros } from "../../../contract/money";
 import type { Sums } from "../../../contract/usage-schemas";
 import { groupLabel } from "./labels";
 
 /** Balance = the sum of the groups' positive remaining balances plus the unattributed cost. */
-export function balanceMicros(cycle: BillingCycle): bigint {
-  let total = toMicros(cycle.unattributed_cost);
-  for (const group of cycle.workspace_groups) {
-    const remaining = toMicros(group.balance_remaining);
-    if (remaining > 0n) total += remaining;
-  }
-  return total;
-}
+export const balanceMicros = (cycle: BillingCycle): bigint =>
+  cycleBalanceMicros(
+    toMicros(cycle.unattributed_cost),
+    cycle.workspace_groups.map((g) => toMicros(g.balance_remaining)),
+  );
 
 /** The cycle's total cost (the groups' costs plus the unattributed cost). */
 export const totalCostMicros = (cycle: BillingCycle): bigint => toMicros(cycle.total_cost);
@@ -37,7 +38,7 @@ export function balanceCaption(cycle: BillingCycle): string {
   if (balance === 0n) return "Nothing beyond prepaid credit";
   const paid = toMicros(cycle.paid_amount_usd);
   if (paid >= balance) return "Beyond prepaid credit · paid in full";
-  if (paid > 0n) return `Beyond prepaid credit · ${formatMoney(balance - paid)} unpaid`;
+  if (paid > 0n) return `Beyond prepaid credit · ${formatMoney(amountDueMicros(balance, paid))} unpaid`;
   return "Beyond prepaid credit · unpaid";
 }
 
