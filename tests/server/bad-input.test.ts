@@ -1016,6 +1016,80 @@ describe.each(backends())("bad input on $name", (backend) => {
     expect((await t.call("admin", "GET", "/v1/eval-runs/%00")).statusCode).toBe(400);
   });
 
+  it(
+    "never answers 5xx to an estimate of extreme totals, nor to a bad reservation release",
+    async () => {
+      // Counts and quantities at and past their bounds, whose products pass any fixed-width type.
+      const n = fc.oneof(
+        fc.constantFrom(
+          1,
+          1_000_000_000,
+          999_999_999,
+          1_000_000_001,
+          2 ** 31,
+          2 ** 53 + 1,
+          1e308,
+          -1,
+          0,
+          1.5,
+        ),
+        fc.integer({ min: 1, max: 1_000_000_000 }),
+        value,
+      );
+      const line = fc.record(
+        {
+          operation: fc.constantFrom("generation", "scoring", "acme-op"),
+          count: n,
+          quantity: n,
+          eval_type: value,
+        },
+        { requiredKeys: ["operation", "count"] },
+      );
+      const estimate = fc.oneof(
+        fc.record({ events: fc.array(line, { minLength: 1, maxLength: 60 }) }),
+        fc.record({
+          cost: fc.oneof(badMoney, fc.constantFrom("1000000000", "1000000000.000001", "0.000000")),
+        }),
+      );
+      const inputs = fc
+        .record({
+          workspace_uuid: fc.constantFrom(t.ws.safety, t.ws.redTeam),
+          eval_type: fc.constantFrom("safety"),
+          estimate,
+        })
+        .map((body) => ({
+          method: "POST" as const,
+          url: "/v1/eval-runs",
+          headers: {
+            authorization: `Bearer ${t.tokens.get("admin@acme.test")}`,
+            "content-type": "application/json",
+          },
+          payload: JSON.stringify(body),
+          kind: "estimate",
+        }));
+      await run(p.api.app, inputs, 300, "api");
+      // The release of a reservation: a run id the route cannot read, or a body it takes none of.
+      const before = await counts("api");
+      const release = (id: string, payload?: unknown) =>
+        t.call("admin", "POST", `/v1/budgets/reservations/${id}/release`, payload);
+      for (const [id, status, message] of [
+        ["%00", 400, "must not contain NUL characters"],
+        ["%ED%A0%80", 400, "not valid"],
+        ["x".repeat(201), 414, "A path parameter is too long."],
+        ["acme-ev-run", 404, "Eval run not found."],
+      ] as const) {
+        const res = await release(id);
+        expect(res.statusCode, res.body).toBe(status);
+        expect(res.json().error.message).toContain(message);
+      }
+      const withBody = await release(t.reservedRun, { amount: "1" });
+      expect(withBody.statusCode).toBe(400);
+      expect(withBody.json().error.message).toBe("This call takes no request body.");
+      expect(await counts("api")).toBe(before);
+    },
+    RUN_TIMEOUT,
+  );
+
   it("refuses a usage report's impossible period, grouping or cursor in words, never 5xx", async () => {
     const cases: [string, RegExp][] = [
       ["starting_at=%00", /ISO 8601/],

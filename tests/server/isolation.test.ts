@@ -535,6 +535,19 @@ const API_ROWS: Record<string, ApiRow> = {
       if (res.statusCode === 200) expect(res.body).not.toMatch(/Safety Research/);
     },
   },
+  // Open reservations are administrators' only: Globex's sees Globex's own, never Acme's run, and
+  // cannot release it (404, as for a run that does not exist).
+  "GET /v1/budgets/reservations": {
+    req: () => get("/v1/budgets/reservations"),
+    expect: statuses(200, 200, 403),
+    check: (res) => {
+      if (res.statusCode === 200) expect(res.json()).toMatchObject({ reservations: [], total: 0 });
+    },
+  },
+  "POST /v1/budgets/reservations/{eval_run_uuid}/release": {
+    req: (t) => ({ method: "POST", url: `/v1/budgets/reservations/${t.reservedRun}/release` }),
+    expect: statuses(404, 404, 403),
+  },
   "GET /v1/budgets/{budget_uuid}": {
     req: (t) => get(`/v1/budgets/${t.budgets.acme}`),
     expect: statuses(404, 404, 403),

@@ -133,6 +133,15 @@ export async function setUpTenants(p: TestProduct) {
   const budgets = { acme: await budget("admin", safety), globex: await budget("other", globexWs) };
   await budgetNotifierOf(db)?.settled();
 
+  // A run of Acme's holding a reservation, for the reservation routes (no hard limit: it starts).
+  const held = await f.call("admin", "POST", "/v1/eval-runs", {
+    workspace_uuid: safety,
+    name: "acme-held-run",
+    estimate: { cost: "1" },
+  });
+  if (held.statusCode !== 201) throw new Error(`reserved run: ${held.statusCode} ${held.body}`);
+  const reservedRun = held.json().eval_run_uuid as string;
+
   // A webhook endpoint of each organization (a public address: the product refuses private ones)
   // and one logged delivery of Acme's, for the webhook routes.
   const hook = async (who: "admin" | "other") => {
@@ -212,6 +221,8 @@ export async function setUpTenants(p: TestProduct) {
       cycles: await q(sql`select * from billing_cycles where organization_uuid = ${acme} order by 1`),
       budgets: await q(sql`select * from budgets where organization_uuid = ${acme} order by 1`),
       budgetAlerts: await q(sql`select * from budget_alerts where organization_uuid = ${acme} order by 1`),
+      reservations: await q(sql`select eval_run_uuid, reserved_micros::text, finished_at from eval_runs
+        where organization_uuid = ${acme} and reserved_micros is not null order by 1`),
       webhookEndpoints: await q(
         sql`select * from webhook_endpoints where organization_uuid = ${acme} order by 1`,
       ),
@@ -259,6 +270,7 @@ export async function setUpTenants(p: TestProduct) {
     acmeDelivery,
     "admin-hooks",
     budgets.acme,
+    reservedRun,
   ];
 
   return {
@@ -273,6 +285,7 @@ export async function setUpTenants(p: TestProduct) {
     acmeCycle,
     webhooks,
     budgets,
+    reservedRun,
     ids,
     badTokens,
     snapshot,
