@@ -2,7 +2,11 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { BillingCycleSchema, MAX_CYCLE_EVENTS } from "../../contract/billing-cycle-schema";
 import { formatUsdExact } from "../../contract/money";
-import { CycleCostsCache, cachedCycleCostsAt } from "../metering/cycle-costs-cache";
+import {
+  type CycleCostsCache,
+  cachedCycleCostsAt,
+  createCycleCostsCache,
+} from "../metering/cycle-costs-cache";
 import {
   type Cycle,
   type CycleTotals,
@@ -48,7 +52,7 @@ export const billingCycleRoutes: FastifyPluginAsyncZod<{
 }> = async (app, deps) => {
   // Reads only: a replica when one is configured.
   const db = deps.readDb ?? deps.db;
-  const costsCache = deps.costsCache ?? new CycleCostsCache();
+  const costsCache = deps.costsCache ?? createCycleCostsCache();
   app.get(
     "/accounts/organization/billingcycles",
     {

@@ -17,7 +17,7 @@ import { lockBudgets } from "../metering/budgets-eval";
 import { type Cycle, findCycle } from "../metering/cycles";
 import { priceEstimate } from "../metering/estimate";
 import { cycleOfRun, evalRunDetail, pageOfRuns, startEvalRun } from "../metering/eval-runs";
-import { cachedCycleRuns, EvalRunsCache } from "../metering/eval-runs-cache";
+import { cachedCycleRuns, createEvalRunsCache, type EvalRunsCache } from "../metering/eval-runs-cache";
 import { isStorableText } from "../metering/events";
 import { reservationOf, runReservation } from "../metering/reservations";
 import type { Db, Tx } from "../platform/database";
@@ -146,7 +146,7 @@ export const evalRunRoutes: FastifyPluginAsyncZod<{
   runsCache?: EvalRunsCache;
 }> = async (app, deps) => {
   const readDb = deps.readDb ?? deps.db;
-  const cache = deps.runsCache ?? new EvalRunsCache();
+  const cache = deps.runsCache ?? createEvalRunsCache();
 
   app.get(
     "/eval-runs",

@@ -19,7 +19,7 @@ import {
   seriesOf,
   summaryOf,
 } from "../metering/usage-answers";
-import { PageDataCache, pageDataAt } from "../metering/usage-cache";
+import { createPageDataCache, type PageDataCache, pageDataAt } from "../metering/usage-cache";
 import { csvLines, EXPORT_BYTES_PER_SECOND } from "../metering/usage-csv";
 import { recordsOnPage, SORT_KEYS, type SortKey } from "../metering/usage-records";
 import type { Db } from "../platform/database";
@@ -209,7 +209,7 @@ export const usageQueryRoutes: FastifyPluginAsyncZod<{
   // read before the data through it, so a lagging replica can never cache old figures under a new
   // version (usage-cache.ts).
   const db = deps.readDb ?? deps.db;
-  const cache = deps.pageCache ?? new PageDataCache();
+  const cache = deps.pageCache ?? createPageDataCache();
   const reads = deps.reads ?? createReadGate();
   const namesOf = workspaceNamesFrom(db, deps.workspaces);
 

@@ -5,15 +5,13 @@
 // The sum over the coarse rollup was the list's costliest statement (every day of every cycle, per
 // workspace); the workspace groups and the payments, which change without a usage write, are still
 // read every time.
-import { WeightedLru } from "../platform/weighted-lru";
+import { type ComputedCache, computedCache } from "../platform/computed-cache";
 import { type CycleCost, type CycleCostsReader, cycleWorkspaceCosts } from "./cycles";
 
 /** Costs per (organization, usage version, cycles and their bounds), bounded by the rows held. */
-export class CycleCostsCache extends WeightedLru<CycleCost[]> {
-  constructor(maxRows = 100_000) {
-    super(maxRows, (rows) => 1 + rows.length);
-  }
-}
+export type CycleCostsCache = ComputedCache<CycleCost[]>;
+export const createCycleCostsCache = (maxRows = 100_000): CycleCostsCache =>
+  computedCache(maxRows, (rows) => 1 + rows.length);
 
 /**
  * cycleWorkspaceCosts through `cache`, at a usage version the caller has read through the same
@@ -28,5 +26,5 @@ export const cachedCycleCostsAt =
       version,
       cycles.map((c) => [c.billingCycleUuid, c.startDate, c.endDate]),
     ]);
-    return cache.get(key, () => cycleWorkspaceCosts(db, org, cycles));
+    return cache.forceFetch(key, { context: () => cycleWorkspaceCosts(db, org, cycles) });
   };

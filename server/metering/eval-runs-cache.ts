@@ -6,8 +6,8 @@
 // same handle: rows read after seeing a key are at least as new as the key. Workspace names are
 // never kept (a rename writes no usage): the caller looks them up per request.
 import { sql } from "drizzle-orm";
+import { type ComputedCache, computedCache } from "../platform/computed-cache";
 import type { Db } from "../platform/database";
-import { WeightedLru } from "../platform/weighted-lru";
 import type { Cycle } from "./cycles";
 import { type CycleRun, cycleRuns } from "./eval-runs";
 
@@ -31,12 +31,10 @@ async function freshness(db: Db, organizationUuid: string): Promise<string> {
   ]);
 }
 
-/** Cycles' runs, bounded by the runs they hold (see WeightedLru). */
-export class EvalRunsCache extends WeightedLru<CycleRun[]> {
-  constructor(maxRuns = 200_000) {
-    super(maxRuns, (runs) => runs.length);
-  }
-}
+/** Cycles' runs, bounded by the runs they hold (see computed-cache.ts). */
+export type EvalRunsCache = ComputedCache<CycleRun[]>;
+export const createEvalRunsCache = (maxRuns = 200_000): EvalRunsCache =>
+  computedCache(maxRuns, (runs) => runs.length);
 
 /** The cycle's runs: kept ones while nothing they depend on changed, else grouped (and kept). */
 export async function cachedCycleRuns(db: Db, cache: EvalRunsCache, cycle: Cycle): Promise<CycleRun[]> {
@@ -48,5 +46,5 @@ export async function cachedCycleRuns(db: Db, cache: EvalRunsCache, cycle: Cycle
     cycle.endDate,
     fresh,
   ]);
-  return cache.get(key, () => cycleRuns(db, cycle));
+  return cache.forceFetch(key, { context: () => cycleRuns(db, cycle) });
 }

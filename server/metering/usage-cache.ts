@@ -8,8 +8,8 @@
 import { eq } from "drizzle-orm";
 import type { Grouping } from "../../contract/usage-schemas";
 import { workspaces } from "../db/schema";
+import { type ComputedCache, computedCache } from "../platform/computed-cache";
 import type { Db } from "../platform/database";
-import { WeightedLru } from "../platform/weighted-lru";
 import type { Cycle } from "./cycles";
 import { NO_FILTERS, type UsageFilters } from "./filters";
 import { computePageData, type PageData, type RawOptions } from "./usage-aggregates";
@@ -32,14 +32,11 @@ const weightOf = (d: PageData) =>
     : 0);
 
 /**
- * Page data, bounded by the rows its entries hold (see WeightedLru); the page's three calls arrive
- * together and share one computation.
+ * Page data, bounded by the rows its entries hold (see computed-cache.ts); the page's three calls
+ * arrive together and share one computation.
  */
-export class PageDataCache extends WeightedLru<PageData> {
-  constructor(maxRows = 200_000) {
-    super(maxRows, weightOf);
-  }
-}
+export type PageDataCache = ComputedCache<PageData>;
+export const createPageDataCache = (maxRows = 200_000): PageDataCache => computedCache(maxRows, weightOf);
 
 const keyOf = (cycle: Cycle, version: number, f: UsageFilters, grouping: Grouping, extra: unknown) =>
   JSON.stringify([
@@ -70,9 +67,9 @@ export async function pageDataAt(
   // A search also matches workspace names, which change without a usage write: the workspaces it
   // matches are part of its key (one query, as before).
   const matches = f.search ? await workspaceMatches(db, cycle.organizationUuid, f.search) : null;
-  const data = await cache.get(keyOf(cycle, version, f, grouping, matches), () =>
-    computePageData(db, cycle, f, grouping, matches),
-  );
+  const data = await cache.forceFetch(keyOf(cycle, version, f, grouping, matches), {
+    context: () => computePageData(db, cycle, f, grouping, matches),
+  });
   if (data.options) return data as PageData & { options: RawOptions };
   // A search reads raw events; the filter options (values present in the cycle, whatever the
   // filters) come from the unfiltered page, cached under the same version.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type CycleRun, pageOfRuns } from "../../server/metering/eval-runs";
-import { EvalRunsCache } from "../../server/metering/eval-runs-cache";
+import { createEvalRunsCache } from "../../server/metering/eval-runs-cache";
 
 const run = (id: string, over: Partial<CycleRun> = {}): CycleRun => ({
   eval_run_uuid: id,
@@ -63,21 +63,23 @@ describe("a page of a cycle's eval runs", () => {
 
 describe("the eval runs cache", () => {
   it("shares one computation per key, forgets failures and evicts the least recently used", async () => {
-    const cache = new EvalRunsCache(3);
+    const cache = createEvalRunsCache(3);
     let computed = 0;
     const two = () => {
       computed++;
       return Promise.resolve([run("a"), run("b")]);
     };
-    await Promise.all([cache.get("k1", two), cache.get("k1", two)]);
+    await Promise.all([cache.forceFetch("k1", { context: two }), cache.forceFetch("k1", { context: two })]);
     expect(computed).toBe(1);
-    await expect(cache.get("bad", () => Promise.reject(new Error("down")))).rejects.toThrow("down");
+    await expect(
+      cache.forceFetch("bad", { context: () => Promise.reject(new Error("down")) }),
+    ).rejects.toThrow("down");
     await Promise.resolve();
-    await cache.get("bad", two);
+    await cache.forceFetch("bad", { context: two });
     expect(computed).toBe(2);
     // k1 and "bad" hold 4 runs, over the bound of 3: the older entry goes.
     expect(cache.size).toBe(1);
-    await cache.get("k1", two);
+    await cache.forceFetch("k1", { context: two });
     expect(computed).toBe(3);
   });
 });
