@@ -417,3 +417,41 @@ test("a run reserves its estimate before it starts, is refused with its shortfal
     await page.request.delete(`${E2E.console}/v1/budgets/${budget.budget_uuid}`, api.auth);
   }
 });
+
+test("an administrator sees a run's open reservation beside the budgets and releases it", async ({
+  page,
+}) => {
+  const stamp = Date.now();
+  await signIn(page, ADMIN, "/");
+  const api = await adminApi(page);
+  const me = await api.get<{ organization: { org_uuid: string } }>("/v1/accounts/me");
+  const ws = (
+    await api.post<{ workspace_uuid: string }>("/v1/workspaces/", {
+      name: `Release Lab ${stamp}`,
+      organization_uuid: me.organization.org_uuid,
+    })
+  ).workspace_uuid;
+  const budget = await api.post<{ budget_uuid: string }>("/v1/budgets", {
+    scope: "workspace",
+    workspace_uuid: ws,
+    amount: "10",
+    hard_limit: true,
+  });
+  try {
+    const name = `Held run ${stamp}`;
+    await api.post("/v1/eval-runs", { workspace_uuid: ws, name, estimate: { cost: "10" } });
+    expect(await api.get(`/v1/usage/allowance?workspace_uuid=${ws}`)).toMatchObject({ free: "0.00" });
+
+    await page.goto(`${E2E.console}/`);
+    const row = page.getByTestId("open-reservations").locator("tr.ant-table-row").filter({ hasText: name });
+    await expect(row).toContainText(`Release Lab ${stamp}`);
+    await expect(row).toContainText(ADMIN);
+    await expect(row).toContainText("$10.00");
+    await row.getByRole("button", { name: `Release the reservation of ${name}` }).click();
+    await page.getByRole("button", { name: "Release", exact: true }).click();
+    await expect(row).toHaveCount(0);
+    expect(await api.get(`/v1/usage/allowance?workspace_uuid=${ws}`)).toMatchObject({ free: "10.00" });
+  } finally {
+    await page.request.delete(`${E2E.console}/v1/budgets/${budget.budget_uuid}`, api.auth);
+  }
+});
