@@ -40,21 +40,3 @@ export const BillingCycleSchema = z
   .meta({ id: "BillingCycle" });
 export type BillingCycle = z.infer<typeof BillingCycleSchema>;
 export type WorkspaceGroup = BillingCycle["workspace_groups"][number];
-
-/**
- * A cycle's Balance as the customer's totals strip shows it (spec §2): the workspace groups' usage
- * beyond their prepaid amounts (their positive remaining balances) plus the unattributed cost;
- * payments are not subtracted. The operator's billing cycles answer the same figure.
- */
-export function cycleBalanceMicros(
-  unattributedMicros: bigint,
-  groupBalancesMicros: Iterable<bigint>,
-): bigint {
-  let total = unattributedMicros;
-  for (const remaining of groupBalancesMicros) if (remaining > 0n) total += remaining;
-  return total;
-}
-
-/** What is still to pay on a cycle: its balance less its payments, never below zero. */
-export const amountDueMicros = (balanceMicros: bigint, paidMicros: bigint): bigint =>
-  balanceMicros > paidMicros ? balanceMicros - paidMicros : 0n;

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { amountDueMicros, cycleBalanceMicros } from "../../contract/billing-cycle-schema";
+import { amountDueMicros, cycleBalanceMicros } from "../../contract/cycle-balance";
 import { formatUsdExact } from "../../contract/money";
 import { closeCycle, openCycle, recordPayment } from "../metering/billing";
 import { listPayments } from "../metering/billing-ledger";

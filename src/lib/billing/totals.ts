@@ -1,9 +1,6 @@
 // The totals strip: Total Cost (with a per-group breakdown), Paid and Balance of a billing cycle.
-import {
-  amountDueMicros,
-  type BillingCycle,
-  cycleBalanceMicros,
-} from "../../../contract/billing-cycle-schema";
+import type { BillingCycle } from "../../../contract/billing-cycle-schema";
+import { amountDueMicros, cycleBalanceMicros } from "../../../contract/cycle-balance";
 import { formatMoney, toMicros } from "../../../contract/money";
 import type { Sums } from "../../../contract/usage-schemas";
 import { groupLabel } from "./labels";
