@@ -2,7 +2,7 @@
 // (price list, operation, eval type, modality, metric), its unit price and when it is in force,
 // with its status. Spins while loading, says when there are none, shows a load error in place.
 import { type HttpError, useLink, useMany, useNavigation } from "@refinedev/core";
-import { Alert, Empty, Flex, Table, type TableProps, Tag, Typography } from "antd";
+import { Flex, type TableProps, Tag, Typography } from "antd";
 import { formatUnitPrice } from "../../../contract/money";
 import {
   dimensionLabel,
@@ -15,10 +15,11 @@ import {
   ruleMetricLabel,
 } from "../../lib/operator";
 import { operatorOrganizations } from "../../resources/operator-organizations";
+import { type ListQuery, QueryTable } from "../feedback/query-table";
 
 type Props = {
   tableProps: TableProps<PriceRule>;
-  query: { isLoading: boolean; isError: boolean; error?: HttpError | null; refetch: () => unknown };
+  query: ListQuery;
   /** Show each rule's price list (global or its organization): the page lists several. */
   showScope?: boolean;
   emptyText: string;
@@ -42,19 +43,11 @@ export function PriceRulesTable({ tableProps, query, showScope = false, emptyTex
   const rules = (tableProps.dataSource ?? []) as readonly PriceRule[];
   const names = useOrganizationNames(rules, showScope);
 
-  if (query.isError) {
-    return (
-      <Alert
-        type="error"
-        showIcon
-        message="The price rules could not be loaded."
-        description={query.error?.message}
-        action={<Typography.Link onClick={() => query.refetch()}>Retry</Typography.Link>}
-      />
-    );
-  }
   return (
-    <Table<PriceRule>
+    <QueryTable<PriceRule>
+      query={query}
+      failed="The price rules could not be loaded."
+      empty={emptyText}
       {...tableProps}
       rowKey="price_rule_uuid"
       size="middle"
@@ -69,13 +62,6 @@ export function PriceRulesTable({ tableProps, query, showScope = false, emptyTex
               showTotal: (total) => `${total} rule${total === 1 ? "" : "s"}`,
             }
       }
-      locale={{
-        emptyText: query.isLoading ? (
-          " "
-        ) : (
-          <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={emptyText} />
-        ),
-      }}
       columns={[
         ...(showScope
           ? [
