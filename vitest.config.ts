@@ -44,8 +44,9 @@ export default defineConfig({
           // run after the unit files (a project with its own worker count needs its own group).
           maxWorkers: 2,
           sequence: { groupOrder: 1 },
-          // One migrated and seeded database for the run, which each product copies.
-          globalSetup: ["tests/server/seeded-template.ts"],
+          // One migrated and seeded database for the run, which each product copies; the built
+          // server, which the command-line suites spawn.
+          globalSetup: ["tests/server/seeded-template.ts", "tests/server/server-bundle.ts"],
         },
       },
     ],

@@ -2,11 +2,14 @@
 // with node --enable-source-maps), packages left to node_modules, and the database migrations it
 // applies at start. Development keeps running the TypeScript through tsx.
 import { cpSync, rmSync } from "node:fs";
+import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const out = `${root}dist-server`;
+// Another directory as the first argument: the server tests build their own copy there, which a
+// production build in dist-server never replaces under their running processes.
+const out = process.argv[2] ? resolve(process.argv[2]) : `${root}dist-server`;
 
 rmSync(out, { recursive: true, force: true });
 // A bundle rather than tsc's file-per-module output: the sources import without file extensions,

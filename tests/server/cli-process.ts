@@ -1,17 +1,30 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
+import { inject } from "vitest";
 
-// The server's command line as a child process (tsx server/main.ts …, or the built
-// dist-server/server/main.js) on the embedded database unless env says otherwise, with its output
-// collected.
+// The server's command line as a child process on the embedded database unless env says
+// otherwise, with its output collected: the server project's built bundle (tests/server/
+// server-bundle.ts), or the sources through tsx where no bundle was provided.
 
-const tsx = join("node_modules", ".bin", "tsx");
+function bundle(): string {
+  try {
+    return inject("serverBundle");
+  } catch {
+    return "";
+  }
+}
 
-export function runCli(env: Record<string, string>, args: string[], opts: { built?: boolean } = {}) {
-  const [command, entry] = opts.built
-    ? [process.execPath, ["--enable-source-maps", join("dist-server", "server", "main.js")]]
-    : [tsx, ["server/main.ts"]];
-  const child = spawn(command, [...entry, ...args], {
+/** The command and its arguments that run `args` on the server's command line. */
+export function serverCommand(args: string[]): [string, string[]] {
+  const built = bundle();
+  return built
+    ? [process.execPath, ["--enable-source-maps", built, ...args]]
+    : [join("node_modules", ".bin", "tsx"), ["server/main.ts", ...args]];
+}
+
+export function runCli(env: Record<string, string>, args: string[]) {
+  const [command, argv] = serverCommand(args);
+  const child = spawn(command, argv, {
     env: { ...process.env, DATABASE_URL: "", LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

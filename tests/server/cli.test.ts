@@ -1,10 +1,10 @@
-import { type ChildProcess, spawnSync } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { runCli, waitFor } from "./cli-process";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { runCli, serverCommand, waitFor } from "./cli-process";
 
 const run = (env: Record<string, string>, args = ["serve"]) => runCli(env, args);
 
@@ -57,7 +57,7 @@ describe("server CLI", () => {
     });
     const child: ChildProcess = r.child;
     children.push(child);
-    // Start-up compiles the server with tsx, migrates and seeds: slow on a busy machine.
+    // Start-up migrates and seeds: slow on a busy machine.
     await waitFor(() => r.out().includes("Eval Console is running"), 120_000);
     expect(r.out()).toContain("admin@acme.test");
     // A password set through DEMO_PASSWORD is the operator's: the banner says where it is, not what.
@@ -72,9 +72,13 @@ describe("server CLI", () => {
   }, 180_000);
 
   it("runs as built JavaScript, applying the migrations shipped beside the bundle", async () => {
-    const build = spawnSync(process.execPath, ["scripts/build-server.mjs"], { encoding: "utf8" });
-    expect(build.status, build.stderr).toBe(0);
-    const r = runCli({ DATA_DIR: tempDir() }, ["migrate"], { built: true });
+    // The suites' commands run the bundle scripts/build-server.mjs made in the global setup.
+    expect(serverCommand(["migrate"])[1]).toEqual([
+      "--enable-source-maps",
+      inject("serverBundle"),
+      "migrate",
+    ]);
+    const r = runCli({ DATA_DIR: tempDir() }, ["migrate"]);
     expect(await r.exited, r.err()).toBe(0);
     expect(r.out()).toContain("Migrations applied.");
   }, 120_000);

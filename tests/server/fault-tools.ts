@@ -2,6 +2,7 @@
 // real HTTP, and a usage client that retries every batch (same event ids) until it is acknowledged.
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
+import { serverCommand } from "./cli-process";
 
 export const FAULT_PASSWORD = "fault-demo-password";
 
@@ -31,9 +32,11 @@ export type ServerProcess = {
  * resolves once it prints that it is running, rejects with its output if it exits or hangs first.
  */
 export async function startServer(env: Record<string, string>, timeoutMs = 60_000): Promise<ServerProcess> {
-  // Node with tsx's loader, not the tsx command: that one runs the server in a child of its own,
-  // and a SIGKILL would then hit the wrapper and leave the server running.
-  const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts", "serve"], {
+  // Node itself (the built bundle, or tsx's loader), not the tsx command: that one runs the server
+  // in a child of its own, and a SIGKILL would then hit the wrapper and leave the server running.
+  const [, argv] = serverCommand(["serve"]);
+  const entry = argv[0] === "server/main.ts" ? ["--import", "tsx", ...argv] : argv;
+  const child = spawn(process.execPath, entry, {
     env: {
       ...process.env,
       DATABASE_URL: "",

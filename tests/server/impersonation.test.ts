@@ -1,5 +1,4 @@
 import { spawnSync } from "node:child_process";
-import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import type { InjectOptions } from "fastify";
 import { decodeJwt } from "jose";
@@ -13,6 +12,7 @@ import {
   workspaces,
 } from "../../server/db/schema";
 import { setOperator } from "../../server/identity/impersonation/operators";
+import { serverCommand } from "./cli-process";
 import { AUTH, backends, signIn, startProduct, type TestProduct } from "./harness";
 
 /** Applies Set-Cookie headers to a Cookie header, as a browser would (empty value = removed). */
@@ -260,14 +260,10 @@ describe.each(backends())("operator impersonation on $name", (backend) => {
 
 describe("operator CLI", () => {
   it("explains its usage without touching a database", () => {
-    const r = spawnSync(
-      join("node_modules", ".bin", "tsx"),
-      ["server/main.ts", "operator", "promote", "x@y.z"],
-      {
-        env: { ...process.env, DATABASE_URL: "" },
-        encoding: "utf8",
-      },
-    );
+    const r = spawnSync(...serverCommand(["operator", "promote", "x@y.z"]), {
+      env: { ...process.env, DATABASE_URL: "" },
+      encoding: "utf8",
+    });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain("operator grant|revoke <email>");
   });

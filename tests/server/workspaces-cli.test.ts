@@ -6,13 +6,14 @@ import { eq } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { auditLog, workspaces } from "../../server/db/schema";
 import { openDatabase } from "../../server/platform/database";
+import { serverCommand } from "./cli-process";
 
 describe("workspace restore on the command line", () => {
   const dir = mkdtempSync(join(tmpdir(), "eval-console-restore-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const cli = (...args: string[]) =>
     new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-      const child = spawn(join("node_modules", ".bin", "tsx"), ["server/main.ts", ...args], {
+      const child = spawn(...serverCommand(args), {
         env: {
           ...process.env,
           DATABASE_URL: "",
@@ -28,7 +29,7 @@ describe("workspace restore on the command line", () => {
       child.on("exit", (code) => resolve({ code, out, err }));
     });
 
-  // Five command-line runs, each compiling the server with tsx: slow on a busy machine.
+  // Five command-line runs, each a process start: slow on a busy machine.
   it("restores a deleted workspace and refuses bad input", async () => {
     expect((await cli("workspace", "restore", "not-a-uuid")).code).toBe(2);
     // SEED_DEMO=never: a bare migrated database with one deleted workspace.
