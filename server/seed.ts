@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { and, eq, like, sql } from "drizzle-orm";
 import { parseUsd } from "../contract/money";
+import type { RoleName } from "../contract/role-hierarchy";
 import { addUtc, dayStart, utcDay } from "../contract/utc-calendar";
 import type { WorkspaceStore } from "./api/workspace-store";
 import { billingCycles, payments, priceRules, usageEvents, workspaceGroups } from "./db/schema";
 import type { IdentityAdmin } from "./identity/admin";
-import type { RoleName } from "./identity/orgs/role-hierarchy";
 import { recordPayment, resolveOrganization, setGroup } from "./metering/billing";
 import { groupTotals, listCycles } from "./metering/cycles";
 import { monthStart } from "./metering/filters";

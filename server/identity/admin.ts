@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
+import { type RoleName, roleToStored } from "../../contract/role-hierarchy";
 import { account, member, organization, user } from "../db/schema";
 import type { Db } from "../platform/database";
 import { announceTokenRevocation } from "../platform/token-revocation";
 import { hashPassword } from "./better-auth/adapter";
 import type { Auth } from "./better-auth/auth";
-import { type RoleName, roleToStored } from "./orgs/role-hierarchy";
 import { bumpTokenVersions } from "./session/token-version";
 
 /** Administrative writes (seed, CLI): no session, no emails, no rate limits. */

@@ -1,7 +1,7 @@
 import { and, asc, eq, ne, type SQL } from "drizzle-orm";
+import { isAtLeastRole, parseStoredRoles, roleToStored } from "../../contract/role-hierarchy";
 import { account, member, organization, user } from "../db/schema";
 import type { Db } from "../platform/database";
-import { isAtLeastRole, parseStoredRoles, roleToStored } from "./orgs/role-hierarchy";
 import { roleStructureOf } from "./orgs/roles";
 import type { IdentityUser, OrgMembership } from "./session/access-tokens";
 

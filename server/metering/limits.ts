@@ -19,14 +19,6 @@ export const MAX_FUTURE_MS = 5 * 60 * 1000;
  */
 export const EARLIEST_OCCURRED_AT = new Date("2000-01-01T00:00:00Z");
 
-/**
- * USAGE_MAX_AGE_DAYS by default: how many days back (before today, UTC) an event's occurred_at may
- * lie and still be accepted. Past it an event is rejected, so its idempotency key can go
- * (event-key-retention.ts) without a resend ever being counted twice. 400 days: a year of late
- * usage and corrections, plus a monthly cycle.
- */
-export const DEFAULT_USAGE_MAX_AGE_DAYS = 400;
-
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** Midnight UTC `days` days before `now`'s day. */

@@ -1,7 +1,14 @@
 import { z } from "zod";
 import { AUDIT_DEFAULT_RETENTION_DAYS } from "../../contract/audit-log";
-import { DEFAULT_USAGE_MAX_AGE_DAYS } from "../metering/limits";
 import { ConfigError, dnsServer, parseSecretsKeys, parseTrustProxy, type TrustProxy } from "./config-values";
+
+/**
+ * USAGE_MAX_AGE_DAYS by default: how many days back (before today, UTC) an event's occurred_at may
+ * lie and still be accepted. Past it an event is rejected, so its idempotency key can go
+ * (metering event-key retention) without a resend ever being counted twice. 400 days: a year of late
+ * usage and corrections, plus a monthly cycle.
+ */
+export const DEFAULT_USAGE_MAX_AGE_DAYS = 400;
 
 export { ConfigError, decodeSecretsKey } from "./config-values";
 

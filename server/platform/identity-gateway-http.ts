@@ -1,5 +1,5 @@
 import { createPublicKey, type KeyObject } from "node:crypto";
-import { isAtLeastRole } from "../identity/orgs/role-hierarchy";
+import { isAtLeastRole } from "../../contract/role-hierarchy";
 import { ApiError } from "./errors";
 import type { IdentityGateway, OrganizationUser, OrgMemberInfo } from "./identity-gateway";
 

@@ -4,7 +4,7 @@ import {
   isAtLeastRole,
   parseStoredRoles,
   permissionsFor,
-} from "../../server/identity/orgs/role-hierarchy";
+} from "../../contract/role-hierarchy";
 import { decodeReturnTarget, encodeReturnTarget } from "../../server/identity/return-target";
 
 describe("return targets (rt)", () => {

@@ -1,6 +1,6 @@
+import type { RoleName } from "../../../contract/role-hierarchy";
 import { IdentityError } from "../errors";
 import type { OrgAccess } from "./access";
-import type { RoleName } from "./role-hierarchy";
 import { type MemberRoles, mayHandle, parseRoleName } from "./roles";
 
 /**

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { and, eq, like, notInArray } from "drizzle-orm";
+import { roleToStored } from "../../../contract/role-hierarchy";
 import { member, organization } from "../../db/schema";
 import { writeAudit } from "../../platform/audit";
 import type { Db } from "../../platform/database";
@@ -19,7 +20,6 @@ import {
 } from "./access";
 import { emailDomain, isPersonalDomain } from "./domain";
 import { MAX_ORGS_PER_USER } from "./limits";
-import { roleToStored } from "./role-hierarchy";
 
 // Creating, configuring, deleting and joining organizations (PropelAuth semantics).
 

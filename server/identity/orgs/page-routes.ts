@@ -1,6 +1,7 @@
 import type { FastifyReply } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { ROLE_HIERARCHY } from "../../../contract/role-hierarchy";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
 import { messagePage } from "../hosted-pages/html";
@@ -11,7 +12,6 @@ import { type Actor, orgAccess } from "./access";
 import { changeMemberRole, inviteMember, removeMember, revokeInvitation, updateOrgSettings } from "./actions";
 import { orgPageData } from "./page-data";
 import { type OrgSection, orgPage } from "./pages";
-import { ROLE_HIERARCHY } from "./role-hierarchy";
 import * as s from "./schemas";
 
 /** Notices after a successful action, keyed so the page never echoes text from the URL. */

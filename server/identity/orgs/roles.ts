@@ -7,7 +7,7 @@ import {
   type RoleName,
   roleFromStored,
   roleToStored,
-} from "./role-hierarchy";
+} from "../../../contract/role-hierarchy";
 
 // Organization roles per role structure. In single_role_in_hierarchy a member has one role and
 // inherits every role below it; in multi_role a member has a role plus additional roles, with no

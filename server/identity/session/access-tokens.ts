@@ -1,5 +1,5 @@
 import { importPKCS8, SignJWT } from "jose";
-import type { RoleName } from "../orgs/role-hierarchy";
+import type { RoleName } from "../../../contract/role-hierarchy";
 import { permissionsOfRoles, type RoleStructure, rolesHeld } from "../orgs/roles";
 import type { SigningKeys } from "../settings";
 
