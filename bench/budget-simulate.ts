@@ -9,9 +9,9 @@ import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { sql } from "drizzle-orm";
-import { simulateBudget } from "../server/metering/budget-simulate";
-import { cycleSpend } from "../server/metering/budgets-spend";
-import { listCycles } from "../server/metering/cycles";
+import { listCycles } from "../server/metering/billing/cycles";
+import { simulateBudget } from "../server/metering/budgets/simulate";
+import { cycleSpend } from "../server/metering/budgets/spend";
 import { openDatabase } from "../server/platform/database";
 import { startResults } from "./results";
 

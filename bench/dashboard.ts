@@ -38,13 +38,13 @@ import pg from "pg";
 import { NAMED_EVAL_TYPES } from "../contract/eval-types";
 import { formatUsdExact } from "../contract/money";
 import { priceRules, usageEvents, workspaces } from "../server/db/schema";
-import type { Cycle } from "../server/metering/cycles";
-import { NO_FILTERS, type UsageFilters } from "../server/metering/filters";
-import { generateUsageEvents } from "../server/metering/generate";
-import { rebuildRollupsSql } from "../server/metering/rollups";
-import { rollupSetsQuery } from "../server/metering/usage-aggregates";
-import { orderFor, priceRuleJoin, recordColumns } from "../server/metering/usage-records";
-import { eventWhere, workspaceJoin, workspaceMatches } from "../server/metering/usage-sql";
+import type { Cycle } from "../server/metering/billing/cycles";
+import { generateUsageEvents } from "../server/metering/ingestion/generate";
+import { rebuildRollupsSql } from "../server/metering/shared/rollups";
+import { rollupSetsQuery } from "../server/metering/usage/aggregates";
+import { NO_FILTERS, type UsageFilters } from "../server/metering/usage/filters";
+import { orderFor, priceRuleJoin, recordColumns } from "../server/metering/usage/records";
+import { eventWhere, workspaceJoin, workspaceMatches } from "../server/metering/usage/sql";
 import type { Db } from "../server/platform/database";
 import {
   copyFromStdin,

@@ -19,8 +19,8 @@ import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import pg from "pg";
-import type { UsageEventInput } from "../server/metering/events";
-import { generateUsageEvents } from "../server/metering/generate";
+import type { UsageEventInput } from "../server/metering/ingestion/events";
+import { generateUsageEvents } from "../server/metering/ingestion/generate";
 import {
   copyFromStdin,
   csvLine,

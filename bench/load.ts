@@ -26,7 +26,7 @@ import Fastify from "fastify";
 import pg from "pg";
 import pino from "pino";
 import { buildProduct } from "../server/app";
-import { createIngestKey } from "../server/metering/ingest-keys";
+import { createIngestKey } from "../server/metering/ingestion/ingest-keys";
 import { seedDemoUsage } from "../server/seed";
 import { loadBenchConfig } from "./bench-config";
 import { demoAdmin } from "./demo-admin";

@@ -7,8 +7,8 @@ import { cpus, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
-import { type UsageEventInput, type ValidEvent, validateEvent } from "../server/metering/events";
-import { matchPriceRule, type PriceRule } from "../server/metering/pricing";
+import { type UsageEventInput, type ValidEvent, validateEvent } from "../server/metering/ingestion/events";
+import { matchPriceRule, type PriceRule } from "../server/metering/pricing/rule-matching";
 
 const here = dirname(fileURLToPath(import.meta.url));
 

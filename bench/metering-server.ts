@@ -16,8 +16,8 @@ import type { PGlite } from "@electric-sql/pglite";
 import type pg from "pg";
 import pino from "pino";
 import { buildProduct } from "../server/app";
-import { createIngestKey } from "../server/metering/ingest-keys";
-import { loadPriceRules, setPriceRule } from "../server/metering/prices";
+import { createIngestKey } from "../server/metering/ingestion/ingest-keys";
+import { loadPriceRules, setPriceRule } from "../server/metering/pricing/prices";
 import { loadBenchConfig } from "./bench-config";
 import { demoAdmin } from "./demo-admin";
 

@@ -18,10 +18,10 @@ import { parseArgs } from "node:util";
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import { parseInstant } from "../contract/usage-report";
-import { NO_FILTERS } from "../server/metering/filters";
-import { generateUsageEvents } from "../server/metering/generate";
-import { rebuildRollupsSql } from "../server/metering/rollups";
-import { reportRowsStatement } from "../server/metering/usage-report-sql";
+import { generateUsageEvents } from "../server/metering/ingestion/generate";
+import { rebuildRollupsSql } from "../server/metering/shared/rollups";
+import { NO_FILTERS } from "../server/metering/usage/filters";
+import { reportRowsStatement } from "../server/metering/usage/report-sql";
 import type { Db } from "../server/platform/database";
 import {
   copyFromStdin,

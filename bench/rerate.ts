@@ -21,7 +21,7 @@ import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import pg from "pg";
-import { rebuildRollupsSql } from "../server/metering/rollups";
+import { rebuildRollupsSql } from "../server/metering/shared/rollups";
 import { type Figure, startResults } from "./results";
 import { quantile, serveProduct } from "./served-product";
 

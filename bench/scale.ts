@@ -33,7 +33,7 @@ import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import pino from "pino";
 import { buildProduct } from "../server/app";
-import { createIngestKey } from "../server/metering/ingest-keys";
+import { createIngestKey } from "../server/metering/ingestion/ingest-keys";
 import { loadConfig } from "../server/platform/config";
 import { seedDemoUsage } from "../server/seed";
 import { demoAdmin } from "./demo-admin";

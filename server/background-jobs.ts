@@ -1,6 +1,6 @@
 // The serving process's background jobs: every kind of job has its handler here and runs on the one
 // job runner (platform/jobs.ts). The daily retention tasks are recurring jobs of the installation.
-import { purgeExpiredEventKeys } from "./metering/event-key-retention";
+import { purgeExpiredEventKeys } from "./metering/ingestion/event-key-retention";
 import { purgeAuditLog } from "./platform/audit";
 import type { Db } from "./platform/database";
 import { createJobRunner, type JobLog } from "./platform/jobs";

@@ -5,7 +5,7 @@ import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSyn
 import { join } from "node:path";
 import cliProgress from "cli-progress";
 import type { Product } from "./app";
-import { parseDemoEvents } from "./metering/cli";
+import { parseDemoEvents } from "./metering/shared/cli-args";
 import { ConfigError } from "./platform/config";
 import { DEFAULT_DEMO_EVENTS, DEMO_ORG, demoIngestKey, seedDemoUsage } from "./seed";
 

@@ -10,8 +10,8 @@ import {
   parseIngestKeyArgs,
   parseMeteringArgs,
   parseSeedArgs,
-} from "./metering/cli";
-import { EVENTS_USAGE } from "./metering/events-cli";
+} from "./metering/shared/cli-args";
+import { EVENTS_USAGE } from "./metering/shared/partitions-cli";
 import { type Config, ConfigError, loadConfig } from "./platform/config";
 
 const USAGE = `Usage: tsx server/main.ts <command>
@@ -62,9 +62,9 @@ function fail(err: unknown): never {
 /** ingest-key create|list|revoke: through the running server on PGlite, else on the database. */
 async function ingestKey(config: Config, cmd: IngestKeyCommand): Promise<number | undefined> {
   const [{ DEFAULT_INGEST_KEY_NAME }, { findRunningServer }, keys] = await Promise.all([
-    import("./api/operator-ingest-keys"),
+    import("./api/operator/ingest-keys"),
     import("./cli/running-server"),
-    import("./metering/ingest-key-cli"),
+    import("./metering/ingestion/ingest-key-cli"),
   ]);
   const { databaseBackend, IngestKeyError, runIngestKeyCommand, serverBackend } = keys;
   const opts = { apiUrl: config.apiPublicUrl, defaultName: DEFAULT_INGEST_KEY_NAME };

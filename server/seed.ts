@@ -3,19 +3,19 @@ import { and, eq, like, sql } from "drizzle-orm";
 import { parseUsd } from "../contract/money";
 import type { RoleName } from "../contract/role-hierarchy";
 import { addUtc, dayStart, utcDay } from "../contract/utc-calendar";
-import type { WorkspaceStore } from "./api/workspace-store";
 import { billingCycles, payments, priceRules, usageEvents, workspaceGroups } from "./db/schema";
 import type { IdentityAdmin } from "./identity/admin";
-import { recordPayment, resolveOrganization, setGroup } from "./metering/billing";
-import { groupTotals, listCycles } from "./metering/cycles";
-import { monthStart } from "./metering/filters";
-import { generateUsageEvents } from "./metering/generate";
-import { ingestUsage } from "./metering/ingest";
-import { createIngestKey } from "./metering/ingest-keys";
-import { setPriceRule } from "./metering/prices";
-import type { RuleMetric } from "./metering/pricing";
+import { recordPayment, resolveOrganization, setGroup } from "./metering/billing/billing";
+import { groupTotals, listCycles } from "./metering/billing/cycles";
+import { generateUsageEvents } from "./metering/ingestion/generate";
+import { ingestUsage } from "./metering/ingestion/ingest";
+import { createIngestKey } from "./metering/ingestion/ingest-keys";
+import { setPriceRule } from "./metering/pricing/prices";
+import type { RuleMetric } from "./metering/pricing/rule-matching";
+import { monthStart } from "./metering/usage/filters";
 import type { Actor } from "./platform/audit";
 import type { Db } from "./platform/database";
+import type { WorkspaceStore } from "./workspaces/store";
 
 export const DEMO_ORG = { name: "Acme AI", slug: "acme-ai" };
 /** The documented password of the embedded demo, used when DEMO_PASSWORD is not set. */

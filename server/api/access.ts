@@ -1,7 +1,7 @@
 import { ApiError } from "../platform/errors";
 import type { IdentityGateway } from "../platform/identity-gateway";
+import type { WorkspaceRow } from "../workspaces/store";
 import { isOrgAdmin, type OrgMemberClaim, type Principal } from "./principal";
-import type { WorkspaceRow } from "./workspace-store";
 
 export const forbidden = (message: string) => new ApiError("forbidden", message);
 export const workspaceNotFound = () => new ApiError("not_found", "Workspace not found.");

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { createExpiringCache } from "../platform/expiring-cache";
+import { WORKSPACE_CACHE_OPTIONS } from "../workspaces/cache";
 import { isOrgAdmin } from "./principal";
 import type { WorkspaceRouteDeps } from "./route-deps";
 import { CurrentUserSchema, failure, json } from "./schemas";
-import { WORKSPACE_CACHE_OPTIONS } from "./workspace-cache";
 
 /**
  * /v1/accounts/me: the signed-in user; bearer tokens only (never API keys). `is_operator` says
@@ -13,7 +13,7 @@ import { WORKSPACE_CACHE_OPTIONS } from "./workspace-cache";
 export const accountRoutes: FastifyPluginAsyncZod<WorkspaceRouteDeps> = async (app, deps) => {
   // Every page's first load asks for the current user, and the embedded database runs its
   // statements one at a time: the administrators' emails and the operator flag are kept for as
-  // long as the organization's workspaces are (workspace-cache.ts). Both only shape what the console
+  // long as the organization's workspaces are (server/workspaces/cache.ts). Both only shape what the console
   // shows, which itself keeps this answer for minutes; the operator API checks the role afresh.
   const adminsOf = createExpiringCache({
     ...WORKSPACE_CACHE_OPTIONS,

@@ -6,12 +6,12 @@ import {
   memberAllowance,
   SPEND_LIMIT_ERROR_CODE,
 } from "../../contract/budgets";
-import { allowanceFor } from "../metering/allowance";
+import { allowanceFor } from "../metering/budgets/allowance";
 import type { Db } from "../platform/database";
+import type { WorkspaceStore } from "../workspaces/store";
 import { requireWorkspaceReader, workspaceNotFound } from "./access";
 import { isOrgAdmin } from "./principal";
 import { failure, json } from "./schemas";
-import type { WorkspaceStore } from "./workspace-store";
 
 const QuerySchema = z.strictObject({
   workspace_uuid: z

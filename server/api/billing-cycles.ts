@@ -6,7 +6,7 @@ import {
   type CycleCostsCache,
   cachedCycleCostsAt,
   createCycleCostsCache,
-} from "../metering/cycle-costs-cache";
+} from "../metering/billing/cycle-costs-cache";
 import {
   type Cycle,
   type CycleTotals,
@@ -15,8 +15,8 @@ import {
   cycleTotalMicros,
   groupTotals,
   groupTotalsOfCycles,
-} from "../metering/cycles";
-import { newestEvents } from "../metering/usage-records";
+} from "../metering/billing/cycles";
+import { newestEvents } from "../metering/usage/records";
 import type { Db } from "../platform/database";
 import { ApiError } from "../platform/errors";
 import { adminOrg } from "./route-hooks";

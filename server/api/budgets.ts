@@ -9,7 +9,6 @@ import {
   BudgetUpdateSchema,
   DEFAULT_BUDGET_THRESHOLDS,
 } from "../../contract/budgets";
-import { simulateBudget } from "../metering/budget-simulate";
 import {
   budgetNotFound,
   createBudget,
@@ -17,7 +16,8 @@ import {
   listBudgets,
   openAlerts,
   updateBudget,
-} from "../metering/budgets-admin";
+} from "../metering/budgets/admin";
+import { simulateBudget } from "../metering/budgets/simulate";
 import type { Db } from "../platform/database";
 import { actorOf } from "./audit";
 import { adminOrg } from "./route-hooks";

@@ -13,21 +13,21 @@ import {
 } from "../../contract/eval-runs";
 import { EstimateSchema, RESERVATION_IDLE_MINUTES, ReservationSchema } from "../../contract/reservations";
 import { evalRuns } from "../db/schema";
-import { lockBudgets } from "../metering/budgets-eval";
-import { type Cycle, findCycle } from "../metering/cycles";
-import { priceEstimate } from "../metering/estimate";
-import { cycleOfRun, evalRunDetail, pageOfRuns, startEvalRun } from "../metering/eval-runs";
-import { cachedCycleRuns, createEvalRunsCache, type EvalRunsCache } from "../metering/eval-runs-cache";
-import { isStorableText } from "../metering/events";
-import { reservationOf, runReservation } from "../metering/reservations";
+import { type Cycle, findCycle } from "../metering/billing/cycles";
+import { priceEstimate } from "../metering/budgets/estimate";
+import { lockBudgets } from "../metering/budgets/eval";
+import { reservationOf, runReservation } from "../metering/budgets/reservations";
+import { isStorableText } from "../metering/ingestion/events";
+import { cycleOfRun, evalRunDetail, pageOfRuns, startEvalRun } from "../metering/usage/eval-runs";
+import { cachedCycleRuns, createEvalRunsCache, type EvalRunsCache } from "../metering/usage/eval-runs-cache";
 import type { Db, Tx } from "../platform/database";
 import { ApiError } from "../platform/errors";
+import { workspaceNamesOf } from "../workspaces/cache";
+import type { WorkspaceStore } from "../workspaces/store";
 import { requireWorkspaceReader } from "./access";
 import { adminOrg } from "./route-hooks";
 import { failure, json } from "./schemas";
 import { requireSpendAllowance, spendLimitResponse } from "./spend-limit";
-import { workspaceNamesOf } from "./workspace-cache";
-import type { WorkspaceStore } from "./workspace-store";
 
 const cycleParam = z
   .uuid({ error: "billing_cycle_uuid must be a UUID." })

@@ -6,8 +6,8 @@ import {
   RESERVATION_IDLE_MINUTES,
   ReleasedReservationSchema,
 } from "../../contract/reservations";
-import { isStorableText } from "../metering/events";
-import { openReservations, releaseReservation } from "../metering/reservations-admin";
+import { openReservations, releaseReservation } from "../metering/budgets/reservations-admin";
+import { isStorableText } from "../metering/ingestion/events";
 import type { Db } from "../platform/database";
 import { actorOf } from "./audit";
 import { adminOrg } from "./route-hooks";

@@ -1,8 +1,8 @@
-import type { IngestKeyVerifier } from "../metering/ingest-keys";
+import type { IngestKeyVerifier } from "../metering/ingestion/ingest-keys";
 import type { Db } from "../platform/database";
 import type { IdentityGateway } from "../platform/identity-gateway";
+import type { WorkspaceStore } from "../workspaces/store";
 import type { Authenticate } from "./principal";
-import type { WorkspaceStore } from "./workspace-store";
 
 /** What the route plugins of accounts, workspaces, their members and operators are given. */
 export type WorkspaceRouteDeps = {

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { SPEND_LIMIT_ERROR_CODE } from "../../contract/budgets";
 import { formatMoney, formatUsdExact } from "../../contract/money";
 import { MoneySchema } from "../../contract/usage-schemas";
-import { judgeAllowance } from "../metering/allowance";
+import { judgeAllowance } from "../metering/budgets/allowance";
 import type { Db, Tx } from "../platform/database";
 import { ApiError } from "../platform/errors";
 import { json } from "./schemas";

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { USAGE_WATERMARK_HEADER, UsageCompletenessSchema } from "../../contract/usage-completeness";
-import { usageCompleteness } from "../metering/watermarks";
+import { usageCompleteness } from "../metering/ingestion/watermarks";
 import type { Db } from "../platform/database";
 import { adminOrg } from "./route-hooks";
 import { failure, json } from "./schemas";

@@ -7,15 +7,15 @@ import {
   EXPLAIN_PAGE_SIZE,
   UsageExplainSchema,
 } from "../../contract/usage-explain";
-import { findCycle } from "../metering/cycles";
-import { ExplainNotFound, explainCharge } from "../metering/usage-explain";
+import { findCycle } from "../metering/billing/cycles";
+import { ExplainNotFound, explainCharge } from "../metering/usage/explain";
 import type { Db } from "../platform/database";
 import { ApiError } from "../platform/errors";
+import { workspaceNamesFrom } from "../workspaces/cache";
+import type { WorkspaceStore } from "../workspaces/store";
 import { createReadGate, MAX_EXPENSIVE_READS_PER_ORG, type ReadGate, type ReadKind } from "./read-gate";
 import { adminOrg } from "./route-hooks";
 import { failure, json } from "./schemas";
-import { workspaceNamesFrom } from "./workspace-cache";
-import type { WorkspaceStore } from "./workspace-store";
 
 const QuerySchema = z.strictObject({
   billing_cycle_uuid: z

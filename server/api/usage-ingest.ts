@@ -3,10 +3,10 @@ import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { USAGE_WATERMARK_HEADER } from "../../contract/usage-completeness";
-import { isStorableText } from "../metering/events";
-import { parseNdjson } from "../metering/import";
-import { ingestUsage } from "../metering/ingest";
-import { isIngestKeyToken } from "../metering/ingest-keys";
+import { isStorableText } from "../metering/ingestion/events";
+import { parseNdjson } from "../metering/ingestion/import";
+import { ingestUsage } from "../metering/ingestion/ingest";
+import { isIngestKeyToken } from "../metering/ingestion/ingest-keys";
 import {
   EARLIEST_OCCURRED_AT,
   INGEST_BODY_LIMIT,
@@ -14,15 +14,15 @@ import {
   MAX_EVENTS_PER_BATCH,
   MAX_FUTURE_MS,
   MAX_QUANTITY,
-} from "../metering/limits";
-import { databaseNow, recordWatermark, senderWatermark, storedSince } from "../metering/watermarks";
+} from "../metering/ingestion/limits";
+import { databaseNow, recordWatermark, senderWatermark, storedSince } from "../metering/ingestion/watermarks";
 import type { Actor } from "../platform/audit";
 import { ApiError } from "../platform/errors";
 import type { IdentityGateway } from "../platform/identity-gateway";
 import type { RateLimits } from "../platform/rate-limits";
 import { runAsTenant } from "../platform/tenant-scope";
 import { forbidden } from "./access";
-import { type BearerCaller, createBearerCallerAuth, notOperator } from "./operator-auth";
+import { type BearerCaller, createBearerCallerAuth, notOperator } from "./operator/auth";
 import { decideRate, rateLimitError, sendRateLimitHeaders } from "./rate-limit";
 import type { IngestRouteDeps } from "./route-deps";
 import { failure, json } from "./schemas";

@@ -9,26 +9,26 @@ import {
   UsageSeriesSchema,
   UsageSummarySchema,
 } from "../../contract/usage-schemas";
-import { awaitingSummary } from "../metering/awaiting-pricing";
-import { type Cycle, findCycleAtVersion } from "../metering/cycles";
-import type { UsageFilters } from "../metering/filters";
+import { type Cycle, findCycleAtVersion } from "../metering/billing/cycles";
+import { awaitingSummary } from "../metering/pricing/awaiting-pricing";
 import {
   MAX_SERIES_BUCKETS,
   SeriesTooLong,
   seriesLastDay,
   seriesOf,
   summaryOf,
-} from "../metering/usage-answers";
-import { createPageDataCache, type PageDataCache, pageDataAt } from "../metering/usage-cache";
-import { csvLines, EXPORT_BYTES_PER_SECOND } from "../metering/usage-csv";
-import { recordsOnPage, SORT_KEYS, type SortKey } from "../metering/usage-records";
+} from "../metering/usage/answers";
+import { createPageDataCache, type PageDataCache, pageDataAt } from "../metering/usage/cache";
+import { csvLines, EXPORT_BYTES_PER_SECOND } from "../metering/usage/csv";
+import type { UsageFilters } from "../metering/usage/filters";
+import { recordsOnPage, SORT_KEYS, type SortKey } from "../metering/usage/records";
 import type { Db } from "../platform/database";
 import { ApiError } from "../platform/errors";
+import { workspaceNamesFrom } from "../workspaces/cache";
+import type { WorkspaceStore } from "../workspaces/store";
 import { createReadGate, MAX_EXPENSIVE_READS_PER_ORG, type ReadGate, type ReadKind } from "./read-gate";
 import { adminOrg } from "./route-hooks";
 import { failure, json } from "./schemas";
-import { workspaceNamesFrom } from "./workspace-cache";
-import type { WorkspaceStore } from "./workspace-store";
 
 /** A query parameter that may be given once or repeated: always a list, blanks dropped. */
 const repeatable = (field: string, item: z.ZodType<string>) =>

@@ -12,19 +12,19 @@ import {
   reportQueryShape,
   UsageReportPageSchema,
 } from "../../contract/usage-report";
-import { BadCursor, keyOfCursor, ReportTooLarge, reportCsv, reportPage } from "../metering/usage-report";
-import { bucketsSpanned, defaultEnd } from "../metering/usage-report-buckets";
-import type { ReportKey } from "../metering/usage-report-sql";
-import { type ReportQuery, reportSource } from "../metering/usage-report-sql";
-import { workspaceMatches } from "../metering/usage-sql";
+import { BadCursor, keyOfCursor, ReportTooLarge, reportCsv, reportPage } from "../metering/usage/report";
+import { bucketsSpanned, defaultEnd } from "../metering/usage/report-buckets";
+import type { ReportKey } from "../metering/usage/report-sql";
+import { type ReportQuery, reportSource } from "../metering/usage/report-sql";
+import { workspaceMatches } from "../metering/usage/sql";
 import type { Db } from "../platform/database";
 import { ApiError } from "../platform/errors";
+import { workspaceNamesFrom } from "../workspaces/cache";
+import type { WorkspaceStore } from "../workspaces/store";
 import { createReadGate, MAX_EXPENSIVE_READS_PER_ORG, type ReadGate, type ReadKind } from "./read-gate";
 import { adminOrg } from "./route-hooks";
 import { failure } from "./schemas";
 import { filterShape, filtersOf } from "./usage-queries";
-import { workspaceNamesFrom } from "./workspace-cache";
-import type { WorkspaceStore } from "./workspace-store";
 
 // The report's period is its own: the dashboard's billing_cycle_uuid is not one of its filters.
 const { billing_cycle_uuid: _cycle, ...filters } = filterShape;

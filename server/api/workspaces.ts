@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import type { WorkspaceRow } from "../workspaces/store";
 import {
   organizationName,
   requireOwnOrganization,
@@ -19,7 +20,6 @@ import {
   WorkspaceParamsSchema,
   WorkspaceSchema,
 } from "./schemas";
-import type { WorkspaceRow } from "./workspace-store";
 
 const readErrors = { 400: failure("Invalid request"), 401: failure("Not signed in") };
 const writeErrors = {

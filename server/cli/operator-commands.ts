@@ -7,13 +7,18 @@
  */
 import { z } from "zod";
 import { formatUsdExact } from "../../contract/money";
-import { type AwaitingReport, awaitingLines } from "../metering/awaiting-pricing";
-import { type MeteringCommand, parseMeteringArgs, parsePriceSetArgs } from "../metering/cli";
-import { type EventsCommand, type EventsOutcome, eventsLines, parseEventsArgs } from "../metering/events-cli";
-import { type RerateJson, rerateLines } from "../metering/price-change";
-import { type ShadowJson, shadowLines } from "../metering/price-shadows";
-import { describeRule, type PriceRuleInput } from "../metering/prices";
-import type { PriceRule } from "../metering/pricing";
+import { type AwaitingReport, awaitingLines } from "../metering/pricing/awaiting-pricing";
+import { type RerateJson, rerateLines } from "../metering/pricing/price-change";
+import { type ShadowJson, shadowLines } from "../metering/pricing/price-shadows";
+import { describeRule, type PriceRuleInput } from "../metering/pricing/prices";
+import type { PriceRule } from "../metering/pricing/rule-matching";
+import { type MeteringCommand, parseMeteringArgs, parsePriceSetArgs } from "../metering/shared/cli-args";
+import {
+  type EventsCommand,
+  type EventsOutcome,
+  eventsLines,
+  parseEventsArgs,
+} from "../metering/shared/partitions-cli";
 
 export type OperatorCommand =
   | { kind: "price"; input: PriceRuleInput }

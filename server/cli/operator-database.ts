@@ -3,10 +3,9 @@
  * no server runs on it (the data directory's lock then keeps a server from starting meanwhile).
  * Every change is audited as the command line's (source cli), as the API would audit it.
  */
-import { restoreError } from "../api/operator";
+import { restoreError } from "../api/operator/workspaces";
 import type { Product } from "../app";
 import { setOperator } from "../identity/impersonation/operators";
-import { awaitingReport } from "../metering/awaiting-pricing";
 import {
   BillingError,
   closeCycle,
@@ -14,11 +13,12 @@ import {
   recordPayment,
   resolveOrganization,
   setGroup,
-} from "../metering/billing";
-import { doEventsCommand } from "../metering/events-cli";
-import { rerateJson } from "../metering/price-change";
-import { shadowJson } from "../metering/price-shadows";
-import { setPriceRule } from "../metering/prices";
+} from "../metering/billing/billing";
+import { awaitingReport } from "../metering/pricing/awaiting-pricing";
+import { rerateJson } from "../metering/pricing/price-change";
+import { shadowJson } from "../metering/pricing/price-shadows";
+import { setPriceRule } from "../metering/pricing/prices";
+import { doEventsCommand } from "../metering/shared/partitions-cli";
 import { CLI_ACTOR, purgeAuditLog } from "../platform/audit";
 import { CommandRefused, type OperatorBackend } from "./operator-commands";
 

@@ -5,12 +5,12 @@
  * other refusal exit 1.
  */
 import { formatUsdExact, parseUsd } from "../../contract/money";
-import type { AwaitingReport } from "../metering/awaiting-pricing";
-import type { EventsOutcome } from "../metering/events-cli";
-import type { MonthPartition } from "../metering/partitions";
-import type { RerateJson } from "../metering/price-change";
-import type { ShadowJson } from "../metering/price-shadows";
-import type { PriceRule } from "../metering/pricing";
+import type { AwaitingReport } from "../metering/pricing/awaiting-pricing";
+import type { RerateJson } from "../metering/pricing/price-change";
+import type { ShadowJson } from "../metering/pricing/price-shadows";
+import type { PriceRule } from "../metering/pricing/rule-matching";
+import type { MonthPartition } from "../metering/shared/partitions";
+import type { EventsOutcome } from "../metering/shared/partitions-cli";
 import { CommandRefused, type OperatorBackend } from "./operator-commands";
 import { type ServerCall, ServerCallError } from "./running-server";
 

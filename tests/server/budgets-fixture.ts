@@ -1,8 +1,8 @@
 import { expect } from "vitest";
 import type { Budget } from "../../contract/budgets";
-import type { BudgetMail } from "../../server/metering/budget-mail";
-import { createBudgetNotifier, registerBudgetNotifier } from "../../server/metering/budgets-notify";
-import { monthStart } from "../../server/metering/filters";
+import type { BudgetMail } from "../../server/metering/budgets/mail";
+import { createBudgetNotifier, registerBudgetNotifier } from "../../server/metering/budgets/notify";
+import { monthStart } from "../../server/metering/usage/filters";
 import type { TestProduct } from "./harness";
 import { addCycle, sendAsOperator, setSamplePrices } from "./usage-setup";
 import type { Fixture } from "./workspaces-fixture";

@@ -5,7 +5,7 @@ import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { BudgetSimulation } from "../../contract/budget-simulation";
 import { utcDay } from "../../contract/utc-calendar";
-import { closeCycle } from "../../server/metering/billing";
+import { closeCycle } from "../../server/metering/billing/billing";
 import { setUpBudgets } from "./budgets-fixture";
 import type { TestProduct } from "./harness";
 import { backends } from "./harness";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseIngestKeyArgs, parseMeteringArgs, parseSeedArgs } from "../../server/metering/cli";
+import { parseIngestKeyArgs, parseMeteringArgs, parseSeedArgs } from "../../server/metering/shared/cli-args";
 
 // The command line's words, read before anything opens: the parsed command, or one line saying
 // what is wrong.

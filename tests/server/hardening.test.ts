@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { InjectOptions } from "fastify";
 import { describe, expect, it } from "vitest";
-import { createIngestKey } from "../../server/metering/ingest-keys";
+import { createIngestKey } from "../../server/metering/ingestion/ingest-keys";
 import { consoleCsp } from "../../server/platform/security-headers";
 import { countEmails, emailToken } from "./fe-browser";
 import {

@@ -11,7 +11,7 @@ import {
   topByCost,
   topWorkspaces,
   type UsageFilters,
-} from "../../server/metering/filters";
+} from "../../server/metering/usage/filters";
 
 const rec = (over: Partial<FilterableRecord> = {}): FilterableRecord => ({
   workspaceUuid: "w1",

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { validateEvent } from "../../server/metering/events";
-import { type GenerateOptions, generateUsageEvents } from "../../server/metering/generate";
+import { validateEvent } from "../../server/metering/ingestion/events";
+import { type GenerateOptions, generateUsageEvents } from "../../server/metering/ingestion/generate";
 
 const WS = [
   "00000000-0000-4000-8000-000000000001",

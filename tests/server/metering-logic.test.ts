@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { parsePriceSetArgs } from "../../server/metering/cli";
-import { MAX_FUTURE_MS, UsageEventInput, utcDay, validateEvent } from "../../server/metering/events";
-import { rollUp } from "../../server/metering/ingest";
+import {
+  MAX_FUTURE_MS,
+  UsageEventInput,
+  utcDay,
+  validateEvent,
+} from "../../server/metering/ingestion/events";
+import { rollUp } from "../../server/metering/ingestion/ingest";
 import {
   compareRules,
   createRuleMatcher,
@@ -10,7 +14,8 @@ import {
   type PriceRule,
   specificity,
   whyRankedBefore,
-} from "../../server/metering/pricing";
+} from "../../server/metering/pricing/rule-matching";
+import { parsePriceSetArgs } from "../../server/metering/shared/cli-args";
 
 const T0 = new Date("2026-01-01T00:00:00Z");
 let n = 0;

@@ -1,7 +1,7 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog, priceRules, user } from "../../server/db/schema";
-import { createIngestKey } from "../../server/metering/ingest-keys";
+import { createIngestKey } from "../../server/metering/ingestion/ingest-keys";
 import { backends } from "./harness";
 import { productWithWorkspaces, type Who } from "./workspaces-fixture";
 

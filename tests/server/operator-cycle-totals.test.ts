@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setPriceRule } from "../../server/metering/prices";
+import { setPriceRule } from "../../server/metering/pricing/prices";
 import { backends, startProduct, type TestProduct } from "./harness";
 import { PAST, sendAsOperator } from "./usage-setup";
 import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";

@@ -3,8 +3,8 @@ import { Readable } from "node:stream";
 import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditLog } from "../../server/db/schema";
-import { closeCycle, openCycle } from "../../server/metering/billing";
-import { setPriceRule } from "../../server/metering/prices";
+import { closeCycle, openCycle } from "../../server/metering/billing/billing";
+import { setPriceRule } from "../../server/metering/pricing/prices";
 import { accessToken, backends, startProduct, type TestProduct } from "./harness";
 import { rowsOf } from "./tenants";
 

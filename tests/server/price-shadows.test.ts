@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runOperatorCommand } from "../../server/cli/operator-commands";
 import { databaseOperatorBackend } from "../../server/cli/operator-database";
-import { setPriceRule } from "../../server/metering/prices";
+import { setPriceRule } from "../../server/metering/pricing/prices";
 import { backends, startProduct, type TestProduct } from "./harness";
 import { addCycle, sendAsOperator } from "./usage-setup";
 import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";

@@ -1,14 +1,19 @@
 import { describe, expect, it } from "vitest";
-import type { Cycle } from "../../server/metering/cycles";
-import { billingTime, closedCycleAt, correctionNote, periodLabel } from "../../server/metering/late-usage";
-import { createRuleMatcher, type PriceRule } from "../../server/metering/pricing";
+import type { Cycle } from "../../server/metering/billing/cycles";
+import {
+  billingTime,
+  closedCycleAt,
+  correctionNote,
+  periodLabel,
+} from "../../server/metering/ingestion/late-usage";
 import {
   correctionGroups,
   mergeGroups,
   type RatedEvent,
   repriced,
   rollupDeltas,
-} from "../../server/metering/rerate-logic";
+} from "../../server/metering/pricing/rerate-logic";
+import { createRuleMatcher, type PriceRule } from "../../server/metering/pricing/rule-matching";
 
 // The pure part of re-rating and late usage: which events a new price list moves and by how much,
 // the rollup deltas and correction lines those differences make, and where late usage is billed.

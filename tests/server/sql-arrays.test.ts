@@ -1,6 +1,6 @@
 import { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { arrayLiteral } from "../../server/metering/sql-arrays";
+import { arrayLiteral } from "../../server/metering/shared/sql-arrays";
 
 describe("array literals for bulk statements", () => {
   let db: PGlite;

@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
 import { importPKCS8, SignJWT } from "jose";
 import { loadSigningKeys } from "../../server/identity/settings";
-import { budgetNotifierOf } from "../../server/metering/budgets-notify";
-import { createIngestKey } from "../../server/metering/ingest-keys";
-import { setPriceRule } from "../../server/metering/prices";
+import { budgetNotifierOf } from "../../server/metering/budgets/notify";
+import { createIngestKey } from "../../server/metering/ingestion/ingest-keys";
+import { setPriceRule } from "../../server/metering/pricing/prices";
 import { AUTH, signIn, type TestProduct } from "./harness";
 import { setUpWorkspaces } from "./workspaces-fixture";
 

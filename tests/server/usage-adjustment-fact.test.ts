@@ -6,8 +6,8 @@
 import { readFileSync } from "node:fs";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { archiveMonth, restoreMonth } from "../../server/metering/partitions";
-import { setPriceRule } from "../../server/metering/prices";
+import { setPriceRule } from "../../server/metering/pricing/prices";
+import { archiveMonth, restoreMonth } from "../../server/metering/shared/partitions";
 import { backends, startProduct, type TestProduct } from "./harness";
 import { addCycle, PAST, sendAsOperator, USAGE_EVENTS_URL } from "./usage-setup";
 import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";

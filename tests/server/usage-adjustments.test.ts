@@ -2,7 +2,7 @@
 // were (net of adjustments), and every row tells which part of it is adjustments, so a client can
 // show usage and credits apart.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setPriceRule } from "../../server/metering/prices";
+import { setPriceRule } from "../../server/metering/pricing/prices";
 import { backends, startProduct, type TestProduct } from "./harness";
 import { addCycle, PAST, sendAsOperator } from "./usage-setup";
 import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";

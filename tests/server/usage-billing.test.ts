@@ -12,11 +12,11 @@ import {
   recordPayment,
   resolveOrganization,
   setGroup,
-} from "../../server/metering/billing";
-import { groupTotals, listCycles } from "../../server/metering/cycles";
-import { ImportError, importUsageFile } from "../../server/metering/import";
-import { createIngestKey } from "../../server/metering/ingest-keys";
-import { setPriceRule } from "../../server/metering/prices";
+} from "../../server/metering/billing/billing";
+import { groupTotals, listCycles } from "../../server/metering/billing/cycles";
+import { ImportError, importUsageFile } from "../../server/metering/ingestion/import";
+import { createIngestKey } from "../../server/metering/ingestion/ingest-keys";
+import { setPriceRule } from "../../server/metering/pricing/prices";
 import { DEMO_ORG, seedDemoUsage } from "../../server/seed";
 import { accessToken, backends, startProduct, type TestProduct } from "./harness";
 import { type IngestResult, PAST, USAGE_EVENTS_URL } from "./usage-setup";

@@ -3,8 +3,8 @@
 // times it reported complete are counted as late (a resend is not); a bad header stores nothing.
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { monthStart } from "../../server/metering/filters";
-import { createIngestKey } from "../../server/metering/ingest-keys";
+import { createIngestKey } from "../../server/metering/ingestion/ingest-keys";
+import { monthStart } from "../../server/metering/usage/filters";
 import { backends } from "./harness";
 import { rowsOf } from "./tenants";
 import { addCycle, setSamplePrices } from "./usage-setup";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { UsageSummary } from "../../contract/usage-schemas";
-import { keepsRecord, NO_FILTERS, type UsageFilters } from "../../server/metering/filters";
-import { setPriceRule } from "../../server/metering/prices";
+import { setPriceRule } from "../../server/metering/pricing/prices";
+import { keepsRecord, NO_FILTERS, type UsageFilters } from "../../server/metering/usage/filters";
 import { backends, startProduct, type TestProduct } from "./harness";
 import { usageQuery } from "./usage-reads";
 import { addCycle, PAST, sendAsOperator } from "./usage-setup";

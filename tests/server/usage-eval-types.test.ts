@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseUsd } from "../../contract/money";
 import { CSV_HEADERS, csvCells } from "../../contract/usage-csv";
 import type { UsageRecord, UsageSeries, UsageSummary } from "../../contract/usage-schemas";
-import { setPriceRule } from "../../server/metering/prices";
+import { setPriceRule } from "../../server/metering/pricing/prices";
 import { backends, startProduct, type TestProduct } from "./harness";
 import { addCycle, PAST, sendAsOperator } from "./usage-setup";
 import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";

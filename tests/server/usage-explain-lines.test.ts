@@ -10,7 +10,7 @@ import {
   partOrder,
   sumOfLines,
   type UsageRow,
-} from "../../server/metering/usage-explain-lines";
+} from "../../server/metering/usage/explain-lines";
 
 const row = (over: Partial<UsageRow>): UsageRow => ({
   key: "ws",

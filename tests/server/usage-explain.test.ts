@@ -6,9 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseUsd } from "../../contract/money";
 import type { ExplainNode, UsageExplain } from "../../contract/usage-explain";
-import { setGroup } from "../../server/metering/billing";
-import { archiveMonth, restoreMonth } from "../../server/metering/partitions";
-import { setPriceRule } from "../../server/metering/prices";
+import { setGroup } from "../../server/metering/billing/billing";
+import { setPriceRule } from "../../server/metering/pricing/prices";
+import { archiveMonth, restoreMonth } from "../../server/metering/shared/partitions";
 import { backends, startProduct, type TestProduct } from "./harness";
 import { addCycle, PAST, sendAsOperator } from "./usage-setup";
 import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";

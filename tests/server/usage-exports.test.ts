@@ -8,7 +8,7 @@ import { installApiRouteHooks } from "../../server/api/route-hooks";
 import { usageQueryRoutes } from "../../server/api/usage-queries";
 import { usageReportRoutes } from "../../server/api/usage-report";
 import { usageEvents, workspaces } from "../../server/db/schema";
-import { pgPoolOf } from "../../server/metering/pg-cursor";
+import { pgPoolOf } from "../../server/metering/usage/pg-cursor";
 import { installApiErrors } from "../../server/platform/errors";
 import { createHttpApp } from "../../server/platform/http";
 import { backends, startProduct, type TestProduct } from "./harness";

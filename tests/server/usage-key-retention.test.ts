@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EVENT_KEY_PURGE, jobHandlers } from "../../server/background-jobs";
-import { KEY_PAGE, purgeExpiredEventKeys } from "../../server/metering/event-key-retention";
-import { ingestUsage } from "../../server/metering/ingest";
-import { createIngestKey } from "../../server/metering/ingest-keys";
+import { KEY_PAGE, purgeExpiredEventKeys } from "../../server/metering/ingestion/event-key-retention";
+import { ingestUsage } from "../../server/metering/ingestion/ingest";
+import { createIngestKey } from "../../server/metering/ingestion/ingest-keys";
 import { createJobRunner } from "../../server/platform/jobs";
 import { backends, startProduct, type TestProduct } from "./harness";
 import { type IngestResult, setSamplePrices, USAGE_EVENTS_URL } from "./usage-setup";

@@ -6,7 +6,7 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiService } from "../../server/api/service";
 import { billingCycles } from "../../server/db/schema";
-import { importUsageFile } from "../../server/metering/import";
+import { importUsageFile } from "../../server/metering/ingestion/import";
 import { loadConfig } from "../../server/platform/config";
 import { type Database, openDatabase } from "../../server/platform/database";
 import { accessToken, backends, PASSWORD, startProduct, type TestProduct } from "./harness";

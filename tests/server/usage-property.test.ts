@@ -3,15 +3,15 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseUsd } from "../../contract/money";
 import type { UsageRecord } from "../../contract/usage-schemas";
+import { generateUsageEvents } from "../../server/metering/ingestion/generate";
+import { ingestUsage } from "../../server/metering/ingestion/ingest";
+import { setPriceRule } from "../../server/metering/pricing/prices";
 import {
   type FilterableRecord,
   keepsRecord,
   NO_FILTERS,
   type UsageFilters,
-} from "../../server/metering/filters";
-import { generateUsageEvents } from "../../server/metering/generate";
-import { ingestUsage } from "../../server/metering/ingest";
-import { setPriceRule } from "../../server/metering/prices";
+} from "../../server/metering/usage/filters";
 import { backends, startProduct, type TestProduct } from "./harness";
 import { allRecords, toFilterable, usageQuery, usdMicros } from "./usage-reads";
 import { addCycle, PAST, sendAsOperator, setSixDecimalPrices } from "./usage-setup";

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatUsdExact, parseUsd } from "../../contract/money";
 import type { UsageReportPage } from "../../contract/usage-report";
 import type { UsageRecord, UsageSummary } from "../../contract/usage-schemas";
-import { listPriceRules, setPriceRule } from "../../server/metering/prices";
+import { listPriceRules, setPriceRule } from "../../server/metering/pricing/prices";
 import { backends, startProduct, type TestProduct } from "./harness";
 import { addCycle, PAST, sendAsOperator } from "./usage-setup";
 import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseUsd } from "../../contract/money";
 import { workspaceGroupMembers, workspaceGroups } from "../../server/db/schema";
-import { listCycles } from "../../server/metering/cycles";
-import { keepsRecord, NO_FILTERS, type UsageFilters } from "../../server/metering/filters";
-import { newestEvents } from "../../server/metering/usage-records";
+import { listCycles } from "../../server/metering/billing/cycles";
+import { keepsRecord, NO_FILTERS, type UsageFilters } from "../../server/metering/usage/filters";
+import { newestEvents } from "../../server/metering/usage/records";
 import { backends, signIn, startProduct, type TestProduct } from "./harness";
 import { allRecords, toFilterable, usageQuery, usdMicros } from "./usage-reads";
 import { addCycle, sendAsOperator, setSamplePrices } from "./usage-setup";

@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import { parseUsd } from "../../contract/money";
-import type { FilterableRecord, UsageFilters } from "../../server/metering/filters";
+import type { FilterableRecord, UsageFilters } from "../../server/metering/usage/filters";
 
 // What the usage suites read back from the API: filters as a query string, every record of a
 // cycle page by page, and money summed exactly.

@@ -5,7 +5,7 @@ import {
   bucketsSpanned,
   defaultEnd,
   nextBucket,
-} from "../../server/metering/usage-report-buckets";
+} from "../../server/metering/usage/report-buckets";
 
 // The report's period and bucket arithmetic, without a database: what a client's starting_at means,
 // where buckets start (weeks on Sunday, calendar months, UTC) and how many a period spans.

@@ -2,12 +2,12 @@ import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatUsdExact } from "../../contract/money";
-import { closeCycle } from "../../server/metering/billing";
-import { groupTotals, listCycles } from "../../server/metering/cycles";
-import { ingestUsage } from "../../server/metering/ingest";
-import { closedCycleAt } from "../../server/metering/late-usage";
-import { listPriceRules, setPriceRule } from "../../server/metering/prices";
-import { matchPriceRule } from "../../server/metering/pricing";
+import { closeCycle } from "../../server/metering/billing/billing";
+import { groupTotals, listCycles } from "../../server/metering/billing/cycles";
+import { ingestUsage } from "../../server/metering/ingestion/ingest";
+import { closedCycleAt } from "../../server/metering/ingestion/late-usage";
+import { listPriceRules, setPriceRule } from "../../server/metering/pricing/prices";
+import { matchPriceRule } from "../../server/metering/pricing/rule-matching";
 import { backends, startProduct, type TestProduct } from "./harness";
 import { addCycle } from "./usage-setup";
 

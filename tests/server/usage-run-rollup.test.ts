@@ -1,11 +1,11 @@
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeCycle } from "../../server/metering/billing";
-import { ingestUsage } from "../../server/metering/ingest";
-import { archiveMonth, restoreMonth } from "../../server/metering/partitions";
-import { setPriceRule } from "../../server/metering/prices";
-import { rebuildRunRollupSql } from "../../server/metering/run-rollup";
+import { closeCycle } from "../../server/metering/billing/billing";
+import { ingestUsage } from "../../server/metering/ingestion/ingest";
+import { setPriceRule } from "../../server/metering/pricing/prices";
+import { archiveMonth, restoreMonth } from "../../server/metering/shared/partitions";
+import { rebuildRunRollupSql } from "../../server/metering/shared/run-rollup";
 import { backends, startProduct, type TestProduct } from "./harness";
 import { addCycle } from "./usage-setup";
 

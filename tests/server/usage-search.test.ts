@@ -4,9 +4,9 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { usageEvents } from "../../server/db/schema";
-import { NO_FILTERS } from "../../server/metering/filters";
-import { setPriceRule } from "../../server/metering/prices";
-import { searchFilter, workspaceMatches } from "../../server/metering/usage-sql";
+import { setPriceRule } from "../../server/metering/pricing/prices";
+import { NO_FILTERS } from "../../server/metering/usage/filters";
+import { searchFilter, workspaceMatches } from "../../server/metering/usage/sql";
 import { backends, startProduct, type TestProduct } from "./harness";
 import { addCycle, sendAsOperator } from "./usage-setup";
 import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";

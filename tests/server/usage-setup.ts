@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import { billingCycles } from "../../server/db/schema";
-import { setPriceRule } from "../../server/metering/prices";
+import { setPriceRule } from "../../server/metering/pricing/prices";
 import type { TestProduct } from "./harness";
 
 // How the usage suites put usage in place: prices, events sent by the provider's operator and

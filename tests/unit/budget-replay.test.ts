@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cycleOf, replayBudget } from "../../server/metering/budget-replay";
+import { cycleOf, replayBudget } from "../../server/metering/budgets/replay";
 
 const usd = (n: number) => BigInt(Math.round(n * 1_000_000));
 const NOW = new Date("2026-03-20T12:00:00Z");

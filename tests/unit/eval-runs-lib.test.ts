@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type CycleRun, pageOfRuns } from "../../server/metering/eval-runs";
-import { createEvalRunsCache } from "../../server/metering/eval-runs-cache";
+import { type CycleRun, pageOfRuns } from "../../server/metering/usage/eval-runs";
+import { createEvalRunsCache } from "../../server/metering/usage/eval-runs-cache";
 
 const run = (id: string, over: Partial<CycleRun> = {}): CycleRun => ({
   eval_run_uuid: id,

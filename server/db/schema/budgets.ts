@@ -20,7 +20,7 @@ import { workspaces } from "./product";
  * of each (the two partial unique indexes), so a second create for the same scope is a conflict
  * even when two requests race. A trigger (migration "budgets") raises the organization's
  * metering_config_versions counter on every change, which is how ingestion's per-process cache of
- * budgets (server/metering/budgets-cache.ts) learns of it.
+ * budgets (server/metering/budgets/cache.ts) learns of it.
  */
 export const budgets = pgTable(
   "budgets",

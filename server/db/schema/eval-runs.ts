@@ -23,7 +23,7 @@ export const evalRuns = pgTable(
     /**
      * The spend reserved at the start against the hard limits that cover the run (its estimate,
      * micro-dollars); null when started without one. Held, less what the run has spent, until the
-     * run finishes or idles past the reservation timeout (server/metering/reservations.ts).
+     * run finishes or idles past the reservation timeout (server/metering/budgets/reservations.ts).
      */
     reservedMicros: bigint("reserved_micros", { mode: "bigint" }),
     /** When POST /v1/eval-runs/{id}/finish released the reservation; null while running. */

@@ -53,7 +53,7 @@ export const usageDaily = pgTable(
  * usage_daily without the modality, jailbreak and ground-truth dimensions: the dashboard reads it
  * whenever those three filters are unset (the default page), a fraction of usage_daily's rows.
  * `modalities` keeps the modalities its usage had, for the filter options. Written in the same
- * transaction as usage_daily (server/metering/rollups.ts), so both always hold the same sums.
+ * transaction as usage_daily (server/metering/shared/rollups.ts), so both always hold the same sums.
  */
 export const usageDailyCoarse = pgTable(
   "usage_daily_coarse",
@@ -122,7 +122,7 @@ export const usageDailyMid = pgTable(
 /**
  * Per-day sums of the usage events that name an eval run, one row per organization, UTC day and
  * run: the Eval Runs list groups a cycle's rows of it instead of the cycle's events. Written in the
- * same transaction as usage_daily by every writer of usage (server/metering/run-rollup.ts), so its
+ * same transaction as usage_daily by every writer of usage (server/metering/shared/run-rollup.ts), so its
  * sums are always the events' own. The texts are the least of the day's events (as min() over the
  * events in the database's collation), so the least over a cycle's days is the events' min().
  */

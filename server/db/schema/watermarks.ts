@@ -5,7 +5,7 @@ import { bigint, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm
  * Completeness watermarks: an eval service that sends Usage-Complete-Through: T with a batch says
  * it has sent every event up to T. One row per organization and sender (an ingestion key, or an
  * operator), so two services each vouch for their own usage; the organization is complete through
- * the earliest of its recent senders' watermarks (server/metering/watermarks.ts).
+ * the earliest of its recent senders' watermarks (server/metering/ingestion/watermarks.ts).
  */
 export const usageWatermarks = pgTable(
   "usage_watermarks",

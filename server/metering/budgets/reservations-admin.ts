@@ -1,0 +1,130 @@
+/**
+ * Open reservations as administrators see and release them beside the budgets: without this, a
+ * member's run can hold an organization's whole free budget and an administrator finds it only by
+ * knowing the run. Releasing one finishes its run as POST /v1/eval-runs/{id}/finish does (usage it
+ * sends afterwards is still recorded, as spend beyond its estimate), under the organization's
+ * budget lock so it never interleaves with an admission, and with its audit entry.
+ */
+import { and, eq, isNull, sql } from "drizzle-orm";
+import { formatUsdExact } from "../../../contract/money";
+import {
+  MAX_LISTED_RESERVATIONS,
+  type OpenReservation,
+  type OpenReservationList,
+  type ReleasedReservation,
+} from "../../../contract/reservations";
+import { evalRuns } from "../../db/schema";
+import { type Actor, writeAudit } from "../../platform/audit";
+import type { Db, Tx } from "../../platform/database";
+import { ApiError } from "../../platform/errors";
+import { lockBudgets } from "./eval";
+import { holdOf, RESERVATION_IDLE_MS, runReservation, usedSql } from "./reservations";
+
+type Row = {
+  run: string;
+  ws: string;
+  ws_name: string | null;
+  name: string | null;
+  started_by: string | null;
+  started_at: Date | string;
+  reserved: string;
+  used: string;
+  last_activity: Date | string;
+};
+
+/** The organization's reservations held now, the largest first. */
+export async function openReservations(
+  db: Db | Tx,
+  organizationUuid: string,
+  now = new Date(),
+): Promise<OpenReservationList> {
+  const since = new Date(now.getTime() - RESERVATION_IDLE_MS).toISOString();
+  const result = (await db.execute(sql`
+    select r.eval_run_uuid as run, r.workspace_uuid::text as ws, w.name as ws_name, r.name,
+           r.started_by_email as started_by, r.started_at, r.reserved_micros::text as reserved,
+           coalesce(u.used, 0)::text as used,
+           greatest(r.started_at, coalesce(u.last_at, r.started_at)) as last_activity
+      from eval_runs r ${usedSql(organizationUuid)}
+      left join workspaces w on w.workspace_uuid = r.workspace_uuid
+     where r.organization_uuid = ${organizationUuid}
+       and r.reserved_micros is not null and r.finished_at is null
+       and greatest(r.started_at, coalesce(u.last_at, r.started_at)) > ${since}::timestamptz`)) as unknown as {
+    rows: Row[];
+  };
+  const open = result.rows.map((r) => {
+    const held = holdOf(BigInt(r.reserved), BigInt(r.used));
+    const reservation: OpenReservation = {
+      eval_run_uuid: r.run,
+      workspace_uuid: r.ws,
+      workspace_name: r.ws_name,
+      eval_name: r.name,
+      started_by: r.started_by,
+      started_at: new Date(r.started_at).toISOString(),
+      estimate: formatUsdExact(BigInt(r.reserved)),
+      used: formatUsdExact(BigInt(r.used)),
+      held: formatUsdExact(held),
+      expires_at: new Date(new Date(r.last_activity).getTime() + RESERVATION_IDLE_MS).toISOString(),
+    };
+    return { held, reservation };
+  });
+  open.sort(
+    (a, b) =>
+      (a.held === b.held ? 0 : a.held > b.held ? -1 : 1) ||
+      a.reservation.started_at.localeCompare(b.reservation.started_at) ||
+      a.reservation.eval_run_uuid.localeCompare(b.reservation.eval_run_uuid),
+  );
+  return {
+    reservations: open.slice(0, MAX_LISTED_RESERVATIONS).map((o) => o.reservation),
+    total: open.length,
+    held: formatUsdExact(open.reduce((sum, o) => sum + o.held, 0n)),
+  };
+}
+
+/** Releases a run's held reservation: 404 for no such run here, 409 when it holds none. */
+export async function releaseReservation(
+  db: Db,
+  organizationUuid: string,
+  evalRunUuid: string,
+  actor: Actor,
+): Promise<ReleasedReservation> {
+  return db.transaction(async (tx: Tx) => {
+    await lockBudgets(tx, organizationUuid);
+    const [run] = await tx
+      .select({
+        name: evalRuns.name,
+        workspaceUuid: evalRuns.workspaceUuid,
+        startedBy: evalRuns.startedByEmail,
+      })
+      .from(evalRuns)
+      .where(and(eq(evalRuns.organizationUuid, organizationUuid), eq(evalRuns.evalRunUuid, evalRunUuid)))
+      .for("update");
+    if (!run) throw new ApiError("not_found", "Eval run not found.");
+    const before = await runReservation(tx, organizationUuid, evalRunUuid);
+    if (!before)
+      throw new ApiError("conflict", "The run was started without an estimate: it holds no reservation.");
+    if (before.state !== "held")
+      throw new ApiError("conflict", `The run's reservation is already released (${before.state}).`);
+    await tx
+      .update(evalRuns)
+      .set({ finishedAt: sql`now()` })
+      .where(and(eq(evalRuns.evalRunUuid, evalRunUuid), isNull(evalRuns.finishedAt)));
+    const after = await runReservation(tx, organizationUuid, evalRunUuid);
+    if (!after) throw new Error("unreachable: the run's reservation was just read");
+    await writeAudit(tx, {
+      organizationUuid,
+      actor,
+      action: "eval_run.reservation_released",
+      target: { type: "eval_run", id: evalRunUuid, label: run.name },
+      before: {
+        workspace_uuid: run.workspaceUuid,
+        started_by: run.startedBy,
+        estimate: before.estimate,
+        used: before.used,
+        held: before.held,
+        expires_at: before.expires_at,
+      },
+      after: { state: after.state, held: after.held, finished_at: after.finished_at },
+    });
+    return { eval_run_uuid: evalRunUuid, released: before.held, reservation: after };
+  });
+}

@@ -1,0 +1,66 @@
+/**
+ * Which other rules keep a new price from some of the events it fits (docs/pricing.md, "When
+ * another rule wins"). Setting a price answers them, so an operator whose price is outranked is told
+ * which rule wins, why, and how many of the open cycle's events it prices, instead of finding out
+ * from a bill. Read after the re-rating, when every event of the open cycle the new rule fits carries
+ * the rule the current price list picks for it.
+ */
+import { sql } from "drizzle-orm";
+import { formatUsdExact } from "../../../contract/money";
+import type { ShadowJson, WinReason } from "../../../contract/price-shadows";
+import type { Db } from "../../platform/database";
+import { listCycles } from "../billing/cycles";
+import { organizationsOf } from "./price-change";
+import { loadPriceRules } from "./prices";
+import { fitsRule, openFrom, RULE_PRICED } from "./rerate";
+import { type PriceRule, specificity, whyRankedBefore } from "./rule-matching";
+
+export type { ShadowJson } from "../../../contract/price-shadows";
+export { shadowLines } from "../../../contract/price-shadows";
+
+export type Shadow = { rule: PriceRule; reason: WinReason; events: number };
+
+/** At most this many rules are named; the ones pricing the most events first. */
+export const MAX_SHADOWS = 20;
+
+/**
+ * The rules that outrank `rule` (compareRules) and name at least as many dimensions, with how many
+ * events of the open cycle they price among those `rule` fits. A rule naming fewer dimensions that
+ * wins only because it is an organization's own (over a global price) is left out: that order is the
+ * one an operator expects. Price adjustments are no rule's, and are not counted.
+ */
+export async function shadowsOf(db: Db, rule: PriceRule): Promise<Shadow[]> {
+  const shadows: Shadow[] = [];
+  for (const org of await organizationsOf(db, rule)) {
+    const from = openFrom(await listCycles(db, org));
+    if (!from) continue;
+    const { rows } = (await db.execute(sql`
+      select price_rule_uuid::text as uuid, count(*)::int as events from usage_events
+       where organization_uuid = ${org} and occurred_at >= ${from.toISOString()}::timestamptz
+         and ${RULE_PRICED} and (${fitsRule(rule)}) and price_rule_uuid <> ${rule.priceRuleUuid}
+       group by price_rule_uuid`)) as unknown as { rows: { uuid: string; events: number }[] };
+    if (!rows.length) continue;
+    const rules = new Map((await loadPriceRules(db, org)).map((r) => [r.priceRuleUuid, r]));
+    for (const row of rows) {
+      const other = rules.get(row.uuid);
+      const reason = other && whyRankedBefore(other, rule);
+      if (!other || !reason || specificity(other) < specificity(rule)) continue;
+      shadows.push({ rule: other, reason, events: Number(row.events) });
+    }
+  }
+  return shadows.sort((a, b) => b.events - a.events).slice(0, MAX_SHADOWS);
+}
+
+/** A shadow as the operator API answers it (contract/price-shadows.ts). */
+export const shadowJson = ({ rule, reason, events }: Shadow): ShadowJson => ({
+  price_rule_uuid: rule.priceRuleUuid,
+  organization_uuid: rule.organizationUuid,
+  operation: rule.operation,
+  eval_type: rule.evalType,
+  modality: rule.modality,
+  rule_metric: rule.ruleMetric,
+  unit_price_usd: formatUsdExact(rule.unitPriceMicros),
+  version: rule.version ?? 1,
+  events,
+  reason,
+});
