@@ -68,7 +68,10 @@ describe("console layout", () => {
     const settings = renderLayout();
     await screen.findByText("The page");
     expect(document.title).toBe("Account Settings · Eval Console");
-    expect(await nav().findByRole("link", { name: "Account Settings" })).toHaveAttribute("aria-current", "page");
+    expect(await nav().findByRole("link", { name: "Account Settings" })).toHaveAttribute(
+      "aria-current",
+      "page",
+    );
     settings.unmount();
 
     renderLayout({ route: "/workspace/:id", path: "/workspace/ws-1" });
