@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from "fastify";
 import { createApiService } from "./api/service";
+import { createDemoSeeding } from "./demo-seeding";
 import { createIdentityService } from "./identity/service";
 import type { Config } from "./platform/config";
 import { type Database, openDatabase } from "./platform/database";
@@ -34,7 +35,13 @@ export async function buildProduct(
   const identity = await createIdentityService(config, db, logger);
   const api = await createApiService(config, db, identity.gateway, logger, {
     operatorKey: identity.ctx.backendApiKey,
-    identityAdmin: identity.admin,
+    operatorRoles: identity.operators,
+    demoSeeding: createDemoSeeding({
+      db: db.db,
+      identity: identity.admin,
+      demoPassword: config.demoPassword,
+      generatePassword: config.database.kind === "postgres" && !config.demoPassword,
+    }),
   });
 
   const seed = (generate: boolean): Promise<SeedResult> =>

@@ -12,10 +12,13 @@ import { ingestUsage } from "./metering/ingestion/ingest";
 import { createIngestKey } from "./metering/ingestion/ingest-keys";
 import { setPriceRule } from "./metering/pricing/prices";
 import type { RuleMetric } from "./metering/pricing/rule-matching";
+import { DEFAULT_DEMO_EVENTS } from "./metering/shared/cli-args";
 import { monthStart } from "./metering/usage/filters";
 import type { Actor } from "./platform/audit";
 import type { Db } from "./platform/database";
 import type { WorkspaceStore } from "./workspaces/store";
+
+export { DEFAULT_DEMO_EVENTS };
 
 export const DEMO_ORG = { name: "Acme AI", slug: "acme-ai" };
 /** The documented password of the embedded demo, used when DEMO_PASSWORD is not set. */
@@ -108,8 +111,6 @@ export async function demoIngestKey(db: Db, by?: Actor): Promise<string> {
   return token;
 }
 
-/** Demo usage: how many events the embedded demo gets unless DEMO_EVENTS says otherwise. */
-export const DEFAULT_DEMO_EVENTS = 100_000;
 const DEFAULT_DEMO_EVENT_SEED = 2026;
 const DEMO_BATCH = 10_000;
 

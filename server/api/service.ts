@@ -1,5 +1,4 @@
 import type { FastifyBaseLogger } from "fastify";
-import type { IdentityAdmin } from "../identity/admin";
 import { createBudgetNotifier, createSendMail, registerBudgetNotifier } from "../metering/budgets/notify";
 import { createIngestKeyVerifier } from "../metering/ingestion/ingest-keys";
 import type { Config } from "../platform/config";
@@ -7,7 +6,7 @@ import type { Database } from "../platform/database";
 import { errorBody, installApiErrors } from "../platform/errors";
 import { registerHealth } from "../platform/health";
 import { acceptEmptyJsonBodies, allowOrigins, createHttpApp } from "../platform/http";
-import type { IdentityGateway } from "../platform/identity-gateway";
+import type { IdentityGateway, OperatorRoles } from "../platform/identity-gateway";
 import { consoleCsp } from "../platform/security-headers";
 import { refuseUnstorableText } from "../platform/text-input";
 import { createTokenVersionWatch } from "../platform/token-revocation";
@@ -31,7 +30,7 @@ import { operatorOperatorRoutes } from "./operator/operators";
 import { operatorOrganizationRoutes } from "./operator/organizations";
 import { operatorPartitionRoutes } from "./operator/partitions";
 import { operatorPriceRoutes } from "./operator/prices";
-import { operatorSeedRoutes } from "./operator/seed";
+import { type DemoSeeding, operatorSeedRoutes } from "./operator/seed";
 import { operatorUsageImportRoutes, USAGE_IMPORT_PATH } from "./operator/usage-import";
 import { operatorRoutes } from "./operator/workspaces";
 import { organizationUserRoutes } from "./organization-users";
@@ -59,8 +58,10 @@ export async function createApiService(
   opts: {
     /** The backend API key, with which operators' tools (the CLI) reach this server. */
     operatorKey?: string;
-    /** The identity service's own writes, where it runs in this process: the demo seed needs them. */
-    identityAdmin?: IdentityAdmin;
+    /** The provider operators' role, where the identity service runs in this process. */
+    operatorRoles?: OperatorRoles;
+    /** The demo seed (server/demo-seeding.ts), where the identity service runs in this process. */
+    demoSeeding?: DemoSeeding;
   } = {},
 ) {
   const app = createHttpApp(logger.child({ component: "api" }), {
@@ -157,19 +158,15 @@ export async function createApiService(
         await routes.register(operatorIngestKeyRoutes, ingest);
         await routes.register(operatorOrganizationRoutes, operator);
         await routes.register(operatorPriceRoutes, operator);
-        await routes.register(operatorOperatorRoutes, operator);
+        if (opts.operatorRoles)
+          await routes.register(operatorOperatorRoutes, { ...operator, roles: opts.operatorRoles });
         await routes.register(operatorBillingRoutes, operator);
         await routes.register(operatorGroupRoutes, operator);
         await routes.register(operatorPartitionRoutes, operator);
         await routes.register(operatorAuditRoutes, operator);
         await routes.register(operatorUsageImportRoutes, operator);
-        if (opts.identityAdmin)
-          await routes.register(operatorSeedRoutes, {
-            ...operator,
-            identity: opts.identityAdmin,
-            demoPassword: config.demoPassword,
-            generatePassword: config.database.kind === "postgres" && !config.demoPassword,
-          });
+        if (opts.demoSeeding)
+          await routes.register(operatorSeedRoutes, { ...operator, seeding: opts.demoSeeding });
         await routes.register(usageIngestRoutes, {
           ...ingest,
           limiter: database.rateLimits,

@@ -20,7 +20,7 @@ import { createDirectory } from "./directory";
 import { createMailer } from "./email/mailer";
 import { IdentityError } from "./errors";
 import { identityError } from "./http";
-import { isProviderOperator } from "./impersonation/operators";
+import { isProviderOperator, operatorRoles } from "./impersonation/operators";
 import { registerImpersonationWriteAudit } from "./impersonation/writes";
 import { dummyPasswordHash } from "./login/password-login";
 import { DEFAULT_MAX_USERS } from "./orgs/limits";
@@ -162,7 +162,7 @@ export async function createIdentityService(config: Config, database: Database, 
   // The pending "last used" times are written before the database closes.
   app.addHook("onClose", apiKeys.close);
   app.addHook("onClose", versionWatch.close);
-  return { app, gateway, admin: createIdentityAdmin(db, auth), auth, ctx };
+  return { app, gateway, admin: createIdentityAdmin(db, auth), operators: operatorRoles(db), auth, ctx };
 }
 
 export type IdentityService = Awaited<ReturnType<typeof createIdentityService>>;

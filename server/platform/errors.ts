@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from "fastify";
 import { errorChain, isDatabaseUnavailable } from "./database";
+import { DomainError, type RefusalKind } from "./domain-error";
 
 /**
  * The product API's error catalogue: every code it answers, with its one status and the message
@@ -101,9 +102,24 @@ export function errorBody(
   return { error: { code, message, ...details } };
 }
 
+/** A domain refusal's code in the catalogue, by its kind. */
+const REFUSAL_CODES: Record<RefusalKind, ApiErrorCode> = {
+  invalid: "invalid_request",
+  not_found: "not_found",
+  conflict: "conflict",
+};
+
+/** An error the API answers as it is (ApiError), or a domain refusal in the catalogue's words; else null. */
+export function refusalOf(err: unknown): ApiError | null {
+  if (err instanceof ApiError) return err;
+  if (err instanceof DomainError) return new ApiError(REFUSAL_CODES[err.kind], err.message);
+  return null;
+}
+
 /** What a failure becomes for the caller (null: an unexpected error, logged and answered 500). */
 function toApiError(err: FastifyError): ApiError | null {
-  if (err instanceof ApiError) return err;
+  const refusal = refusalOf(err);
+  if (refusal) return refusal;
   const known = err.code ? FASTIFY_CODES[err.code] : undefined;
   if (known) return new ApiError(...known);
   if (err instanceof SyntaxError) return new ApiError("invalid_json");

@@ -1,4 +1,5 @@
 import type { KeyObject } from "node:crypto";
+import type { Actor } from "./audit";
 
 export type OrganizationUser = { user_id: string; email: string; role: "Owner" | "Admin" | "Member" };
 
@@ -60,6 +61,25 @@ export interface IdentityGateway {
    * unsubscribe function. Without it callers rely on their cache's short lifetime alone.
    */
   watchTokenVersions?(handlers: TokenVersionWatcher): () => Promise<void>;
+}
+
+/**
+ * Who the provider operators are, and granting or revoking the role: identity's own writes, which
+ * the operator API reaches through this (wired by the composition root, server/app.ts).
+ */
+export interface OperatorRoles {
+  /** Every user holding the operator role, by email. */
+  list(): Promise<{ userId: string; email: string }[]>;
+  /**
+   * Grants or revokes the role, audited as `actor`; null when no user has the email. With
+   * `keepOne`, revoking the last operator who can act is refused (a DomainError, "conflict").
+   */
+  set(
+    email: string,
+    grant: boolean,
+    actor: Actor,
+    opts: { keepOne: boolean },
+  ): Promise<{ userId: string; email: string } | null>;
 }
 
 export type TokenVersionWatcher = { changed(userId: string): void; reset(): void };

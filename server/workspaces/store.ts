@@ -3,7 +3,7 @@ import { liveWorkspacesOf } from "../db/live-workspaces";
 import { currentWorkspace, workspaceMembers, workspaces } from "../db/schema";
 import { type Actor, type AuditAction, type Snapshot, writeAudit } from "../platform/audit";
 import type { Db, Tx } from "../platform/database";
-import { ApiError } from "../platform/errors";
+import { DomainError } from "../platform/domain-error";
 
 export type WorkspaceRow = {
   workspaceUuid: string;
@@ -36,7 +36,7 @@ const columns = {
 };
 
 export const nameTaken = (name: string) =>
-  new ApiError("conflict", `A workspace named ${name} already exists.`);
+  new DomainError(`A workspace named ${name} already exists.`, "conflict");
 
 /**
  * Serializes workspace writes per organization for the rest of the transaction, so name
@@ -271,7 +271,7 @@ export function createWorkspaceStore(db: Db) {
             user_id: workspaceMembers.userId,
             role: workspaceMembers.role,
           });
-        if (!row) throw new ApiError("conflict", `${user.email} is already a member of this workspace.`);
+        if (!row) throw new DomainError(`${user.email} is already a member of this workspace.`, "conflict");
         await writeAudit(tx, {
           organizationUuid: orgId,
           actor,

@@ -15,7 +15,6 @@ import type { Db } from "../../platform/database";
 import type { OperatorRouteDeps } from "../route-deps";
 import { failure, json } from "../schemas";
 import {
-  billingRefusal,
   dayInput,
   MAX_OPERATOR_AMOUNT_USD,
   OPERATOR_ERRORS,
@@ -180,9 +179,7 @@ export const operatorBillingRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> = a
     },
     async (req, reply) => {
       const org = await organizationOf(deps.db, req.params.organization);
-      const cycle = await openCycle(deps.db, org.id, req.body?.start_date, { actor: actorOf(req) }).catch(
-        billingRefusal,
-      );
+      const cycle = await openCycle(deps.db, org.id, req.body?.start_date, { actor: actorOf(req) });
       return reply.status(201).send((await cyclesOf(org.id))(cycle.billingCycleUuid));
     },
   );
@@ -216,7 +213,7 @@ export const operatorBillingRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> = a
         ...(body.end_date ? { endDate: body.end_date } : {}),
         openNext: body.open_next ?? true,
         actor: actorOf(req),
-      }).catch(billingRefusal);
+      });
       const listed = await cyclesOf(org.id);
       return {
         closed: listed(closed.billingCycleUuid),
@@ -279,7 +276,7 @@ export const operatorBillingRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> = a
         ...(b.billing_cycle_uuid ? { billingCycleUuid: b.billing_cycle_uuid } : {}),
         note: b.note ?? null,
         actor: actorOf(req),
-      }).catch(billingRefusal);
+      });
       return reply.status(201).send({
         payment_uuid: p.paymentUuid,
         billing_cycle_uuid: p.cycle.billingCycleUuid,

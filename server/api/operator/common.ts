@@ -1,14 +1,12 @@
 /**
  * What the operator route plugins share: the request fields they all read (text, money, days, the
- * organization named in the path), their error answers, and the translation of the billing
- * actions' refusals into the API's errors.
+ * organization named in the path) and their error answers.
  */
 import { z } from "zod";
 import { parseUsd } from "../../../contract/money";
-import { BillingError, type Org, parseDay, resolveOrganization } from "../../metering/billing/billing";
+import { type Org, parseDay, resolveOrganization } from "../../metering/billing/billing";
 import { isStorableText } from "../../metering/ingestion/events";
 import type { Db } from "../../platform/database";
-import { ApiError } from "../../platform/errors";
 import { failure } from "../schemas";
 
 /** The refusals every operator route may answer before it looks at its input. */
@@ -76,19 +74,8 @@ export const OrganizationParamsSchema = z.strictObject({
   }),
 });
 
-/** A billing action's refusal as the API answers it; anything else is rethrown as it is. */
-export function billingRefusal(err: unknown): never {
-  if (!(err instanceof BillingError)) throw err;
-  if (err.kind === "not_found") throw new ApiError("not_found", err.message);
-  if (err.kind === "invalid") throw new ApiError("invalid_request", err.message);
-  throw new ApiError("conflict", err.message);
-}
-
-/** The organization named by uuid, slug or exact name; 404 when none is. */
-export async function organizationOf(db: Db, ref: string): Promise<Org> {
-  try {
-    return await resolveOrganization(db, ref);
-  } catch (err) {
-    return billingRefusal(err);
-  }
-}
+/**
+ * The organization named by uuid, slug or exact name; 404 when none is (resolveOrganization's
+ * refusals are domain errors, which the API's error handler answers).
+ */
+export const organizationOf = (db: Db, ref: string): Promise<Org> => resolveOrganization(db, ref);

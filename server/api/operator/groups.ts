@@ -6,7 +6,6 @@ import { listGroups } from "../../metering/billing/ledger";
 import type { OperatorRouteDeps } from "../route-deps";
 import { failure, json } from "../schemas";
 import {
-  billingRefusal,
   MAX_OPERATOR_AMOUNT_USD,
   OPERATOR_ERRORS,
   OrganizationParamsSchema,
@@ -108,7 +107,7 @@ export const operatorGroupRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> = asy
         ...(b.prepaid_usd !== undefined ? { prepaidMicros: b.prepaid_usd } : {}),
         ...(b.workspaces ? { workspaces: b.workspaces } : {}),
         actor: actorOf(req),
-      }).catch(billingRefusal);
+      });
       return {
         workspace_group_uuid: g.group.workspaceGroupUuid,
         name: g.group.groupName,

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { LastOperatorError, listOperators, setOperatorRole } from "../../identity/impersonation/operators";
 import type { Actor } from "../../platform/audit";
 import { ApiError } from "../../platform/errors";
+import type { OperatorRoles } from "../../platform/identity-gateway";
 import type { OperatorRouteDeps } from "../route-deps";
 import { failure, json } from "../schemas";
 import { OPERATOR_ERRORS } from "./common";
@@ -28,17 +28,17 @@ const config = OPERATOR_ROUTE_CONFIG;
  * role is read from the user table on every operator call, so a change counts at once, in every
  * API process.
  */
-export const operatorOperatorRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> = async (app, deps) => {
+export type OperatorRolesRouteDeps = OperatorRouteDeps & { roles: OperatorRoles };
+
+export const operatorOperatorRoutes: FastifyPluginAsyncZod<OperatorRolesRouteDeps> = async (app, deps) => {
   const actorOf = installOperatorGuard(app, deps, "manage provider operators");
 
   const change = async (address: string, grant: boolean, actor: Actor) => {
     // An operator may not revoke the last operator; the local credential (the command line) may,
     // as it may on the database: it can always grant the role again.
     const keepOne = actor.userId !== null;
-    const u = await setOperatorRole(deps.db, address, grant, actor, { keepOne }).catch((err: unknown) => {
-      if (err instanceof LastOperatorError) throw new ApiError("conflict", err.message);
-      throw err;
-    });
+    // Revoking the last operator is a domain refusal: the error handler answers it 409.
+    const u = await deps.roles.set(address, grant, actor, { keepOne });
     if (!u) throw new ApiError("not_found", `No user with email ${address}.`);
     return { user_id: u.userId, email: u.email };
   };
@@ -58,7 +58,7 @@ export const operatorOperatorRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> = 
       },
     },
     async () => ({
-      operators: (await listOperators(deps.db)).map((o) => ({ user_id: o.userId, email: o.email })),
+      operators: (await deps.roles.list()).map((o) => ({ user_id: o.userId, email: o.email })),
     }),
   );
 

@@ -1,35 +1,32 @@
 import { PassThrough } from "node:stream";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { IdentityAdmin } from "../../identity/admin";
-import { MAX_SEED_EVENTS } from "../../metering/shared/cli-args";
-import { type Actor, writeAudit } from "../../platform/audit";
-import type { Db } from "../../platform/database";
+import { DEFAULT_DEMO_EVENTS, MAX_SEED_EVENTS } from "../../metering/shared/cli-args";
+import type { Actor } from "../../platform/audit";
 import { errorChain } from "../../platform/database";
-import { ApiError, errorBody } from "../../platform/errors";
-import {
-  DEFAULT_DEMO_EVENTS,
-  DEMO_ORG,
-  DEMO_USERS,
-  demoIngestKey,
-  seedDemo,
-  seedDemoUsage,
-  shownDemoPassword,
-} from "../../seed";
+import { ApiError, errorBody, refusalOf } from "../../platform/errors";
 import type { WorkspaceStore } from "../../workspaces/store";
 import { failure } from "../schemas";
 import { installOperatorGuard, OPERATOR_ROUTE_CONFIG, OPERATOR_TAGS, type OperatorGuardDeps } from "./guard";
 
-export type SeedRouteDeps = OperatorGuardDeps & {
-  db: Db;
-  /** The identity service's own writes: the demo's organization and users are made with them. */
-  identity: IdentityAdmin;
-  workspaces: WorkspaceStore;
-  /** DEMO_PASSWORD, if set. */
-  demoPassword: string | undefined;
-  /** Without DEMO_PASSWORD: a generated password (PostgreSQL) rather than the documented one. */
-  generatePassword: boolean;
+/**
+ * The demo seed as this route runs it: made by the composition root (server/demo-seeding.ts) from
+ * the identity service's own writes, so the API imports neither identity nor the demo data.
+ */
+export type DemoSeeding = {
+  /** The demo organization's name, for the route's description. */
+  orgName: string;
+  /**
+   * The demo organization, its users and workspaces if missing, then its billing data and
+   * `events` generated usage events (resumable: a finished demo costs one count), audited as `by`.
+   */
+  run(
+    workspaces: WorkspaceStore,
+    opts: { events: number; seed?: number; by: Actor; onProgress(done: number, total: number): void },
+  ): Promise<DemoSeedResult>;
 };
+
+export type SeedRouteDeps = OperatorGuardDeps & { workspaces: WorkspaceStore; seeding: DemoSeeding };
 
 const NDJSON = "application/x-ndjson";
 
@@ -84,7 +81,7 @@ const SeedResultSchema = z
   })
   .meta({ id: "DemoSeedResult" });
 
-type SeedResult = z.infer<typeof SeedResultSchema>;
+export type DemoSeedResult = z.infer<typeof SeedResultSchema>;
 
 const SeedStreamLineSchema = z
   .union([
@@ -97,54 +94,6 @@ const SeedStreamLineSchema = z
 /** Two seeds at once would make the same users twice: the loser's unique violation is a 409. */
 const isUniqueViolation = (err: unknown) =>
   [...errorChain(err)].some((e) => (e as { code?: unknown }).code === "23505");
-
-/**
- * What the CLI's `seed` does: the demo organization, its users and workspaces if missing, then its
- * billing data and `events` generated usage events (resumable: a finished demo costs one count).
- */
-async function seed(
-  deps: SeedRouteDeps,
-  opts: { events: number; seed?: number; by: Actor; onProgress(done: number, total: number): void },
-): Promise<SeedResult> {
-  const org = await seedDemo(deps, { password: deps.demoPassword, generate: deps.generatePassword });
-  const key = org.created ? await demoIngestKey(deps.db, opts.by) : null;
-  const usage = await seedDemoUsage(deps, {
-    events: opts.events,
-    ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
-    onProgress: opts.onProgress,
-  });
-  const demo = await deps.identity.findOrganizationBySlug(DEMO_ORG.slug);
-  const result: SeedResult = {
-    created: org.created,
-    reason: org.created ? null : org.reason,
-    users: DEMO_USERS.map((u) => u.email),
-    password: org.created ? shownDemoPassword(org) : null,
-    ingest_key: key,
-    usage: usage.seeded
-      ? {
-          seeded: true,
-          reason: null,
-          generated: usage.generated,
-          accepted: usage.accepted,
-          seconds: usage.seconds,
-        }
-      : { seeded: false, reason: usage.reason, generated: 0, accepted: 0, seconds: 0 },
-  };
-  if (demo)
-    await writeAudit(deps.db, {
-      organizationUuid: demo.id,
-      actor: opts.by,
-      action: "demo.seeded",
-      target: { type: "organization", id: demo.id, label: demo.name },
-      after: {
-        created: result.created,
-        usage_seeded: result.usage.seeded,
-        events_generated: result.usage.generated,
-        events_stored: result.usage.accepted,
-      },
-    });
-  return result;
-}
 
 /**
  * POST /v1/operator/demo/seed: the demo organization and its usage, for provider operators (the CLI's
@@ -163,7 +112,7 @@ export const operatorSeedRoutes: FastifyPluginAsyncZod<SeedRouteDeps> = async (a
         tags: OPERATOR_TAGS,
         summary: "Seed the demo organization and its usage",
         description:
-          `Provider operators only. Creates the demo organization (${DEMO_ORG.name}), its users and ` +
+          `Provider operators only. Creates the demo organization (${deps.seeding.orgName}), its users and ` +
           "workspaces if missing, then its billing cycles, prices, groups, payments and generated usage " +
           "events; what exists already is left as it is. The users' password and a demo ingestion key " +
           "are in the answer only when this call created the demo. With Accept: application/x-ndjson " +
@@ -195,7 +144,7 @@ export const operatorSeedRoutes: FastifyPluginAsyncZod<SeedRouteDeps> = async (a
       };
       if (!String(req.headers.accept ?? "").includes(NDJSON)) {
         try {
-          return await seed(deps, { ...opts, onProgress: () => {} });
+          return await deps.seeding.run(deps.workspaces, { ...opts, onProgress: () => {} });
         } catch (err) {
           if (isUniqueViolation(err))
             throw new ApiError("conflict", "Another seed made the demo meanwhile; run it again.");
@@ -206,7 +155,11 @@ export const operatorSeedRoutes: FastifyPluginAsyncZod<SeedRouteDeps> = async (a
       }
       const out = new PassThrough();
       const line = (value: unknown) => out.write(`${JSON.stringify(value)}\n`);
-      seed(deps, { ...opts, onProgress: (done, total) => line({ progress: { done, total } }) })
+      deps.seeding
+        .run(deps.workspaces, {
+          ...opts,
+          onProgress: (done, total) => line({ progress: { done, total } }),
+        })
         .then((result) => line({ result }))
         .catch((err) => {
           // The 200 is sent already: the failure is the stream's last line.
@@ -214,9 +167,10 @@ export const operatorSeedRoutes: FastifyPluginAsyncZod<SeedRouteDeps> = async (a
           line(
             isUniqueViolation(err)
               ? errorBody("conflict", "Another seed made the demo meanwhile; run it again.")
-              : err instanceof ApiError
-                ? errorBody(err.code, err.message)
-                : errorBody("internal_error"),
+              : (() => {
+                  const refusal = refusalOf(err);
+                  return refusal ? errorBody(refusal.code, refusal.message) : errorBody("internal_error");
+                })(),
           );
         })
         .finally(() => {
@@ -224,7 +178,7 @@ export const operatorSeedRoutes: FastifyPluginAsyncZod<SeedRouteDeps> = async (a
           out.end();
         });
       // A stream is sent as it is, past the serializer the response schema types `send` by.
-      return reply.header("content-type", NDJSON).send(out as unknown as SeedResult);
+      return reply.header("content-type", NDJSON).send(out as unknown as DemoSeedResult);
     },
   );
 };

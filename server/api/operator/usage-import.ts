@@ -9,6 +9,7 @@ import {
 } from "../../metering/ingestion/import";
 import { MAX_EVENTS_PER_BATCH } from "../../metering/ingestion/limits";
 import type { Db } from "../../platform/database";
+import { DomainError } from "../../platform/domain-error";
 import { ApiError } from "../../platform/errors";
 import { failure, json } from "../schemas";
 import { OrganizationParamsSchema, organizationOf } from "./common";
@@ -177,7 +178,7 @@ export const operatorUsageImportRoutes: FastifyPluginAsyncZod<
           seconds: r.seconds,
         };
       } catch (err) {
-        if (err instanceof ApiError) throw err;
+        if (err instanceof ApiError || err instanceof DomainError) throw err;
         if (err instanceof ImportError) throw new ApiError("invalid_request", err.message);
         if (req.raw.aborted || (err as NodeJS.ErrnoException).code === "ECONNRESET")
           throw new ApiError("invalid_request", "The body ended before it was complete.");

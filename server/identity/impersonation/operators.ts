@@ -2,6 +2,8 @@ import { and, asc, eq, like, ne, sql } from "drizzle-orm";
 import { user } from "../../db/schema";
 import { type Actor, writeAudit } from "../../platform/audit";
 import type { Db, Tx } from "../../platform/database";
+import { DomainError } from "../../platform/domain-error";
+import type { OperatorRoles } from "../../platform/identity-gateway";
 
 // A provider operator is a user whose better-auth admin-plugin role is "admin": the plugin lets
 // exactly those users impersonate. It is a provider-wide power, unrelated to organization roles,
@@ -30,11 +32,12 @@ export async function listOperators(db: Db): Promise<{ userId: string; email: st
 }
 
 /** A revocation that would leave no operator able to act; `message` says what to do instead. */
-export class LastOperatorError extends Error {
+export class LastOperatorError extends DomainError {
   constructor(email: string) {
     super(
       `${email} is the last provider operator; grant the role to another user before revoking it ` +
         "(the command line can always grant it).",
+      "conflict",
     );
   }
 }
@@ -93,3 +96,9 @@ async function anotherActiveOperator(tx: Tx, email: string): Promise<boolean> {
 /** Grants or revokes the operator role; false when no user has that email. */
 export const setOperator = async (db: Db, email: string, grant: boolean, actor?: Actor) =>
   (await setOperatorRole(db, email, grant, actor)) !== null;
+
+/** The operator roles as the operator API reaches them (platform/identity-gateway.ts). */
+export const operatorRoles = (db: Db): OperatorRoles => ({
+  list: () => listOperators(db),
+  set: (email, grant, actor, opts) => setOperatorRole(db, email, grant, actor, opts),
+});

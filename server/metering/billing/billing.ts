@@ -18,6 +18,7 @@ import {
 } from "../../db/schema";
 import { type Actor, writeAudit } from "../../platform/audit";
 import type { Db, Tx } from "../../platform/database";
+import { DomainError } from "../../platform/domain-error";
 import { evaluateAllBudgets, lockBudgets } from "../budgets/eval";
 import { noticeBudgetAlerts } from "../budgets/notify";
 import { monthStart } from "../usage/filters";
@@ -27,14 +28,7 @@ import { type Cycle, listCycles } from "./cycles";
  * A refused action, with a message meant for the person who asked, and what kind of refusal it is
  * (the operator API answers 400, 404 or 409 by it; the CLI exits 1 for all of them).
  */
-export class BillingError extends Error {
-  constructor(
-    message: string,
-    readonly kind: "invalid" | "not_found" | "conflict" = "conflict",
-  ) {
-    super(message);
-  }
-}
+export class BillingError extends DomainError {}
 
 export type Org = { id: string; name: string };
 

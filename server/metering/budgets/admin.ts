@@ -10,7 +10,7 @@ import { formatUsdExact, parseUsd } from "../../../contract/money";
 import { budgets, workspaces } from "../../db/schema";
 import { type Actor, type Snapshot, writeAudit } from "../../platform/audit";
 import type { Db, Tx } from "../../platform/database";
-import { ApiError } from "../../platform/errors";
+import { DomainError } from "../../platform/domain-error";
 import { evaluateAllBudgets, lockBudgets } from "./eval";
 import { noticeBudgetAlerts } from "./notify";
 import { budgetCycle, cycleSpend } from "./spend";
@@ -18,7 +18,7 @@ import { type AlertRecord, alertJson, alertRecordSql, type BudgetRow, budgetJson
 
 type Rows<T> = { rows: T[] };
 
-export const budgetNotFound = () => new ApiError("not_found", "Budget not found.");
+export const budgetNotFound = () => new DomainError("Budget not found.", "not_found");
 
 /** The organization's budgets as the API shows them (one query each for cycle, spend and alerts). */
 export async function listBudgets(
@@ -95,7 +95,7 @@ export async function liveWorkspaceName(tx: Db | Tx, organizationUuid: string, w
         isNull(workspaces.deletedAt),
       ),
     );
-  if (!row) throw new ApiError("not_found", "Workspace not found.");
+  if (!row) throw new DomainError("Workspace not found.", "not_found");
   return row.name;
 }
 
@@ -119,11 +119,11 @@ async function change<T>(db: Db, organizationUuid: string, work: (tx: Tx) => Pro
 export function scopedWorkspace(input: Pick<BudgetCreate, "scope" | "workspace_uuid">): string | null {
   const workspaceUuid = input.workspace_uuid ?? null;
   if (input.scope === "workspace" && !workspaceUuid)
-    throw new ApiError("invalid_request", 'workspace_uuid is required for a budget with scope "workspace".');
+    throw new DomainError('workspace_uuid is required for a budget with scope "workspace".', "invalid");
   if (input.scope === "organization" && workspaceUuid)
-    throw new ApiError(
-      "invalid_request",
+    throw new DomainError(
       'workspace_uuid must be omitted for a budget with scope "organization"; use scope "workspace".',
+      "invalid",
     );
   return workspaceUuid;
 }
@@ -152,11 +152,11 @@ export async function createBudget(
       .onConflictDoNothing()
       .returning();
     if (!row)
-      throw new ApiError(
-        "conflict",
+      throw new DomainError(
         workspaceUuid
           ? "This workspace already has a budget; change that one instead."
           : "The organization already has a budget; change that one instead.",
+        "conflict",
       );
     await writeAudit(tx, {
       organizationUuid,

@@ -12,7 +12,7 @@
 import { formatMoney, parseUsd } from "../../../contract/money";
 import { type Estimate, MAX_ESTIMATE_MICROS, MAX_ESTIMATE_TEXT } from "../../../contract/reservations";
 import type { Db, Tx } from "../../platform/database";
-import { ApiError } from "../../platform/errors";
+import { DomainError } from "../../platform/domain-error";
 import { loadPriceRules } from "../pricing/prices";
 import { matchPriceRule, noRuleReason, type Priceable } from "../pricing/rule-matching";
 
@@ -30,9 +30,9 @@ export async function priceEstimate(
   for (const [i, line] of lines.entries()) {
     const evalType = line.eval_type ?? runEvalType;
     if (!evalType)
-      throw new ApiError(
-        "invalid_request",
+      throw new DomainError(
         `estimate.events[${i}].eval_type is required when the run is started without an eval_type.`,
+        "invalid",
       );
     const event: Priceable = {
       organizationUuid,
@@ -44,9 +44,9 @@ export async function priceEstimate(
     };
     const rule = matchPriceRule(rules, event);
     if (!rule)
-      throw new ApiError(
-        "invalid_request",
+      throw new DomainError(
         `estimate.events[${i}]: ${noRuleReason(event)}; send estimate.cost instead.`,
+        "invalid",
       );
     total += rule.unitPriceMicros * BigInt(line.quantity ?? 1) * BigInt(line.count);
   }
@@ -56,9 +56,9 @@ export async function priceEstimate(
 /** The estimate's total when within the cap; a 400 naming it otherwise. */
 function capped(total: bigint, what: string): bigint {
   if (total <= MAX_ESTIMATE_MICROS) return total;
-  throw new ApiError(
-    "invalid_request",
+  throw new DomainError(
     `${what} ${formatMoney(total)}: above the largest estimate accepted, ${MAX_ESTIMATE_TEXT}. ` +
       "Split the work into several runs.",
+    "invalid",
   );
 }

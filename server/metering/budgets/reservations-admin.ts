@@ -16,7 +16,7 @@ import {
 import { evalRuns } from "../../db/schema";
 import { type Actor, writeAudit } from "../../platform/audit";
 import type { Db, Tx } from "../../platform/database";
-import { ApiError } from "../../platform/errors";
+import { DomainError } from "../../platform/domain-error";
 import { lockBudgets } from "./eval";
 import { holdOf, RESERVATION_IDLE_MS, runReservation, usedSql } from "./reservations";
 
@@ -98,12 +98,12 @@ export async function releaseReservation(
       .from(evalRuns)
       .where(and(eq(evalRuns.organizationUuid, organizationUuid), eq(evalRuns.evalRunUuid, evalRunUuid)))
       .for("update");
-    if (!run) throw new ApiError("not_found", "Eval run not found.");
+    if (!run) throw new DomainError("Eval run not found.", "not_found");
     const before = await runReservation(tx, organizationUuid, evalRunUuid);
     if (!before)
-      throw new ApiError("conflict", "The run was started without an estimate: it holds no reservation.");
+      throw new DomainError("The run was started without an estimate: it holds no reservation.", "conflict");
     if (before.state !== "held")
-      throw new ApiError("conflict", `The run's reservation is already released (${before.state}).`);
+      throw new DomainError(`The run's reservation is already released (${before.state}).`, "conflict");
     await tx
       .update(evalRuns)
       .set({ finishedAt: sql`now()` })

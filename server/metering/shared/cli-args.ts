@@ -87,6 +87,9 @@ const money = (flag: string, value: string): Parsed<bigint> => {
 /** The most events `seed` and DEMO_EVENTS generate (the generator streams; this bounds run time). */
 export const MAX_SEED_EVENTS = 100_000_000;
 
+/** Demo usage: how many events the embedded demo gets unless DEMO_EVENTS (or `seed --events`) says otherwise. */
+export const DEFAULT_DEMO_EVENTS = 100_000;
+
 /** DEMO_EVENTS from the environment: a whole number, default 100,000. */
 export function parseDemoEvents(value: string | undefined, fallback: number): Parsed<number> {
   if (value === undefined || value.trim() === "") return { ok: true, value: fallback };
