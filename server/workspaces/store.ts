@@ -90,11 +90,8 @@ async function liveWorkspace(tx: Tx | Db, orgId: string, uuid: string): Promise<
   return row ?? null;
 }
 
-/**
- * Workspaces of one organization. Deleted workspaces (deleted_at set) are invisible to every
- * call except a listing that asks for them; every change writes its audit row in its transaction.
- */
-export function createWorkspaceStore(db: Db) {
+/** Reading the organization's workspaces: the user's own, the list, one live workspace. */
+function workspaceReads(db: Db) {
   return {
     /**
      * The user's own workspace in the organization: the live one they chose as current, else
@@ -136,7 +133,12 @@ export function createWorkspaceStore(db: Db) {
     get(orgId: string, uuid: string) {
       return liveWorkspace(db, orgId, uuid);
     },
+  };
+}
 
+/** Creating, renaming, deleting and restoring workspaces, each with its audit row. */
+function workspaceChanges(db: Db) {
+  return {
     createWorkspace(orgId: string, name: string, actor: Actor): Promise<WorkspaceRow> {
       return db.transaction(async (tx) => {
         await lockOrganization(tx, orgId);
@@ -220,7 +222,12 @@ export function createWorkspaceStore(db: Db) {
         return { status: "restored", workspace: { ...row, deletedAt: null } };
       });
     },
+  };
+}
 
+/** Workspace members, and the user's choice of current workspace, each change audited. */
+function workspaceMembership(db: Db) {
+  return {
     /** Whether the user is a member of the organization's live workspace. */
     async isMember(orgId: string, uuid: string, userId: string): Promise<boolean> {
       const [row] = await db
@@ -343,9 +350,12 @@ export function createWorkspaceStore(db: Db) {
         return ws;
       });
     },
+  };
+}
 
-    // The demo seed's writes: no actor, so no audit rows.
-
+/** The demo seed's writes: no actor, so no audit rows. */
+function seedWrites(db: Db) {
+  return {
     async create(orgId: string, name: string) {
       const [row] = await db.insert(workspaces).values({ organizationUuid: orgId, name }).returning();
       if (!row) throw new Error("workspace insert returned nothing");
@@ -375,6 +385,14 @@ export function createWorkspaceStore(db: Db) {
       return rows.length;
     },
   };
+}
+
+/**
+ * Workspaces of one organization. Deleted workspaces (deleted_at set) are invisible to every
+ * call except a listing that asks for them; every change writes its audit row in its transaction.
+ */
+export function createWorkspaceStore(db: Db) {
+  return { ...workspaceReads(db), ...workspaceChanges(db), ...workspaceMembership(db), ...seedWrites(db) };
 }
 
 export type WorkspaceStore = ReturnType<typeof createWorkspaceStore>;

@@ -159,8 +159,57 @@ export async function ingestUsage(
   opts: IngestOptions = {},
 ): Promise<IngestResult> {
   const now = opts.now ?? new Date();
+  const { rejected, valid } = readEvents(raw, now);
+  if (!valid.length) return { accepted: 0, awaiting_pricing: 0, late: 0, duplicates: 0, rejected };
+
+  const configs = ingestConfigCache(db);
+  const config = await configs.get(organizationUuid);
+  const wsIds = new Set<string>();
+  for (const v of valid) if (v.event.workspaceUuid) wsIds.add(v.event.workspaceUuid);
+  const known = wsIds.size ? await configs.liveWorkspaces(config, organizationUuid, [...wsIds]) : wsIds;
+  const batch = judgeEvents(organizationUuid, valid, { config, known, now, opts }, rejected);
+
+  // Every month of the batch has its partition before the insert (created here if new). A month
+  // an operator archived takes no events: they would be split from the rest of their month.
+  const monthsOfRows = () => [...new Set([...batch.rows.values()].map((r) => monthOf(r.occurredAt)))];
+  if (batch.rows.size)
+    await dropArchivedMonths(db, organizationUuid, batch, await ensureMonths(db, monthsOfRows()));
+
+  // No query for an organization without budgets: cached with the configuration.
+  const budgets = await cachedBudgets(db, config, organizationUuid);
+  const context = { organizationUuid, cycles: config.cycles, budgets: budgets.length > 0, now, opts };
+  let pending = pendingRows(batch);
+  let stored: Stored = { accepted: 0, held: 0, late: 0, ids: new Set(), alertsChanged: false };
+  if (pending.length) {
+    try {
+      stored = await db.transaction((tx: Tx) => storeBatch(tx, batch, pending, context));
+    } catch (err) {
+      // A month this process had seen was archived since: look the months up again, once.
+      if (!isMissingPartition(err)) throw err;
+      forgetMonths(db);
+      await dropArchivedMonths(db, organizationUuid, batch, await ensureMonths(db, monthsOfRows()));
+      pending = pendingRows(batch);
+      if (pending.length) stored = await db.transaction((tx: Tx) => storeBatch(tx, batch, pending, context));
+    }
+  }
+  await afterStore(db, organizationUuid, { config, pending, stored, now, opts });
+  rejected.sort((a, b) => a.index - b.index);
+  const duplicates = batch.duplicates + pending.length - stored.accepted;
+  return {
+    accepted: stored.accepted,
+    awaiting_pricing: stored.held,
+    late: stored.late,
+    duplicates,
+    rejected,
+  };
+}
+
+type Valid = { index: number; event: ValidEvent };
+
+/** The events of a call that pass validation on their own; the others' rejections. */
+function readEvents(raw: readonly unknown[], now: Date): { rejected: Rejection[]; valid: Valid[] } {
   const rejected: Rejection[] = [];
-  const valid: { index: number; event: ValidEvent }[] = [];
+  const valid: Valid[] = [];
   raw.forEach((item, index) => {
     if (item instanceof MalformedEvent) {
       rejected.push({ index, event_id: null, reason: item.reason });
@@ -170,29 +219,44 @@ export async function ingestUsage(
     if (v.ok) valid.push({ index, event: v.event });
     else rejected.push({ index, event_id: v.eventId, reason: v.reason });
   });
-  if (!valid.length) return { accepted: 0, awaiting_pricing: 0, late: 0, duplicates: 0, rejected };
+  return { rejected, valid };
+}
 
-  const configs = ingestConfigCache(db);
-  const config = await configs.get(organizationUuid);
+/** A batch on its way to storage: the priced rows, the rows awaiting pricing, what was refused. */
+type Batch = {
+  rows: Map<string, EventRow>;
+  /** Events no price rule matches: kept, awaiting pricing (they need no partition until priced). */
+  awaiting: Map<string, StoredRow>;
+  /** Each stored event's index in the call, for a later rejection. */
+  indexOf: Map<string, number>;
+  rejected: Rejection[];
+  duplicates: number;
+};
+
+type IngestConfig = Awaited<ReturnType<ReturnType<typeof ingestConfigCache>["get"]>>;
+
+/**
+ * Judges each valid event against the organization's configuration: refused (an adjustment
+ * without the right, before the acceptance floor, an unknown workspace, a cost past the limit),
+ * a repeat within the batch, awaiting pricing, or a priced row (late usage billed in the open cycle).
+ */
+function judgeEvents(
+  organizationUuid: string,
+  valid: Valid[],
+  ctx: { config: IngestConfig; known: Set<string>; now: Date; opts: IngestOptions },
+  rejected: Rejection[],
+): Batch {
+  const { config, known, now, opts } = ctx;
   const { cycles, price } = config;
-  // No query for an organization without budgets: cached with the configuration.
-  const budgets = await cachedBudgets(db, config, organizationUuid);
   // Usage before the organization's first billing cycle belongs to no bill (backfill or not).
   const first = cycles[0];
   const cycleFloor = first ? new Date(`${first.startDate}T00:00:00Z`) : EARLIEST_OCCURRED_AT;
   // The acceptance horizon: an older event's key may have been deleted (event-key-retention.ts).
   const horizon = oldestAccepted(now, opts.maxAgeDays ?? 0);
   const floor = horizon && horizon > cycleFloor ? horizon : cycleFloor;
-  const wsIds = new Set<string>();
-  for (const v of valid) if (v.event.workspaceUuid) wsIds.add(v.event.workspaceUuid);
-  const known = wsIds.size ? await configs.liveWorkspaces(config, organizationUuid, [...wsIds]) : wsIds;
-
-  const rows = new Map<string, EventRow>();
   const billAt = billingTime(cycles, now);
-  // Events no price rule matches: kept, awaiting pricing (they need no partition until priced).
-  const awaiting = new Map<string, StoredRow>();
-  const indexOf = new Map<string, number>();
-  let duplicates = 0;
+  const batch: Batch = { rows: new Map(), awaiting: new Map(), indexOf: new Map(), rejected, duplicates: 0 };
+  const { rows, awaiting, indexOf } = batch;
   for (const { index, event: e } of valid) {
     const reject = (reason: string) => rejected.push({ index, event_id: e.eventId, reason });
     if (e.costMicros !== null && !opts.adjustments) {
@@ -226,7 +290,7 @@ export async function ingestUsage(
     };
     const rule = price(priceable);
     if (rows.has(e.eventId) || awaiting.has(e.eventId)) {
-      duplicates += 1; // repeated within the batch: the first occurrence counts
+      batch.duplicates += 1; // repeated within the batch: the first occurrence counts
       continue;
     }
     if (!rule && e.costMicros === null) {
@@ -254,114 +318,126 @@ export async function ingestUsage(
     rows.set(e.eventId, closed ? { ...row, occurredAt: billAt, ...lateMarker(closed, e.occurredAt) } : row);
     indexOf.set(e.eventId, index);
   }
+  return batch;
+}
 
-  // Every month of the batch has its partition before the insert (created here if new). A month
-  // an operator archived takes no events: they would be split from the rest of their month.
-  const monthsOfRows = () => [...new Set([...rows.values()].map((r) => monthOf(r.occurredAt)))];
-  // (An event of such a month whose id is already stored, in the archive, is a duplicate as usual.)
-  const rejectArchived = async (archived: Set<string>) => {
-    if (!archived.size) return;
-    const inArchived = [...rows.values()].filter((r) => archived.has(monthOf(r.occurredAt)));
-    const stored = (await db.execute(sql`
-      select event_id from usage_event_keys where organization_uuid = ${organizationUuid}
-         and event_id = any(${arrayLiteral(inArchived.map((r) => r.eventId))}::text[])`)) as unknown as {
-      rows: { event_id: string }[];
-    };
-    const taken = new Set(stored.rows.map((r) => r.event_id));
-    for (const r of inArchived) {
-      const eventId = r.eventId;
-      const month = monthOf(r.occurredAt);
-      rows.delete(eventId);
-      if (taken.has(eventId)) {
-        duplicates += 1;
-        continue;
-      }
-      rejected.push({
-        index: indexOf.get(eventId) ?? -1,
-        event_id: eventId,
-        reason: `occurred_at ${r.occurredAt.toISOString()} falls in ${month}, whose events are archived; an operator must restore that month before it takes more`,
-      });
-    }
+/**
+ * Takes the rows of archived months out of the batch: a duplicate when their event_id is stored
+ * already (in the archive), else rejected until an operator restores the month.
+ */
+async function dropArchivedMonths(db: Db, organizationUuid: string, batch: Batch, archived: Set<string>) {
+  if (!archived.size) return;
+  const inArchived = [...batch.rows.values()].filter((r) => archived.has(monthOf(r.occurredAt)));
+  const stored = (await db.execute(sql`
+    select event_id from usage_event_keys where organization_uuid = ${organizationUuid}
+       and event_id = any(${arrayLiteral(inArchived.map((r) => r.eventId))}::text[])`)) as unknown as {
+    rows: { event_id: string }[];
   };
-  if (rows.size) await rejectArchived(await ensureMonths(db, monthsOfRows()));
+  const taken = new Set(stored.rows.map((r) => r.event_id));
+  for (const r of inArchived) {
+    const eventId = r.eventId;
+    const month = monthOf(r.occurredAt);
+    batch.rows.delete(eventId);
+    if (taken.has(eventId)) {
+      batch.duplicates += 1;
+      continue;
+    }
+    batch.rejected.push({
+      index: batch.indexOf.get(eventId) ?? -1,
+      event_id: eventId,
+      reason: `occurred_at ${r.occurredAt.toISOString()} falls in ${month}, whose events are archived; an operator must restore that month before it takes more`,
+    });
+  }
+}
 
-  // Sorted by event_id so concurrent batches wait on each other instead of deadlocking.
-  const pendingRows = (): StoredRow[] =>
-    [...rows.values(), ...awaiting.values()].sort((a, b) =>
-      a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0,
-    );
-  let pending = pendingRows();
-  let alertsChanged = false;
+/** The rows to insert, sorted by event_id so concurrent batches wait on each other instead of deadlocking. */
+const pendingRows = (batch: Batch): StoredRow[] =>
+  [...batch.rows.values(), ...batch.awaiting.values()].sort((a, b) =>
+    a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0,
+  );
+
+/** What one store of a batch did: events stored (held ones among them, and late ones), their ids. */
+type Stored = { accepted: number; held: number; late: number; ids: Set<string>; alertsChanged: boolean };
+
+/**
+ * Stores the batch in one transaction: the events (each once per organization and event_id), the
+ * rollups and usage version, the audit rows of operators' adjustments, and the budget alerts.
+ */
+async function storeBatch(
+  tx: Tx,
+  batch: Batch,
+  pending: StoredRow[],
+  ctx: {
+    organizationUuid: string;
+    cycles: IngestConfig["cycles"];
+    budgets: boolean;
+    now: Date;
+    opts: IngestOptions;
+  },
+): Promise<Stored> {
+  const { organizationUuid, opts } = ctx;
+  const inserted: EventRow[] = [];
   let held = 0;
   let late = 0;
-  const store = () =>
-    db.transaction(async (tx: Tx) => {
-      const inserted: EventRow[] = [];
-      held = 0;
-      late = 0;
-      const ids = await insertEvents(tx, organizationUuid, pending);
-      storedIds = new Set(ids);
-      for (const eventId of ids) {
-        const row = rows.get(eventId);
-        if (row) {
-          inserted.push(row);
-          if (row.lateOccurredAt) late += 1;
-        } else if (awaiting.has(eventId)) held += 1;
-      }
-      // Both rollups and the usage version (the usage caches key on it), in this transaction.
-      await addToRollups(tx, organizationUuid, rollUp(organizationUuid, inserted));
-      await addToRunRollup(tx, organizationUuid, inserted);
-      const by = typeof opts.adjustments === "object" ? opts.adjustments.by : null;
-      if (by)
-        for (const row of inserted)
-          if (row.adjustment)
-            await writeAudit(tx, {
-              organizationUuid,
-              actor: by,
-              action: "usage.adjustment_recorded",
-              target: { type: "usage_event", id: row.eventId, label: row.notes },
-              after: {
-                cost: formatUsdExact(row.costMicros),
-                notes: row.notes,
-                occurred_at: row.occurredAt.toISOString(),
-              },
-            });
-      // Budget alerts of the spend this batch changed, in its transaction (never refuses usage).
-      if (budgets.length && inserted.length)
-        alertsChanged =
-          (await evaluateIngestedBudgets(tx, organizationUuid, cycles, inserted, now)).length > 0;
-      return inserted.length + held;
-    });
-  let accepted = 0;
-  let storedIds = new Set<string>();
-  if (pending.length) {
-    try {
-      accepted = await store();
-    } catch (err) {
-      // A month this process had seen was archived since: look the months up again, once.
-      if (!isMissingPartition(err)) throw err;
-      forgetMonths(db);
-      await rejectArchived(await ensureMonths(db, monthsOfRows()));
-      pending = pendingRows();
-      if (pending.length) accepted = await store();
-    }
+  const ids = await insertEvents(tx, organizationUuid, pending);
+  for (const eventId of ids) {
+    const row = batch.rows.get(eventId);
+    if (row) {
+      inserted.push(row);
+      if (row.lateOccurredAt) late += 1;
+    } else if (batch.awaiting.has(eventId)) held += 1;
   }
-  if (alertsChanged) noticeBudgetAlerts(db, organizationUuid);
+  // Both rollups and the usage version (the usage caches key on it), in this transaction.
+  await addToRollups(tx, organizationUuid, rollUp(organizationUuid, inserted));
+  await addToRunRollup(tx, organizationUuid, inserted);
+  const by = typeof opts.adjustments === "object" ? opts.adjustments.by : null;
+  if (by)
+    for (const row of inserted)
+      if (row.adjustment)
+        await writeAudit(tx, {
+          organizationUuid,
+          actor: by,
+          action: "usage.adjustment_recorded",
+          target: { type: "usage_event", id: row.eventId, label: row.notes },
+          after: {
+            cost: formatUsdExact(row.costMicros),
+            notes: row.notes,
+            occurred_at: row.occurredAt.toISOString(),
+          },
+        });
+  // Budget alerts of the spend this batch changed, in its transaction (never refuses usage).
+  const alertsChanged =
+    ctx.budgets && inserted.length > 0
+      ? (await evaluateIngestedBudgets(tx, organizationUuid, ctx.cycles, inserted, ctx.now)).length > 0
+      : false;
+  return { accepted: inserted.length + held, held, late, ids: new Set(ids), alertsChanged };
+}
+
+/**
+ * What follows a committed batch: its budget alerts' emails, and pricing that a price change
+ * committed meanwhile (or an operator's backfill) calls for.
+ */
+async function afterStore(
+  db: Db,
+  organizationUuid: string,
+  batch: { config: IngestConfig; pending: StoredRow[]; stored: Stored; now: Date; opts: IngestOptions },
+) {
+  const { config, pending, stored, now, opts } = batch;
+  if (stored.alertsChanged) noticeBudgetAlerts(db, organizationUuid);
   // A rule committed after this batch read the configuration may cover what it just held: the
   // pricing run that rule's change started may have looked before these rows were committed.
-  const changed = accepted > 0 && (await configs.get(organizationUuid)).version !== config.version;
-  let priceAgain = held > 0 && changed;
+  const changed =
+    stored.accepted > 0 && (await ingestConfigCache(db).get(organizationUuid)).version !== config.version;
+  let priceAgain = stored.held > 0 && changed;
   // Likewise a rule committed after this batch priced its events: its re-rating may have passed
   // them already, so these are re-rated here (rerate.ts; a no-op when their price stands).
-  if (changed && accepted > held) await rerateEvents(db, organizationUuid, [...storedIds], { now });
+  if (changed && stored.accepted > stored.held)
+    await rerateEvents(db, organizationUuid, [...stored.ids], { now });
   // An operator's backfill resending events held awaiting pricing (their cycle closed since):
   // duplicates, but now allowed into their closed cycle, so they are priced.
   if (opts.backfill) {
-    const resent = pending.filter((r) => !storedIds.has(r.eventId)).map((r) => r.eventId);
+    const resent = pending.filter((r) => !stored.ids.has(r.eventId)).map((r) => r.eventId);
     if (resent.length && (await allowBackfill(db, organizationUuid, resent))) priceAgain = true;
   }
   if (priceAgain) await priceAwaitingEvents(db, organizationUuid, { now });
-  rejected.sort((a, b) => a.index - b.index);
-  duplicates += pending.length - accepted;
-  return { accepted, awaiting_pricing: held, late, duplicates, rejected };
 }

@@ -100,167 +100,223 @@ async function priceOrganization(db: Db, organizationUuid: string, now: Date): P
     listCycles(db, organizationUuid),
     loadBudgets(db, organizationUuid),
   ]);
-  const price = createRuleMatcher(rules);
-  const billAt = billingTime(cycles, now);
-  // Usage before the first billing cycle belongs to no bill (ingestion refuses it too).
-  const first = cycles[0];
+  const ctx: PricingContext = {
+    organizationUuid,
+    price: createRuleMatcher(rules),
+    cycles,
+    billAt: billingTime(cycles, now),
+    budgets: budgets.length > 0,
+    now,
+  };
   let after: { at: string; id: string } | null = null;
   let alertsChanged = false;
   for (;;) {
-    const page = (await db.execute(sql`
-      select event_id, occurred_at, workspace_uuid, eval_run_uuid, name, eval_uuid, operation, eval_type,
-             modality, is_jailbreak, has_ground_truth, quantity, rule_metric, backfill, held_reason
-        from usage_events_awaiting
-       where organization_uuid = ${organizationUuid}
-         ${after ? sql`and (occurred_at, event_id) > (${after.at}::timestamptz, ${after.id})` : sql``}
-       order by occurred_at, event_id
-       limit ${BATCH}`)) as unknown as Rows<AwaitingRow>;
-    const last = page.rows.at(-1);
+    const page = await awaitingPage(db, organizationUuid, after);
+    const last = page.at(-1);
     if (!last) break;
     after = { at: new Date(last.occurred_at).toISOString(), id: last.event_id };
-
-    // Priced in memory first: which rule, at what cost, or why not yet.
-    // occurredAt: where the event is billed (a late event: billAt, late: its closed cycle).
-    const priced: { row: AwaitingRow; unit: bigint; ruleUuid: string; occurredAt: Date; late?: Cycle }[] = [];
-    const held = new Map<string, string>();
-    for (const row of page.rows) {
-      const occurredAt = new Date(row.occurred_at);
-      const rule = price({
-        organizationUuid,
-        operation: row.operation,
-        evalType: row.eval_type,
-        modality: row.modality,
-        ruleMetric: row.rule_metric as RuleMetric,
-        occurredAt,
-      });
-      if (!rule) continue;
-      const closed = row.backfill ? undefined : closedCycleAt(cycles, utcDay(occurredAt));
-      const cost = rule.unitPriceMicros * BigInt(row.quantity);
-      if (first && utcDay(occurredAt) < first.startDate)
-        held.set(
-          row.event_id,
-          `a price rule covers it, but occurred_at ${occurredAt.toISOString()} is before the organization's first billing cycle, which starts ${first.startDate}`,
-        );
-      else if (cost > MAX_EVENT_COST_MICROS)
-        held.set(
-          row.event_id,
-          `a price rule covers it, but its cost ($${formatUsdExact(cost)}) exceeds the limit of $${MAX_EVENT_COST_USD} per event`,
-        );
-      else if (closed)
-        priced.push({
-          row,
-          unit: rule.unitPriceMicros,
-          ruleUuid: rule.priceRuleUuid,
-          occurredAt: billAt,
-          late: closed,
-        });
-      else priced.push({ row, unit: rule.unitPriceMicros, ruleUuid: rule.priceRuleUuid, occurredAt });
-    }
-    const archived = priced.length
-      ? await ensureMonths(db, [...new Set(priced.map((p) => monthOf(p.occurredAt)))])
-      : new Set<string>();
-    const movable = priced.filter((p) => {
-      const month = monthOf(p.occurredAt);
-      if (!archived.has(month)) return true;
-      held.set(
-        p.row.event_id,
-        `a price rule covers it, but ${month}'s events are archived; an operator must restore that month`,
-      );
-      return false;
-    });
-
+    const { priced, held } = pricePage(page, ctx);
+    const movable = await holdArchived(db, priced, held);
     try {
-      const moved = await db.transaction(async (tx: Tx) => {
-        await lockOrg(tx, organizationUuid);
-        const ids = new Set<string>();
-        if (movable.length) {
-          // Deleted and stored in one statement: only the rows this transaction deleted are stored.
-          const result = (await tx.execute(sql`
-            with p as (
-              select * from unnest(${arrayLiteral(movable.map((m) => m.row.event_id))}::text[],
-                ${arrayLiteral(movable.map((m) => String(m.unit)))}::bigint[],
-                ${arrayLiteral(movable.map((m) => m.ruleUuid))}::uuid[],
-                ${arrayLiteral(movable.map((m) => m.occurredAt.toISOString()))}::timestamptz[],
-                ${arrayLiteral(movable.map((m) => m.late?.startDate ?? null))}::date[],
-                ${arrayLiteral(movable.map((m) => m.late?.endDate ?? null))}::date[])
-                as p(event_id, unit_price_micros, price_rule_uuid, billed_at, late_period_start,
-                     late_period_end)
-            ),
-            d as (
-              delete from usage_events_awaiting a using p
-               where a.organization_uuid = ${organizationUuid} and a.event_id = p.event_id
-              returning a.*, p.unit_price_micros, p.price_rule_uuid, p.billed_at, p.late_period_start,
-                        p.late_period_end
-            ),
-            -- A late event's key names the month it is billed in (the partition that holds it).
-            k as (
-              update usage_event_keys k set occurred_at = d.billed_at from d
-               where k.organization_uuid = ${organizationUuid} and k.event_id = d.event_id
-                 and d.late_period_start is not null
-            )
-            insert into usage_events (organization_uuid, event_id, occurred_at, workspace_uuid, eval_uuid,
-              eval_run_uuid, name, operation, eval_type, modality, is_jailbreak, has_ground_truth,
-              created_by, quantity, rule_metric, unit_price_micros, cost_micros, price_rule_uuid, notes,
-              late_occurred_at, late_period_start, late_period_end)
-            select organization_uuid, event_id, billed_at, workspace_uuid, eval_uuid, eval_run_uuid,
-                   name, operation, eval_type, modality, is_jailbreak, has_ground_truth, created_by,
-                   quantity, rule_metric, unit_price_micros, unit_price_micros * quantity,
-                   price_rule_uuid, notes,
-                   case when late_period_start is null then null else occurred_at end,
-                   late_period_start, late_period_end
-              from d
-             order by event_id
-            returning event_id`)) as unknown as Rows<{ event_id: string }>;
-          for (const r of result.rows) ids.add(r.event_id);
-        }
-        const inserted: EventRow[] = movable
-          .filter((m) => ids.has(m.row.event_id))
-          .map((m) => ({
-            organizationUuid,
-            eventId: m.row.event_id,
-            occurredAt: m.occurredAt,
-            workspaceUuid: m.row.workspace_uuid,
-            evalRunUuid: m.row.eval_run_uuid,
-            name: m.row.name,
-            evalUuid: m.row.eval_uuid,
-            operation: m.row.operation,
-            evalType: m.row.eval_type,
-            modality: m.row.modality,
-            isJailbreak: m.row.is_jailbreak,
-            hasGroundTruth: m.row.has_ground_truth,
-            quantity: Number(m.row.quantity),
-            ruleMetric: m.row.rule_metric,
-            unitPriceMicros: m.unit,
-            costMicros: m.unit * BigInt(m.row.quantity),
-            priceRuleUuid: m.ruleUuid,
-            lateOccurredAt: m.late ? new Date(m.row.occurred_at) : null,
-          }));
-        await addToRollups(tx, organizationUuid, rollUp(organizationUuid, inserted));
-        await addToRunRollup(tx, organizationUuid, inserted);
-        if (budgets.length && inserted.length)
-          alertsChanged ||=
-            (await evaluateIngestedBudgets(tx, organizationUuid, cycles, inserted, now)).length > 0;
-        if (held.size)
-          await tx.execute(sql`
-            update usage_events_awaiting a set held_reason = h.reason
-              from unnest(${arrayLiteral([...held.keys()])}::text[], ${arrayLiteral([...held.values()])}::text[])
-                as h(event_id, reason)
-             where a.organization_uuid = ${organizationUuid} and a.event_id = h.event_id`);
-        return { moved: inserted.length, late: inserted.filter((r) => r.lateOccurredAt).length };
-      });
+      const moved = await db.transaction((tx: Tx) => movePriced(tx, movable, held, ctx));
       run.priced += moved.moved;
       run.late += moved.late;
+      alertsChanged ||= moved.alertsChanged;
     } catch (err) {
       // A month was archived since this process looked: those events stay awaiting, for next time.
       if (!isMissingPartition(err)) throw err;
       forgetMonths(db);
     }
     run.held += held.size;
-    if (page.rows.length < BATCH) break;
+    if (page.length < BATCH) break;
   }
   if (alertsChanged) noticeBudgetAlerts(db, organizationUuid);
   run.remaining = (await awaitingSummary(db, organizationUuid)).events;
   return run;
+}
+
+/** What pricing an organization's awaiting events reads once, before its pages. */
+type PricingContext = {
+  organizationUuid: string;
+  price: ReturnType<typeof createRuleMatcher>;
+  cycles: Cycle[];
+  /** Where a late event is billed: in the open cycle. */
+  billAt: Date;
+  /** Whether the organization has budgets to evaluate. */
+  budgets: boolean;
+  now: Date;
+};
+
+/** An awaiting event a rule now prices; occurredAt: where it is billed (a late event: billAt; late: its closed cycle). */
+type PricedRow = { row: AwaitingRow; unit: bigint; ruleUuid: string; occurredAt: Date; late?: Cycle };
+
+/** The next page of the organization's awaiting events, after `after` in (occurred_at, event_id) order. */
+async function awaitingPage(
+  db: Db,
+  organizationUuid: string,
+  after: { at: string; id: string } | null,
+): Promise<AwaitingRow[]> {
+  const page = (await db.execute(sql`
+    select event_id, occurred_at, workspace_uuid, eval_run_uuid, name, eval_uuid, operation, eval_type,
+           modality, is_jailbreak, has_ground_truth, quantity, rule_metric, backfill, held_reason
+      from usage_events_awaiting
+     where organization_uuid = ${organizationUuid}
+       ${after ? sql`and (occurred_at, event_id) > (${after.at}::timestamptz, ${after.id})` : sql``}
+     order by occurred_at, event_id
+     limit ${BATCH}`)) as unknown as Rows<AwaitingRow>;
+  return page.rows;
+}
+
+/** A page priced in memory: which rule, at what cost, or why not yet (held, with its reason). */
+function pricePage(
+  rows: AwaitingRow[],
+  ctx: PricingContext,
+): { priced: PricedRow[]; held: Map<string, string> } {
+  const { organizationUuid, cycles, billAt } = ctx;
+  // Usage before the first billing cycle belongs to no bill (ingestion refuses it too).
+  const first = cycles[0];
+  const priced: PricedRow[] = [];
+  const held = new Map<string, string>();
+  for (const row of rows) {
+    const occurredAt = new Date(row.occurred_at);
+    const rule = ctx.price({
+      organizationUuid,
+      operation: row.operation,
+      evalType: row.eval_type,
+      modality: row.modality,
+      ruleMetric: row.rule_metric as RuleMetric,
+      occurredAt,
+    });
+    if (!rule) continue;
+    const closed = row.backfill ? undefined : closedCycleAt(cycles, utcDay(occurredAt));
+    const cost = rule.unitPriceMicros * BigInt(row.quantity);
+    if (first && utcDay(occurredAt) < first.startDate)
+      held.set(
+        row.event_id,
+        `a price rule covers it, but occurred_at ${occurredAt.toISOString()} is before the organization's first billing cycle, which starts ${first.startDate}`,
+      );
+    else if (cost > MAX_EVENT_COST_MICROS)
+      held.set(
+        row.event_id,
+        `a price rule covers it, but its cost ($${formatUsdExact(cost)}) exceeds the limit of $${MAX_EVENT_COST_USD} per event`,
+      );
+    else if (closed)
+      priced.push({
+        row,
+        unit: rule.unitPriceMicros,
+        ruleUuid: rule.priceRuleUuid,
+        occurredAt: billAt,
+        late: closed,
+      });
+    else priced.push({ row, unit: rule.unitPriceMicros, ruleUuid: rule.priceRuleUuid, occurredAt });
+  }
+  return { priced, held };
+}
+
+/** The priced events whose month can take them (its partition made if new); those of archived months are held. */
+async function holdArchived(db: Db, priced: PricedRow[], held: Map<string, string>): Promise<PricedRow[]> {
+  const archived = priced.length
+    ? await ensureMonths(db, [...new Set(priced.map((p) => monthOf(p.occurredAt)))])
+    : new Set<string>();
+  return priced.filter((p) => {
+    const month = monthOf(p.occurredAt);
+    if (!archived.has(month)) return true;
+    held.set(
+      p.row.event_id,
+      `a price rule covers it, but ${month}'s events are archived; an operator must restore that month`,
+    );
+    return false;
+  });
+}
+
+/**
+ * Moves the priced events from usage_events_awaiting into usage_events in one transaction, with
+ * their rollups and budget alerts, and records why the held ones wait.
+ */
+async function movePriced(
+  tx: Tx,
+  movable: PricedRow[],
+  held: Map<string, string>,
+  ctx: PricingContext,
+): Promise<{ moved: number; late: number; alertsChanged: boolean }> {
+  const { organizationUuid } = ctx;
+  await lockOrg(tx, organizationUuid);
+  const ids = new Set<string>();
+  if (movable.length) {
+    // Deleted and stored in one statement: only the rows this transaction deleted are stored.
+    const result = (await tx.execute(sql`
+        with p as (
+          select * from unnest(${arrayLiteral(movable.map((m) => m.row.event_id))}::text[],
+            ${arrayLiteral(movable.map((m) => String(m.unit)))}::bigint[],
+            ${arrayLiteral(movable.map((m) => m.ruleUuid))}::uuid[],
+            ${arrayLiteral(movable.map((m) => m.occurredAt.toISOString()))}::timestamptz[],
+            ${arrayLiteral(movable.map((m) => m.late?.startDate ?? null))}::date[],
+            ${arrayLiteral(movable.map((m) => m.late?.endDate ?? null))}::date[])
+            as p(event_id, unit_price_micros, price_rule_uuid, billed_at, late_period_start,
+                 late_period_end)
+        ),
+        d as (
+          delete from usage_events_awaiting a using p
+           where a.organization_uuid = ${organizationUuid} and a.event_id = p.event_id
+          returning a.*, p.unit_price_micros, p.price_rule_uuid, p.billed_at, p.late_period_start,
+                    p.late_period_end
+        ),
+        -- A late event's key names the month it is billed in (the partition that holds it).
+        k as (
+          update usage_event_keys k set occurred_at = d.billed_at from d
+           where k.organization_uuid = ${organizationUuid} and k.event_id = d.event_id
+             and d.late_period_start is not null
+        )
+        insert into usage_events (organization_uuid, event_id, occurred_at, workspace_uuid, eval_uuid,
+          eval_run_uuid, name, operation, eval_type, modality, is_jailbreak, has_ground_truth,
+          created_by, quantity, rule_metric, unit_price_micros, cost_micros, price_rule_uuid, notes,
+          late_occurred_at, late_period_start, late_period_end)
+        select organization_uuid, event_id, billed_at, workspace_uuid, eval_uuid, eval_run_uuid,
+               name, operation, eval_type, modality, is_jailbreak, has_ground_truth, created_by,
+               quantity, rule_metric, unit_price_micros, unit_price_micros * quantity,
+               price_rule_uuid, notes,
+               case when late_period_start is null then null else occurred_at end,
+               late_period_start, late_period_end
+          from d
+         order by event_id
+        returning event_id`)) as unknown as Rows<{ event_id: string }>;
+    for (const r of result.rows) ids.add(r.event_id);
+  }
+  const inserted: EventRow[] = movable
+    .filter((m) => ids.has(m.row.event_id))
+    .map((m) => ({
+      organizationUuid,
+      eventId: m.row.event_id,
+      occurredAt: m.occurredAt,
+      workspaceUuid: m.row.workspace_uuid,
+      evalRunUuid: m.row.eval_run_uuid,
+      name: m.row.name,
+      evalUuid: m.row.eval_uuid,
+      operation: m.row.operation,
+      evalType: m.row.eval_type,
+      modality: m.row.modality,
+      isJailbreak: m.row.is_jailbreak,
+      hasGroundTruth: m.row.has_ground_truth,
+      quantity: Number(m.row.quantity),
+      ruleMetric: m.row.rule_metric,
+      unitPriceMicros: m.unit,
+      costMicros: m.unit * BigInt(m.row.quantity),
+      priceRuleUuid: m.ruleUuid,
+      lateOccurredAt: m.late ? new Date(m.row.occurred_at) : null,
+    }));
+  await addToRollups(tx, organizationUuid, rollUp(organizationUuid, inserted));
+  await addToRunRollup(tx, organizationUuid, inserted);
+  const alertsChanged =
+    ctx.budgets && inserted.length > 0
+      ? (await evaluateIngestedBudgets(tx, organizationUuid, ctx.cycles, inserted, ctx.now)).length > 0
+      : false;
+  if (held.size)
+    await tx.execute(sql`
+      update usage_events_awaiting a set held_reason = h.reason
+        from unnest(${arrayLiteral([...held.keys()])}::text[], ${arrayLiteral([...held.values()])}::text[])
+          as h(event_id, reason)
+       where a.organization_uuid = ${organizationUuid} and a.event_id = h.event_id`);
+  return { moved: inserted.length, late: inserted.filter((r) => r.lateOccurredAt).length, alertsChanged };
 }
 
 export type AwaitingSummary = { events: number; oldestOccurredAt: Date | null };
