@@ -707,6 +707,12 @@ describe.each(backends())("bad input on $name", (backend) => {
     return row?.c ?? "";
   }
 
+  // The requests run() sent, with their answers' status. A route with few possible inputs is fed
+  // the same request many times (about 30% of the inputs): one that was refused, or a read, takes
+  // the same path again and is counted as run without being sent again; a write that succeeded is
+  // sent again (a repeat is its own case).
+  const sent = new Map<string, number>();
+
   async function run(
     app: TestProduct["api"]["app"],
     inputs: fc.Arbitrary<Input>,
@@ -717,13 +723,17 @@ describe.each(backends())("bad input on $name", (backend) => {
     await fc.assert(
       fc.asyncProperty(inputs, async (input) => {
         const write = input.method !== "GET";
+        const key = JSON.stringify([shape, input.method, input.url, input.headers, input.payload ?? null]);
+        const earlier = sent.get(key);
+        total++;
+        if (earlier !== undefined && (earlier >= 400 || !write)) return;
         const res = await app.inject({
           method: input.method,
           url: input.url,
           headers: input.headers,
           ...(input.payload === undefined ? {} : { payload: input.payload }),
         });
-        total++;
+        sent.set(key, res.statusCode);
         const where = `${input.kind}: ${input.method} ${input.url.slice(0, 200)} → ${res.statusCode} ${res.body.slice(0, 300)}`;
         if (res.statusCode >= 500) throw new Error(`5xx for ${where}`);
         if (res.statusCode >= 400) {
@@ -1210,7 +1220,8 @@ describe.each(backends())("bad input on $name", (backend) => {
     RUN_TIMEOUT,
   );
 
-  it("ran at least 21,000 inputs", () => {
+  it("ran at least 21,000 inputs, at least 14,000 of them distinct requests", () => {
     expect(total).toBeGreaterThanOrEqual(21_000);
+    expect(sent.size).toBeGreaterThanOrEqual(14_000);
   });
 });
