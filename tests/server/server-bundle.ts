@@ -28,7 +28,8 @@ declare module "vitest" {
  * (the bundler's version). */
 const INPUTS = ["server", "contract", "scripts/build-server.mjs", "package-lock.json"];
 const CACHE = join("node_modules", ".cache", "eval-console-server");
-const DAY_MS = 24 * 60 * 60 * 1000;
+// A bundle is about 6 MB and every edit of the server makes another; a run takes minutes.
+const KEEP_MS = 2 * 60 * 60 * 1000;
 
 function sourceKey(): string {
   const hash = createHash("sha256");
@@ -64,10 +65,10 @@ export default async function setup(project: TestProject) {
   const dir = join(CACHE, key);
   if (existsSync(join(dir, "server", "main.js"))) utimesSync(dir, new Date(), new Date());
   else await buildInto(dir);
-  // Bundles of other sources a day old are no run's any more.
+  // Bundles of other sources unused for two hours are no run's any more.
   for (const other of readdirSync(CACHE)) {
     const path = join(CACHE, other);
-    if (other !== key && Date.now() - statSync(path).mtimeMs > DAY_MS)
+    if (other !== key && Date.now() - statSync(path).mtimeMs > KEEP_MS)
       rmSync(path, { recursive: true, force: true });
   }
   project.provide("serverBundle", join(process.cwd(), dir, "server", "main.js"));
