@@ -20,6 +20,7 @@ import {
 import { simulateBudget } from "../metering/budgets/simulate";
 import type { Db } from "../platform/database";
 import { actorOf } from "./audit";
+import type { RouteApp } from "./route-deps";
 import { adminOrg } from "./route-hooks";
 import { failure, json, noContent } from "./schemas";
 
@@ -39,18 +40,15 @@ const readErrors = {
 };
 const oneBudgetErrors = { ...readErrors, 404: failure("No such budget in the organization") };
 
-/**
- * /v1/budgets: an organization's monthly budget and its workspaces' (administrators only), with
- * this cycle's spend and the alerts it triggered. Every change is audited (budget.created,
- * budget.changed, budget.deleted). Another organization's budget is a 404, as a missing one is.
- */
-export const budgetRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => {
-  const one = async (org: string, budgetUuid: string) => {
-    const [budget] = await listBudgets(db, org, { budgetUuid });
-    if (!budget) throw budgetNotFound();
-    return budget;
-  };
+/** One budget of the organization; 404 when it has none by that uuid. */
+async function oneBudget(db: Db, org: string, budgetUuid: string) {
+  const [budget] = await listBudgets(db, org, { budgetUuid });
+  if (!budget) throw budgetNotFound();
+  return budget;
+}
 
+/** The administrators' reads: the budgets with this cycle's spend, their alerts, one budget. */
+function budgetReadRoutes(app: RouteApp, db: Db) {
   app.get(
     "/budgets",
     {
@@ -99,8 +97,19 @@ export const budgetRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db 
         response: { 200: json("The budget", BudgetSchema), ...oneBudgetErrors },
       },
     },
-    async (req) => one(adminOrg(req).org_id, req.params.budget_uuid),
+    async (req) => oneBudget(db, adminOrg(req).org_id, req.params.budget_uuid),
   );
+}
+
+/**
+ * /v1/budgets: an organization's monthly budget and its workspaces' (administrators only), with
+ * this cycle's spend and the alerts it triggered. Every change is audited (budget.created,
+ * budget.changed, budget.deleted). Another organization's budget is a 404, as a missing one is.
+ */
+export const budgetRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => {
+  const one = (org: string, budgetUuid: string) => oneBudget(db, org, budgetUuid);
+
+  budgetReadRoutes(app, db);
 
   app.post(
     "/budgets",

@@ -25,6 +25,7 @@ import { ApiError } from "../platform/errors";
 import { workspaceNamesOf } from "../workspaces/cache";
 import type { WorkspaceStore } from "../workspaces/store";
 import { requireWorkspaceReader } from "./access";
+import type { RouteApp } from "./route-deps";
 import { adminOrg } from "./route-hooks";
 import { failure, json } from "./schemas";
 import { requireSpendAllowance, spendLimitResponse } from "./spend-limit";
@@ -136,15 +137,17 @@ async function cycleFor(db: Db, organizationUuid: string, uuid: string | undefin
   return cycle;
 }
 
-/** GET /v1/eval-runs, GET /v1/eval-runs/{eval_run_uuid} and POST /v1/eval-runs. */
-export const evalRunRoutes: FastifyPluginAsyncZod<{
+type EvalRunRouteDeps = {
   db: Db;
   /** Where the usage is read (a replica when configured); db otherwise. */
   readDb?: Db;
   workspaces: WorkspaceStore;
   /** The runs of cycles this API process keeps (default: one holding up to 200,000 runs). */
   runsCache?: EvalRunsCache;
-}> = async (app, deps) => {
+};
+
+/** The administrators' reads: a cycle's runs with their cost, and one run's figures. */
+function runReadRoutes(app: RouteApp, deps: EvalRunRouteDeps) {
   const readDb = deps.readDb ?? deps.db;
   const cache = deps.runsCache ?? createEvalRunsCache();
 
@@ -226,6 +229,11 @@ export const evalRunRoutes: FastifyPluginAsyncZod<{
       return { ...detail, billing_cycle_uuid: cycle.billingCycleUuid, reservation };
     },
   );
+}
+
+/** GET /v1/eval-runs, GET /v1/eval-runs/{eval_run_uuid} and POST /v1/eval-runs. */
+export const evalRunRoutes: FastifyPluginAsyncZod<EvalRunRouteDeps> = async (app, deps) => {
+  runReadRoutes(app, deps);
 
   app.post(
     "/eval-runs",

@@ -1,3 +1,4 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { IngestKeyVerifier } from "../metering/ingestion/ingest-keys";
 import type { Db } from "../platform/database";
 import type { IdentityGateway } from "../platform/identity-gateway";
@@ -35,3 +36,6 @@ export type OperatorRouteDeps = {
   /** USAGE_MAX_AGE_DAYS: older usage is rejected by imports too (0: no horizon). */
   usageMaxAgeDays?: number;
 };
+
+/** The instance a route plugin is given (zod type provider): what its route groups register on. */
+export type RouteApp = Parameters<FastifyPluginAsyncZod>[0];

@@ -49,6 +49,50 @@ import { workspaceMemberRoutes } from "./workspace-members";
 import { workspaceRoutes } from "./workspaces";
 import { myWorkspaceRoutes } from "./workspaces-mine";
 
+/**
+ * What every API process sends in the background: webhook deliveries and budget alert emails.
+ * Answers what the webhook routes share with the worker, and the worker (tests drive it).
+ */
+function startSenders(
+  app: ReturnType<typeof createHttpApp>,
+  config: Config,
+  database: Database,
+  gateway: IdentityGateway,
+  logger: FastifyBaseLogger,
+) {
+  // Webhook deliveries are made from every API process; each claims different due deliveries.
+  const webhooks = {
+    db: database.db,
+    keyring: webhookKeyring(config, database),
+    allowPrivateUrls: config.webhooks.allowPrivateUrls,
+    sendRateLimitPerOrg: config.webhooks.sendRateLimitPerOrg,
+  };
+  const webhookWorker = createWebhookWorker({
+    ...webhooks,
+    retryBaseSeconds: config.webhooks.retryBaseSeconds,
+    limits: config.webhooks,
+    ...(database.listen ? { listen: database.listen } : {}),
+    log: app.log,
+  });
+  app.addHook("onReady", async () => webhookWorker.start());
+  app.addHook("onClose", async () => webhookWorker.stop());
+  // Budget alert emails, sent after the transactions that recorded the alerts (ingestion, budget
+  // changes, billing cycles) committed; SMTP_URL as the identity service's emails, else the log.
+  const budgetMail = createSendMail({ smtpUrl: config.smtpUrl, from: config.emailFrom }, logger);
+  const budgetNotifier = createBudgetNotifier(database.db, {
+    gateway,
+    send: budgetMail.send,
+    consoleUrl: `${config.publicUrl}/`,
+    logger,
+  });
+  registerBudgetNotifier(database.db, budgetNotifier);
+  app.addHook("onClose", async () => {
+    await budgetNotifier.close();
+    budgetMail.close();
+  });
+  return { webhooks, webhookWorker };
+}
+
 /** The product API (/v1) plus the console's static files on one origin. */
 export async function createApiService(
   config: Config,
@@ -81,36 +125,7 @@ export async function createApiService(
     await changes.close();
   });
   const workspaces = caches.workspaces;
-  // Webhook deliveries are made from every API process; each claims different due deliveries.
-  const webhooks = {
-    db: database.db,
-    keyring: webhookKeyring(config, database),
-    allowPrivateUrls: config.webhooks.allowPrivateUrls,
-    sendRateLimitPerOrg: config.webhooks.sendRateLimitPerOrg,
-  };
-  const webhookWorker = createWebhookWorker({
-    ...webhooks,
-    retryBaseSeconds: config.webhooks.retryBaseSeconds,
-    limits: config.webhooks,
-    ...(database.listen ? { listen: database.listen } : {}),
-    log: app.log,
-  });
-  app.addHook("onReady", async () => webhookWorker.start());
-  app.addHook("onClose", async () => webhookWorker.stop());
-  // Budget alert emails, sent after the transactions that recorded the alerts (ingestion, budget
-  // changes, billing cycles) committed; SMTP_URL as the identity service's emails, else the log.
-  const budgetMail = createSendMail({ smtpUrl: config.smtpUrl, from: config.emailFrom }, logger);
-  const budgetNotifier = createBudgetNotifier(database.db, {
-    gateway,
-    send: budgetMail.send,
-    consoleUrl: `${config.publicUrl}/`,
-    logger,
-  });
-  registerBudgetNotifier(database.db, budgetNotifier);
-  app.addHook("onClose", async () => {
-    await budgetNotifier.close();
-    budgetMail.close();
-  });
+  const { webhooks, webhookWorker } = startSenders(app, config, database, gateway, logger);
   // Batch ingestion and usage import reject an event with such text on its own and keep the
   // others (and the import's body is a stream, read by its route).
   refuseUnstorableText(app, (_code, message) => errorBody("invalid_request", message), {

@@ -27,6 +27,7 @@ import { ApiError } from "../platform/errors";
 import { workspaceNamesFrom } from "../workspaces/cache";
 import type { WorkspaceStore } from "../workspaces/store";
 import { createReadGate, MAX_EXPENSIVE_READS_PER_ORG, type ReadGate, type ReadKind } from "./read-gate";
+import type { RouteApp } from "./route-deps";
 import { adminOrg } from "./route-hooks";
 import { failure, json } from "./schemas";
 
@@ -191,8 +192,7 @@ const errors = {
   404: failure("No such billing cycle in the organization"),
 };
 
-/** GET /v1/usage/ and /v1/usage/records, /summary, /series and /export.csv: the billing dashboard's usage views. */
-export const usageQueryRoutes: FastifyPluginAsyncZod<{
+type UsageQueryRouteDeps = {
   db: Db;
   /** Where the usage is read (a replica when configured); db otherwise. */
   readDb?: Db;
@@ -204,7 +204,58 @@ export const usageQueryRoutes: FastifyPluginAsyncZod<{
   reads?: ReadGate;
   /** The workspace store the summary's names come from (the API's cache); else read each time. */
   workspaces?: WorkspaceStore;
-}> = async (app, deps) => {
+};
+
+/** GET /v1/usage/export.csv: every filtered record as CSV, streamed at a bounded pace. */
+function exportRoute(app: RouteApp, deps: UsageQueryRouteDeps, reads: ReadGate) {
+  const db = deps.readDb ?? deps.db;
+  app.get(
+    "/usage/export.csv",
+    {
+      config,
+      schema: {
+        tags,
+        summary: "Export usage records as CSV",
+        description:
+          `Streams every filtered record, newest first, with the columns ${CSV_HEADERS.join(", ")} ` +
+          "(with details=pricing, the price rule and late usage columns after them). " +
+          `At most ${MAX_EXPORT_ROWS.toLocaleString("en-US")} records per export, sent at up to ` +
+          `${EXPORT_BYTES_PER_SECOND / 1024 / 1024} MiB/s, and at most ${MAX_CONCURRENT_EXPORTS} exports of ` +
+          "an organization at a time (429 with Retry-After). A failure after the first bytes (a larger " +
+          "result, the database going away) breaks the transfer: the response ends without its final " +
+          `chunk, which clients see as an error, never as a complete file.${WHO}`,
+        querystring: ExportQuerySchema,
+        response: {
+          // Streamed, never serialized.
+          200: {
+            description: "The records as CSV",
+            content: { "text/csv": { schema: z.instanceof(Readable) } },
+          },
+          ...errors,
+          429: failure("Too many exports of the organization at once, or a rate limit"),
+        },
+      },
+    },
+    async (req, reply) => {
+      const org = adminOrg(req);
+      const { cycle } = await cycleFor(db, org.org_id, req.query.billing_cycle_uuid);
+      const release = reads.enter(org.org_id, EXPORT, reply);
+      const { details, ...filters } = req.query;
+      const stream = Readable.from(
+        csvLines(db, cycle, filtersOf(filters), deps.exportLimits, details ?? null),
+      );
+      stream.once("close", release);
+      const day = new Date().toISOString().slice(0, 10);
+      return reply
+        .header("content-type", "text/csv; charset=utf-8")
+        .header("content-disposition", `attachment; filename="usage_data_${day}.csv"`)
+        .send(stream);
+    },
+  );
+}
+
+/** GET /v1/usage/ and /v1/usage/records, /summary, /series and /export.csv: the billing dashboard's usage views. */
+export const usageQueryRoutes: FastifyPluginAsyncZod<UsageQueryRouteDeps> = async (app, deps) => {
   // Every usage read, the cycle and the usage version included, goes to one handle: the version is
   // read before the data through it, so a lagging replica can never cache old figures under a new
   // version (usage-cache.ts).
@@ -345,47 +396,5 @@ export const usageQueryRoutes: FastifyPluginAsyncZod<{
     },
   );
 
-  app.get(
-    "/usage/export.csv",
-    {
-      config,
-      schema: {
-        tags,
-        summary: "Export usage records as CSV",
-        description:
-          `Streams every filtered record, newest first, with the columns ${CSV_HEADERS.join(", ")} ` +
-          "(with details=pricing, the price rule and late usage columns after them). " +
-          `At most ${MAX_EXPORT_ROWS.toLocaleString("en-US")} records per export, sent at up to ` +
-          `${EXPORT_BYTES_PER_SECOND / 1024 / 1024} MiB/s, and at most ${MAX_CONCURRENT_EXPORTS} exports of ` +
-          "an organization at a time (429 with Retry-After). A failure after the first bytes (a larger " +
-          "result, the database going away) breaks the transfer: the response ends without its final " +
-          `chunk, which clients see as an error, never as a complete file.${WHO}`,
-        querystring: ExportQuerySchema,
-        response: {
-          // Streamed, never serialized.
-          200: {
-            description: "The records as CSV",
-            content: { "text/csv": { schema: z.instanceof(Readable) } },
-          },
-          ...errors,
-          429: failure("Too many exports of the organization at once, or a rate limit"),
-        },
-      },
-    },
-    async (req, reply) => {
-      const org = adminOrg(req);
-      const { cycle } = await cycleFor(db, org.org_id, req.query.billing_cycle_uuid);
-      const release = reads.enter(org.org_id, EXPORT, reply);
-      const { details, ...filters } = req.query;
-      const stream = Readable.from(
-        csvLines(db, cycle, filtersOf(filters), deps.exportLimits, details ?? null),
-      );
-      stream.once("close", release);
-      const day = new Date().toISOString().slice(0, 10);
-      return reply
-        .header("content-type", "text/csv; charset=utf-8")
-        .header("content-disposition", `attachment; filename="usage_data_${day}.csv"`)
-        .send(stream);
-    },
-  );
+  exportRoute(app, deps, reads);
 };

@@ -35,6 +35,7 @@ import {
 import { parseWebhookUrl, resolveWebhookHost, WebhookUrlError } from "../webhooks/url-guard";
 import { actorOf } from "./audit";
 import { decideRate, rateLimitError, sendRateLimitHeaders } from "./rate-limit";
+import type { RouteApp } from "./route-deps";
 import { adminOrg } from "./route-hooks";
 import { failure, json, noContent } from "./schemas";
 
@@ -90,36 +91,9 @@ const SIGNING =
   `${WEBHOOK_EVENT_ID_HEADER}. A 2xx answer within 10 s is a success; anything else is retried with ` +
   "growing delays (about 30 s, 2 min, 10 min, 1 h, 6 h…) and given up after 8 attempts. See docs/webhooks.md.";
 
-/**
- * /v1/webhook-endpoints: an organization's administrators manage where its events (budget alerts)
- * are POSTed, read each endpoint's delivery log and retry deliveries.
- */
-export const webhookEndpointRoutes: FastifyPluginAsyncZod<WebhookRouteDeps> = async (app, deps) => {
+/** The endpoints themselves: list, create, read, change, delete, rotate the signing secret. */
+function endpointRoutes(app: RouteApp, deps: WebhookRouteDeps) {
   const { db, keyring, allowPrivateUrls } = deps;
-  const sendLimit = deps.sendRateLimitPerOrg ?? DEFAULT_WEBHOOK_SEND_RATE_LIMIT;
-  const limiter = sendLimit > 0 ? deps.limiter : null;
-  const decided = sendRateLimitHeaders(app);
-  const tooMany = failure(
-    "Too many test events and retries in the organization this minute (Retry-After: seconds to wait)",
-  );
-  const limitNote = sendLimit
-    ? ` At most ${sendLimit} test events and retries a minute per organization (429 with Retry-After beyond).`
-    : "";
-
-  /**
-   * The organization of an administrator's test or retry call, counted against the organization's
-   * limit of such calls (they make the workers send at once); 429 past it, with Retry-After and the
-   * RateLimit headers, which every counted answer carries.
-   */
-  async function countSend(req: FastifyRequest): Promise<string> {
-    const org = adminOrg(req).org_id;
-    if (!limiter) return org;
-    const d = await decideRate(limiter, { key: `webhook-send:org:${org}`, limit: sendLimit }, null);
-    if (d) decided.set(req, d);
-    if (d && !d.allowed) throw rateLimitError(d);
-    return org;
-  }
-
   app.get(
     "/webhook-endpoints",
     {
@@ -249,6 +223,39 @@ export const webhookEndpointRoutes: FastifyPluginAsyncZod<WebhookRouteDeps> = as
       return { ...r.endpoint, secret: r.secret };
     },
   );
+}
+
+/**
+ * /v1/webhook-endpoints: an organization's administrators manage where its events (budget alerts)
+ * are POSTed, read each endpoint's delivery log and retry deliveries.
+ */
+export const webhookEndpointRoutes: FastifyPluginAsyncZod<WebhookRouteDeps> = async (app, deps) => {
+  const { db } = deps;
+  const sendLimit = deps.sendRateLimitPerOrg ?? DEFAULT_WEBHOOK_SEND_RATE_LIMIT;
+  const limiter = sendLimit > 0 ? deps.limiter : null;
+  const decided = sendRateLimitHeaders(app);
+  const tooMany = failure(
+    "Too many test events and retries in the organization this minute (Retry-After: seconds to wait)",
+  );
+  const limitNote = sendLimit
+    ? ` At most ${sendLimit} test events and retries a minute per organization (429 with Retry-After beyond).`
+    : "";
+
+  /**
+   * The organization of an administrator's test or retry call, counted against the organization's
+   * limit of such calls (they make the workers send at once); 429 past it, with Retry-After and the
+   * RateLimit headers, which every counted answer carries.
+   */
+  async function countSend(req: FastifyRequest): Promise<string> {
+    const org = adminOrg(req).org_id;
+    if (!limiter) return org;
+    const d = await decideRate(limiter, { key: `webhook-send:org:${org}`, limit: sendLimit }, null);
+    if (d) decided.set(req, d);
+    if (d && !d.allowed) throw rateLimitError(d);
+    return org;
+  }
+
+  endpointRoutes(app, deps);
 
   app.post(
     "/webhook-endpoints/:endpoint_uuid/test",

@@ -12,7 +12,7 @@ import {
 } from "../../metering/billing/cycles";
 import { listPayments } from "../../metering/billing/ledger";
 import type { Db } from "../../platform/database";
-import type { OperatorRouteDeps } from "../route-deps";
+import type { OperatorRouteDeps, RouteApp } from "../route-deps";
 import { failure, json } from "../schemas";
 import {
   dayInput,
@@ -116,6 +116,78 @@ async function cyclesJson(db: Db, organizationUuid: string) {
 const errors = { ...OPERATOR_ERRORS, 404: failure("No such organization (or billing cycle)") };
 const tags = OPERATOR_TAGS;
 const config = OPERATOR_ROUTE_CONFIG;
+
+/** /v1/operator/organizations/{organization}/payments: the organization's payments, listed and recorded. */
+function paymentRoutes(
+  app: RouteApp,
+  deps: OperatorRouteDeps,
+  actorOf: ReturnType<typeof installOperatorGuard>,
+) {
+  app.get(
+    "/operator/organizations/:organization/payments",
+    {
+      config,
+      schema: {
+        tags,
+        summary: "List an organization's payments",
+        description: "Provider operators only. Newest first.",
+        params: OrganizationParamsSchema,
+        response: { 200: json("The payments", z.object({ payments: z.array(PaymentSchema) })), ...errors },
+      },
+    },
+    async (req) => {
+      const org = await organizationOf(deps.db, req.params.organization);
+      const rows = await listPayments(deps.db, org.id);
+      return {
+        payments: rows.map((p) => ({
+          payment_uuid: p.paymentUuid,
+          billing_cycle_uuid: p.billingCycleUuid,
+          amount_usd: formatUsdExact(p.amountMicros),
+          note: p.note,
+          created_at: p.paidAt.toISOString(),
+        })),
+      };
+    },
+  );
+
+  app.post(
+    "/operator/organizations/:organization/payments",
+    {
+      config,
+      schema: {
+        tags,
+        summary: "Record a payment",
+        description:
+          "Provider operators only. On the named cycle, else the open one (else the latest). Audited " +
+          "(payment.recorded).",
+        params: OrganizationParamsSchema,
+        body: PaymentBodySchema,
+        response: {
+          201: json("The payment", PaymentSchema),
+          ...errors,
+          409: failure("The organization has no billing cycle yet"),
+        },
+      },
+    },
+    async (req, reply) => {
+      const org = await organizationOf(deps.db, req.params.organization);
+      const b = req.body;
+      const p = await recordPayment(deps.db, org.id, {
+        amountMicros: b.amount_usd,
+        ...(b.billing_cycle_uuid ? { billingCycleUuid: b.billing_cycle_uuid } : {}),
+        note: b.note ?? null,
+        actor: actorOf(req),
+      });
+      return reply.status(201).send({
+        payment_uuid: p.paymentUuid,
+        billing_cycle_uuid: p.cycle.billingCycleUuid,
+        amount_usd: formatUsdExact(b.amount_usd),
+        note: b.note ?? null,
+        created_at: p.paidAt.toISOString(),
+      });
+    },
+  );
+}
 
 /**
  * /v1/operator/organizations/{organization}/billing-cycles and …/payments: an organization's
@@ -222,68 +294,5 @@ export const operatorBillingRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> = a
     },
   );
 
-  app.get(
-    "/operator/organizations/:organization/payments",
-    {
-      config,
-      schema: {
-        tags,
-        summary: "List an organization's payments",
-        description: "Provider operators only. Newest first.",
-        params: OrganizationParamsSchema,
-        response: { 200: json("The payments", z.object({ payments: z.array(PaymentSchema) })), ...errors },
-      },
-    },
-    async (req) => {
-      const org = await organizationOf(deps.db, req.params.organization);
-      const rows = await listPayments(deps.db, org.id);
-      return {
-        payments: rows.map((p) => ({
-          payment_uuid: p.paymentUuid,
-          billing_cycle_uuid: p.billingCycleUuid,
-          amount_usd: formatUsdExact(p.amountMicros),
-          note: p.note,
-          created_at: p.paidAt.toISOString(),
-        })),
-      };
-    },
-  );
-
-  app.post(
-    "/operator/organizations/:organization/payments",
-    {
-      config,
-      schema: {
-        tags,
-        summary: "Record a payment",
-        description:
-          "Provider operators only. On the named cycle, else the open one (else the latest). Audited " +
-          "(payment.recorded).",
-        params: OrganizationParamsSchema,
-        body: PaymentBodySchema,
-        response: {
-          201: json("The payment", PaymentSchema),
-          ...errors,
-          409: failure("The organization has no billing cycle yet"),
-        },
-      },
-    },
-    async (req, reply) => {
-      const org = await organizationOf(deps.db, req.params.organization);
-      const b = req.body;
-      const p = await recordPayment(deps.db, org.id, {
-        amountMicros: b.amount_usd,
-        ...(b.billing_cycle_uuid ? { billingCycleUuid: b.billing_cycle_uuid } : {}),
-        note: b.note ?? null,
-        actor: actorOf(req),
-      });
-      return reply.status(201).send({
-        payment_uuid: p.paymentUuid,
-        billing_cycle_uuid: p.cycle.billingCycleUuid,
-        amount_usd: formatUsdExact(b.amount_usd),
-        note: b.note ?? null,
-        created_at: p.paidAt.toISOString(),
-      });
-    },
-  );
+  paymentRoutes(app, deps, actorOf);
 };

@@ -64,6 +64,73 @@ const ORDER: Record<ApiKeySort, SQL[]> = {
 };
 
 /**
+ * The audit rows of a key change: an organization key's organization, or for a personal key
+ * every organization its owner belongs to (it acts in them, so each one's administrators see it).
+ */
+async function keyAudits(
+  directory: Directory,
+  actor: KeyActor,
+  action: "api_key.created" | "api_key.deleted",
+  key: { id: string; orgId: string | null; ownerId: string; expiresAt: Date | null },
+): Promise<AuditEntryInput[]> {
+  const orgIds = key.orgId ? [key.orgId] : (await directory.listMemberships(key.ownerId)).map((m) => m.orgId);
+  const snapshot = {
+    kind: key.orgId ? "organization" : "personal",
+    owner_user_id: key.ownerId,
+    expires_at: key.expiresAt,
+  };
+  return orgIds.map((organizationUuid) => ({
+    organizationUuid,
+    actor: {
+      userId: actor.id,
+      email: actor.email,
+      source: "console",
+      impersonatorUserId: actor.impersonatorId ?? null,
+    },
+    action,
+    target: {
+      type: "api_key",
+      id: key.id,
+      label: key.orgId ? "Organization API key" : `Personal API key of ${actor.email}`,
+    },
+    ...(action === "api_key.created" ? { after: snapshot } : { before: snapshot }),
+  }));
+}
+
+/** One page of the keys `where` selects, as the PropelAuth API answers a listing. */
+async function keyPage(db: Db, where: SQL | undefined, q: ListQuery) {
+  const filter = q.search ? and(where, sql`strpos(${apiKey.id}, ${q.search.toLowerCase()}) > 0`) : where;
+  const [rows, [count]] = await Promise.all([
+    db
+      .select({
+        id: apiKey.id,
+        createdAt: apiKey.createdAt,
+        expiresAt: apiKey.expiresAt,
+        metadata: apiKey.metadata,
+      })
+      .from(apiKey)
+      .where(filter)
+      .orderBy(...ORDER[q.sort ?? "CreatedAtDesc"])
+      .limit(q.pageSize)
+      .offset(q.offset),
+    db.select({ n: sql<number>`count(*)::int` }).from(apiKey).where(filter),
+  ]);
+  const total = Number(count?.n ?? 0);
+  return {
+    api_keys: rows.map((r) => ({
+      api_key_id: r.id,
+      created_at: epoch(r.createdAt),
+      expires_at_seconds: r.expiresAt ? epoch(r.expiresAt) : null,
+      metadata: parseJsonObject(r.metadata),
+    })),
+    total_api_keys: total,
+    current_page: q.pageNumber,
+    page_size: q.pageSize,
+    has_more_results: q.offset + rows.length < total,
+  };
+}
+
+/**
  * End-user API keys: create, list, delete (for the identity client routes and any hosted page) and
  * validate (for the backend API and the in-process gateway). Permission checks live here so every
  * caller enforces the same rules.
@@ -74,76 +141,9 @@ export function createApiKeyService(db: Db, directory: Directory) {
   }
   const canManage = (m: OrgMembership) => orgMemberInfo(m).user_permissions.includes(MANAGE_API_KEYS);
 
-  /**
-   * The audit rows of a key change: an organization key's organization, or for a personal key
-   * every organization its owner belongs to (it acts in them, so each one's administrators see it).
-   */
-  async function keyAudits(
-    actor: KeyActor,
-    action: "api_key.created" | "api_key.deleted",
-    key: { id: string; orgId: string | null; ownerId: string; expiresAt: Date | null },
-  ): Promise<AuditEntryInput[]> {
-    const orgIds = key.orgId
-      ? [key.orgId]
-      : (await directory.listMemberships(key.ownerId)).map((m) => m.orgId);
-    const snapshot = {
-      kind: key.orgId ? "organization" : "personal",
-      owner_user_id: key.ownerId,
-      expires_at: key.expiresAt,
-    };
-    return orgIds.map((organizationUuid) => ({
-      organizationUuid,
-      actor: {
-        userId: actor.id,
-        email: actor.email,
-        source: "console",
-        impersonatorUserId: actor.impersonatorId ?? null,
-      },
-      action,
-      target: {
-        type: "api_key",
-        id: key.id,
-        label: key.orgId ? "Organization API key" : `Personal API key of ${actor.email}`,
-      },
-      ...(action === "api_key.created" ? { after: snapshot } : { before: snapshot }),
-    }));
-  }
-
-  async function page(where: SQL | undefined, q: ListQuery) {
-    const filter = q.search ? and(where, sql`strpos(${apiKey.id}, ${q.search.toLowerCase()}) > 0`) : where;
-    const [rows, [count]] = await Promise.all([
-      db
-        .select({
-          id: apiKey.id,
-          createdAt: apiKey.createdAt,
-          expiresAt: apiKey.expiresAt,
-          metadata: apiKey.metadata,
-        })
-        .from(apiKey)
-        .where(filter)
-        .orderBy(...ORDER[q.sort ?? "CreatedAtDesc"])
-        .limit(q.pageSize)
-        .offset(q.offset),
-      db.select({ n: sql<number>`count(*)::int` }).from(apiKey).where(filter),
-    ]);
-    const total = Number(count?.n ?? 0);
-    return {
-      api_keys: rows.map((r) => ({
-        api_key_id: r.id,
-        created_at: epoch(r.createdAt),
-        expires_at_seconds: r.expiresAt ? epoch(r.expiresAt) : null,
-        metadata: parseJsonObject(r.metadata),
-      })),
-      total_api_keys: total,
-      current_page: q.pageNumber,
-      page_size: q.pageSize,
-      has_more_results: q.offset + rows.length < total,
-    };
-  }
-
   return {
     listPersonal(userId: string, q: ListQuery) {
-      return page(and(eq(apiKey.userId, userId), isNull(apiKey.orgId), notExpired()), q);
+      return keyPage(db, and(eq(apiKey.userId, userId), isNull(apiKey.orgId), notExpired()), q);
     },
 
     /** Org keys are visible to members holding can_manage_api_keys; non-members learn nothing. */
@@ -152,7 +152,7 @@ export function createApiKeyService(db: Db, directory: Directory) {
       if (!m) throw new IdentityError("org_not_found");
       if (!canManage(m))
         throw new IdentityError("action_forbidden", "You may not view this organization's API keys.");
-      return page(and(eq(apiKey.orgId, orgId), notExpired()), q);
+      return keyPage(db, and(eq(apiKey.orgId, orgId), notExpired()), q);
     },
 
     async create(actor: KeyActor, input: { orgId?: string; expiration: ExpirationOption }) {
@@ -167,7 +167,12 @@ export function createApiKeyService(db: Db, directory: Directory) {
       const token = newApiKeyToken();
       const expiresAt = expiryFor(input.expiration);
       const orgId = input.orgId ?? null;
-      const audits = await keyAudits(actor, "api_key.created", { id, orgId, ownerId: userId, expiresAt });
+      const audits = await keyAudits(directory, actor, "api_key.created", {
+        id,
+        orgId,
+        ownerId: userId,
+        expiresAt,
+      });
       await db.transaction(async (tx) => {
         await tx.insert(apiKey).values({ id, tokenHash: hashApiKeyToken(token), userId, orgId, expiresAt });
         await writeAudits(tx, audits);
@@ -192,7 +197,7 @@ export function createApiKeyService(db: Db, directory: Directory) {
         if (!m) throw notFound;
         if (!canManage(m)) throw new IdentityError("action_forbidden", "You may not delete this API key.");
       }
-      const audits = await keyAudits(actor, "api_key.deleted", {
+      const audits = await keyAudits(directory, actor, "api_key.deleted", {
         id: key.id,
         orgId: key.orgId,
         ownerId: key.userId,

@@ -20,13 +20,12 @@ const codeForm = z.object({ code: fields.code });
 const mfaQuery = z.object({ rt, backup: z.string().max(8).optional() });
 const tokenQuery = z.object({ rt, token });
 
-/**
- * The hosted pages of the sign-in flow after its form: the second-factor step, forgot and reset
- * password, email confirmation and magic links.
- */
-export const signInStepPages: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = async (app, { ctx }) => {
-  const kit = pageKit(ctx);
-
+/** The second-factor step: the code form, then the session, or the form again with what went wrong. */
+function mfaStepPages(
+  app: Parameters<FastifyPluginAsyncZod>[0],
+  ctx: IdentityContext,
+  kit: ReturnType<typeof pageKit>,
+) {
   app.get("/login/mfa", { schema: { querystring: mfaQuery } }, async (req, reply) =>
     kit.send(reply, 200, mfaPage({ rt: req.query.rt, backup: req.query.backup === "1" })),
   );
@@ -49,6 +48,16 @@ export const signInStepPages: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = 
       return kit.send(reply, e.status, mfaPage({ rt, backup, errors: e.errors, message: e.message }));
     }
   });
+}
+
+/**
+ * The hosted pages of the sign-in flow after its form: the second-factor step, forgot and reset
+ * password, email confirmation and magic links.
+ */
+export const signInStepPages: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = async (app, { ctx }) => {
+  const kit = pageKit(ctx);
+
+  mfaStepPages(app, ctx, kit);
 
   /**
    * A page asking for an email address (forgot password, magic link): the form, then "Check your
