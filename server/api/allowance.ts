@@ -10,13 +10,12 @@ import { allowanceFor } from "../metering/budgets/allowance";
 import type { Db } from "../platform/database";
 import type { WorkspaceStore } from "../workspaces/store";
 import { requireWorkspaceReader, workspaceNotFound } from "./access";
+import { uuidField } from "./fields";
 import { isOrgAdmin } from "./principal";
 import { failure, json } from "./schemas";
 
 const QuerySchema = z.strictObject({
-  workspace_uuid: z
-    .uuid({ error: "workspace_uuid must be a UUID." })
-    .meta({ description: "The workspace the work would run in." }),
+  workspace_uuid: uuidField("workspace_uuid").meta({ description: "The workspace the work would run in." }),
 });
 
 /**

@@ -19,11 +19,12 @@ import {
 import { newestEvents } from "../metering/usage/records";
 import type { Db } from "../platform/database";
 import { ApiError } from "../platform/errors";
+import { uuidField } from "./fields";
 import { adminOrg } from "./route-hooks";
 import { failure, json } from "./schemas";
 
 const QuerySchema = z.strictObject({
-  billing_cycle_uuid: z.uuid({ error: "billing_cycle_uuid must be a UUID." }).optional(),
+  billing_cycle_uuid: uuidField("billing_cycle_uuid").optional(),
 });
 
 function cycleJson(cycle: Cycle, totals: CycleTotals) {

@@ -20,15 +20,15 @@ import {
 import { simulateBudget } from "../metering/budgets/simulate";
 import type { Db } from "../platform/database";
 import { actorOf } from "./audit";
+import { uuidField } from "./fields";
 import type { RouteApp } from "./route-deps";
 import { adminOrg } from "./route-hooks";
 import { failure, json, noContent } from "./schemas";
 
 const tags = ["Budgets"];
-const ParamsSchema = z.strictObject({ budget_uuid: z.uuid({ error: "budget_uuid must be a UUID." }) });
+const ParamsSchema = z.strictObject({ budget_uuid: uuidField("budget_uuid") });
 const ListQuerySchema = z.strictObject({
-  workspace_uuid: z
-    .uuid({ error: "workspace_uuid must be a UUID." })
+  workspace_uuid: uuidField("workspace_uuid")
     .optional()
     .meta({ description: "Only that workspace's budget." }),
 });

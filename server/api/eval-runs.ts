@@ -7,7 +7,6 @@ import {
   EVAL_RUN_SORT_FIELDS,
   EvalRunDetailSchema,
   EvalRunListSchema,
-  MAX_EVAL_RUN_ID_LENGTH,
   MAX_EVAL_RUN_PAGE_SIZE,
   StartedEvalRunSchema,
 } from "../../contract/eval-runs";
@@ -25,17 +24,17 @@ import { ApiError } from "../platform/errors";
 import { workspaceNamesOf } from "../workspaces/cache";
 import type { WorkspaceStore } from "../workspaces/store";
 import { requireWorkspaceReader } from "./access";
+import { EvalRunParamsSchema, uuidField } from "./fields";
 import type { RouteApp } from "./route-deps";
 import { adminOrg } from "./route-hooks";
 import { failure, json } from "./schemas";
 import { requireSpendAllowance, spendLimitResponse } from "./spend-limit";
 
-const cycleParam = z
-  .uuid({ error: "billing_cycle_uuid must be a UUID." })
+const cycleParam = uuidField("billing_cycle_uuid")
   .optional()
   .meta({ description: "Default: the current billing cycle (for one run: the cycle it started in)." });
 
-const uuid = z.uuid({ error: "workspace_uuid must be a UUID." });
+const uuid = uuidField("workspace_uuid");
 
 const sortValues = EVAL_RUN_SORT_FIELDS.flatMap((k) => [k, `-${k}`]);
 
@@ -74,17 +73,7 @@ const ListQuerySchema = z.strictObject({
   ).default(EVAL_RUN_PAGE_SIZE),
 });
 
-const RunParamsSchema = z.strictObject({
-  eval_run_uuid: z
-    .string()
-    .min(1, { error: "eval_run_uuid must not be empty." })
-    .max(MAX_EVAL_RUN_ID_LENGTH, {
-      error: `eval_run_uuid must be at most ${MAX_EVAL_RUN_ID_LENGTH} characters.`,
-    })
-    .refine(isStorableText, {
-      error: "eval_run_uuid must not contain NUL characters or unpaired surrogates.",
-    }),
-});
+const RunParamsSchema = EvalRunParamsSchema;
 
 const DetailQuerySchema = z.strictObject({ billing_cycle_uuid: cycleParam });
 
@@ -99,7 +88,7 @@ const label = (field: string, max: number) =>
 
 const StartBodySchema = z
   .strictObject({
-    workspace_uuid: z.uuid({ error: "workspace_uuid must be a UUID." }),
+    workspace_uuid: uuidField("workspace_uuid"),
     name: label("name", 500).meta({ description: "The eval's name, as its usage events will carry it." }),
     eval_type: label("eval_type", 100),
     estimate: EstimateSchema.optional().meta({

@@ -1,31 +1,19 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { z } from "zod";
-import { MAX_EVAL_RUN_ID_LENGTH } from "../../contract/eval-runs";
 import {
   OpenReservationListSchema,
   RESERVATION_IDLE_MINUTES,
   ReleasedReservationSchema,
 } from "../../contract/reservations";
 import { openReservations, releaseReservation } from "../metering/budgets/reservations-admin";
-import { isStorableText } from "../metering/ingestion/events";
 import type { Db } from "../platform/database";
 import { actorOf } from "./audit";
+import { EvalRunParamsSchema } from "./fields";
 import { adminOrg } from "./route-hooks";
 import { failure, json } from "./schemas";
 
 const tags = ["Budgets"];
 
-const ParamsSchema = z.strictObject({
-  eval_run_uuid: z
-    .string()
-    .min(1, { error: "eval_run_uuid must not be empty." })
-    .max(MAX_EVAL_RUN_ID_LENGTH, {
-      error: `eval_run_uuid must be at most ${MAX_EVAL_RUN_ID_LENGTH} characters.`,
-    })
-    .refine(isStorableText, {
-      error: "eval_run_uuid must not contain NUL characters or unpaired surrogates.",
-    }),
-});
+const ParamsSchema = EvalRunParamsSchema;
 
 const errors = {
   400: failure("Invalid request"),

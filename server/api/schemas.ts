@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { API_ERROR_CODES, API_ERRORS } from "../platform/errors";
+import { emailField, uuidField } from "./fields";
 
 /**
  * The product API's request and response shapes. Routes validate requests and responses with
@@ -92,24 +93,19 @@ export const WorkspaceBodySchema = z
   .meta({ id: "WorkspaceBody" });
 
 export const ChooseWorkspaceBodySchema = z
-  .strictObject({ workspace_uuid: z.uuid("workspace_uuid must be a UUID.") })
+  .strictObject({ workspace_uuid: uuidField("workspace_uuid") })
   .meta({ id: "ChooseWorkspaceBody" });
 
-const email = z
-  .string({ error: "user_email must be a string." })
-  .trim()
-  .max(254, "user_email is too long.")
-  .pipe(z.email("user_email must be an email address."))
-  .transform((v) => v.toLowerCase());
+const email = emailField("user_email");
 
 export const AddMemberBodySchema = z.strictObject({ user_email: email }).meta({ id: "AddMemberBody" });
 export const AddMemberQuerySchema = z.strictObject({ user_email: email.optional() });
 
 export const WorkspaceParamsSchema = z.strictObject({
-  workspace_uuid: z.uuid("workspace_uuid must be a UUID."),
+  workspace_uuid: uuidField("workspace_uuid"),
 });
 export const MemberParamsSchema = z.strictObject({
-  workspace_uuid: z.uuid("workspace_uuid must be a UUID."),
+  workspace_uuid: uuidField("workspace_uuid"),
   user_email: email,
 });
 

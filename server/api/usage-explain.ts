@@ -13,13 +13,13 @@ import type { Db } from "../platform/database";
 import { ApiError } from "../platform/errors";
 import { workspaceNamesFrom } from "../workspaces/cache";
 import type { WorkspaceStore } from "../workspaces/store";
+import { uuidField } from "./fields";
 import { createReadGate, MAX_EXPENSIVE_READS_PER_ORG, type ReadGate, type ReadKind } from "./read-gate";
 import { adminOrg } from "./route-hooks";
 import { failure, json } from "./schemas";
 
 const QuerySchema = z.strictObject({
-  billing_cycle_uuid: z
-    .uuid({ error: "billing_cycle_uuid must be a UUID." })
+  billing_cycle_uuid: uuidField("billing_cycle_uuid")
     .optional()
     .meta({ description: "Default: the current billing cycle." }),
   level: z
@@ -33,7 +33,7 @@ const QuerySchema = z.strictObject({
     .meta({
       description: 'level group: the workspace group\'s name ("default": the workspaces in no group).',
     }),
-  workspace_uuid: z.uuid({ error: "workspace_uuid must be a UUID." }).optional().meta({
+  workspace_uuid: uuidField("workspace_uuid").optional().meta({
     description: "level workspace and eval_run: the workspace; left out, the usage without a workspace.",
   }),
   eval_run_uuid: z
@@ -45,8 +45,7 @@ const QuerySchema = z.strictObject({
       description:
         "level eval_run: the run (its id as the events carry it); left out, the usage without a run.",
     }),
-  usage_event_uuid: z
-    .uuid({ error: "usage_event_uuid must be a UUID." })
+  usage_event_uuid: uuidField("usage_event_uuid")
     .optional()
     .meta({ description: "level event: the usage event." }),
   page: pageNumberParam(),

@@ -26,6 +26,7 @@ import type { Db } from "../platform/database";
 import { ApiError } from "../platform/errors";
 import { workspaceNamesFrom } from "../workspaces/cache";
 import type { WorkspaceStore } from "../workspaces/store";
+import { uuidField } from "./fields";
 import { createReadGate, MAX_EXPENSIVE_READS_PER_ORG, type ReadGate, type ReadKind } from "./read-gate";
 import type { RouteApp } from "./route-deps";
 import { adminOrg } from "./route-hooks";
@@ -46,11 +47,10 @@ const label = (field: string) =>
 
 /** The dashboard's filter vocabulary, shared by every usage read (the report too). */
 export const filterShape = {
-  billing_cycle_uuid: z
-    .uuid({ error: "billing_cycle_uuid must be a UUID." })
+  billing_cycle_uuid: uuidField("billing_cycle_uuid")
     .optional()
     .meta({ description: "Default: the current billing cycle." }),
-  workspace_uuid: repeatable("workspace_uuid", z.uuid({ error: "workspace_uuid must be a UUID." })).meta({
+  workspace_uuid: repeatable("workspace_uuid", uuidField("workspace_uuid")).meta({
     description: "Repeatable. Usage without a workspace stays visible.",
   }),
   eval_type: repeatable("eval_type", label("eval_type")).meta({
@@ -74,7 +74,7 @@ export const filterShape = {
     .max(200, { error: "eval_run_uuid must be at most 200 characters." })
     .optional()
     .meta({ description: "One eval run's usage only (its exact id, as the events carry it)." }),
-  price_rule_uuid: z.uuid({ error: "price_rule_uuid must be a UUID." }).optional().meta({
+  price_rule_uuid: uuidField("price_rule_uuid").optional().meta({
     description:
       "The usage one price rule priced only (its uuid names one version of the rule, as the records' price_rule_uuid).",
   }),

@@ -34,6 +34,7 @@ import {
 } from "../webhooks/endpoints";
 import { parseWebhookUrl, resolveWebhookHost, WebhookUrlError } from "../webhooks/url-guard";
 import { actorOf } from "./audit";
+import { uuidField } from "./fields";
 import { decideRate, rateLimitError, sendRateLimitHeaders } from "./rate-limit";
 import type { RouteApp } from "./route-deps";
 import { adminOrg } from "./route-hooks";
@@ -60,8 +61,8 @@ const errors = {
 };
 const oneErrors = { ...errors, 404: failure("No such webhook endpoint in your organization") };
 
-const EndpointParams = z.strictObject({ endpoint_uuid: z.uuid("endpoint_uuid must be a UUID.") });
-const DeliveryParams = EndpointParams.extend({ delivery_uuid: z.uuid("delivery_uuid must be a UUID.") });
+const EndpointParams = z.strictObject({ endpoint_uuid: uuidField("endpoint_uuid") });
+const DeliveryParams = EndpointParams.extend({ delivery_uuid: uuidField("delivery_uuid") });
 
 // Names that never answer within this are refused rather than holding the request.
 const DNS_TIMEOUT_MS = 5_000;

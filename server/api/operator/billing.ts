@@ -12,17 +12,10 @@ import {
 } from "../../metering/billing/cycles";
 import { listPayments } from "../../metering/billing/ledger";
 import type { Db } from "../../platform/database";
+import { dayField, textField, usdField, uuidField } from "../fields";
 import type { OperatorRouteDeps, RouteApp } from "../route-deps";
 import { failure, json } from "../schemas";
-import {
-  dayInput,
-  MAX_OPERATOR_AMOUNT_USD,
-  OPERATOR_ERRORS,
-  OrganizationParamsSchema,
-  operatorText,
-  organizationOf,
-  usdInput,
-} from "./common";
+import { MAX_OPERATOR_AMOUNT_USD, OPERATOR_ERRORS, OrganizationParamsSchema, organizationOf } from "./common";
 import { installOperatorGuard, OPERATOR_ROUTE_CONFIG, OPERATOR_TAGS } from "./guard";
 
 const OperatorCycleSchema = z
@@ -58,7 +51,7 @@ const PaymentSchema = z
 // Optional bodies: `null` stands for a call sent without one (the defaults apply).
 const OpenBodySchema = z
   .strictObject({
-    start_date: dayInput("start_date")
+    start_date: dayField("start_date")
       .optional()
       .meta({ description: "YYYY-MM-DD; default the 1st of this month (UTC)." }),
   })
@@ -67,7 +60,7 @@ const OpenBodySchema = z
 
 const CloseBodySchema = z
   .strictObject({
-    end_date: dayInput("end_date")
+    end_date: dayField("end_date")
       .optional()
       .meta({ description: "YYYY-MM-DD, exclusive; default the 1st of this month (UTC)." }),
     open_next: z
@@ -80,12 +73,11 @@ const CloseBodySchema = z
 
 const PaymentBodySchema = z
   .strictObject({
-    amount_usd: usdInput("amount_usd", { maxUsd: MAX_OPERATOR_AMOUNT_USD, negative: true }),
-    billing_cycle_uuid: z
-      .uuid({ error: "billing_cycle_uuid must be a UUID." })
+    amount_usd: usdField("amount_usd", { maxUsd: MAX_OPERATOR_AMOUNT_USD, negative: true }),
+    billing_cycle_uuid: uuidField("billing_cycle_uuid")
       .optional()
       .meta({ description: "Default: the open cycle (else the latest)." }),
-    note: operatorText("note", 1000).optional(),
+    note: textField("note", 1000).optional(),
   })
   .meta({ id: "PaymentBody" });
 

@@ -3,16 +3,10 @@ import { z } from "zod";
 import { formatUsdExact } from "../../../contract/money";
 import { setGroup } from "../../metering/billing/billing";
 import { listGroups } from "../../metering/billing/ledger";
+import { textField, usdField } from "../fields";
 import type { OperatorRouteDeps } from "../route-deps";
 import { failure, json } from "../schemas";
-import {
-  MAX_OPERATOR_AMOUNT_USD,
-  OPERATOR_ERRORS,
-  OrganizationParamsSchema,
-  operatorText,
-  organizationOf,
-  usdInput,
-} from "./common";
+import { MAX_OPERATOR_AMOUNT_USD, OPERATOR_ERRORS, OrganizationParamsSchema, organizationOf } from "./common";
 import { installOperatorGuard, OPERATOR_ROUTE_CONFIG, OPERATOR_TAGS } from "./guard";
 
 const WorkspaceGroupSchema = z
@@ -29,12 +23,12 @@ const MAX_GROUP_WORKSPACES = 1_000;
 
 const PutBodySchema = z
   .strictObject({
-    name: operatorText("name", 200),
-    prepaid_usd: usdInput("prepaid_usd", { maxUsd: MAX_OPERATOR_AMOUNT_USD, zero: true })
+    name: textField("name", 200),
+    prepaid_usd: usdField("prepaid_usd", { maxUsd: MAX_OPERATOR_AMOUNT_USD, zero: true })
       .optional()
       .meta({ description: "Omitted: unchanged (0 for a new group)." }),
     workspaces: z
-      .array(operatorText("workspaces item", 200), { error: "workspaces must be a list of names or uuids." })
+      .array(textField("workspaces item", 200), { error: "workspaces must be a list of names or uuids." })
       .max(MAX_GROUP_WORKSPACES, { error: `workspaces may name at most ${MAX_GROUP_WORKSPACES}.` })
       .optional()
       .meta({ description: "Live workspaces by name or uuid; replaces the members. Omitted: unchanged." }),

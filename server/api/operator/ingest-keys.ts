@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { BillingError, resolveOrganization } from "../../metering/billing/billing";
-import { isStorableText } from "../../metering/ingestion/events";
 import {
   createIngestKey,
   ingestKeyJson,
@@ -9,19 +8,12 @@ import {
   revokeIngestKey,
 } from "../../metering/ingestion/ingest-keys";
 import { ApiError } from "../../platform/errors";
+import { textField, uuidField } from "../fields";
 import type { IngestRouteDeps } from "../route-deps";
 import { failure, json } from "../schemas";
 import { installOperatorGuard, OPERATOR_ROUTE_CONFIG, OPERATOR_TAGS } from "./guard";
 
 export const DEFAULT_INGEST_KEY_NAME = "Ingestion key";
-
-const text = (field: string, max: number) =>
-  z
-    .string({ error: `${field} must be a string.` })
-    .trim()
-    .min(1, { error: `${field} must not be empty.` })
-    .max(max, { error: `${field} must be at most ${max} characters.` })
-    .refine(isStorableText, { error: `${field} must not contain NUL characters or unpaired surrogates.` });
 
 const IngestKeySchema = z
   .object({
@@ -40,14 +32,14 @@ const IngestKeySchema = z
 const NewIngestKeySchema = IngestKeySchema.extend({ token: z.string() }).meta({ id: "NewIngestKey" });
 
 const CreateBodySchema = z.strictObject({
-  name: text("name", 200).optional(),
-  organization: text("organization", 200)
+  name: textField("name", 200).optional(),
+  organization: textField("organization", 200)
     .optional()
     .meta({ description: "uuid, slug or name of the one organization the key may write; omit for all." }),
 });
 
 const KeyParamsSchema = z.strictObject({
-  ingest_key_uuid: z.uuid({ error: "ingest_key_uuid must be a UUID." }),
+  ingest_key_uuid: uuidField("ingest_key_uuid"),
 });
 
 const common = {

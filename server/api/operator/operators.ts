@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Actor } from "../../platform/audit";
 import { ApiError } from "../../platform/errors";
 import type { OperatorRoles } from "../../platform/identity-gateway";
+import { emailField } from "../fields";
 import type { OperatorRouteDeps } from "../route-deps";
 import { failure, json } from "../schemas";
 import { OPERATOR_ERRORS } from "./common";
@@ -10,12 +11,7 @@ import { installOperatorGuard, OPERATOR_ROUTE_CONFIG, OPERATOR_TAGS } from "./gu
 
 const OperatorSchema = z.object({ user_id: z.string(), email: z.string() }).meta({ id: "Operator" });
 
-const email = z
-  .string({ error: "email must be a string." })
-  .trim()
-  .max(254, { error: "email is too long." })
-  .pipe(z.email({ error: "email must be an email address." }))
-  .transform((v) => v.toLowerCase());
+const email = emailField("email");
 
 const GrantBodySchema = z.strictObject({ email }).meta({ id: "OperatorGrantBody" });
 const RevokeParamsSchema = z.strictObject({ email });

@@ -7,9 +7,10 @@ import {
   organizationSummary,
 } from "../../metering/billing/organizations";
 import { ApiError } from "../../platform/errors";
+import { textField } from "../fields";
 import type { OperatorRouteDeps } from "../route-deps";
 import { failure, json } from "../schemas";
-import { OPERATOR_ERRORS, OrganizationParamsSchema, operatorText, organizationOf } from "./common";
+import { OPERATOR_ERRORS, OrganizationParamsSchema, organizationOf } from "./common";
 import { installOperatorGuard, OPERATOR_ROUTE_CONFIG, OPERATOR_TAGS } from "./guard";
 
 const OrganizationSchema = z
@@ -32,7 +33,7 @@ const OrganizationListSchema = z
 const ListQuerySchema = z.strictObject({
   page: pageNumberParam(),
   page_size: pageSizeParam(100, 20),
-  search: operatorText("search", 200).optional().meta({ description: "Part of the name or slug, any case." }),
+  search: textField("search", 200).optional().meta({ description: "Part of the name or slug, any case." }),
 });
 
 const organizationJson = (o: OrganizationSummary) => ({

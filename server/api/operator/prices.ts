@@ -16,16 +16,10 @@ import {
 } from "../../metering/pricing/prices";
 import type { PriceRule, RuleMetric } from "../../metering/pricing/rule-matching";
 import { ApiError } from "../../platform/errors";
+import { organizationUuidField, textField, usdField } from "../fields";
 import type { OperatorRouteDeps } from "../route-deps";
 import { failure, json } from "../schemas";
-import {
-  OPERATOR_ERRORS,
-  OrganizationParamsSchema,
-  operatorText,
-  organizationOf,
-  organizationUuidInput,
-  usdInput,
-} from "./common";
+import { OPERATOR_ERRORS, OrganizationParamsSchema, organizationOf } from "./common";
 import { installOperatorGuard, OPERATOR_ROUTE_CONFIG, OPERATOR_TAGS } from "./guard";
 
 const PriceRuleSchema = z
@@ -114,7 +108,7 @@ const LIST_ORGANIZATION_ERROR = 'organization_uuid must be an organization uuid 
 
 const ListQuerySchema = z.strictObject({
   organization_uuid: z
-    .union([z.literal("global"), organizationUuidInput(LIST_ORGANIZATION_ERROR)], {
+    .union([z.literal("global"), organizationUuidField(LIST_ORGANIZATION_ERROR)], {
       error: LIST_ORGANIZATION_ERROR,
     })
     .optional()
@@ -122,7 +116,7 @@ const ListQuerySchema = z.strictObject({
 });
 
 const dimension = (field: string) =>
-  operatorText(field, 100)
+  textField(field, 100)
     .nullish()
     .meta({ description: `Omitted or null: any ${field.replace("_", " ")}.` });
 
@@ -131,7 +125,7 @@ const MAX_UNIT_PRICE_USD = 1_000_000;
 
 const CreateBodySchema = z
   .strictObject({
-    organization_uuid: organizationUuidInput("organization_uuid must be an organization uuid or null.")
+    organization_uuid: organizationUuidField("organization_uuid must be an organization uuid or null.")
       .nullish()
       .meta({ description: "The organization the price is for; omitted or null: the global list." }),
     operation: dimension("operation"),
@@ -140,7 +134,7 @@ const CreateBodySchema = z
     rule_metric: z
       .enum(["eval", "prompt"], { error: 'rule_metric must be "eval", "prompt" or null.' })
       .nullish(),
-    unit_price_usd: usdInput("unit_price_usd", { maxUsd: MAX_UNIT_PRICE_USD, zero: true }),
+    unit_price_usd: usdField("unit_price_usd", { maxUsd: MAX_UNIT_PRICE_USD, zero: true }),
     valid_from: z.iso
       .datetime({ offset: true, error: "valid_from must be an ISO 8601 date-time." })
       .refine((v) => validFromInRange(new Date(v)), { error: VALID_FROM_RANGE })
