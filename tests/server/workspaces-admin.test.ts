@@ -272,6 +272,8 @@ describe.each(backends())("workspace validation, audit, restore and OpenAPI on $
         "GET /v1/budgets/{budget_uuid}",
         "PATCH /v1/budgets/{budget_uuid}",
         "DELETE /v1/budgets/{budget_uuid}",
+        "GET /v1/budgets/reservations",
+        "POST /v1/budgets/reservations/{eval_run_uuid}/release",
         "GET /v1/eval-runs",
         "POST /v1/eval-runs",
         "POST /v1/eval-runs/{eval_run_uuid}/finish",
