@@ -15,6 +15,9 @@ import { preloadPage, routes } from "./routes";
 /** What the entry's start-up gave: the services, or why they could not be made. */
 export type ConsoleStart = { services: ConsoleServices } | { error: unknown };
 
+/** The longest the console waits for the landing page's code before it renders without it. */
+const PAGE_WAIT_MS = 300;
+
 /** `start`: the services, or why they could not be made. */
 export function renderConsole(container: HTMLElement, start: Promise<ConsoleStart>) {
   const root = createRoot(container);
@@ -26,10 +29,12 @@ export function renderConsole(container: HTMLElement, start: Promise<ConsoleStar
     );
 
   // index.html's loading screen (the same markup as LoadingScreen) stays up until this first render.
-  // The landing page's code downloads meanwhile, beside the session check, instead of once its
-  // route renders.
-  void preloadPage(window.location.pathname);
-  void start.then((started) => {
+  // The landing page's code downloads meanwhile, beside the session check, and the console renders
+  // once it is here (or after PAGE_WAIT_MS): a page rendered before its code would show its loading
+  // screen, which React keeps up for at least 300 ms (lib/preloadable).
+  const page = preloadPage(window.location.pathname);
+  const pageOrLater = Promise.race([page, new Promise((resolve) => setTimeout(resolve, PAGE_WAIT_MS))]);
+  void Promise.all([start, pageOrLater]).then(([started]) => {
     if ("error" in started) {
       show(<StartupError error={started.error} onRetry={() => window.location.reload()} />);
       return;

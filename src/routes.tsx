@@ -7,7 +7,7 @@
 // only the page it shows. render-console.tsx starts fetching the matched page's chunk as soon as
 // the shell runs (`preloadPage`), in parallel with the session check, instead of after it.
 
-import { lazy, Suspense } from "react";
+import { Suspense } from "react";
 import { matchRoutes, type RouteObject } from "react-router";
 import { RefineRoot } from "./App";
 import { AuthGate } from "./components/auth/auth-gate";
@@ -17,24 +17,26 @@ import { RouteError } from "./components/feedback/route-error";
 import { AppLayout } from "./components/layout/app-layout";
 import { IdlePrefetch } from "./components/layout/idle-prefetch";
 import { NotFoundPage } from "./components/not-found";
+import { preloadable } from "./lib/preloadable";
 import { resources } from "./resources";
 import type { ConsoleResource, PageLoader } from "./resources/types";
 
 type PageHandle = { preload: () => Promise<unknown> };
 
-/** A page whose code is fetched on preload or first render (the browser fetches a module once); a
- * failed fetch throws into the route's error element, whose "Reload page" fetches again. `name`
- * keys the page's Suspense boundary: a new boundary shows its fallback at once, whereas the
- * router's navigation runs in a transition that would keep the previous page on screen (under the
- * new URL) while the chunk loads. */
+/** A page whose code is fetched once, on preload or first render; a failed fetch throws into the
+ * route's error element, whose "Reload page" fetches again. A page whose chunk is already here (the
+ * landing page's, preloaded by render-console.tsx) renders without suspending. `name` keys the
+ * page's Suspense boundary: a new boundary shows its fallback at once, whereas the router's
+ * navigation runs in a transition that would keep the previous page on screen (under the new URL)
+ * while the chunk loads. */
 function lazyPage(name: string, load: PageLoader) {
-  const Page = lazy(() => load().then((component) => ({ default: component })));
+  const page = preloadable(load);
   const element = (
     <Suspense key={name} fallback={<LoadingScreen fullScreen={false} />}>
-      <Page />
+      <page.Component />
     </Suspense>
   );
-  const handle: PageHandle = { preload: () => load().catch(() => {}) };
+  const handle: PageHandle = { preload: page.preload };
   return { element, handle };
 }
 

@@ -1,13 +1,11 @@
 // The chart's drawing as a chunk of its own (@ant-design/plots, its largest part): the billing
-// resource starts its download once the page has mounted, while the page's data calls are under way,
-// instead of when the series has arrived.
-import { lazy } from "react";
+// resource starts its download once the page has mounted, while the page's data calls are under
+// way, and the chart renders it without suspending once it is here (lib/preloadable).
+import { preloadable } from "../../lib/preloadable";
 
-const load = () => import("./stacked-bars");
-
-export const StackedBars = lazy(load);
+export const stackedBars = preloadable(() => import("./stacked-bars").then((m) => m.default));
 
 /** Starts the chunk's download (a failure is the chart's render to show). */
 export function preloadStackedBars(): void {
-  load().catch(() => {});
+  stackedBars.preload().catch(() => {});
 }

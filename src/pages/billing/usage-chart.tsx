@@ -5,7 +5,10 @@ import { Alert, Card, Empty, Flex, Segmented, Skeleton, Typography } from "antd"
 import { Suspense, useMemo } from "react";
 import type { Grouping } from "../../../contract/usage-schemas";
 import { ADJUSTMENTS_LABEL, type ChartMetric, chartData } from "../../lib/billing/chart";
-import { StackedBars } from "./stacked-bars-chunk";
+import { stackedBars } from "./stacked-bars-chunk";
+
+const StackedBars = stackedBars.Component;
+
 import type { useUsageSeries } from "./use-billing-data";
 import type { BillingState } from "./use-billing-state";
 
