@@ -2,7 +2,7 @@
 // columns, then the price rule and late usage ones), and, while a larger export streams, its
 // progress with a Cancel button. Two plain buttons: each is a tab stop and answers Enter and Space.
 import { DownloadOutlined } from "@ant-design/icons";
-import { Button, Flex, Progress, Space, Tooltip, Typography } from "antd";
+import { Button, Flex, Progress, Tooltip, Typography } from "antd";
 import { CSV_HEADERS, CSV_PRICING_HEADERS, type CsvDetails } from "../../../contract/usage-csv";
 import type { UsageQuery } from "../../lib/billing/filters";
 import { useCsvExport } from "./use-csv-export";
@@ -27,7 +27,7 @@ export function ExportControl({ query, total }: { query: UsageQuery | null; tota
     </Button>
   );
   return (
-    <Flex align="center" gap={12}>
+    <Flex align="center" gap={12} wrap>
       {showProgress ? (
         <Flex align="center" gap={8} data-testid="export-progress" role="status" aria-live="polite">
           <Progress type="circle" size={28} percent={progress.percent} showInfo={false} />
@@ -39,10 +39,11 @@ export function ExportControl({ query, total }: { query: UsageQuery | null; tota
           </Button>
         </Flex>
       ) : null}
-      <Space.Compact>
+      {/* Side by side, wrapping on a narrow screen rather than widening the page. */}
+      <Flex wrap gap={8}>
         {button(null, "Export to CSV")}
         <Tooltip title={PRICING_DETAILS}>{button("pricing", "Export with pricing details")}</Tooltip>
-      </Space.Compact>
+      </Flex>
     </Flex>
   );
 }

@@ -8,6 +8,7 @@ import { evalTypeLabel } from "../../../contract/eval-types";
 import { formatMoney, formatUnitPrice, toMicros } from "../../../contract/money";
 import type { UsageRecord } from "../../../contract/usage-schemas";
 import { SearchBox } from "../../components/search-box";
+import { useIsMobile } from "../../hooks/use-is-mobile";
 import { formatUtcDateTime } from "../../lib/billing/dates";
 import { type SortField, usageQuery } from "../../lib/billing/filters";
 import { operationLabel, orDash } from "../../lib/billing/labels";
@@ -90,6 +91,7 @@ type Props = {
 export function RecordsTable({ cycleUuid, waiting, records }: Props) {
   const { tableProps, tableQuery: query, result, currentPage, setCurrentPage, pageCount, sort } = records;
   const { usageFilters: filters, search } = records;
+  const isMobile = useIsMobile();
   // The text in the search box, ahead of `search` by the debounce delay.
   const [typed, setTyped] = useState(search);
 
@@ -136,13 +138,13 @@ export function RecordsTable({ cycleUuid, waiting, records }: Props) {
     render: (_: unknown, record: UsageRecord) => c.render(record),
   }));
 
+  const exportControl = (
+    <ExportControl query={cycleUuid ? usageQuery(cycleUuid, filters, search) : null} total={total} />
+  );
   return (
-    <Card
-      title="Cost & Usage Records"
-      extra={
-        <ExportControl query={cycleUuid ? usageQuery(cycleUuid, filters, search) : null} total={total} />
-      }
-    >
+    // On a phone the two export buttons leave no room for the title: they open the card's body.
+    <Card title="Cost & Usage Records" extra={isMobile ? undefined : exportControl}>
+      {isMobile ? <div style={{ marginBottom: 12 }}>{exportControl}</div> : null}
       <SearchBox
         label="Search records"
         placeholder="Search..."
