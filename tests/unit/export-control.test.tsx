@@ -5,15 +5,34 @@
 import { screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { HttpResponse, http } from "msw";
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ExportControl } from "../../src/pages/billing/export-control";
 import { api, renderPage } from "./support/render-page";
 
-const saved = vi.hoisted(() => [] as { name: string; blob: Blob }[]);
-// jsdom cannot download; the file the console would save is kept here instead.
-vi.mock("../../src/lib/save-download", () => ({
-  saveDownload: (blob: Blob, name: string) => saved.push({ blob, name }),
-}));
+// jsdom cannot download: the file the console saves (a Blob URL on a link it clicks) is kept here.
+// Spies rather than a module mock, which a shared module graph (isolate: false) may not apply.
+const saved: { name: string; blob: Blob }[] = [];
+const urls = new Map<string, Blob>();
+const createObjectURL = URL.createObjectURL;
+const revokeObjectURL = URL.revokeObjectURL;
+beforeEach(() => {
+  saved.length = 0;
+  URL.createObjectURL = (blob: Blob) => {
+    const url = `blob:export-${urls.size}`;
+    urls.set(url, blob);
+    return url;
+  };
+  URL.revokeObjectURL = () => {};
+  vi.spyOn(HTMLAnchorElement.prototype, "click").mockImplementation(function (this: HTMLAnchorElement) {
+    const blob = urls.get(this.href);
+    if (blob && this.download) saved.push({ name: this.download, blob });
+  });
+});
+afterEach(() => {
+  URL.createObjectURL = createObjectURL;
+  URL.revokeObjectURL = revokeObjectURL;
+  vi.restoreAllMocks();
+});
 
 /** A saved file's text (jsdom's Blob has no text()). */
 const textOf = (blob: Blob | undefined) =>
@@ -42,7 +61,6 @@ function exportApi(asked: (string | null)[]) {
 describe("the records' CSV export buttons", () => {
   it("export the spec's columns, or with pricing details, from the keyboard", async () => {
     const asked: (string | null)[] = [];
-    saved.length = 0;
     renderPage(<ExportControl query={{ billing_cycle_uuid: CYCLE }} total={1} />, {
       handlers: [exportApi(asked)],
     });
