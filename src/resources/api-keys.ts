@@ -2,6 +2,7 @@
 // manages their own. Pages are zero-based there; the key search is `api_key_search`.
 import { KeyOutlined } from "@ant-design/icons";
 import { createElement } from "react";
+import { API_KEY_PAGE_SIZE } from "../lib/page-sizes";
 import { type ConsoleResource, EVERYONE } from "./types";
 
 export const apiKeys: ConsoleResource = {
@@ -26,4 +27,5 @@ export const apiKeys: ConsoleResource = {
     access: { list: EVERYONE, create: EVERYONE, delete: EVERYONE },
   },
   pages: { list: () => import("../pages/api-keys/api-keys-page").then((m) => m.ApiKeysPage) },
+  firstList: { pageSize: API_KEY_PAGE_SIZE },
 };

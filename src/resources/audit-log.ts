@@ -2,6 +2,7 @@
 // it as CSV; nobody changes it (the log is append-only), and members do not see it at all.
 import { AuditOutlined } from "@ant-design/icons";
 import { createElement } from "react";
+import { AUDIT_PAGE_SIZE } from "../lib/page-sizes";
 import { ADMINS, type ConsoleResource, PRODUCT_API_PAGING } from "./types";
 
 export const auditLog: ConsoleResource = {
@@ -21,6 +22,7 @@ export const auditLog: ConsoleResource = {
     },
     access: { list: ADMINS },
   },
+  firstList: { pageSize: AUDIT_PAGE_SIZE },
   pages: {
     list: () => import("../pages/audit-log/audit-log-page").then((m) => m.AuditLogPage),
   },

@@ -3,6 +3,7 @@
 // dashboard the figures come from; the records table there links each run's id here.
 import { ExperimentOutlined } from "@ant-design/icons";
 import { createElement } from "react";
+import { EVAL_RUN_PAGE_SIZE } from "../../contract/eval-run-paging";
 import { ADMINS, type ConsoleResource, PRODUCT_API_PAGING } from "./types";
 
 export const evalRuns: ConsoleResource = {
@@ -24,6 +25,7 @@ export const evalRuns: ConsoleResource = {
     },
     access: { list: ADMINS, show: ADMINS },
   },
+  firstList: { pageSize: EVAL_RUN_PAGE_SIZE, sorters: [{ field: "started_at", order: "desc" }] },
   pages: {
     list: () => import("../pages/eval-runs/eval-runs-list-page").then((m) => m.EvalRunsListPage),
     show: () => import("../pages/eval-runs/eval-run-show-page").then((m) => m.EvalRunShowPage),

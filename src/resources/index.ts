@@ -54,5 +54,6 @@ export function resourceByName(name: string | undefined): ConsoleResource | unde
 /** The declarations as Refine takes them (pages, prefetch and first reads are the route tree's and
  * the auth gate's business). */
 export const refineResources: ResourceProps[] = resources.map(
-  ({ pages: _pages, prefetch: _prefetch, firstReads: _firstReads, ...resource }) => resource,
+  ({ pages: _pages, prefetch: _prefetch, firstReads: _firstReads, firstList: _firstList, ...resource }) =>
+    resource,
 );

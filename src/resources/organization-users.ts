@@ -5,6 +5,7 @@
 // `email_search`; the changes are POSTs naming the organization and the user in their body.
 import { TeamOutlined } from "@ant-design/icons";
 import { createElement } from "react";
+import { USERS_PAGE_SIZE } from "../lib/page-sizes";
 import { ADMINS, type ConsoleResource, EVERYONE, type ListApi } from "./types";
 
 const identityList = (rows: string): ListApi => ({
@@ -31,6 +32,10 @@ export const organizationUsers: ConsoleResource = {
       },
     },
     access: { list: EVERYONE, edit: ADMINS, delete: ADMINS },
+  },
+  firstList: {
+    pageSize: USERS_PAGE_SIZE,
+    meta: (user) => (user.organization ? { orgId: user.organization.org_uuid } : undefined),
   },
   pages: { list: () => import("../pages/users/users-page").then((m) => m.UsersPage) },
 };

@@ -2,8 +2,9 @@
 // one place. Routes and the sider read `list/show/create/edit` and `meta.label/icon`; the data
 // providers read `meta.api`; the access-control provider reads `meta.access`; the route tree reads
 // `pages`.
-import type { ResourceProps } from "@refinedev/core";
+import type { CrudSort, MetaQuery, ResourceProps } from "@refinedev/core";
 import type { ComponentType, ReactNode } from "react";
+import type { CurrentUser } from "../providers/current-user-types";
 
 /**
  * A user's roles: their organization role (admin or member) and, for the provider's own staff,
@@ -93,7 +94,22 @@ export type ConsoleResource = ResourceProps & {
   prefetch?: () => void;
   /**
    * GETs (custom calls, by URL) the list page reads first, started by the auth gate as soon as a
-   * visit landing on the page has a session and a user allowed to see it (components/auth/first-reads).
+   * visit landing on the page has a session and a user allowed to see it (components/auth/first-reads),
+   * with the same useCustom parameters as the page.
    */
   firstReads?: readonly string[];
+  /** The list page's table, whose first page the auth gate asks for in the same way. */
+  firstList?: FirstList;
+};
+
+/**
+ * A list page's table as its useListTable asks for it (components/table/use-list-table.ts): the
+ * same parameters give the same query key, so the page's table finds its first page in the cache.
+ */
+export type FirstList = {
+  pageSize: number;
+  /** The table's initial server-side sort; none: unsorted (`sorters: { mode: "off" }`). */
+  sorters?: CrudSort[];
+  /** The table's meta, from the signed-in user (e.g. the organization its calls name). */
+  meta?: (user: CurrentUser) => MetaQuery | undefined;
 };

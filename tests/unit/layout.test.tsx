@@ -236,6 +236,28 @@ describe("guards", () => {
     }
   });
 
+  it("starts the landing list page's first table page before the page itself renders", async () => {
+    const reads: string[] = [];
+    renderPage(
+      <AuthGate>
+        <p>Shell</p>
+      </AuthGate>,
+      {
+        route: "/eval-runs",
+        me: { is_admin: true },
+        handlers: [
+          http.get(api("/v1/eval-runs"), ({ request }) => {
+            reads.push(new URL(request.url).search);
+            return HttpResponse.json({ data: [], total: 0 });
+          }),
+        ],
+      },
+    );
+    await screen.findByText("Shell");
+    // The page's table asks for the same first page, newest first (its resource's firstList).
+    await waitFor(() => expect(reads).toEqual(["?page=1&page_size=10&sort=-started_at"]));
+  });
+
   it("redirects a signed-out visitor to the hosted login page and renders nothing protected", async () => {
     const { navigator } = renderPage(
       <AuthGate>

@@ -8,7 +8,7 @@ import { AUTH_UNAVAILABLE } from "../../providers/auth-provider";
 import { useServices } from "../../providers/services";
 import { FullScreenError } from "../feedback/full-screen-error";
 import { LoadingScreen } from "../feedback/loading-screen";
-import { useFirstReads } from "./first-reads";
+import { FirstReads } from "./first-reads";
 
 /** Waits between automatic rounds while the sign-in service fails (each round is the client's
  * request plus its 3 retries); the last value repeats. */
@@ -18,8 +18,6 @@ export function AuthGate({ children }: { children: ReactNode }) {
   const { authProvider } = useServices();
   // The same session check Authenticated reads (one query), for its error and to retry it.
   const { data, isFetching, refetch } = useIsAuthenticated();
-  // The landing page's first reads start now, not after the shell and the page have rendered.
-  useFirstReads(data?.authenticated === true);
 
   // Another tab logging out, or a refresh finding the session gone, ends this tab's session too.
   useEffect(() => authProvider.watchSession(), [authProvider]);
@@ -40,13 +38,17 @@ export function AuthGate({ children }: { children: ReactNode }) {
   // elements in the same place, so nothing remounts or loses its state).
   const meanwhile = data?.authenticated ? children : (unavailable ?? <LoadingScreen />);
   return (
-    <Authenticated
-      key="console"
-      loading={meanwhile}
-      fallback={unavailable ?? <LoadingScreen text="Redirecting to sign in..." />}
-    >
-      {children}
-    </Authenticated>
+    <>
+      {/* The landing page's first reads start now, not after the shell and the page have rendered. */}
+      <FirstReads authenticated={data?.authenticated === true} />
+      <Authenticated
+        key="console"
+        loading={meanwhile}
+        fallback={unavailable ?? <LoadingScreen text="Redirecting to sign in..." />}
+      >
+        {children}
+      </Authenticated>
+    </>
   );
 }
 
