@@ -94,7 +94,7 @@ export function recordJson(r: RecordRow): UsageRecord {
     workspace_uuid: r.workspaceUuid,
     workspace_name: r.workspaceName,
     notes: r.notes,
-    adjustment: r.adjustment === true || String(r.adjustment) === "t",
+    adjustment: r.adjustment,
     price_rule_uuid: r.priceRuleUuid,
     price_rule_version: r.priceRuleUuid === null ? null : (r.priceRuleVersion ?? null),
     rule_metric: r.ruleMetric,
