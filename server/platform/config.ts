@@ -20,6 +20,28 @@ const port = (name: string, fallback: number) =>
     .max(65535, `${name} must be between 1 and 65535`)
     .default(fallback);
 
+/**
+ * A number setting counted in `unit` ("seconds", "requests per minute"), with messages that name
+ * the setting and its unit; a bound of 0 means the setting can be turned off.
+ */
+const amount = (
+  name: string,
+  unit: string,
+  o: { whole?: boolean; min: number; minText?: string; max?: number; maxText?: string },
+  fallback: number,
+) => {
+  let n = z.coerce.number({ message: `${name} must be a number of ${unit}` });
+  // Days are counted whole by their name; other units say only "a whole number".
+  if (o.whole) n = n.int(`${name} must be a whole number${unit === "days" ? " of days" : ""}`);
+  n = n.min(o.min, `${name} must be ${o.minText ?? (o.min === 0 ? "0 (off) or more" : `at least ${o.min}`)}`);
+  if (o.max !== undefined) n = n.max(o.max, `${name} must be at most ${o.maxText ?? o.max}`);
+  return n.default(fallback);
+};
+
+/** A rate limit: requests per minute, 0 for none. */
+const perMinute = (name: string, fallback: number) =>
+  amount(name, "requests per minute", { whole: true, min: 0 }, fallback);
+
 const httpUrl = (name: string) =>
   z
     .string()
@@ -79,85 +101,53 @@ const envSchema = z.object({
     .optional(),
   CONSOLE_DIR: z.string().default("./dist"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  API_RATE_LIMIT_PER_CREDENTIAL: z.coerce
-    .number({ message: "API_RATE_LIMIT_PER_CREDENTIAL must be a number of requests per minute" })
-    .int("API_RATE_LIMIT_PER_CREDENTIAL must be a whole number")
-    .min(0, "API_RATE_LIMIT_PER_CREDENTIAL must be 0 (off) or more")
-    .default(6_000),
-  API_RATE_LIMIT_PER_ORG: z.coerce
-    .number({ message: "API_RATE_LIMIT_PER_ORG must be a number of requests per minute" })
-    .int("API_RATE_LIMIT_PER_ORG must be a whole number")
-    .min(0, "API_RATE_LIMIT_PER_ORG must be 0 (off) or more")
-    .default(30_000),
-  AUDIT_RETENTION_DAYS: z.coerce
-    .number({ message: "AUDIT_RETENTION_DAYS must be a number of days" })
-    .int("AUDIT_RETENTION_DAYS must be a whole number of days")
-    .min(1, "AUDIT_RETENTION_DAYS must be at least 1")
-    .max(36_500, "AUDIT_RETENTION_DAYS must be at most 36500 (100 years)")
-    .default(AUDIT_DEFAULT_RETENTION_DAYS),
-  USAGE_MAX_AGE_DAYS: z.coerce
-    .number({ message: "USAGE_MAX_AGE_DAYS must be a number of days" })
-    .int("USAGE_MAX_AGE_DAYS must be a whole number of days")
-    .min(0, "USAGE_MAX_AGE_DAYS must be 0 (no horizon) or more")
-    .max(36_500, "USAGE_MAX_AGE_DAYS must be at most 36500 (100 years)")
-    .default(DEFAULT_USAGE_MAX_AGE_DAYS),
-  INGEST_RATE_LIMIT_PER_KEY: z.coerce
-    .number({ message: "INGEST_RATE_LIMIT_PER_KEY must be a number of requests per minute" })
-    .int("INGEST_RATE_LIMIT_PER_KEY must be a whole number")
-    .min(0, "INGEST_RATE_LIMIT_PER_KEY must be 0 (off) or more")
-    .default(6_000),
-  INGEST_RATE_LIMIT_PER_ORG: z.coerce
-    .number({ message: "INGEST_RATE_LIMIT_PER_ORG must be a number of requests per minute" })
-    .int("INGEST_RATE_LIMIT_PER_ORG must be a whole number")
-    .min(0, "INGEST_RATE_LIMIT_PER_ORG must be 0 (off) or more")
-    .default(12_000),
-  READ_TIMEOUT_SECONDS: z.coerce
-    .number({ message: "READ_TIMEOUT_SECONDS must be a number of seconds" })
-    .min(0.1, "READ_TIMEOUT_SECONDS must be at least 0.1")
-    .max(600, "READ_TIMEOUT_SECONDS must be at most 600")
-    .default(20),
+  API_RATE_LIMIT_PER_CREDENTIAL: perMinute("API_RATE_LIMIT_PER_CREDENTIAL", 6_000),
+  API_RATE_LIMIT_PER_ORG: perMinute("API_RATE_LIMIT_PER_ORG", 30_000),
+  AUDIT_RETENTION_DAYS: amount(
+    "AUDIT_RETENTION_DAYS",
+    "days",
+    { whole: true, min: 1, max: 36_500, maxText: "36500 (100 years)" },
+    AUDIT_DEFAULT_RETENTION_DAYS,
+  ),
+  USAGE_MAX_AGE_DAYS: amount(
+    "USAGE_MAX_AGE_DAYS",
+    "days",
+    { whole: true, min: 0, minText: "0 (no horizon) or more", max: 36_500, maxText: "36500 (100 years)" },
+    DEFAULT_USAGE_MAX_AGE_DAYS,
+  ),
+  INGEST_RATE_LIMIT_PER_KEY: perMinute("INGEST_RATE_LIMIT_PER_KEY", 6_000),
+  INGEST_RATE_LIMIT_PER_ORG: perMinute("INGEST_RATE_LIMIT_PER_ORG", 12_000),
+  READ_TIMEOUT_SECONDS: amount("READ_TIMEOUT_SECONDS", "seconds", { min: 0.1, max: 600 }, 20),
   WEBHOOK_ALLOW_PRIVATE_URLS: z
     .enum(["true", "false"], { message: "WEBHOOK_ALLOW_PRIVATE_URLS must be true or false" })
     .default("false"),
-  WEBHOOK_RETRY_BASE_SECONDS: z.coerce
-    .number({ message: "WEBHOOK_RETRY_BASE_SECONDS must be a number of seconds" })
-    .min(0.01, "WEBHOOK_RETRY_BASE_SECONDS must be at least 0.01")
-    .max(3600, "WEBHOOK_RETRY_BASE_SECONDS must be at most 3600")
-    .default(30),
-  WEBHOOK_CONCURRENCY: z.coerce
-    .number({ message: "WEBHOOK_CONCURRENCY must be a number of deliveries" })
-    .int("WEBHOOK_CONCURRENCY must be a whole number")
-    .min(1, "WEBHOOK_CONCURRENCY must be at least 1")
-    .max(1000, "WEBHOOK_CONCURRENCY must be at most 1000")
-    .default(32),
-  WEBHOOK_MAX_IN_FLIGHT_PER_ORG: z.coerce
-    .number({ message: "WEBHOOK_MAX_IN_FLIGHT_PER_ORG must be a number of deliveries" })
-    .int("WEBHOOK_MAX_IN_FLIGHT_PER_ORG must be a whole number")
-    .min(1, "WEBHOOK_MAX_IN_FLIGHT_PER_ORG must be at least 1")
-    .max(1000, "WEBHOOK_MAX_IN_FLIGHT_PER_ORG must be at most 1000")
-    .default(8),
-  WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: z.coerce
-    .number({ message: "WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT must be a number of deliveries" })
-    .int("WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT must be a whole number")
-    .min(1, "WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT must be at least 1")
-    .max(1000, "WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT must be at most 1000")
-    .default(4),
-  WEBHOOK_BREAKER_FAILURES: z.coerce
-    .number({ message: "WEBHOOK_BREAKER_FAILURES must be a number of failed attempts" })
-    .int("WEBHOOK_BREAKER_FAILURES must be a whole number")
-    .min(0, "WEBHOOK_BREAKER_FAILURES must be 0 (off) or more")
-    .max(1000, "WEBHOOK_BREAKER_FAILURES must be at most 1000")
-    .default(5),
-  WEBHOOK_BREAKER_COOLDOWN_SECONDS: z.coerce
-    .number({ message: "WEBHOOK_BREAKER_COOLDOWN_SECONDS must be a number of seconds" })
-    .min(0.01, "WEBHOOK_BREAKER_COOLDOWN_SECONDS must be at least 0.01")
-    .max(3600, "WEBHOOK_BREAKER_COOLDOWN_SECONDS must be at most 3600")
-    .default(60),
-  WEBHOOK_SEND_RATE_LIMIT_PER_ORG: z.coerce
-    .number({ message: "WEBHOOK_SEND_RATE_LIMIT_PER_ORG must be a number of requests per minute" })
-    .int("WEBHOOK_SEND_RATE_LIMIT_PER_ORG must be a whole number")
-    .min(0, "WEBHOOK_SEND_RATE_LIMIT_PER_ORG must be 0 (off) or more")
-    .default(30),
+  WEBHOOK_RETRY_BASE_SECONDS: amount("WEBHOOK_RETRY_BASE_SECONDS", "seconds", { min: 0.01, max: 3600 }, 30),
+  WEBHOOK_CONCURRENCY: amount("WEBHOOK_CONCURRENCY", "deliveries", { whole: true, min: 1, max: 1000 }, 32),
+  WEBHOOK_MAX_IN_FLIGHT_PER_ORG: amount(
+    "WEBHOOK_MAX_IN_FLIGHT_PER_ORG",
+    "deliveries",
+    { whole: true, min: 1, max: 1000 },
+    8,
+  ),
+  WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: amount(
+    "WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT",
+    "deliveries",
+    { whole: true, min: 1, max: 1000 },
+    4,
+  ),
+  WEBHOOK_BREAKER_FAILURES: amount(
+    "WEBHOOK_BREAKER_FAILURES",
+    "failed attempts",
+    { whole: true, min: 0, max: 1000 },
+    5,
+  ),
+  WEBHOOK_BREAKER_COOLDOWN_SECONDS: amount(
+    "WEBHOOK_BREAKER_COOLDOWN_SECONDS",
+    "seconds",
+    { min: 0.01, max: 3600 },
+    60,
+  ),
+  WEBHOOK_SEND_RATE_LIMIT_PER_ORG: perMinute("WEBHOOK_SEND_RATE_LIMIT_PER_ORG", 30),
 });
 
 export type Config = {

@@ -1,18 +1,16 @@
 import { sql } from "drizzle-orm";
 import {
-  bigint,
   boolean,
   check,
-  date,
   index,
   integer,
   pgTable,
   text,
-  timestamp,
   unique,
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
+import { createdAt, dateText, micros, randomUuidKey, timestamptz, updatedAt } from "./columns";
 import { workspaces } from "./product";
 
 /**
@@ -25,17 +23,17 @@ import { workspaces } from "./product";
 export const budgets = pgTable(
   "budgets",
   {
-    budgetUuid: uuid("budget_uuid").primaryKey().default(sql`gen_random_uuid()`),
+    budgetUuid: randomUuidKey("budget_uuid"),
     organizationUuid: text("organization_uuid").notNull(),
     workspaceUuid: uuid("workspace_uuid").references(() => workspaces.workspaceUuid, {
       onDelete: "cascade",
     }),
-    amountMicros: bigint("amount_micros", { mode: "bigint" }).notNull(),
+    amountMicros: micros("amount_micros").notNull(),
     /** Percent of the amount, ascending, distinct, 1..1000. */
     thresholds: integer("thresholds").array().notNull(),
     hardLimit: boolean("hard_limit").notNull().default(false),
-    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
-    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
   },
   (t) => [
     index("budgets_org_idx").on(t.organizationUuid),
@@ -57,20 +55,20 @@ export const budgets = pgTable(
 export const budgetAlerts = pgTable(
   "budget_alerts",
   {
-    budgetAlertUuid: uuid("budget_alert_uuid").primaryKey().default(sql`gen_random_uuid()`),
+    budgetAlertUuid: randomUuidKey("budget_alert_uuid"),
     budgetUuid: uuid("budget_uuid")
       .notNull()
       .references(() => budgets.budgetUuid, { onDelete: "cascade" }),
     organizationUuid: text("organization_uuid").notNull(),
     /** The billing cycle's start date. */
-    cycleStart: date("cycle_start", { mode: "string" }).notNull(),
+    cycleStart: dateText("cycle_start").notNull(),
     threshold: integer("threshold").notNull(),
-    triggeredAt: timestamp("triggered_at", { withTimezone: true }).notNull().defaultNow(),
-    resolvedAt: timestamp("resolved_at", { withTimezone: true }),
+    triggeredAt: timestamptz("triggered_at").notNull().defaultNow(),
+    resolvedAt: timestamptz("resolved_at"),
     /** Spend when the alert last changed state. */
-    spentMicros: bigint("spent_micros", { mode: "bigint" }).notNull(),
-    triggeredNotifiedAt: timestamp("triggered_notified_at", { withTimezone: true }),
-    resolvedNotifiedAt: timestamp("resolved_notified_at", { withTimezone: true }),
+    spentMicros: micros("spent_micros").notNull(),
+    triggeredNotifiedAt: timestamptz("triggered_notified_at"),
+    resolvedNotifiedAt: timestamptz("resolved_notified_at"),
   },
   (t) => [
     unique("budget_alerts_budget_cycle_threshold_key").on(t.budgetUuid, t.cycleStart, t.threshold),

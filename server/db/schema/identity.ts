@@ -1,12 +1,22 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, pgSchema, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { type AnyPgColumn, boolean, index, integer, pgSchema, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { createdAt, timestamptz, updatedAt } from "./columns";
 
 // Identity tables live in their own PostgreSQL schema: the product API never reads them,
 // it goes through the identity gateway. Column names follow better-auth's model fields.
 export const identity = pgSchema("identity");
 
-const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull().defaultNow();
-const updatedAt = () => timestamp("updated_at", { withTimezone: true }).notNull().defaultNow();
+/** A row that belongs to a user: it goes with them. */
+const ownedByUser = () =>
+  text("user_id")
+    .notNull()
+    .references((): AnyPgColumn => user.id, { onDelete: "cascade" });
+
+/** A row that belongs to an organization: it goes with it. */
+const ofOrganization = (name: string) =>
+  text(name)
+    .notNull()
+    .references((): AnyPgColumn => organization.id, { onDelete: "cascade" });
 
 export const user = identity.table("user", {
   id: text("id").primaryKey(),
@@ -31,7 +41,7 @@ export const user = identity.table("user", {
   /** Disabled users (PropelAuth `enabled: false`): cannot sign in, their API keys stop working. */
   banned: boolean("banned").notNull().default(false),
   banReason: text("ban_reason"),
-  banExpires: timestamp("ban_expires", { withTimezone: true }),
+  banExpires: timestamptz("ban_expires"),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -40,15 +50,13 @@ export const session = identity.table(
   "session",
   {
     id: text("id").primaryKey(),
-    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    expiresAt: timestamptz("expires_at").notNull(),
     token: text("token").notNull().unique(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     ipAddress: text("ip_address"),
     userAgent: text("user_agent"),
-    userId: text("user_id")
-      .notNull()
-      .references(() => user.id, { onDelete: "cascade" }),
+    userId: ownedByUser(),
     activeOrganizationId: text("active_organization_id"),
     impersonatedBy: text("impersonated_by"),
   },
@@ -61,14 +69,12 @@ export const account = identity.table(
     id: text("id").primaryKey(),
     accountId: text("account_id").notNull(),
     providerId: text("provider_id").notNull(),
-    userId: text("user_id")
-      .notNull()
-      .references(() => user.id, { onDelete: "cascade" }),
+    userId: ownedByUser(),
     accessToken: text("access_token"),
     refreshToken: text("refresh_token"),
     idToken: text("id_token"),
-    accessTokenExpiresAt: timestamp("access_token_expires_at", { withTimezone: true }),
-    refreshTokenExpiresAt: timestamp("refresh_token_expires_at", { withTimezone: true }),
+    accessTokenExpiresAt: timestamptz("access_token_expires_at"),
+    refreshTokenExpiresAt: timestamptz("refresh_token_expires_at"),
     scope: text("scope"),
     password: text("password"),
     createdAt: createdAt(),
@@ -83,7 +89,7 @@ export const verification = identity.table(
     id: text("id").primaryKey(),
     identifier: text("identifier").notNull(),
     value: text("value").notNull(),
-    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    expiresAt: timestamptz("expires_at").notNull(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -105,12 +111,12 @@ export const organization = identity.table(
     domain: text("domain"),
     autojoinByDomain: boolean("autojoin_by_domain").notNull().default(false),
     restrictToDomain: boolean("restrict_to_domain").notNull().default(false),
-    require2faBy: timestamp("require_2fa_by", { withTimezone: true }),
+    require2faBy: timestamptz("require_2fa_by"),
     maxUsers: integer("max_users"),
     /** Value the organization publishes in a DNS TXT record to prove it owns `domain`. */
     domainVerificationToken: text("domain_verification_token"),
     /** When the DNS proof was checked; only a verified domain may be routed to the org's SSO. */
-    domainVerifiedAt: timestamp("domain_verified_at", { withTimezone: true }),
+    domainVerifiedAt: timestamptz("domain_verified_at"),
   },
   // A domain is verified by at most one organization.
   (t) => [
@@ -122,12 +128,8 @@ export const member = identity.table(
   "member",
   {
     id: text("id").primaryKey(),
-    organizationId: text("organization_id")
-      .notNull()
-      .references(() => organization.id, { onDelete: "cascade" }),
-    userId: text("user_id")
-      .notNull()
-      .references(() => user.id, { onDelete: "cascade" }),
+    organizationId: ofOrganization("organization_id"),
+    userId: ownedByUser(),
     // better-auth stores several roles comma-joined; ours are lower-case owner/admin/member.
     role: text("role").notNull().default("member"),
     createdAt: createdAt(),
@@ -142,13 +144,11 @@ export const invitation = identity.table(
   "invitation",
   {
     id: text("id").primaryKey(),
-    organizationId: text("organization_id")
-      .notNull()
-      .references(() => organization.id, { onDelete: "cascade" }),
+    organizationId: ofOrganization("organization_id"),
     email: text("email").notNull(),
     role: text("role"),
     status: text("status").notNull().default("pending"),
-    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    expiresAt: timestamptz("expires_at").notNull(),
     createdAt: createdAt(),
     inviterId: text("inviter_id")
       .notNull()
@@ -170,12 +170,10 @@ export const twoFactor = identity.table(
     id: text("id").primaryKey(),
     secret: text("secret").notNull(),
     backupCodes: text("backup_codes").notNull(),
-    userId: text("user_id")
-      .notNull()
-      .references(() => user.id, { onDelete: "cascade" }),
+    userId: ownedByUser(),
     verified: boolean("verified").default(true),
     failedVerificationCount: integer("failed_verification_count").default(0),
-    lockedUntil: timestamp("locked_until", { withTimezone: true }),
+    lockedUntil: timestamptz("locked_until"),
     /** Last accepted TOTP time step: a code is accepted once (no replay inside its window). */
     lastUsedStep: integer("last_used_step"),
   },
@@ -188,14 +186,12 @@ export const apiKey = identity.table(
   {
     id: text("id").primaryKey(),
     tokenHash: text("token_hash").notNull().unique(),
-    userId: text("user_id")
-      .notNull()
-      .references(() => user.id, { onDelete: "cascade" }),
+    userId: ownedByUser(),
     orgId: text("org_id").references(() => organization.id, { onDelete: "cascade" }),
     metadata: text("metadata"),
     createdAt: createdAt(),
-    expiresAt: timestamp("expires_at", { withTimezone: true }),
-    lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
+    expiresAt: timestamptz("expires_at"),
+    lastUsedAt: timestamptz("last_used_at"),
   },
   (t) => [index("api_key_user_idx").on(t.userId), index("api_key_org_idx").on(t.orgId)],
 );
@@ -211,7 +207,7 @@ export const emailOutbox = identity.table(
     text: text("text").notNull(),
     html: text("html"),
     createdAt: createdAt(),
-    deliveredAt: timestamp("delivered_at", { withTimezone: true }),
+    deliveredAt: timestamptz("delivered_at"),
     error: text("error"),
   },
   (t) => [index("email_outbox_to_idx").on(t.to)],
@@ -221,8 +217,8 @@ export const emailOutbox = identity.table(
 export const loginFailure = identity.table("login_failure", {
   email: text("email").primaryKey(),
   failures: integer("failures").notNull().default(0),
-  lastFailureAt: timestamp("last_failure_at", { withTimezone: true }).notNull().defaultNow(),
-  lockedUntil: timestamp("locked_until", { withTimezone: true }),
+  lastFailureAt: timestamptz("last_failure_at").notNull().defaultNow(),
+  lockedUntil: timestamptz("locked_until"),
 });
 
 /** Who impersonated whom, and when. */
@@ -230,8 +226,8 @@ export const impersonationAudit = identity.table("impersonation_audit", {
   id: text("id").primaryKey(),
   operatorUserId: text("operator_user_id").notNull(),
   targetUserId: text("target_user_id").notNull(),
-  startedAt: timestamp("started_at", { withTimezone: true }).notNull().defaultNow(),
-  endedAt: timestamp("ended_at", { withTimezone: true }),
+  startedAt: timestamptz("started_at").notNull().defaultNow(),
+  endedAt: timestamptz("ended_at"),
 });
 
 /** Per-organization SAML identity provider: the organization's members sign in through it. */
@@ -256,12 +252,8 @@ export const ssoLink = identity.table(
   "sso_link",
   {
     id: text("id").primaryKey(),
-    orgId: text("org_id")
-      .notNull()
-      .references(() => organization.id, { onDelete: "cascade" }),
-    userId: text("user_id")
-      .notNull()
-      .references(() => user.id, { onDelete: "cascade" }),
+    orgId: ofOrganization("org_id"),
+    userId: ownedByUser(),
     /** The IdP's subject (NameID) the account is linked to. */
     nameId: text("name_id").notNull(),
     createdAt: createdAt(),
@@ -279,7 +271,7 @@ export const impersonationWrite = identity.table(
     method: text("method").notNull(),
     path: text("path").notNull(),
     status: integer("status").notNull(),
-    at: timestamp("at", { withTimezone: true }).notNull().defaultNow(),
+    at: timestamptz("at").notNull().defaultNow(),
   },
   (t) => [index("impersonation_write_operator_idx").on(t.operatorUserId, t.at)],
 );

@@ -3,19 +3,14 @@ import {
   type AnyPgColumn,
   bigint,
   boolean,
-  date,
   index,
   integer,
   pgTable,
   primaryKey,
   text,
-  timestamp,
   uuid,
 } from "drizzle-orm/pg-core";
-
-// Money is stored as integer micro-dollars (1 USD = 1,000,000) in bigint columns and read as
-// JavaScript bigint: sums never pass through floating point.
-export const micros = (name: string) => bigint(name, { mode: "bigint" });
+import { createdAt, dateText, micros, randomUuidKey, timestamptz, usageEventFacts } from "./columns";
 
 /**
  * What one unit of usage costs. Every dimension column is a wildcard when null; organization_uuid
@@ -25,7 +20,7 @@ export const micros = (name: string) => bigint(name, { mode: "bigint" });
 export const priceRules = pgTable(
   "price_rules",
   {
-    priceRuleUuid: uuid("price_rule_uuid").primaryKey().default(sql`gen_random_uuid()`),
+    priceRuleUuid: randomUuidKey("price_rule_uuid"),
     organizationUuid: text("organization_uuid"),
     operation: text("operation"),
     evalType: text("eval_type"),
@@ -33,9 +28,9 @@ export const priceRules = pgTable(
     /** "eval" or "prompt". */
     ruleMetric: text("rule_metric"),
     unitPriceMicros: micros("unit_price_micros").notNull(),
-    validFrom: timestamp("valid_from", { withTimezone: true }).notNull().defaultNow(),
-    validTo: timestamp("valid_to", { withTimezone: true }),
-    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    validFrom: timestamptz("valid_from").notNull().defaultNow(),
+    validTo: timestamptz("valid_to"),
+    createdAt: createdAt(),
     /**
      * A rule of the default price list shipped with the product (migration 0018): global, and
      * ranked below every rule an operator sets, so any price set through the API wins over it.
@@ -90,38 +85,22 @@ export const usageEvents = pgTable(
   "usage_events",
   {
     usageEventUuid: uuid("usage_event_uuid").notNull().default(sql`gen_random_uuid()`),
-    organizationUuid: text("organization_uuid").notNull(),
-    /** The client's idempotency key. */
-    eventId: text("event_id").notNull(),
-    occurredAt: timestamp("occurred_at", { withTimezone: true }).notNull(),
-    workspaceUuid: uuid("workspace_uuid"),
-    evalUuid: text("eval_uuid"),
-    evalRunUuid: text("eval_run_uuid"),
-    name: text("name"),
-    operation: text("operation").notNull(),
-    evalType: text("eval_type").notNull(),
-    /** Lower-cased; "" when the event has none. */
-    modality: text("modality").notNull().default(""),
-    isJailbreak: boolean("is_jailbreak").notNull().default(false),
-    hasGroundTruth: boolean("has_ground_truth").notNull().default(false),
-    createdBy: text("created_by"),
-    quantity: bigint("quantity", { mode: "number" }).notNull().default(1),
-    ruleMetric: text("rule_metric").notNull().default("eval"),
+    ...usageEventFacts(),
     unitPriceMicros: micros("unit_price_micros").notNull(),
     /** Negative for credits and price adjustments. */
     costMicros: micros("cost_micros").notNull(),
     priceRuleUuid: uuid("price_rule_uuid"),
     notes: text("notes"),
-    ingestedAt: timestamp("ingested_at", { withTimezone: true }).notNull().defaultNow(),
+    ingestedAt: timestamptz("ingested_at").notNull().defaultNow(),
     /**
      * Late usage (migration 0023): an event whose day lay in a closed billing cycle is billed in
      * the open one, so occurred_at is when it was billed and this is when the usage happened (the
      * time it is priced at). Null for every other event.
      */
-    lateOccurredAt: timestamp("late_occurred_at", { withTimezone: true }),
+    lateOccurredAt: timestamptz("late_occurred_at"),
     /** The closed cycle a late event, or a price correction line, belongs to (its period). */
-    latePeriodStart: date("late_period_start", { mode: "string" }),
-    latePeriodEnd: date("late_period_end", { mode: "string" }),
+    latePeriodStart: dateText("late_period_start"),
+    latePeriodEnd: dateText("late_period_end"),
     /**
      * A price adjustment: the event arrived with an explicit cost (a credit or charge), or is a
      * price correction line. Written when the event is stored (migration 0028 filled it for older
@@ -171,7 +150,7 @@ export const usageEventKeys = pgTable(
     organizationUuid: text("organization_uuid").notNull(),
     eventId: text("event_id").notNull(),
     /** The stored event's occurred_at: which month's partition holds it. */
-    occurredAt: timestamp("occurred_at", { withTimezone: true }).notNull(),
+    occurredAt: timestamptz("occurred_at").notNull(),
   },
   (t) => [primaryKey({ name: "usage_event_keys_pkey", columns: [t.organizationUuid, t.eventId] })],
 );
@@ -188,25 +167,11 @@ export const usageEventKeys = pgTable(
 export const usageEventsAwaiting = pgTable(
   "usage_events_awaiting",
   {
-    organizationUuid: text("organization_uuid").notNull(),
-    eventId: text("event_id").notNull(),
-    occurredAt: timestamp("occurred_at", { withTimezone: true }).notNull(),
-    workspaceUuid: uuid("workspace_uuid"),
-    evalUuid: text("eval_uuid"),
-    evalRunUuid: text("eval_run_uuid"),
-    name: text("name"),
-    operation: text("operation").notNull(),
-    evalType: text("eval_type").notNull(),
-    modality: text("modality").notNull().default(""),
-    isJailbreak: boolean("is_jailbreak").notNull().default(false),
-    hasGroundTruth: boolean("has_ground_truth").notNull().default(false),
-    createdBy: text("created_by"),
-    quantity: bigint("quantity", { mode: "number" }).notNull().default(1),
-    ruleMetric: text("rule_metric").notNull().default("eval"),
+    ...usageEventFacts(),
     notes: text("notes"),
     backfill: boolean("backfill").notNull().default(false),
     heldReason: text("held_reason"),
-    receivedAt: timestamp("received_at", { withTimezone: true }).notNull().defaultNow(),
+    receivedAt: timestamptz("received_at").notNull().defaultNow(),
   },
   (t) => [
     primaryKey({ name: "usage_events_awaiting_pkey", columns: [t.organizationUuid, t.eventId] }),
@@ -234,13 +199,13 @@ export const meteringConfigVersions = pgTable("metering_config_versions", {
 export const ingestKeys = pgTable(
   "ingest_keys",
   {
-    ingestKeyUuid: uuid("ingest_key_uuid").primaryKey().default(sql`gen_random_uuid()`),
+    ingestKeyUuid: randomUuidKey("ingest_key_uuid"),
     name: text("name").notNull(),
     tokenHash: text("token_hash").notNull().unique(),
     organizationUuid: text("organization_uuid"),
-    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
-    revokedAt: timestamp("revoked_at", { withTimezone: true }),
-    lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
+    createdAt: createdAt(),
+    revokedAt: timestamptz("revoked_at"),
+    lastUsedAt: timestamptz("last_used_at"),
   },
   (t) => [index("ingest_keys_org_idx").on(t.organizationUuid)],
 );

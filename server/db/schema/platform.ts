@@ -1,16 +1,6 @@
 import { sql } from "drizzle-orm";
-import {
-  bigint,
-  check,
-  index,
-  integer,
-  jsonb,
-  pgTable,
-  text,
-  timestamp,
-  uniqueIndex,
-  uuid,
-} from "drizzle-orm/pg-core";
+import { bigint, check, index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { createdAt, randomUuidKey, timestamptz } from "./columns";
 
 /**
  * rate-limiter-flexible's RateLimiterPostgres store (platform/rate-limits.ts): its columns, in its
@@ -27,7 +17,7 @@ export const rateLimits = pgTable("rate_limits", {
 export const jobs = pgTable(
   "jobs",
   {
-    id: uuid("id").primaryKey().default(sql`gen_random_uuid()`),
+    id: randomUuidKey("id"),
     kind: text("kind").notNull(),
     /** The tenant the work is for (the runner takes organizations in turn); null: the installation's. */
     organizationUuid: text("organization_uuid"),
@@ -42,14 +32,14 @@ export const jobs = pgTable(
     attempts: integer("attempts").notNull().default(0),
     /** At most one queued or running job per key (a recurring task's next run). */
     dedupeKey: text("dedupe_key"),
-    runAfter: timestamp("run_after", { withTimezone: true }).notNull().defaultNow(),
+    runAfter: timestamptz("run_after").notNull().defaultNow(),
     /** The last claim: when the organization was last served, for the round-robin. */
-    claimedAt: timestamp("claimed_at", { withTimezone: true }),
+    claimedAt: timestamptz("claimed_at"),
     /** A running job whose lease ended lost its runner (a crash): another claim resumes it. */
-    lockedUntil: timestamp("locked_until", { withTimezone: true }),
-    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
-    startedAt: timestamp("started_at", { withTimezone: true }),
-    finishedAt: timestamp("finished_at", { withTimezone: true }),
+    lockedUntil: timestamptz("locked_until"),
+    createdAt: createdAt(),
+    startedAt: timestamptz("started_at"),
+    finishedAt: timestamptz("finished_at"),
   },
   (t) => [
     check("jobs_state_check", sql`${t.state} in ('queued', 'running', 'done', 'failed')`),

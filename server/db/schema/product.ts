@@ -1,17 +1,18 @@
 import { sql } from "drizzle-orm";
-import { bigserial, index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { bigserial, index, jsonb, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
+import { createdAt, randomUuidKey, timestamptz, updatedAt } from "./columns";
 
 // Product tables reference identity users and organizations by id only (no foreign keys across
 // the identity boundary): the two services may run on separate databases in production.
 export const workspaces = pgTable(
   "workspaces",
   {
-    workspaceUuid: uuid("workspace_uuid").primaryKey().default(sql`gen_random_uuid()`),
+    workspaceUuid: randomUuidKey("workspace_uuid"),
     organizationUuid: text("organization_uuid").notNull(),
     name: text("name").notNull(),
-    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
-    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
-    deletedAt: timestamp("deleted_at", { withTimezone: true }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    deletedAt: timestamptz("deleted_at"),
   },
   (t) => [index("workspaces_org_idx").on(t.organizationUuid)],
 );
@@ -25,7 +26,7 @@ export const workspaceMembers = pgTable(
     userId: text("user_id").notNull(),
     email: text("email").notNull(),
     role: text("role").notNull().default("Member"),
-    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    createdAt: createdAt(),
     /** Join order: timestamps can tie within one transaction; "first joined" must not. */
     joinSeq: bigserial("join_seq", { mode: "number" }).notNull(),
   },
@@ -44,7 +45,7 @@ export const currentWorkspace = pgTable(
     workspaceUuid: uuid("workspace_uuid")
       .notNull()
       .references(() => workspaces.workspaceUuid, { onDelete: "cascade" }),
-    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: updatedAt(),
   },
   (t) => [primaryKey({ columns: [t.userId, t.organizationUuid] })],
 );
@@ -64,7 +65,7 @@ export const auditLog = pgTable(
     id: bigserial("id", { mode: "number" }).primaryKey(),
     /** The entry's id as the API, the console and exports show it: random, so it reveals nothing. */
     entryUuid: uuid("audit_entry_uuid").notNull().unique().default(sql`gen_random_uuid()`),
-    at: timestamp("at", { withTimezone: true }).notNull().defaultNow(),
+    at: timestamptz("at").notNull().defaultNow(),
     /** null for a platform-wide target (an ingestion key for every organization). */
     organizationUuid: text("organization_uuid"),
     actorUserId: text("actor_user_id"),

@@ -1,50 +1,19 @@
-import {
-  bigint,
-  boolean,
-  date,
-  index,
-  pgTable,
-  primaryKey,
-  text,
-  timestamp,
-  unique,
-  uuid,
-} from "drizzle-orm/pg-core";
-import { micros } from "./metering";
+import { bigint, boolean, index, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { dateText, rollupDimensions, rollupKey, rollupSums, timestamptz } from "./columns";
 
 /** Per-day sums of usage_events, written in the same transaction as the events they count. */
 export const usageDaily = pgTable(
   "usage_daily",
   {
-    organizationUuid: text("organization_uuid").notNull(),
-    /** UTC day of occurred_at. */
-    day: date("day", { mode: "string" }).notNull(),
-    workspaceUuid: uuid("workspace_uuid"),
-    operation: text("operation").notNull(),
-    evalType: text("eval_type").notNull(),
+    ...rollupDimensions(),
     modality: text("modality").notNull(),
     isJailbreak: boolean("is_jailbreak").notNull(),
     hasGroundTruth: boolean("has_ground_truth").notNull(),
     ruleMetric: text("rule_metric").notNull(),
-    eventCount: bigint("event_count", { mode: "number" }).notNull(),
-    quantitySum: bigint("quantity_sum", { mode: "number" }).notNull(),
-    costMicrosSum: micros("cost_micros_sum").notNull(),
+    ...rollupSums(),
   },
   (t) => [
-    // NULLS NOT DISTINCT: events without a workspace share one row per day and dimensions.
-    unique("usage_daily_dims_key")
-      .on(
-        t.organizationUuid,
-        t.day,
-        t.workspaceUuid,
-        t.operation,
-        t.evalType,
-        t.modality,
-        t.isJailbreak,
-        t.hasGroundTruth,
-        t.ruleMetric,
-      )
-      .nullsNotDistinct(),
+    rollupKey("usage_daily_dims_key", t, t.modality, t.isJailbreak, t.hasGroundTruth, t.ruleMetric),
     index("usage_daily_org_day_idx").on(t.organizationUuid, t.day.desc()),
   ],
 );
@@ -58,25 +27,13 @@ export const usageDaily = pgTable(
 export const usageDailyCoarse = pgTable(
   "usage_daily_coarse",
   {
-    organizationUuid: text("organization_uuid").notNull(),
-    /** UTC day of occurred_at. */
-    day: date("day", { mode: "string" }).notNull(),
-    workspaceUuid: uuid("workspace_uuid"),
-    operation: text("operation").notNull(),
-    evalType: text("eval_type").notNull(),
+    ...rollupDimensions(),
     ruleMetric: text("rule_metric").notNull(),
     /** The distinct modalities of the usage counted here ("" when none), sorted. */
     modalities: text("modalities").array().notNull(),
-    eventCount: bigint("event_count", { mode: "number" }).notNull(),
-    quantitySum: bigint("quantity_sum", { mode: "number" }).notNull(),
-    costMicrosSum: micros("cost_micros_sum").notNull(),
+    ...rollupSums(),
   },
-  (t) => [
-    // Leads with (organization, day): the key also serves the dashboard's reads of a cycle.
-    unique("usage_daily_coarse_dims_key")
-      .on(t.organizationUuid, t.day, t.workspaceUuid, t.operation, t.evalType, t.ruleMetric)
-      .nullsNotDistinct(),
-  ],
+  (t) => [rollupKey("usage_daily_coarse_dims_key", t, t.ruleMetric)],
 );
 
 /**
@@ -87,36 +44,15 @@ export const usageDailyCoarse = pgTable(
 export const usageDailyMid = pgTable(
   "usage_daily_mid",
   {
-    organizationUuid: text("organization_uuid").notNull(),
-    /** UTC day of occurred_at. */
-    day: date("day", { mode: "string" }).notNull(),
-    workspaceUuid: uuid("workspace_uuid"),
-    operation: text("operation").notNull(),
-    evalType: text("eval_type").notNull(),
+    ...rollupDimensions(),
     isJailbreak: boolean("is_jailbreak").notNull(),
     hasGroundTruth: boolean("has_ground_truth").notNull(),
     ruleMetric: text("rule_metric").notNull(),
     /** The distinct modalities of the usage counted here ("" when none), sorted. */
     modalities: text("modalities").array().notNull(),
-    eventCount: bigint("event_count", { mode: "number" }).notNull(),
-    quantitySum: bigint("quantity_sum", { mode: "number" }).notNull(),
-    costMicrosSum: micros("cost_micros_sum").notNull(),
+    ...rollupSums(),
   },
-  (t) => [
-    // Leads with (organization, day): the key also serves the dashboard's reads of a cycle.
-    unique("usage_daily_mid_dims_key")
-      .on(
-        t.organizationUuid,
-        t.day,
-        t.workspaceUuid,
-        t.operation,
-        t.evalType,
-        t.isJailbreak,
-        t.hasGroundTruth,
-        t.ruleMetric,
-      )
-      .nullsNotDistinct(),
-  ],
+  (t) => [rollupKey("usage_daily_mid_dims_key", t, t.isJailbreak, t.hasGroundTruth, t.ruleMetric)],
 );
 
 /**
@@ -131,13 +67,11 @@ export const usageRunDaily = pgTable(
   {
     organizationUuid: text("organization_uuid").notNull(),
     /** UTC day of occurred_at. */
-    day: date("day", { mode: "string" }).notNull(),
+    day: dateText("day").notNull(),
     evalRunUuid: text("eval_run_uuid").notNull(),
-    firstAt: timestamp("first_at", { withTimezone: true }).notNull(),
-    lastAt: timestamp("last_at", { withTimezone: true }).notNull(),
-    eventCount: bigint("event_count", { mode: "number" }).notNull(),
-    quantitySum: bigint("quantity_sum", { mode: "number" }).notNull(),
-    costMicrosSum: micros("cost_micros_sum").notNull(),
+    firstAt: timestamptz("first_at").notNull(),
+    lastAt: timestamptz("last_at").notNull(),
+    ...rollupSums(),
     name: text("name"),
     evalUuid: text("eval_uuid"),
     evalType: text("eval_type").notNull(),

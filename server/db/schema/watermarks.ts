@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
-import { bigint, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { timestamptz, updatedAt } from "./columns";
 
 /**
  * Completeness watermarks: an eval service that sends Usage-Complete-Through: T with a batch says
@@ -14,11 +15,11 @@ export const usageWatermarks = pgTable(
     /** "key:<ingest key uuid>" or "operator:<user id>". */
     source: text("source").notNull(),
     /** Never moves back: a lower value sent later is ignored. */
-    completeThrough: timestamp("complete_through", { withTimezone: true }).notNull(),
-    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+    completeThrough: timestamptz("complete_through").notNull(),
+    updatedAt: updatedAt(),
     /** Events this sender stored after its watermark had passed their time (late for their period). */
     lateEvents: bigint("late_events", { mode: "number" }).notNull().default(0),
-    lastLateAt: timestamp("last_late_at", { withTimezone: true }),
+    lastLateAt: timestamptz("last_late_at"),
     /** The latest of them (at most 20), newest first: {event_id, occurred_at, received_at}. */
     lateRecent: jsonb("late_recent").notNull().default(sql`'[]'::jsonb`),
   },

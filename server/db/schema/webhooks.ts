@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
-import { boolean, check, index, integer, json, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { boolean, check, index, integer, json, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { createdAt, randomUuidKey, timestamptz, updatedAt } from "./columns";
 
 /**
  * An organization's webhook endpoint: where its events are POSTed, signed with the endpoint's
@@ -9,7 +10,7 @@ import { boolean, check, index, integer, json, pgTable, text, timestamp, uuid } 
 export const webhookEndpoints = pgTable(
   "webhook_endpoints",
   {
-    endpointUuid: uuid("endpoint_uuid").primaryKey().default(sql`gen_random_uuid()`),
+    endpointUuid: randomUuidKey("endpoint_uuid"),
     organizationUuid: text("organization_uuid").notNull(),
     url: text("url").notNull(),
     description: text("description").notNull().default(""),
@@ -23,11 +24,11 @@ export const webhookEndpoints = pgTable(
      */
     consecutiveFailures: integer("consecutive_failures").notNull().default(0),
     breakerTrips: integer("breaker_trips").notNull().default(0),
-    pausedUntil: timestamp("paused_until", { withTimezone: true }),
+    pausedUntil: timestamptz("paused_until"),
     /** `enc:v1:…`: the `whsec_…` signing secret sealed under SECRETS_KEY. */
     secretSealed: text("secret_sealed").notNull(),
-    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
-    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
   },
   (t) => [index("webhook_endpoints_org_idx").on(t.organizationUuid, t.createdAt)],
 );
@@ -39,7 +40,7 @@ export const webhookEndpoints = pgTable(
 export const webhookDeliveries = pgTable(
   "webhook_deliveries",
   {
-    deliveryUuid: uuid("delivery_uuid").primaryKey().default(sql`gen_random_uuid()`),
+    deliveryUuid: randomUuidKey("delivery_uuid"),
     endpointUuid: uuid("endpoint_uuid")
       .notNull()
       .references(() => webhookEndpoints.endpointUuid, { onDelete: "cascade" }),
@@ -55,15 +56,15 @@ export const webhookDeliveries = pgTable(
     status: text("status").notNull().default("pending"),
     attempts: integer("attempts").notNull().default(0),
     /** When a pending delivery is due; while an attempt is under way, the end of its lease. */
-    nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }),
-    lastAttemptAt: timestamp("last_attempt_at", { withTimezone: true }),
+    nextAttemptAt: timestamptz("next_attempt_at"),
+    lastAttemptAt: timestamptz("last_attempt_at"),
     /** While an attempt is under way (in flight), the end of its lease; null otherwise. */
-    leasedUntil: timestamp("leased_until", { withTimezone: true }),
+    leasedUntil: timestamptz("leased_until"),
     lastStatusCode: integer("last_status_code"),
     /** The last failure: an error, or the start of a non-2xx answer's body (at most 1 kB). */
     lastError: text("last_error"),
-    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
-    deliveredAt: timestamp("delivered_at", { withTimezone: true }),
+    createdAt: createdAt(),
+    deliveredAt: timestamptz("delivered_at"),
   },
   (t) => [
     check("webhook_deliveries_status_check", sql`${t.status} in ('pending', 'succeeded', 'failed')`),
