@@ -158,10 +158,6 @@ export const reportQueryShape = {
     .meta({
       description: "The next_page cursor of the previous answer; the other parameters must be the same.",
     }),
-  format: z
-    .enum(["json", "csv"], { error: "format must be json or csv." })
-    .optional()
-    .meta({ description: "csv: the same as Accept: text/csv." }),
 };
 
 const sums = {

@@ -14,6 +14,8 @@ import { pageNumberParam, pageSizeParam } from "../../contract/paging";
 import type { Db } from "../platform/database";
 import { ApiError } from "../platform/errors";
 import { auditCsvLines, auditPage } from "./audit-log-reads";
+import { csvFormatParam, jsonOrCsvResponse, sendCsv, wantsCsv } from "./csv-reply";
+import { queryTextField } from "./fields";
 import { adminOrg } from "./route-hooks";
 import { failure } from "./schemas";
 
@@ -41,30 +43,21 @@ const actions = z
   .transform((v) => (v === undefined ? [] : Array.isArray(v) ? [...new Set(v)] : [v]));
 
 const QuerySchema = z.strictObject({
-  actor: z
-    .string({ error: "actor must be a string." })
-    .trim()
-    .max(254, { error: "actor must be at most 254 characters." })
+  actor: queryTextField("actor", 254)
     .optional()
     .meta({ description: "A user id, or an email (any case): the entries that user made." }),
   action: actions.meta({ description: "Repeatable: entries with any of these actions." }),
   target_type: z
     .enum(AUDIT_TARGET_TYPES, { error: `target_type must be one of ${AUDIT_TARGET_TYPES.join(", ")}.` })
     .optional(),
-  target_id: z
-    .string({ error: "target_id must be a string." })
-    .trim()
-    .max(200, { error: "target_id must be at most 200 characters." })
+  target_id: queryTextField("target_id", 200)
     .optional()
     .meta({ description: "A workspace uuid, user id, API key id, invitation email…" }),
   starting_at: day("starting_at").meta({ description: "YYYY-MM-DD: from midnight UTC of this day." }),
   ending_at: day("ending_at").meta({ description: "YYYY-MM-DD, exclusive: until midnight UTC of this day." }),
   page: pageNumberParam(),
   page_size: pageSizeParam(AUDIT_MAX_PAGE_SIZE, AUDIT_DEFAULT_PAGE_SIZE),
-  format: z
-    .enum(["json", "csv"], { error: "format must be json or csv." })
-    .optional()
-    .meta({ description: "csv: the same as Accept: text/csv." }),
+  format: csvFormatParam,
 });
 
 type Query = z.output<typeof QuerySchema>;
@@ -82,12 +75,6 @@ function filtersOf(q: Query) {
     from,
     to,
   };
-}
-
-/** CSV when asked by format=csv or by an Accept header that prefers text/csv to JSON. */
-function wantsCsv(format: Query["format"], accept: string | undefined) {
-  if (format) return format === "csv";
-  return /\btext\/csv\b/i.test(accept ?? "") && !/\bapplication\/json\b/i.test(accept ?? "");
 }
 
 const ACTION_LIST = Object.entries(AUDIT_ACTIONS)
@@ -116,13 +103,7 @@ export const auditLogRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { d
           "key or an organization API key; members and their keys get 403.",
         querystring: QuerySchema,
         response: {
-          200: {
-            description: "One page of entries, or the CSV export",
-            content: {
-              "application/json": { schema: AuditLogPageSchema },
-              "text/csv": { schema: z.instanceof(Readable) },
-            },
-          },
+          200: jsonOrCsvResponse("One page of entries, or the CSV export", AuditLogPageSchema),
           400: failure("A query parameter is not valid"),
           401: failure("Not signed in"),
           403: failure("Not an organization administrator (members and members' keys)"),
@@ -134,10 +115,11 @@ export const auditLogRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { d
       const filters = filtersOf(req.query);
       if (wantsCsv(req.query.format, req.headers.accept)) {
         const stamp = new Date().toISOString().slice(0, 10);
-        return reply
-          .header("content-type", "text/csv; charset=utf-8")
-          .header("content-disposition", `attachment; filename="audit_log_${stamp}.csv"`)
-          .send(Readable.from(auditCsvLines(db, org.org_id, filters)));
+        return sendCsv(
+          reply,
+          `audit_log_${stamp}.csv`,
+          Readable.from(auditCsvLines(db, org.org_id, filters)),
+        );
       }
       return auditPage(db, org.org_id, filters, { page: req.query.page, pageSize: req.query.page_size });
     },

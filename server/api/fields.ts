@@ -30,6 +30,13 @@ export const textField = (field: string, max: number) =>
     .min(1, { error: `${field} must not be empty.` })
     .max(max, { error: `${field} must be at most ${max} characters.` });
 
+/** Free text of a query (a search, a filter value): trimmed, at most `max` characters, maybe empty. */
+export const queryTextField = (field: string, max: number) =>
+  z
+    .string({ error: `${field} must be a string.` })
+    .trim()
+    .max(max, { error: `${field} must be at most ${max} characters.` });
+
 const USD = /^-?\d{1,13}(\.\d{1,6})?$/;
 
 /**

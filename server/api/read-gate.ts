@@ -15,6 +15,24 @@ const RETRY_AFTER_SECONDS = 5;
 
 export type ReadKind = { name: string; limit: number; refusal: () => ApiError };
 
+/** A read bounded only by the organization's total (a report page, a search, an explanation). */
+export const expensiveRead = (name: string): ReadKind => ({
+  name,
+  limit: MAX_EXPENSIVE_READS_PER_ORG,
+  refusal: () => new ApiError("too_many_reads"),
+});
+
+/** An export of which at most `limit` run at once per organization, `what` naming them in the 429. */
+export const exportRead = (name: string, limit: number, what: string): ReadKind => ({
+  name,
+  limit,
+  refusal: () =>
+    new ApiError(
+      "too_many_exports",
+      `At most ${limit} ${what} of an organization run at a time. Try again when one has finished.`,
+    ),
+});
+
 export type ReadGate = {
   /** Admits one read of `kind` for the organization (returns its release) or throws the refusal. */
   enter(org: string, kind: ReadKind, reply: FastifyReply): () => void;

@@ -9,14 +9,20 @@ import {
 } from "../../contract/usage-explain";
 import { findCycle } from "../metering/billing/cycles";
 import { ExplainNotFound, explainCharge } from "../metering/usage/explain";
-import type { Db } from "../platform/database";
 import { ApiError } from "../platform/errors";
-import { workspaceNamesFrom } from "../workspaces/cache";
-import type { WorkspaceStore } from "../workspaces/store";
 import { uuidField } from "./fields";
-import { createReadGate, MAX_EXPENSIVE_READS_PER_ORG, type ReadGate, type ReadKind } from "./read-gate";
+import { expensiveRead } from "./read-gate";
+import { type UsageReadDeps, usageReadsOf } from "./route-deps";
 import { adminOrg } from "./route-hooks";
 import { failure, json } from "./schemas";
+
+/** A node's name as the events carry it: any text, not empty. */
+const nodeName = (field: string) =>
+  z
+    .string({ error: `${field} must be a string.` })
+    .min(1, { error: `${field} must not be empty.` })
+    .max(200, { error: `${field} must be at most 200 characters.` })
+    .optional();
 
 const QuerySchema = z.strictObject({
   billing_cycle_uuid: uuidField("billing_cycle_uuid")
@@ -25,26 +31,16 @@ const QuerySchema = z.strictObject({
   level: z
     .enum(EXPLAIN_LEVELS, { error: `level must be one of ${EXPLAIN_LEVELS.join(", ")}.` })
     .default("cycle"),
-  group: z
-    .string({ error: "group must be a string." })
-    .min(1, { error: "group must not be empty." })
-    .max(200, { error: "group must be at most 200 characters." })
-    .optional()
-    .meta({
-      description: 'level group: the workspace group\'s name ("default": the workspaces in no group).',
-    }),
+  group: nodeName("group").meta({
+    description: 'level group: the workspace group\'s name ("default": the workspaces in no group).',
+  }),
   workspace_uuid: uuidField("workspace_uuid").optional().meta({
     description: "level workspace and eval_run: the workspace; left out, the usage without a workspace.",
   }),
-  eval_run_uuid: z
-    .string({ error: "eval_run_uuid must be a string." })
-    .min(1, { error: "eval_run_uuid must not be empty." })
-    .max(200, { error: "eval_run_uuid must be at most 200 characters." })
-    .optional()
-    .meta({
-      description:
-        "level eval_run: the run (its id as the events carry it); left out, the usage without a run.",
-    }),
+  eval_run_uuid: nodeName("eval_run_uuid").meta({
+    description:
+      "level eval_run: the run (its id as the events carry it); left out, the usage without a run.",
+  }),
   usage_event_uuid: uuidField("usage_event_uuid")
     .optional()
     .meta({ description: "level event: the usage event." }),
@@ -74,24 +70,11 @@ function checkNode(q: Query) {
 }
 
 // A node reads the cycle's events (the whole cycle for the total and a group): gated like a report.
-const EXPLAIN: ReadKind = {
-  name: "explain",
-  limit: MAX_EXPENSIVE_READS_PER_ORG,
-  refusal: () => new ApiError("too_many_reads"),
-};
+const EXPLAIN = expensiveRead("explain");
 
 /** GET /v1/usage/explain: "Explain this charge", one node of a billing cycle's cost at a time. */
-export const usageExplainRoutes: FastifyPluginAsyncZod<{
-  db: Db;
-  readDb?: Db;
-  reads?: ReadGate;
-  /** The workspace store the names come from (the API's cache); else read each time. */
-  workspaces?: WorkspaceStore;
-}> = async (app, deps) => {
-  // Like every usage read: the replica when one is configured.
-  const db = deps.readDb ?? deps.db;
-  const reads = deps.reads ?? createReadGate();
-  const namesOf = workspaceNamesFrom(db, deps.workspaces);
+export const usageExplainRoutes: FastifyPluginAsyncZod<UsageReadDeps> = async (app, deps) => {
+  const { db, reads, namesOf } = usageReadsOf(deps);
   app.get(
     "/usage/explain",
     {

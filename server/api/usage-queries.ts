@@ -1,6 +1,7 @@
 import { Readable } from "node:stream";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { pageSizeParam, wholeNumberParam } from "../../contract/paging";
 import { CSV_DETAILS, CSV_HEADERS, CSV_PRICING_HEADERS, MAX_EXPORT_ROWS } from "../../contract/usage-csv";
 import { GROUND_TRUTH_VALUES, GROUPINGS, JAILBREAK_VALUES } from "../../contract/usage-query";
 import {
@@ -24,11 +25,10 @@ import type { UsageFilters } from "../metering/usage/filters";
 import { recordsOnPage, SORT_KEYS, type SortKey } from "../metering/usage/records";
 import type { Db } from "../platform/database";
 import { ApiError } from "../platform/errors";
-import { workspaceNamesFrom } from "../workspaces/cache";
-import type { WorkspaceStore } from "../workspaces/store";
-import { uuidField } from "./fields";
-import { createReadGate, MAX_EXPENSIVE_READS_PER_ORG, type ReadGate, type ReadKind } from "./read-gate";
-import type { RouteApp } from "./route-deps";
+import { csvResponse, sendCsv } from "./csv-reply";
+import { queryTextField, uuidField } from "./fields";
+import { expensiveRead, exportRead } from "./read-gate";
+import { type RouteApp, type UsageReadDeps, usageReadsOf } from "./route-deps";
 import { adminOrg } from "./route-hooks";
 import { failure, json } from "./schemas";
 
@@ -39,11 +39,7 @@ const repeatable = (field: string, item: z.ZodType<string>) =>
     .optional()
     .transform((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v]));
 
-const label = (field: string) =>
-  z
-    .string({ error: `${field} must be a string.` })
-    .trim()
-    .max(200, { error: `${field} must be at most 200 characters.` });
+const label = (field: string) => queryTextField(field, 200);
 
 /** The dashboard's filter vocabulary, shared by every usage read (the report too). */
 export const filterShape = {
@@ -62,16 +58,10 @@ export const filterShape = {
   }),
   ground_truth: z.enum(GROUND_TRUTH_VALUES, { error: "ground_truth must be with or without." }).optional(),
   jailbreak: z.enum(JAILBREAK_VALUES, { error: "jailbreak must be only or non." }).optional(),
-  search: z
-    .string({ error: "search must be a string." })
-    .trim()
-    .max(200, { error: "search must be at most 200 characters." })
+  search: queryTextField("search", 200)
     .optional()
     .meta({ description: "Case-insensitive substring over the records' text and number columns." }),
-  eval_run_uuid: z
-    .string({ error: "eval_run_uuid must be a string." })
-    .trim()
-    .max(200, { error: "eval_run_uuid must be at most 200 characters." })
+  eval_run_uuid: queryTextField("eval_run_uuid", 200)
     .optional()
     .meta({ description: "One eval run's usage only (its exact id, as the events carry it)." }),
   price_rule_uuid: uuidField("price_rule_uuid").optional().meta({
@@ -102,18 +92,10 @@ const FilterQuerySchema = z.strictObject(filterShape);
 
 const sortValues = Object.keys(SORT_KEYS).flatMap((k) => [k, `-${k}`]);
 
-/** A whole-number query parameter from 1 to `max`, refused in its own words. */
-const countParam = (name: string, max: number, tooLarge: string) =>
-  z.coerce
-    .number({ error: `${name} must be a whole number.` })
-    .int({ error: `${name} must be a whole number.` })
-    .min(1, { error: `${name} must be at least 1.` })
-    .max(max, { error: tooLarge });
-
 const RecordsQuerySchema = z.strictObject({
   ...filterShape,
-  page: countParam("page", 1_000_000, "page is too large.").default(1),
-  page_size: countParam("page_size", 500, "page_size must be at most 500.").default(10),
+  page: wholeNumberParam("page", 1_000_000, "page is too large.").default(1),
+  page_size: pageSizeParam(500, 10),
   sort: z
     .string()
     .refine((v) => sortValues.includes(v), { error: `sort must be one of ${sortValues.join(", ")}.` })
@@ -152,20 +134,8 @@ const tags = ["Usage"];
 /** At most this many exports run at once per organization (in each API process). */
 export const MAX_CONCURRENT_EXPORTS = 2;
 
-const EXPORT: ReadKind = {
-  name: "export",
-  limit: MAX_CONCURRENT_EXPORTS,
-  refusal: () =>
-    new ApiError(
-      "too_many_exports",
-      `At most ${MAX_CONCURRENT_EXPORTS} exports of an organization run at a time. Try again when one has finished.`,
-    ),
-};
-const SEARCH: ReadKind = {
-  name: "search",
-  limit: MAX_EXPENSIVE_READS_PER_ORG,
-  refusal: () => new ApiError("too_many_reads"),
-};
+const EXPORT = exportRead("export", MAX_CONCURRENT_EXPORTS, "exports");
+const SEARCH = expensiveRead("search");
 
 const WHO =
   " Organization administrators only (Admin or Owner), with a bearer token, an administrator's " +
@@ -192,23 +162,16 @@ const errors = {
   404: failure("No such billing cycle in the organization"),
 };
 
-type UsageQueryRouteDeps = {
-  db: Db;
-  /** Where the usage is read (a replica when configured); db otherwise. */
-  readDb?: Db;
+type UsageQueryRouteDeps = UsageReadDeps & {
   /** Tests: a smaller row limit, pace or read batch. */
   exportLimits?: { maxRows?: number; bytesPerSecond?: number; batchRows?: number };
   /** The page data cache of this API process (default: one holding up to 200,000 rows). */
   pageCache?: PageDataCache;
-  /** Expensive reads admitted per organization (shared with the usage report). */
-  reads?: ReadGate;
-  /** The workspace store the summary's names come from (the API's cache); else read each time. */
-  workspaces?: WorkspaceStore;
 };
 
 /** GET /v1/usage/export.csv: every filtered record as CSV, streamed at a bounded pace. */
-function exportRoute(app: RouteApp, deps: UsageQueryRouteDeps, reads: ReadGate) {
-  const db = deps.readDb ?? deps.db;
+function exportRoute(app: RouteApp, deps: UsageQueryRouteDeps) {
+  const { db, reads } = usageReadsOf(deps);
   app.get(
     "/usage/export.csv",
     {
@@ -227,10 +190,7 @@ function exportRoute(app: RouteApp, deps: UsageQueryRouteDeps, reads: ReadGate) 
         querystring: ExportQuerySchema,
         response: {
           // Streamed, never serialized.
-          200: {
-            description: "The records as CSV",
-            content: { "text/csv": { schema: z.instanceof(Readable) } },
-          },
+          200: csvResponse("The records as CSV"),
           ...errors,
           429: failure("Too many exports of the organization at once, or a rate limit"),
         },
@@ -246,23 +206,15 @@ function exportRoute(app: RouteApp, deps: UsageQueryRouteDeps, reads: ReadGate) 
       );
       stream.once("close", release);
       const day = new Date().toISOString().slice(0, 10);
-      return reply
-        .header("content-type", "text/csv; charset=utf-8")
-        .header("content-disposition", `attachment; filename="usage_data_${day}.csv"`)
-        .send(stream);
+      return sendCsv(reply, `usage_data_${day}.csv`, stream);
     },
   );
 }
 
 /** GET /v1/usage/ and /v1/usage/records, /summary, /series and /export.csv: the billing dashboard's usage views. */
 export const usageQueryRoutes: FastifyPluginAsyncZod<UsageQueryRouteDeps> = async (app, deps) => {
-  // Every usage read, the cycle and the usage version included, goes to one handle: the version is
-  // read before the data through it, so a lagging replica can never cache old figures under a new
-  // version (usage-cache.ts).
-  const db = deps.readDb ?? deps.db;
+  const { db, reads, namesOf } = usageReadsOf(deps);
   const cache = deps.pageCache ?? createPageDataCache();
-  const reads = deps.reads ?? createReadGate();
-  const namesOf = workspaceNamesFrom(db, deps.workspaces);
 
   /** One page of the cycle's filtered, sorted records: /v1/usage/records and /v1/usage/ (spec §7). */
   const recordsRoute = (url: string, summary: string, hide = false) =>
@@ -396,5 +348,5 @@ export const usageQueryRoutes: FastifyPluginAsyncZod<UsageQueryRouteDeps> = asyn
     },
   );
 
-  exportRoute(app, deps, reads);
+  exportRoute(app, { ...deps, reads });
 };

@@ -19,9 +19,9 @@ import { type ReportQuery, reportSource } from "../metering/usage/report-sql";
 import { workspaceMatches } from "../metering/usage/sql";
 import type { Db } from "../platform/database";
 import { ApiError } from "../platform/errors";
-import { workspaceNamesFrom } from "../workspaces/cache";
-import type { WorkspaceStore } from "../workspaces/store";
-import { createReadGate, MAX_EXPENSIVE_READS_PER_ORG, type ReadGate, type ReadKind } from "./read-gate";
+import { csvFormatParam, jsonOrCsvResponse, sendCsv, wantsCsv } from "./csv-reply";
+import { expensiveRead, exportRead } from "./read-gate";
+import { type UsageReadDeps, usageReadsOf } from "./route-deps";
 import { adminOrg } from "./route-hooks";
 import { failure } from "./schemas";
 import { filterShape, filtersOf } from "./usage-queries";
@@ -29,14 +29,8 @@ import { filterShape, filtersOf } from "./usage-queries";
 // The report's period is its own: the dashboard's billing_cycle_uuid is not one of its filters.
 const { billing_cycle_uuid: _cycle, ...filters } = filterShape;
 
-const QuerySchema = z.strictObject({ ...reportQueryShape, ...filters });
+const QuerySchema = z.strictObject({ ...reportQueryShape, format: csvFormatParam, ...filters });
 type Query = z.output<typeof QuerySchema>;
-
-/** CSV when asked by format=csv or by an Accept header that prefers text/csv to JSON. */
-function wantsCsv(format: Query["format"], accept: string | undefined) {
-  if (format) return format === "csv";
-  return /\btext\/csv\b/i.test(accept ?? "") && !/\bapplication\/json\b/i.test(accept ?? "");
-}
 
 /** The report a query asks for, its period checked before any usage is read. */
 async function reportQuery(db: Db, organizationUuid: string, q: Query): Promise<ReportQuery> {
@@ -66,35 +60,17 @@ async function reportQuery(db: Db, organizationUuid: string, q: Query): Promise<
 /** At most this many CSV reports of an organization are computed at once (in each API process). */
 export const MAX_CONCURRENT_CSV_REPORTS = 2;
 
-const CSV_REPORT: ReadKind = {
-  name: "csv_report",
-  limit: MAX_CONCURRENT_CSV_REPORTS,
-  refusal: () =>
-    new ApiError(
-      "too_many_exports",
-      `At most ${MAX_CONCURRENT_CSV_REPORTS} CSV reports of an organization run at a time. Try again when one has finished.`,
-    ),
-};
-const REPORT_PAGE: ReadKind = {
-  name: "report_page",
-  limit: MAX_EXPENSIVE_READS_PER_ORG,
-  refusal: () => new ApiError("too_many_reads"),
-};
+const CSV_REPORT = exportRead("csv_report", MAX_CONCURRENT_CSV_REPORTS, "CSV reports");
+const REPORT_PAGE = expensiveRead("report_page");
 
 /** GET /v1/usage/report: usage and cost per time bucket and group_by values, as JSON pages or CSV. */
-export const usageReportRoutes: FastifyPluginAsyncZod<{
-  db: Db;
-  readDb?: Db;
-  reads?: ReadGate;
-  /** Tests: the rows a CSV report reads at a time. */
-  csvLimits?: { batchRows?: number };
-  /** The workspace store the report's names come from (the API's cache); else read each time. */
-  workspaces?: WorkspaceStore;
-}> = async (app, deps) => {
-  // Like every usage read: the replica when one is configured.
-  const db = deps.readDb ?? deps.db;
-  const reads = deps.reads ?? createReadGate();
-  const namesOf = workspaceNamesFrom(db, deps.workspaces);
+export const usageReportRoutes: FastifyPluginAsyncZod<
+  UsageReadDeps & {
+    /** Tests: the rows a CSV report reads at a time. */
+    csvLimits?: { batchRows?: number };
+  }
+> = async (app, deps) => {
+  const { db, reads, namesOf } = usageReadsOf(deps);
 
   app.get(
     "/usage/report",
@@ -124,13 +100,7 @@ export const usageReportRoutes: FastifyPluginAsyncZod<{
           "organization API key; members and their keys get 403.",
         querystring: QuerySchema,
         response: {
-          200: {
-            description: "One page of rows, or the whole report as CSV",
-            content: {
-              "application/json": { schema: UsageReportPageSchema },
-              "text/csv": { schema: z.instanceof(Readable) },
-            },
-          },
+          200: jsonOrCsvResponse("One page of rows, or the whole report as CSV", UsageReportPageSchema),
           400: failure(
             "A query parameter is not valid, the period is too long for the bucket width, the cursor is not " +
               "this report's, or the CSV would have too many rows",
@@ -174,13 +144,7 @@ export const usageReportRoutes: FastifyPluginAsyncZod<{
         throw err;
       }
       const day = (d: Date) => d.toISOString().slice(0, 10);
-      return reply
-        .header("content-type", "text/csv; charset=utf-8")
-        .header(
-          "content-disposition",
-          `attachment; filename="usage_report_${day(q.start)}_${day(q.end)}_${q.width}.csv"`,
-        )
-        .send(stream);
+      return sendCsv(reply, `usage_report_${day(q.start)}_${day(q.end)}_${q.width}.csv`, stream);
     },
   );
 };
