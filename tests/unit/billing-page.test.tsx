@@ -200,8 +200,8 @@ function billingApi({
     }),
     http.get(api("/v1/usage/series"), ({ request }) => {
       const q = keep(request);
-      // January has no usage to draw.
-      const cycle = q.get("billing_cycle_uuid");
+      // January has no usage to draw; without a period the API reads the current one.
+      const cycle = q.get("billing_cycle_uuid") ?? FEB;
       return HttpResponse.json({
         billing_cycle_uuid: cycle,
         grouping: q.get("grouping"),
@@ -317,7 +317,8 @@ describe("Billing & Usage", { timeout: 60_000 }, () => {
     const missing = screen.getByText("Feb 22, 2026, 10:30 UTC").closest("tr") as HTMLElement;
     expect(within(missing).getByText("-")).toBeInTheDocument();
     expect(calls("/v1/usage/records")[0]?.get("sort")).toBe("-date");
-    expect(calls("/v1/usage/records")[0]?.get("billing_cycle_uuid")).toBe(FEB);
+    // The latest period is the API's own default: asked for without naming it.
+    expect(calls("/v1/usage/records")[0]?.has("billing_cycle_uuid")).toBe(false);
     // The default view's address: the table's first page, by date, and no other parameter.
     await waitFor(() => expect(tableIn(location())).toEqual({ page: 1, sorters: DATE_DESC, filters: [] }));
     expect(pageParams(location())).toEqual([]);
@@ -505,7 +506,7 @@ describe("Billing & Usage", { timeout: 60_000 }, () => {
     await user.click(screen.getByLabelText("Next billing period"));
     expect(await screen.findByText("Page 1 of 3 (25 total records)")).toBeInTheDocument();
     await waitFor(() => expect(tableIn(location()).page).toBe(1));
-    expect(calls("/v1/usage/records").at(-1)?.get("billing_cycle_uuid")).toBe(FEB);
+    expect(calls("/v1/usage/records").at(-1)?.has("billing_cycle_uuid")).toBe(false);
     expect(calls("/v1/usage/records").at(-1)?.get("page")).toBe("1");
     expect(pageParams(location())).toEqual([
       ["grouping", "weekly"],
@@ -580,5 +581,22 @@ describe("Billing & Usage", { timeout: 60_000 }, () => {
     expect(texts.every((t) => t === "Loading..." || t === "Page 1 of 3 (25 total records)")).toBe(true);
     // The same element from the first render to the answer: the pager never left the page.
     expect(screen.getByTestId("records-pagination")).toBe(pager);
+  });
+
+  it("asks for the latest period's usage without waiting for the list of cycles", async () => {
+    const { calls } = renderBilling("/", { cyclesDelay: 1_500 });
+    await waitFor(() => {
+      for (const path of ["/v1/usage/records", "/v1/usage/summary", "/v1/usage/series"])
+        expect(calls(path)).toHaveLength(1);
+    });
+    // The rows are on screen while the period's name is still on its way.
+    expect(await screen.findByText("Eval 0")).toBeInTheDocument();
+    expect(screen.queryByTestId("billing-period")).toBeNull();
+    expect(await screen.findByTestId("billing-period", {}, { timeout: 5_000 })).toHaveTextContent(
+      "Feb 1, 2026 - Present",
+    );
+    // The cycles' answer names the period the usage was read for: nothing is read again.
+    expect(calls("/v1/usage/records")).toHaveLength(1);
+    expect(calls("/v1/usage/summary")).toHaveLength(1);
   });
 });

@@ -21,6 +21,11 @@ export type QueryTableProps<T> = Omit<TableProps<T>, "locale"> & {
   errorText?: (error: unknown) => ReactNode;
   /** The empty state: its text, or a whole element (e.g. with the action that fills the list). */
   empty: ReactNode;
+  /**
+   * The blank body's height while the list loads, for a list whose first page fills a known room
+   * (its page size of rows): the rows then take the room the blank held, and nothing below moves.
+   */
+  loadingHeight?: number;
 };
 
 const messageOf = (error: unknown): ReactNode =>
@@ -31,6 +36,7 @@ export function QueryTable<T extends object>({
   failed,
   errorText = messageOf,
   empty,
+  loadingHeight,
   ...table
 }: QueryTableProps<T>) {
   if (query.isError)
@@ -44,7 +50,11 @@ export function QueryTable<T extends object>({
       />
     );
   const emptyText = query.isLoading ? (
-    " "
+    loadingHeight ? (
+      <div style={{ height: loadingHeight }} aria-busy />
+    ) : (
+      " "
+    )
   ) : typeof empty === "string" ? (
     <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={empty} />
   ) : (

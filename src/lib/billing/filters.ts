@@ -64,8 +64,11 @@ function filterQuery(f: BillingFilters, search = ""): UsageQuery {
   return query;
 }
 
-/** Query parameters of /v1/usage/{summary,series,records,export.csv} for a cycle, filters and search. */
-export function usageQuery(cycleUuid: string, f: BillingFilters, search = ""): UsageQuery {
+/**
+ * Query parameters of /v1/usage/{summary,series,records,export.csv} for a cycle (undefined: the
+ * API's current one), filters and search.
+ */
+export function usageQuery(cycleUuid: string | undefined, f: BillingFilters, search = ""): UsageQuery {
   return { billing_cycle_uuid: cycleUuid, ...filterQuery(f, search) };
 }
 

@@ -21,6 +21,7 @@ import { RecordsTable } from "./records-table";
 import { TotalsStrip } from "./totals-strip";
 import { UsageChart } from "./usage-chart";
 import { UsageSummary } from "./usage-summary";
+import { useBillingAddress, useBillingAddressWrite } from "./use-billing-address";
 import {
   useAwaitingPricing,
   useBillingCycles,
@@ -48,15 +49,17 @@ function BillingDashboard() {
   const { data: user } = useCurrentUser();
   const { cycles, query: cyclesQuery } = useBillingCycles();
   const { workspaces } = useBillingWorkspaces();
-  const state = useBillingState(cycles);
+  const address = useBillingAddress();
+  const state = useBillingState(cycles, address);
   const explain = useExplainState();
-  const cycleUuid = state.cycle?.billing_cycle_uuid;
-  const records = useRecordsTable(cycleUuid);
+  const { scope } = state;
+  const records = useRecordsTable(scope, address.tableStart);
+  useBillingAddressWrite(address, records);
   const filters = records.usageFilters;
-  const { summary, query: summaryQuery } = useUsageSummary(cycleUuid, filters);
+  const { summary, query: summaryQuery } = useUsageSummary(scope, filters);
   // The chart is hidden on small screens, and its series is not read there.
   const chartShown = !useIsMobile();
-  const chart = useUsageSeries(cycleUuid, filters, state.view.grouping, chartShown);
+  const chart = useUsageSeries(scope, filters, state.view.grouping, chartShown);
   const invalidate = useInvalidate();
   const { awaiting, query: awaitingQuery } = useAwaitingPricing();
 
@@ -74,7 +77,7 @@ function BillingDashboard() {
     cyclesQuery.refetch();
     summaryQuery.refetch();
     awaitingQuery.refetch();
-    if (chartShown && cycleUuid) chart.query.refetch();
+    if (chartShown && scope.ready) chart.query.refetch();
     invalidate({ resource: usageRecords.name, invalidates: ["list"] });
   };
   const refreshing = cyclesQuery.isFetching || summaryQuery.isFetching || chart.query.isFetching;
@@ -147,7 +150,7 @@ function BillingDashboard() {
         loading={!cyclesQuery.isError && (cyclesQuery.isLoading || summaryQuery.isLoading)}
       />
       {chartShown ? <UsageChart {...chart} state={state} /> : null}
-      <RecordsTable cycleUuid={cycleUuid} waiting={cyclesQuery.isLoading} records={records} />
+      <RecordsTable scope={scope} cycleUuid={state.cycle?.billing_cycle_uuid} records={records} />
     </>
   );
 }

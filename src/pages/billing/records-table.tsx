@@ -1,12 +1,14 @@
 // Cost & Usage Records: Refine's table of the usage records (use-records-table) with antd's own
 // sorters (an up or down arrow, clicking toggles), a details card per row, Export to CSV, and the
-// spec's pager under it, fed by the table's page, page count and total.
+// spec's pager under it, fed by the table's page, page count and total. Loading, empty and error
+// are the shared list block's (QueryTable), as on every list.
 import { ArrowDownOutlined, ArrowUpOutlined, SwapOutlined } from "@ant-design/icons";
-import { Alert, Button, Card, Empty, Table, type TableColumnType, Typography } from "antd";
+import { Card, type TableColumnType, Typography } from "antd";
 import { type HTMLAttributes, type ReactNode, useEffect, useState } from "react";
 import { evalTypeLabel } from "../../../contract/eval-types";
 import { formatMoney, formatUnitPrice, toMicros } from "../../../contract/money";
 import type { UsageRecord } from "../../../contract/usage-schemas";
+import { QueryTable } from "../../components/feedback/query-table";
 import { SearchBox } from "../../components/search-box";
 import { useIsMobile } from "../../hooks/use-is-mobile";
 import { formatUtcDateTime } from "../../lib/billing/dates";
@@ -16,6 +18,7 @@ import { RECORDS_PAGE_SIZE } from "../../lib/billing/paging";
 import { ExportControl } from "./export-control";
 import { HoverRow } from "./hover-row";
 import { RecordsPager } from "./records-pager";
+import type { UsageScope } from "./use-billing-state";
 import type { RecordsTable as Records } from "./use-records-table";
 
 /** antd's sort order of a column (ascend, descend or none). */
@@ -82,13 +85,14 @@ function SortArrow({ sortOrder }: { sortOrder: SortOrder }) {
 }
 
 type Props = {
+  /** The period the records are read for (not ready: nothing is known about them yet). */
+  scope: UsageScope;
+  /** The period shown, once the cycles are in (the export names it). */
   cycleUuid: string | undefined;
-  /** The period is still being read: nothing is known about the records yet. */
-  waiting: boolean;
   records: Records;
 };
 
-export function RecordsTable({ cycleUuid, waiting, records }: Props) {
+export function RecordsTable({ scope, cycleUuid, records }: Props) {
   const { tableProps, tableQuery: query, result, currentPage, setCurrentPage, pageCount, sort } = records;
   const { usageFilters: filters, search } = records;
   const isMobile = useIsMobile();
@@ -98,7 +102,7 @@ export function RecordsTable({ cycleUuid, waiting, records }: Props) {
   // The filters and search the shown rows and total belong to: until the first page of new ones
   // is in (or while the search is still being typed) the pager says so instead of showing the
   // previous total, or zero before anything has loaded, and its buttons wait.
-  const filtersKey = JSON.stringify([cycleUuid, filters, search]);
+  const filtersKey = JSON.stringify([scope.cycleUuid, filters, search]);
   const fetchedKey = query.isSuccess && !query.isPlaceholderData ? filtersKey : null;
   // Starts from an answer the first render already holds (from the cache), so that the effect
   // below has nothing to change and the table does not render twice before it shows.
@@ -107,7 +111,7 @@ export function RecordsTable({ cycleUuid, waiting, records }: Props) {
     if (fetchedKey !== null) setShownKey(fetchedKey);
   }, [fetchedKey]);
   const searchPending = typed.trim() !== search;
-  const unanswered = cycleUuid ? shownKey !== filtersKey && fetchedKey !== filtersKey : waiting;
+  const unanswered = !scope.ready || (shownKey !== filtersKey && fetchedKey !== filtersKey);
   const stale = !query.isError && (searchPending || unanswered);
   const pending = stale ? (searchPending || search ? "Searching..." : "Loading...") : null;
 
@@ -153,18 +157,13 @@ export function RecordsTable({ cycleUuid, waiting, records }: Props) {
         onSearch={(value) => records.setSearch(value.trim().slice(0, MAX_SEARCH_LENGTH))}
         onType={setTyped}
       />
-      {query.isError ? (
-        <Alert
-          type="error"
-          showIcon
-          style={{ marginBottom: 16 }}
-          message="The records could not be loaded."
-          description={query.error?.message}
-          action={<Button onClick={() => query.refetch()}>Retry</Button>}
-        />
-      ) : null}
-      <Table<UsageRecord>
+      <QueryTable<UsageRecord>
         {...tableProps}
+        // Not "no records" before the answer: the blank body of a full page, so nothing moves.
+        query={{ isError: query.isError, isLoading: unanswered, error: query.error, refetch: query.refetch }}
+        failed="The records could not be loaded."
+        empty={search ? `No records match "${search}"` : "No usage records for this selection"}
+        loadingHeight={RECORDS_PAGE_SIZE * ROW_HEIGHT - 32}
         dataSource={result.data}
         rowKey="usage_event_uuid"
         size="middle"
@@ -174,17 +173,6 @@ export function RecordsTable({ cycleUuid, waiting, records }: Props) {
         scroll={{ x: MIN_TABLE_WIDTH }}
         components={{ body: { row: HoverRow } }}
         onRow={(record) => ({ record }) as HTMLAttributes<HTMLElement>}
-        locale={{
-          emptyText: unanswered ? (
-            // Not "no records" before the answer: the room of a full page, so nothing moves.
-            <div style={{ height: RECORDS_PAGE_SIZE * ROW_HEIGHT - 32 }} aria-busy />
-          ) : (
-            <Empty
-              image={Empty.PRESENTED_IMAGE_SIMPLE}
-              description={search ? `No records match "${search}"` : "No usage records for this selection"}
-            />
-          ),
-        }}
       />
       <RecordsPager
         page={currentPage}

@@ -9,6 +9,7 @@ import { sortCycles } from "../../lib/billing/cycle-order";
 import { BILLING_CYCLES_PATH } from "../../lib/billing/cycles-path";
 import { type BillingFilters, usageQuery } from "../../lib/billing/filters";
 import { WORKSPACE_STALE_MS, type WorkspaceRecord } from "../../lib/workspaces";
+import type { UsageScope } from "./use-billing-state";
 
 const keepPrevious = <T>(previous: T) => previous;
 
@@ -25,15 +26,15 @@ export function useBillingCycles() {
   return { cycles, query };
 }
 
-export function useUsageSummary(cycleUuid: string | undefined, filters: BillingFilters) {
+export function useUsageSummary(scope: UsageScope, filters: BillingFilters) {
   const { query } = useCustom<UsageSummary, HttpError>({
     url: "/v1/usage/summary",
     method: "get",
-    config: { query: cycleUuid ? usageQuery(cycleUuid, filters) : {} },
+    config: { query: usageQuery(scope.cycleUuid, filters) },
     errorNotification: false,
-    queryOptions: { enabled: !!cycleUuid, placeholderData: keepPrevious },
+    queryOptions: { enabled: scope.ready, placeholderData: keepPrevious },
   });
-  return { summary: cycleUuid ? query.data?.data : undefined, query };
+  return { summary: scope.ready ? query.data?.data : undefined, query };
 }
 
 /** How many of the organization's usage events await pricing (not in any total yet). */
@@ -48,7 +49,7 @@ export function useAwaitingPricing() {
 }
 
 export function useUsageSeries(
-  cycleUuid: string | undefined,
+  scope: UsageScope,
   filters: BillingFilters,
   grouping: Grouping,
   enabled: boolean,
@@ -56,9 +57,9 @@ export function useUsageSeries(
   const { query } = useCustom<UsageSeries, HttpError>({
     url: "/v1/usage/series",
     method: "get",
-    config: { query: cycleUuid ? { ...usageQuery(cycleUuid, filters), grouping } : {} },
+    config: { query: { ...usageQuery(scope.cycleUuid, filters), grouping } },
     errorNotification: false,
-    queryOptions: { enabled: enabled && !!cycleUuid, placeholderData: keepPrevious },
+    queryOptions: { enabled: enabled && scope.ready, placeholderData: keepPrevious },
   });
   return { series: query.data?.data, query };
 }

@@ -1,46 +1,29 @@
-// The page's state beside the records table, in the address (lib/billing/view-url): the selected
-// billing cycle and the chart's toggles. A reload or a shared link opens the same view. Changes
-// replace the address rather than adding history entries, so Back leaves the page instead of
-// stepping through every click.
-import { useGo } from "@refinedev/core";
-import { useCallback, useEffect, useMemo, useRef } from "react";
-import { useSearchParams } from "react-router";
+// The page's view beside the records table (lib/billing/view-url): the selected billing cycle and
+// the chart's toggles, held by the page's address (use-billing-address), which writes them.
+import { useCallback, useEffect, useMemo } from "react";
 import type { BillingCycle } from "../../../contract/billing-cycle-schema";
 import type { Grouping } from "../../../contract/usage-schemas";
 import type { ChartMetric } from "../../lib/billing/chart";
-import { type BillingView, parseBillingView, viewQuery } from "../../lib/billing/view-url";
+import type { BillingAddress } from "./use-billing-address";
 
 const NO_CYCLES: readonly BillingCycle[] = [];
 
 export type BillingState = ReturnType<typeof useBillingState>;
 
-export function useBillingState(cycles: readonly BillingCycle[] | undefined) {
-  const [params] = useSearchParams();
-  const view = useMemo(() => parseBillingView(params), [params]);
-  const go = useGo();
+/**
+ * The usage reads' billing period: `ready` once it is known which one to ask for, `cycleUuid`
+ * undefined for the API's default (its current cycle), so that a visit to the latest period asks
+ * for its usage without waiting for the list of cycles.
+ */
+export type UsageScope = { ready: boolean; cycleUuid: string | undefined };
 
-  // The address of a render is that of the last render, not of the last change: two clicks before
-  // a re-render would both start from the same view (two quick clicks on "Next billing period"
-  // moved one cycle). Each change starts from the view it last wrote.
-  const latest = useRef(view);
-  const rendered = useRef(view);
-  if (rendered.current !== view) {
-    rendered.current = view;
-    latest.current = view;
-  }
-  // The address's other parameters (the records table's) are kept.
-  const goRef = useRef(go);
-  goRef.current = go;
-  const change = useCallback((next: (current: BillingView) => Partial<BillingView>) => {
-    const written = { ...latest.current, ...next(latest.current) };
-    latest.current = written;
-    goRef.current({
-      type: "replace",
-      options: { keepQuery: true, keepHash: true },
-      query: viewQuery(written),
-    });
-  }, []);
+/** The cycle the API reads when none is named: the open one, else the one that starts last. */
+function apiDefault(cycles: readonly BillingCycle[]): BillingCycle | undefined {
+  return cycles.find((c) => c.billing_cycle_end_date === null) ?? cycles.at(-1);
+}
 
+export function useBillingState(cycles: readonly BillingCycle[] | undefined, address: BillingAddress) {
+  const { view, setView } = address;
   const list = cycles ?? NO_CYCLES;
   const found = list.findIndex((c) => c.billing_cycle_uuid === view.cycleUuid);
   // None chosen or the chosen cycle is gone: the latest one.
@@ -50,28 +33,47 @@ export function useBillingState(cycles: readonly BillingCycle[] | undefined) {
   // A cycle that does not exist (once the cycles are in) is dropped from the address.
   const unknownCycle = cycles !== undefined && view.cycleUuid !== null && found === -1;
   useEffect(() => {
-    if (unknownCycle) change(() => ({ cycleUuid: null }));
-  }, [unknownCycle, change]);
+    if (unknownCycle) setView((was) => ({ ...was, cycleUuid: null }));
+  }, [unknownCycle, setView]);
 
   const step = useCallback(
-    (delta: -1 | 1) => {
-      // From the cycle the address holds now, which a click just before may have moved.
-      const at = list.findIndex((c) => c.billing_cycle_uuid === latest.current.cycleUuid);
-      const nextIndex = (at === -1 ? list.length - 1 : at) + delta;
-      const next = list[nextIndex];
-      if (!next) return;
-      // The latest cycle is the default: its address stays without a period.
-      change(() => ({ cycleUuid: nextIndex === list.length - 1 ? null : next.billing_cycle_uuid }));
-    },
-    [list, change],
+    (delta: -1 | 1) =>
+      // From the view as last set, which a click just before may have moved.
+      setView((was) => {
+        const at = list.findIndex((c) => c.billing_cycle_uuid === was.cycleUuid);
+        const nextIndex = (at === -1 ? list.length - 1 : at) + delta;
+        const next = list[nextIndex];
+        if (!next) return was;
+        // The latest cycle is the default: its address stays without a period.
+        return { ...was, cycleUuid: nextIndex === list.length - 1 ? null : next.billing_cycle_uuid };
+      }),
+    [list, setView],
   );
 
-  const setGrouping = useCallback((grouping: Grouping) => change(() => ({ grouping })), [change]);
-  const setMetric = useCallback((metric: ChartMetric) => change(() => ({ metric })), [change]);
+  const setGrouping = useCallback(
+    (grouping: Grouping) => setView((was) => ({ ...was, grouping })),
+    [setView],
+  );
+  const setMetric = useCallback((metric: ChartMetric) => setView((was) => ({ ...was, metric })), [setView]);
+
+  // A named period is asked for once it is known to exist (an unknown one would answer 404); the
+  // latest is the API's default unless the API would read another (then it is named).
+  const scopeUuid =
+    view.cycleUuid !== null
+      ? cycle?.billing_cycle_uuid
+      : cycle && cycle !== apiDefault(list)
+        ? cycle.billing_cycle_uuid
+        : undefined;
+  const scopeReady = view.cycleUuid === null || (cycles !== undefined && found !== -1);
+  const scope = useMemo<UsageScope>(
+    () => ({ ready: scopeReady, cycleUuid: scopeReady ? scopeUuid : undefined }),
+    [scopeReady, scopeUuid],
+  );
 
   return useMemo(
     () => ({
       view,
+      scope,
       cycles: list,
       cycle,
       cycleIndex: index,
@@ -81,6 +83,6 @@ export function useBillingState(cycles: readonly BillingCycle[] | undefined) {
       setGrouping,
       setMetric,
     }),
-    [view, list, cycle, index, step, setGrouping, setMetric],
+    [view, scope, list, cycle, index, step, setGrouping, setMetric],
   );
 }
