@@ -35,6 +35,9 @@ export const AUDIT_ACTIONS = {
   "budget.deleted": "A budget was removed.",
   "eval_run.reservation_released":
     "An administrator released an eval run's reservation: the run was finished and its hold freed.",
+  "eval_run.outcomes_recorded":
+    "An eval service reported a running eval run's outcomes (passed, failed, errored).",
+  "eval_run.finished": "An eval service finished an eval run, with or without its outcomes.",
   "webhook_endpoint.created": "A webhook endpoint was added.",
   "webhook_endpoint.changed": "A webhook endpoint's URL, events or state changed.",
   "webhook_endpoint.secret_rotated": "A webhook endpoint's signing secret was replaced.",

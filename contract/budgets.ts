@@ -10,6 +10,7 @@ import {
   MAX_BUDGET_THRESHOLD_PERCENT,
   MAX_BUDGET_THRESHOLDS,
 } from "./budget-limits";
+import { EvalRunFiguresSchema } from "./eval-run-outcomes";
 import { MoneySchema } from "./usage-schemas";
 
 export {
@@ -27,7 +28,11 @@ export const SPEND_LIMIT_ERROR_CODE = "spend_limit_exceeded";
 export const ALLOWANCE_REASONS = ["workspace_hard_limit", "organization_hard_limit"] as const;
 export type AllowanceReason = (typeof ALLOWANCE_REASONS)[number];
 
-export const WEBHOOK_EVENT_TYPES = ["budget.alert.triggered", "budget.alert.resolved"] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  "budget.alert.triggered",
+  "budget.alert.resolved",
+  "eval_run.finished",
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** Request header carrying `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`. */
@@ -138,7 +143,9 @@ export const WebhookEventSchema = z
     type: z.enum(WEBHOOK_EVENT_TYPES),
     created_at: z.iso.datetime(),
     organization_id: z.string(),
-    data: BudgetAlertSchema,
+    data: z.union([BudgetAlertSchema, EvalRunFiguresSchema]).meta({
+      description: "A BudgetAlert for the budget events, an EvalRunFigures for eval_run.finished.",
+    }),
   })
   .meta({ id: "WebhookEvent" });
 export type WebhookEvent = z.infer<typeof WebhookEventSchema>;

@@ -5,6 +5,7 @@
  * the types only (`import type`) and the plain constants.
  */
 import { z } from "zod";
+import { outcomeFigureFields } from "./eval-run-outcomes";
 import { ReservationSchema } from "./reservations";
 import { MoneySchema } from "./usage-schemas";
 
@@ -47,7 +48,7 @@ export type EvalRun = z.infer<typeof EvalRunSchema>;
 
 export const EvalRunListSchema = z
   .object({
-    eval_runs: z.array(EvalRunSchema),
+    eval_runs: z.array(EvalRunSchema.extend(outcomeFigureFields).meta({ id: "EvalRunRow" })),
     total: z.int(),
     page: z.int(),
     page_size: z.int(),
@@ -71,6 +72,7 @@ export const EvalRunDetailSchema = EvalRunSchema.extend({
     description:
       "The spend reserved when the run was started with an estimate (null without one), and where it stands.",
   }),
+  ...outcomeFigureFields,
 }).meta({ id: "EvalRunDetail" });
 export type EvalRunDetail = z.infer<typeof EvalRunDetailSchema>;
 

@@ -23,4 +23,5 @@ export const MAX_WEBHOOK_DELIVERY_PAGE_SIZE = 100;
 export const WEBHOOK_EVENT_LABELS: Record<WebhookEventType, string> = {
   "budget.alert.triggered": "A budget's spend crossed one of its alert thresholds",
   "budget.alert.resolved": "A budget's spend fell back below a crossed threshold (credit, new cycle)",
+  "eval_run.finished": "An eval run finished: its cost, outcomes, pass rate and cost per passed case",
 };

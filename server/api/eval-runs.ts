@@ -1,7 +1,7 @@
-import { and, eq, isNull, sql } from "drizzle-orm";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { SPEND_LIMIT_ERROR_CODE } from "../../contract/budgets";
+import { OUTCOME_SORT_FIELDS } from "../../contract/eval-run-figures";
 import {
   EVAL_RUN_PAGE_SIZE,
   EVAL_RUN_SORT_FIELDS,
@@ -11,19 +11,25 @@ import {
   StartedEvalRunSchema,
 } from "../../contract/eval-runs";
 import { EstimateSchema, RESERVATION_IDLE_MINUTES, ReservationSchema } from "../../contract/reservations";
-import { evalRuns } from "../db/schema";
 import { type Cycle, findCycle } from "../metering/billing/cycles";
 import { priceEstimate } from "../metering/budgets/estimate";
 import { lockBudgets } from "../metering/budgets/eval";
 import { reservationOf, runReservation } from "../metering/budgets/reservations";
 import { isStorableText } from "../metering/ingestion/events";
-import { cycleOfRun, evalRunDetail, pageOfRuns, startEvalRun } from "../metering/usage/eval-runs";
+import { detailFigures, pageWithFigures, type RunPageQuery } from "../metering/usage/eval-run-pages";
+import { cycleOfRun, evalRunDetail, startEvalRun } from "../metering/usage/eval-runs";
 import { cachedCycleRuns, createEvalRunsCache, type EvalRunsCache } from "../metering/usage/eval-runs-cache";
 import type { Db, Tx } from "../platform/database";
 import { ApiError } from "../platform/errors";
 import { workspaceNamesOf } from "../workspaces/cache";
 import type { WorkspaceStore } from "../workspaces/store";
 import { requireWorkspaceReader } from "./access";
+import {
+  FinishBodySchema,
+  recordedJson,
+  recordedOutcomeFields,
+  recordRunOutcomes,
+} from "./eval-run-outcomes";
 import { EvalRunParamsSchema, uuidField } from "./fields";
 import type { RouteApp } from "./route-deps";
 import { adminOrg } from "./route-hooks";
@@ -36,7 +42,7 @@ const cycleParam = uuidField("billing_cycle_uuid")
 
 const uuid = uuidField("workspace_uuid");
 
-const sortValues = EVAL_RUN_SORT_FIELDS.flatMap((k) => [k, `-${k}`]);
+const sortValues = [...EVAL_RUN_SORT_FIELDS, ...OUTCOME_SORT_FIELDS].flatMap((k) => [k, `-${k}`]);
 
 const whole = (name: string, max: number, tooLarge: string) =>
   z.coerce
@@ -64,7 +70,10 @@ const ListQuerySchema = z.strictObject({
     .string({ error: "sort must be a string." })
     .refine((v) => sortValues.includes(v), { error: `sort must be one of ${sortValues.join(", ")}.` })
     .default("-started_at")
-    .meta({ description: "started_at, cost or events; descending with a leading '-'. Default -started_at." }),
+    .meta({
+      description:
+        "started_at, cost, events, pass_rate or cost_per_passed_case (runs without one last); descending with a leading '-'. Default -started_at.",
+    }),
   page: whole("page", 1_000_000, "page is too large.").default(1),
   page_size: whole(
     "page_size",
@@ -105,6 +114,7 @@ const FinishedEvalRunSchema = z
     eval_run_uuid: z.string(),
     finished_at: z.iso.datetime(),
     reservation: ReservationSchema.nullable(),
+    ...recordedOutcomeFields,
   })
   .meta({ id: "FinishedEvalRun" });
 
@@ -168,10 +178,10 @@ function runReadRoutes(app: RouteApp, deps: EvalRunRouteDeps) {
         cachedCycleRuns(readDb, cache, cycle),
         workspaceNamesOf(deps.workspaces, cycle.organizationUuid),
       ]);
-      const { runs, total } = pageOfRuns(all, names, {
+      const { runs, total } = await pageWithFigures(readDb, cycle, all, names, {
         workspaceUuids: q.workspace_uuid,
         search: q.search ? q.search : null,
-        sort: (descending ? q.sort.slice(1) : q.sort) as (typeof EVAL_RUN_SORT_FIELDS)[number],
+        sort: (descending ? q.sort.slice(1) : q.sort) as RunPageQuery["sort"],
         descending,
         page: q.page,
         pageSize: q.page_size,
@@ -214,8 +224,11 @@ function runReadRoutes(app: RouteApp, deps: EvalRunRouteDeps) {
         : await cycleOfRun(readDb, org, run);
       const detail = cycle ? await evalRunDetail(readDb, cycle, run) : null;
       if (!cycle || !detail) throw new ApiError("not_found", "Eval run not found in this billing cycle.");
-      const reservation = await runReservation(readDb, org, run);
-      return { ...detail, billing_cycle_uuid: cycle.billingCycleUuid, reservation };
+      const [reservation, figures] = await Promise.all([
+        runReservation(readDb, org, run),
+        detailFigures(readDb, org, detail),
+      ]);
+      return { ...detail, billing_cycle_uuid: cycle.billingCycleUuid, reservation, ...figures };
     },
   );
 }
@@ -303,42 +316,31 @@ export const evalRunRoutes: FastifyPluginAsyncZod<EvalRunRouteDeps> = async (app
         description:
           "What an eval service calls when a run is done: releases what its reservation held beyond what it used. " +
           "Usage sent afterwards is still recorded (and reported on the run as spend beyond its estimate). " +
-          "Finishing a finished run answers it again. Organization administrators and the workspace's members; " +
-          "a run of another organization, or one never started through POST /v1/eval-runs, is a 404.",
+          "Finishing a finished run answers it again. The optional body's outcomes (passed, failed, errored) " +
+          "replace any reported before, also on a repeat. The first finish (and a repeat with outcomes) is audited " +
+          "as eval_run.finished and sends the eval_run.finished webhook event with the run's figures. Organization " +
+          "administrators and the workspace's members; a run of another organization, or one never started " +
+          "through POST /v1/eval-runs, is a 404.",
         params: RunParamsSchema,
+        body: FinishBodySchema,
         response: {
           200: json("The finished run", FinishedEvalRunSchema),
-          400: failure("The run id is not valid"),
+          400: failure("The run id or the outcomes are not valid"),
           401: failure("Not signed in"),
           404: failure("No such started run, or the caller is not a member of its workspace"),
         },
       },
     },
     async (req) => {
-      const p = req.principal;
       const run = req.params.eval_run_uuid;
-      const notFound = () => new ApiError("not_found", "Eval run not found.");
-      if (!p.org) throw notFound();
-      const [found] = await deps.db
-        .select({ workspaceUuid: evalRuns.workspaceUuid })
-        .from(evalRuns)
-        .where(and(eq(evalRuns.organizationUuid, p.org.org_id), eq(evalRuns.evalRunUuid, run)));
-      if (!found) throw notFound();
-      await requireWorkspaceReader(p, found.workspaceUuid, deps.workspaces.isMember).catch(() => {
-        throw notFound();
-      });
-      await deps.db
-        .update(evalRuns)
-        .set({ finishedAt: sql`now()` })
-        .where(and(eq(evalRuns.evalRunUuid, run), isNull(evalRuns.finishedAt)));
-      const [row] = await deps.db
-        .select({ finishedAt: evalRuns.finishedAt })
-        .from(evalRuns)
-        .where(eq(evalRuns.evalRunUuid, run));
+      const outcomes = req.body?.outcomes ?? null;
+      const done = recordedJson(
+        await recordRunOutcomes(deps, req.principal, run, { outcomes, finish: true }),
+      );
       return {
-        eval_run_uuid: run,
-        finished_at: (row?.finishedAt ?? new Date()).toISOString(),
-        reservation: await runReservation(deps.db, p.org.org_id, run),
+        ...done,
+        finished_at: done.finished_at ?? new Date().toISOString(),
+        reservation: await runReservation(deps.db, req.principal.org?.org_id ?? "", run),
       };
     },
   );

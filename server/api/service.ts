@@ -21,11 +21,13 @@ import { auditLogRoutes } from "./audit-log";
 import { billingCycleRoutes } from "./billing-cycles";
 import { budgetRoutes } from "./budgets";
 import { registerConsoleFiles } from "./console-files";
+import { evalRunOutcomeRoutes } from "./eval-run-outcomes";
 import { evalRunRoutes } from "./eval-runs";
 import { operatorAuditRoutes } from "./operator/audit";
 import { operatorBillingRoutes } from "./operator/billing";
 import { operatorGroupRoutes } from "./operator/groups";
 import { operatorIngestKeyRoutes } from "./operator/ingest-keys";
+import { operatorJobRoutes } from "./operator/jobs";
 import { operatorOperatorRoutes } from "./operator/operators";
 import { operatorOrganizationRoutes } from "./operator/organizations";
 import { operatorPartitionRoutes } from "./operator/partitions";
@@ -173,6 +175,7 @@ export async function createApiService(
         await routes.register(operatorIngestKeyRoutes, ingest);
         await routes.register(operatorOrganizationRoutes, operator);
         await routes.register(operatorPriceRoutes, operator);
+        await routes.register(operatorJobRoutes, operator);
         if (opts.operatorRoles)
           await routes.register(operatorOperatorRoutes, { ...operator, roles: opts.operatorRoles });
         await routes.register(operatorBillingRoutes, operator);
@@ -213,6 +216,7 @@ export async function createApiService(
         await routes.register(allowanceRoutes, { db: database.db, workspaces });
         await routes.register(usageCompletenessRoutes, { db: database.db });
         await routes.register(evalRunRoutes, { db: database.db, readDb: database.readDb, workspaces });
+        await routes.register(evalRunOutcomeRoutes, { db: database.db, readDb: database.readDb, workspaces });
         // The primary: an administrator reads the entries of the changes they just made.
         await routes.register(auditLogRoutes, { db: database.db });
         await routes.register(webhookEndpointRoutes, { ...webhooks, limiter: database.rateLimits });

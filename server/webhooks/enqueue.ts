@@ -1,13 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import type { BudgetAlert, WebhookEvent, WebhookEventType } from "../../contract/budgets";
+import type { EvalRunFigures } from "../../contract/eval-run-outcomes";
 import type { Db, Tx } from "../platform/database";
 import { wakeWorkers } from "./wake";
 
 export type WebhookEventInput = {
   organizationId: string;
   type: WebhookEventType;
-  data: BudgetAlert;
+  data: BudgetAlert | EvalRunFigures;
 };
 
 /** The event's JSON body, keys in the documented order (contract/budgets.ts WebhookEvent). */

@@ -2,7 +2,7 @@ import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
-import type { EvalRun, EvalRunDetail } from "../../contract/eval-runs";
+import type { EvalRunDetail, EvalRunList } from "../../contract/eval-runs";
 import { EventDetails } from "../../src/pages/billing/event-details";
 import { EvalRunShowPage } from "../../src/pages/eval-runs/eval-run-show-page";
 import { EvalRunsListPage } from "../../src/pages/eval-runs/eval-runs-list-page";
@@ -14,7 +14,9 @@ const CYCLE = "0d6b3f4e-8c4b-4c1e-9a55-2f0a0f1b0c01";
 const OLD_CYCLE = "0d6b3f4e-8c4b-4c1e-9a55-2f0a0f1b0c00";
 const WS = "5b1d1c1e-0000-4000-8000-000000000001";
 
-const run = (i: number, over: Partial<EvalRun> = {}): EvalRun => ({
+type EvalRunRow = EvalRunList["eval_runs"][number];
+
+const run = (i: number, over: Partial<EvalRunRow> = {}): EvalRunRow => ({
   eval_run_uuid: `run-${i}`,
   eval_name: `Eval ${i}`,
   eval_uuid: `eval-${i}`,
@@ -27,6 +29,10 @@ const run = (i: number, over: Partial<EvalRun> = {}): EvalRun => ({
   events: 10 + i,
   quantity: 20 + i,
   cost: `${i}.2345`,
+  outcomes: null,
+  pass_rate: null,
+  cost_per_passed_case: null,
+  cost_by_role: { generation: `${i}.2345`, scoring: "0.00" },
   ...over,
 });
 const RUNS = Array.from({ length: 12 }, (_, i) => run(i + 1));

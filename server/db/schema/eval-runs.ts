@@ -28,6 +28,15 @@ export const evalRuns = pgTable(
     reservedMicros: bigint("reserved_micros", { mode: "bigint" }),
     /** When POST /v1/eval-runs/{id}/finish released the reservation; null while running. */
     finishedAt: timestamp("finished_at", { withTimezone: true }),
+    /**
+     * The run's test case outcomes as the eval service last reported them (PUT …/outcomes, or the
+     * finish): stored when reported, never inferred from its usage; null until reported. Whole
+     * numbers up to 1e9 each (bigint: their sums over many runs stay exact).
+     */
+    outcomesPassed: bigint("outcomes_passed", { mode: "number" }),
+    outcomesFailed: bigint("outcomes_failed", { mode: "number" }),
+    outcomesErrored: bigint("outcomes_errored", { mode: "number" }),
+    outcomesReportedAt: timestamp("outcomes_reported_at", { withTimezone: true }),
   },
   (t) => [
     index("eval_runs_org_started_idx").on(t.organizationUuid, t.startedAt),

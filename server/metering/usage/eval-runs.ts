@@ -3,6 +3,7 @@
 // the events themselves; exact sums in micros), joined with the runs started through
 // POST /v1/eval-runs (eval_runs) so that a started run shows before its first event.
 import { type SQL, sql } from "drizzle-orm";
+import type { OutcomeFigures } from "../../../contract/eval-run-figures";
 import type { EvalRun, EvalRunDetail, EvalRunSortField } from "../../../contract/eval-runs";
 import { formatUsdExact } from "../../../contract/money";
 import { evalRuns } from "../../db/schema";
@@ -199,7 +200,7 @@ export async function evalRunDetail(
   db: Db,
   cycle: Cycle,
   run: string,
-): Promise<Omit<EvalRunDetail, "billing_cycle_uuid" | "reservation"> | null> {
+): Promise<Omit<EvalRunDetail, "billing_cycle_uuid" | "reservation" | keyof OutcomeFigures> | null> {
   const org = cycle.organizationUuid;
   const [summary, operations] = await Promise.all([
     db.execute(sql`
