@@ -8,6 +8,7 @@ import { auditLog } from "./audit-log";
 import { billing } from "./billing";
 import { billingCycles } from "./billing-cycles";
 import { budgetAlerts, budgetReservations, budgets } from "./budgets";
+import { evalRunComparisons } from "./eval-run-comparisons";
 import { evalRuns } from "./eval-runs";
 import { operatorBillingCycles, operatorPayments } from "./operator-billing";
 import { operatorIngestKeys } from "./operator-ingest-keys";
@@ -42,6 +43,7 @@ export const resources: readonly ConsoleResource[] = [
   budgets,
   budgetAlerts,
   budgetReservations,
+  evalRunComparisons,
   webhookDeliveries,
   operatorBillingCycles,
   operatorPayments,
