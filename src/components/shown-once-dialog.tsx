@@ -1,15 +1,21 @@
-// The dialog of a secret shown once (a new API key, a webhook signing secret): it closes only by
-// Done or the close button, never by a click beside it, so the secret is not lost by accident,
-// and its content is dropped on close so the secret leaves the page.
-import { Button, Modal } from "antd";
+// The dialog of a secret shown once (a new API key, an ingestion key, a webhook signing secret): it
+// is open while the caller holds the secret and closes only by Done or the close button, never by
+// a click beside it, so the secret is not lost by accident; its content is dropped on close so the
+// secret leaves the page. The caller draws the secret's fields and warning; they stack 16px apart.
+import { Button, Flex, Modal } from "antd";
 import type { ReactNode } from "react";
 
-type Props = { open: boolean; title: string; onClose: () => void; children: ReactNode };
+type Props<T> = {
+  secret: T | null;
+  title: string;
+  onClose: () => void;
+  children: (secret: T) => ReactNode;
+};
 
-export function ShownOnceDialog({ open, title, onClose, children }: Props) {
+export function ShownOnceDialog<T>({ secret, title, onClose, children }: Props<T>) {
   return (
     <Modal
-      open={open}
+      open={secret !== null}
       title={title}
       onCancel={onClose}
       maskClosable={false}
@@ -20,7 +26,11 @@ export function ShownOnceDialog({ open, title, onClose, children }: Props) {
         </Button>
       }
     >
-      {children}
+      {secret !== null ? (
+        <Flex vertical gap={16}>
+          {children(secret)}
+        </Flex>
+      ) : null}
     </Modal>
   );
 }

@@ -1,12 +1,10 @@
 // The organization's billing cycles, newest last as the API gives them (administrators).
-import { ADMINS, type ConsoleResource } from "./types";
+import { allow, hiddenResource } from "./define";
+import { ADMINS } from "./types";
 
-export const billingCycles: ConsoleResource = {
-  name: "billing-cycles",
-  meta: {
-    label: "Billing Cycles",
-    hide: true,
-    api: { path: "/v1/accounts/organization/billingcycles", idField: "billing_cycle_uuid" },
-    access: { list: ADMINS, show: ADMINS },
-  },
-};
+export const billingCycles = hiddenResource(
+  "billing-cycles",
+  "Billing Cycles",
+  { path: "/v1/accounts/organization/billingcycles", idField: "billing_cycle_uuid" },
+  allow(ADMINS, "list", "show"),
+);

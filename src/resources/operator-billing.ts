@@ -3,35 +3,26 @@
 // opened with a POST to the collection; the open one is closed by a POST to …/close (the update
 // of the open cycle: it gets its end date, and the next cycle may open). A payment is recorded on
 // a cycle (the open one by default). Provider operators only.
-import { type ConsoleResource, OPERATORS } from "./types";
+import { allow, hiddenResource } from "./define";
+import { OPERATORS } from "./types";
 
-export const operatorBillingCycles: ConsoleResource = {
-  name: "operator-billing-cycles",
-  meta: {
-    label: "Billing Cycles",
-    hide: true,
-    api: {
-      path: "/v1/operator/organizations/{organizationId}/billing-cycles",
-      idField: "billing_cycle_uuid",
-      list: { rows: "billing_cycles" },
-      calls: {
-        update: { method: "POST", path: "/v1/operator/organizations/{organizationId}/billing-cycles/close" },
-      },
-    },
-    access: { list: OPERATORS, create: OPERATORS, edit: OPERATORS },
-  },
-};
+const organization = "/v1/operator/organizations/{organizationId}";
 
-export const operatorPayments: ConsoleResource = {
-  name: "operator-payments",
-  meta: {
-    label: "Payments",
-    hide: true,
-    api: {
-      path: "/v1/operator/organizations/{organizationId}/payments",
-      idField: "payment_uuid",
-      list: { rows: "payments" },
-    },
-    access: { list: OPERATORS, create: OPERATORS },
+export const operatorBillingCycles = hiddenResource(
+  "operator-billing-cycles",
+  "Billing Cycles",
+  {
+    path: `${organization}/billing-cycles`,
+    idField: "billing_cycle_uuid",
+    list: { rows: "billing_cycles" },
+    calls: { update: { method: "POST", path: `${organization}/billing-cycles/close` } },
   },
-};
+  allow(OPERATORS, "list", "create", "edit"),
+);
+
+export const operatorPayments = hiddenResource(
+  "operator-payments",
+  "Payments",
+  { path: `${organization}/payments`, idField: "payment_uuid", list: { rows: "payments" } },
+  allow(OPERATORS, "list", "create"),
+);

@@ -1,21 +1,14 @@
 // The billing page's usage records: paged, sorted and filtered by the server (administrators).
-import { ADMINS, type ConsoleResource, PRODUCT_API_PAGING } from "./types";
+import { allow, hiddenResource } from "./define";
+import { ADMINS, PRODUCT_API_PAGING } from "./types";
 
-export const usageRecords: ConsoleResource = {
-  name: "usage-records",
-  meta: {
-    label: "Usage Records",
-    hide: true,
-    api: {
-      path: "/v1/usage/records",
-      idField: "usage_event_uuid",
-      list: {
-        rows: "records",
-        total: "total",
-        paging: PRODUCT_API_PAGING,
-        sort: "sort",
-      },
-    },
-    access: { list: ADMINS },
+export const usageRecords = hiddenResource(
+  "usage-records",
+  "Usage Records",
+  {
+    path: "/v1/usage/records",
+    idField: "usage_event_uuid",
+    list: { rows: "records", total: "total", paging: PRODUCT_API_PAGING, sort: "sort" },
   },
-};
+  allow(ADMINS, "list"),
+);

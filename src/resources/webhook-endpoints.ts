@@ -3,6 +3,7 @@
 // one's delivery log. Members do not see them at all.
 import { ApiOutlined } from "@ant-design/icons";
 import { createElement } from "react";
+import { allow, allowAll, hiddenResource, patchUpdate } from "./define";
 import { ADMINS, type ConsoleResource, PRODUCT_API_PAGING } from "./types";
 
 export const webhookEndpoints: ConsoleResource = {
@@ -16,9 +17,9 @@ export const webhookEndpoints: ConsoleResource = {
       path: "/v1/webhook-endpoints",
       idField: "endpoint_uuid",
       list: { rows: "endpoints" },
-      calls: { update: { method: "PATCH", path: "/v1/webhook-endpoints/{id}" } },
+      calls: patchUpdate("/v1/webhook-endpoints"),
     },
-    access: { list: ADMINS, show: ADMINS, create: ADMINS, edit: ADMINS, delete: ADMINS },
+    access: allowAll(ADMINS),
   },
   pages: {
     list: () => import("../pages/webhooks/webhooks-list-page").then((m) => m.WebhooksListPage),
@@ -27,20 +28,13 @@ export const webhookEndpoints: ConsoleResource = {
 };
 
 /** One endpoint's delivery log (calls name the endpoint in meta.endpointId), newest first. */
-export const webhookDeliveries: ConsoleResource = {
-  name: "webhook-deliveries",
-  meta: {
-    label: "Webhook Deliveries",
-    hide: true,
-    api: {
-      path: "/v1/webhook-endpoints/{endpointId}/deliveries",
-      idField: "delivery_uuid",
-      list: {
-        rows: "deliveries",
-        total: "total",
-        paging: PRODUCT_API_PAGING,
-      },
-    },
-    access: { list: ADMINS },
+export const webhookDeliveries = hiddenResource(
+  "webhook-deliveries",
+  "Webhook Deliveries",
+  {
+    path: "/v1/webhook-endpoints/{endpointId}/deliveries",
+    idField: "delivery_uuid",
+    list: { rows: "deliveries", total: "total", paging: PRODUCT_API_PAGING },
   },
-};
+  allow(ADMINS, "list"),
+);

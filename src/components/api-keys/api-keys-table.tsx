@@ -2,8 +2,7 @@
 // with the spec's "Showing page X of Y (N total)" and Previous/Next. Delete hides itself from
 // those who may not delete keys.
 import { DeleteOutlined } from "@ant-design/icons";
-import { CanAccess } from "@refinedev/core";
-import { Button, Flex, Pagination, type TableProps, Typography } from "antd";
+import { Button, Flex, Pagination, Typography } from "antd";
 import { useIsMobile } from "../../hooks/use-is-mobile";
 import {
   API_KEY_PAGE_SIZE,
@@ -14,11 +13,12 @@ import {
   paginationText,
 } from "../../lib/api-keys";
 import { apiKeys } from "../../resources/api-keys";
-import { type ListQuery, QueryTable } from "../feedback/query-table";
+import { formatColumn } from "../table/columns";
+import { RowDangerButton } from "../table/list-actions";
+import { ListTable, type TableList } from "../table/list-table";
 
 type Props = {
-  tableProps: TableProps<PersonalApiKey>;
-  query: ListQuery;
+  list: TableList<PersonalApiKey>;
   errorText: (error: unknown) => string;
   /** Refine's page (1-based) and its setter. */
   currentPage: number;
@@ -27,32 +27,21 @@ type Props = {
   onDelete: (apiKeyId: string) => void;
 };
 
-export function ApiKeysTable({
-  tableProps,
-  query,
-  errorText,
-  currentPage,
-  total,
-  onPageChange,
-  onDelete,
-}: Props) {
+export function ApiKeysTable({ list, errorText, currentPage, total, onPageChange, onDelete }: Props) {
   const pages = pageCount(total);
-  const loading = Boolean(tableProps.loading);
+  const loading = Boolean(list.tableProps.loading);
   // On a phone the dates go under the key and the table fits the screen (no sideways scroll).
   const mobile = useIsMobile();
   return (
     <>
-      <QueryTable<PersonalApiKey>
-        query={query}
+      <ListTable<PersonalApiKey>
+        list={list}
         failed="The API keys could not be loaded."
         errorText={errorText}
         empty="No API keys found"
-        {...tableProps}
-        rowKey="api_key_id"
-        size="middle"
         // The pager is below, not the table's: antd's Table drops its pager on an empty list, and the
         // spec shows "Showing page 1 of 1 (0 total)" there too.
-        pagination={false}
+        pager={false}
         scroll={mobile ? undefined : { x: 640 }}
         columns={[
           {
@@ -76,41 +65,30 @@ export function ApiKeysTable({
           ...(mobile
             ? []
             : [
-                {
-                  title: "Created",
-                  dataIndex: "created_at",
-                  key: "created_at",
-                  render: (seconds: number) => formatEpochDate(seconds),
-                },
-                {
-                  title: "Expires",
-                  dataIndex: "expires_at_seconds",
-                  key: "expires_at_seconds",
-                  render: (seconds: number | null) => expiresLabel(seconds),
-                },
+                formatColumn<PersonalApiKey, number>("Created", "created_at", formatEpochDate),
+                formatColumn<PersonalApiKey, number>("Expires", "expires_at_seconds", expiresLabel, {
+                  empty: expiresLabel(null),
+                }),
               ]),
           {
             title: "Actions",
             key: "actions",
             width: mobile ? undefined : 120,
             render: (_: unknown, key: PersonalApiKey) => (
-              <CanAccess resource={apiKeys.name} action="delete">
-                <Button
-                  danger
-                  type="text"
-                  icon={<DeleteOutlined />}
-                  aria-label={`Delete API key ${key.api_key_id}`}
-                  onClick={() => onDelete(key.api_key_id)}
-                >
-                  Delete
-                </Button>
-              </CanAccess>
+              <RowDangerButton
+                resource={apiKeys.name}
+                icon={<DeleteOutlined />}
+                label="Delete"
+                ariaLabel={`Delete API key ${key.api_key_id}`}
+                onClick={() => onDelete(key.api_key_id)}
+              />
             ),
           },
         ]}
       />
+      {/* The list page's card stacks it 16px below the table. */}
       <Pagination
-        style={{ marginTop: 16, justifyContent: "flex-end", rowGap: 8 }}
+        style={{ justifyContent: "flex-end", rowGap: 8 }}
         current={currentPage}
         pageSize={API_KEY_PAGE_SIZE}
         total={total}

@@ -19,6 +19,13 @@ type Props = {
 
 export function BudgetCard({ budget, onEdit, title }: Props) {
   const owner = budgetOwner(budget);
+  // Edit and Delete act on this budget, as icon-only buttons in the card's corner.
+  const recordButton = {
+    resource: resource.name,
+    recordItemId: budget.budget_uuid,
+    type: "text",
+    hideText: true,
+  } as const;
   const status = budgetStatus(budget);
   const refreshAlerts = useRefreshBudgetAlerts();
   return (
@@ -42,19 +49,9 @@ export function BudgetCard({ budget, onEdit, title }: Props) {
       }
       extra={
         <Space size={0}>
-          <EditButton
-            resource={resource.name}
-            recordItemId={budget.budget_uuid}
-            type="text"
-            hideText
-            aria-label={`Edit ${owner} budget`}
-            onClick={() => onEdit(budget)}
-          />
+          <EditButton {...recordButton} aria-label={`Edit ${owner} budget`} onClick={() => onEdit(budget)} />
           <DeleteButton
-            resource={resource.name}
-            recordItemId={budget.budget_uuid}
-            type="text"
-            hideText
+            {...recordButton}
             aria-label={`Delete ${owner} budget`}
             confirmTitle={`Delete the ${owner} budget? Its alerts stop and any hard limit is lifted.`}
             confirmOkText="Delete"

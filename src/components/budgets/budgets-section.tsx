@@ -4,26 +4,21 @@
 // like the page; the buttons follow the budgets resource's access declaration.
 import { PlusOutlined } from "@ant-design/icons";
 import { CreateButton } from "@refinedev/antd";
-import { CanAccess, type HttpError, useList } from "@refinedev/core";
-import { Alert, Button, Card, Col, Empty, Row, Skeleton, Typography } from "antd";
+import { CanAccess } from "@refinedev/core";
+import { Card, Col, Empty, Row, Skeleton, Typography } from "antd";
 import { memo } from "react";
 import type { Budget } from "../../../contract/budgets";
 import { budgets as resource } from "../../resources/budgets";
+import { LoadError } from "../feedback/load-error";
 import { BudgetCard } from "./budget-card";
 import { BudgetFormModal } from "./budget-form-modal";
 import { budgetOwner } from "./budget-text";
 import { OpenReservations } from "./open-reservations";
 import { useBudgetModals } from "./use-budget-modals";
+import { useLiveList } from "./use-live-list";
 
 export function useBudgets() {
-  const { result, query } = useList<Budget, HttpError>({
-    resource: resource.name,
-    pagination: { mode: "off" },
-    errorNotification: false,
-    // Spend moves with every ingested batch: read again whenever a page showing budgets opens
-    // (the last answer stays on screen meanwhile) and every minute while it is open.
-    queryOptions: { staleTime: 0, refetchInterval: 60_000 },
-  });
+  const { result, query } = useLiveList<Budget>(resource.name);
   return { budgets: result.data ?? [], query };
 }
 
@@ -68,15 +63,7 @@ function BudgetsSectionView() {
       </Row>
     );
   } else if (query.isError) {
-    body = (
-      <Alert
-        type="error"
-        showIcon
-        message="Budgets could not be loaded."
-        description={query.error?.message}
-        action={<Button onClick={() => query.refetch()}>Retry</Button>}
-      />
-    );
+    body = <LoadError message="Budgets could not be loaded." query={query} />;
   } else if (budgets.length === 0) {
     body = (
       <Empty

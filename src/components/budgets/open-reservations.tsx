@@ -3,24 +3,19 @@
 // free budget without knowing the run, and can release it (after a confirmation). Administrators
 // only, like the budgets; Release follows the resource's access declaration.
 import { DeleteButton } from "@refinedev/antd";
-import { type HttpError, useList } from "@refinedev/core";
+import type { HttpError } from "@refinedev/core";
 import { Card, Table, Typography } from "antd";
 import { formatMoney, toMicros } from "../../../contract/money";
 import type { OpenReservation } from "../../../contract/reservations";
 import { formatAuditTime } from "../../lib/audit-log";
 import { budgetReservations as resource } from "../../resources/budgets";
 import { QueryTable } from "../feedback/query-table";
+import { useLiveList } from "./use-live-list";
 
 const runLabel = (r: OpenReservation) => r.eval_name ?? r.eval_run_uuid;
 
 export function OpenReservations() {
-  const { result, query } = useList<OpenReservation, HttpError>({
-    resource: resource.name,
-    pagination: { mode: "off" },
-    errorNotification: false,
-    // Holds move with every ingested batch and expire by themselves: read as often as the budgets.
-    queryOptions: { staleTime: 0, refetchInterval: 60_000 },
-  });
+  const { result, query } = useLiveList<OpenReservation>(resource.name);
   const rows = result.data ?? [];
   const total = result.total ?? rows.length;
   return (

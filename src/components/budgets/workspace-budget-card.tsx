@@ -4,8 +4,9 @@
 import { PlusOutlined } from "@ant-design/icons";
 import { CreateButton } from "@refinedev/antd";
 import { CanAccess } from "@refinedev/core";
-import { Alert, Button, Card, Empty, Skeleton, Typography } from "antd";
+import { Card, Empty, Skeleton, Typography } from "antd";
 import { budgets as resource } from "../../resources/budgets";
+import { LoadError } from "../feedback/load-error";
 import { BudgetCard } from "./budget-card";
 import { BudgetFormModal } from "./budget-form-modal";
 import { useBudgets } from "./budgets-section";
@@ -28,15 +29,7 @@ function WorkspaceBudget({ workspace }: Props) {
       </Card>
     );
   } else if (query.isError) {
-    body = (
-      <Alert
-        type="error"
-        showIcon
-        message="The workspace's budget could not be loaded."
-        description={query.error?.message}
-        action={<Button onClick={() => query.refetch()}>Retry</Button>}
-      />
-    );
+    body = <LoadError message="The workspace's budget could not be loaded." query={query} />;
   } else if (budget) {
     body = <BudgetCard budget={budget} title="Monthly Budget" onEdit={modals.openEdit} />;
   } else {

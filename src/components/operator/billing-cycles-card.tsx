@@ -2,10 +2,9 @@
 // customer's totals strip shows (total cost, balance beyond prepaid credit, paid) and what is due:
 // open a new cycle (when none is open), close the open one (its end date, and whether the next
 // one opens from it). Dates are UTC days; a cycle's end is exclusive.
-import { useModalForm, useTable } from "@refinedev/antd";
+import { useModalForm } from "@refinedev/antd";
 import { CanAccess, type HttpError } from "@refinedev/core";
-import { Button, Card, Checkbox, DatePicker, Flex, Form, Tag, Typography } from "antd";
-import { formatMoney } from "../../../contract/money";
+import { Button, Checkbox, DatePicker, Form, Tag, Typography } from "antd";
 import { formatUtcDate } from "../../lib/billing/dates";
 import {
   type CloseCycleAnswer,
@@ -15,35 +14,28 @@ import {
   openCycleBody,
 } from "../../lib/operator";
 import { operatorBillingCycles as resource } from "../../resources/operator-billing";
-import { QueryTable } from "../feedback/query-table";
-import { RefetchButton } from "../refetch-button";
+import { moneyColumn } from "../table/columns";
+import { ListCard } from "../table/list-actions";
+import { ListTable } from "../table/list-table";
 import { OperatorFormModal } from "./operator-form-modal";
+import { useOrganizationTable } from "./use-organization-table";
 
 type Props = { organizationId: string };
 
-/** A money column, right-aligned, as the customer's pages format amounts. */
-const money = (title: string, key: keyof OperatorBillingCycle) => ({
-  title,
-  dataIndex: key,
-  key,
-  width: 140,
-  align: "right" as const,
-  render: (usd: string) => formatMoney(usd),
-});
+/** A cycle's start or end: a UTC day, the 1st of this month when left empty. */
+function UtcDayField({ label, name, id }: { label: string; name: string; id: string }) {
+  return (
+    <Form.Item label={label} name={name} htmlFor={id} extra="Empty: the 1st of this month.">
+      <DatePicker id={id} placeholder="1st of this month" style={{ width: "100%" }} />
+    </Form.Item>
+  );
+}
 
 export function BillingCyclesCard({ organizationId }: Props) {
   const meta = { organizationId };
-  const { tableProps, tableQuery } = useTable<OperatorBillingCycle, HttpError>({
-    resource: resource.name,
-    meta,
-    // Three tables share the organization's page; on the URL they would fight over the same keys.
-    syncWithLocation: false,
-    pagination: { mode: "off" },
-    sorters: { mode: "off" },
-    filters: { mode: "off" },
-    errorNotification: false,
-  });
-  const cycles = tableQuery.data?.data ?? [];
+  const table = useOrganizationTable<OperatorBillingCycle>({ resource: resource.name, meta });
+
+  const cycles = table.tableQuery.data?.data ?? [];
   const current = cycles.find((c) => c.status === "open");
 
   const openModal = useModalForm<OperatorBillingCycle, HttpError, ReturnType<typeof openCycleBody>>({
@@ -80,13 +72,13 @@ export function BillingCyclesCard({ organizationId }: Props) {
     }),
   });
 
-  const loading = tableQuery.isLoading;
+  const loading = table.tableQuery.isLoading;
   return (
-    <Card
+    <ListCard
       title="Billing cycles"
-      extra={
-        <Flex gap={8} wrap>
-          <RefetchButton query={tableQuery} />
+      query={table.tableQuery}
+      actions={
+        <>
           <CanAccess resource={resource.name} action="create">
             <Button disabled={loading || current !== undefined} onClick={() => openModal.show()}>
               Open a cycle
@@ -100,17 +92,14 @@ export function BillingCyclesCard({ organizationId }: Props) {
               Close the open cycle
             </Button>
           </CanAccess>
-        </Flex>
+        </>
       }
     >
-      <QueryTable<OperatorBillingCycle>
-        query={tableQuery}
+      <ListTable<OperatorBillingCycle>
+        list={table}
         failed="The billing cycles could not be loaded."
         empty="No billing cycles yet"
-        {...tableProps}
-        rowKey="billing_cycle_uuid"
-        size="middle"
-        pagination={false}
+        pager={false}
         scroll={{ x: 880 }}
         columns={[
           {
@@ -126,10 +115,10 @@ export function BillingCyclesCard({ organizationId }: Props) {
             render: (status: OperatorBillingCycle["status"]) =>
               status === "open" ? <Tag color="success">Open</Tag> : <Tag>Closed</Tag>,
           },
-          money("Total cost", "total_cost_usd"),
-          money("Balance", "balance_usd"),
-          money("Paid", "paid_usd"),
-          money("Amount due", "amount_due_usd"),
+          moneyColumn<OperatorBillingCycle>("Total cost", "total_cost_usd"),
+          moneyColumn<OperatorBillingCycle>("Balance", "balance_usd"),
+          moneyColumn<OperatorBillingCycle>("Paid", "paid_usd"),
+          moneyColumn<OperatorBillingCycle>("Amount due", "amount_due_usd"),
         ]}
       />
       <OperatorFormModal
@@ -144,14 +133,7 @@ export function BillingCyclesCard({ organizationId }: Props) {
           </Typography.Paragraph>
         }
       >
-        <Form.Item
-          label="Start date (UTC)"
-          name="start_date"
-          htmlFor="open-cycle-start"
-          extra="Empty: the 1st of this month."
-        >
-          <DatePicker id="open-cycle-start" placeholder="1st of this month" style={{ width: "100%" }} />
-        </Form.Item>
+        <UtcDayField label="Start date (UTC)" name="start_date" id="open-cycle-start" />
       </OperatorFormModal>
       <OperatorFormModal
         modal={closeModal}
@@ -169,18 +151,11 @@ export function BillingCyclesCard({ organizationId }: Props) {
           ) : null
         }
       >
-        <Form.Item
-          label="End date (UTC)"
-          name="end_date"
-          htmlFor="close-cycle-end"
-          extra="Empty: the 1st of this month."
-        >
-          <DatePicker id="close-cycle-end" placeholder="1st of this month" style={{ width: "100%" }} />
-        </Form.Item>
+        <UtcDayField label="End date (UTC)" name="end_date" id="close-cycle-end" />
         <Form.Item name="open_next" valuePropName="checked">
           <Checkbox>Open the next cycle from the end date</Checkbox>
         </Form.Item>
       </OperatorFormModal>
-    </Card>
+    </ListCard>
   );
 }

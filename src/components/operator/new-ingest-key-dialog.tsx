@@ -1,27 +1,31 @@
 // Shows a just-created ingestion key's token once, with a copy button and how an eval service
 // uses it. The token lives only in the caller's state, which closing this dialog clears.
-import { Alert, Flex, Typography } from "antd";
+import { Alert, Typography } from "antd";
 import type { NewIngestKey } from "../../lib/operator";
 import { CopyField } from "../copy-field";
 import { ShownOnceDialog } from "../shown-once-dialog";
 
-type Props = { created: NewIngestKey | null; onClose: () => void };
-
-export function NewIngestKeyDialog({ created, onClose }: Props) {
+export function NewIngestKeyDialog({
+  created,
+  onClose,
+}: {
+  created: NewIngestKey | null;
+  onClose: () => void;
+}) {
   return (
-    <ShownOnceDialog open={created !== null} title="Your new ingestion key" onClose={onClose}>
-      {created ? (
-        <Flex vertical gap={16}>
+    <ShownOnceDialog secret={created} title="Your new ingestion key" onClose={onClose}>
+      {(key) => (
+        <>
           <Typography.Text>
-            <Typography.Text strong>{created.name}</Typography.Text>
-            {created.organization_uuid
+            <Typography.Text strong>{key.name}</Typography.Text>
+            {key.organization_uuid
               ? " sends usage for one organization."
               : " sends usage for every organization."}
           </Typography.Text>
           <CopyField
             id="new-ingest-key-token"
             label="Token"
-            value={created.token}
+            value={key.token}
             copiedText="Copied ingestion key"
             copyLabel="Copy ingestion key"
             notificationKey="ingest-key-copy"
@@ -38,8 +42,8 @@ export function NewIngestKeyDialog({ created, onClose }: Props) {
               </>
             }
           />
-        </Flex>
-      ) : null}
+        </>
+      )}
     </ShownOnceDialog>
   );
 }

@@ -3,7 +3,7 @@
 // (`toBody`), and the API's refusal is shown in the dialog itself, which stays open with the
 // input to correct. A new opening starts without the last refusal.
 import type { HttpError } from "@refinedev/core";
-import { Alert, Form, type FormProps, type ModalProps } from "antd";
+import { Alert, Form, type FormProps, type FormRule, type ModalProps } from "antd";
 import { type ReactNode, useEffect } from "react";
 import { FormModal } from "../form-modal";
 
@@ -73,4 +73,12 @@ export function OperatorFormModal<TValues, TBody>({
       ) : null}
     </FormModal>
   );
+}
+
+/** A USD amount field's checks: filled in, and in the form `pattern` allows (`example` says which). */
+export function usdRules(required: string, pattern: RegExp, example: string): FormRule[] {
+  return [
+    { required: true, whitespace: true, message: required },
+    { pattern, message: example },
+  ];
 }

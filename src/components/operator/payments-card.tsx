@@ -2,9 +2,9 @@
 // refund), the billing cycle it was recorded on, its note; "Record payment" on a chosen cycle (the
 // open one by default), its amount filled in with what is due on that cycle. A payment changes its
 // cycle's paid amount, so the cycles are read again.
-import { useModalForm, useSelect, useTable } from "@refinedev/antd";
+import { useModalForm, useSelect } from "@refinedev/antd";
 import { CanAccess, type HttpError, useInvalidate } from "@refinedev/core";
-import { Button, Card, Flex, Form, Input, Select, Tag } from "antd";
+import { Button, Flex, Form, Input, Select, Tag } from "antd";
 import { formatMoney, toMicros } from "../../../contract/money";
 import { formatUtcDateTime } from "../../lib/billing/dates";
 import {
@@ -15,25 +15,19 @@ import {
   SIGNED_USD_PATTERN,
 } from "../../lib/operator";
 import { operatorBillingCycles, operatorPayments as resource } from "../../resources/operator-billing";
-import { QueryTable } from "../feedback/query-table";
-import { RefetchButton } from "../refetch-button";
-import { OperatorFormModal } from "./operator-form-modal";
+import { formatColumn } from "../table/columns";
+import { ListCard } from "../table/list-actions";
+import { ListTable } from "../table/list-table";
+import { OperatorFormModal, usdRules } from "./operator-form-modal";
+import { useOrganizationTable } from "./use-organization-table";
 
 type Props = { organizationId: string };
 
 export function PaymentsCard({ organizationId }: Props) {
   const meta = { organizationId };
   const invalidate = useInvalidate();
-  const { tableProps, tableQuery } = useTable<Payment, HttpError>({
-    resource: resource.name,
-    meta,
-    // Three tables share the organization's page; on the URL they would fight over the same keys.
-    syncWithLocation: false,
-    pagination: { currentPage: 1, pageSize: 10, mode: "client" },
-    sorters: { mode: "off" },
-    filters: { mode: "off" },
-    errorNotification: false,
-  });
+  const table = useOrganizationTable<Payment>({ resource: resource.name, meta, pageSize: 10 });
+
   const modal = useModalForm<Payment, HttpError, ReturnType<typeof paymentBody>>({
     resource: resource.name,
     action: "create",
@@ -69,36 +63,25 @@ export function PaymentsCard({ organizationId }: Props) {
   const target = openCycle ?? cycles[0];
 
   return (
-    <Card
+    <ListCard
       title="Payments"
-      extra={
-        <Flex gap={8} wrap>
-          <RefetchButton query={tableQuery} />
-          <CanAccess resource={resource.name} action="create">
-            <Button type="primary" onClick={() => modal.show()} disabled={cyclesQuery.isLoading}>
-              Record payment
-            </Button>
-          </CanAccess>
-        </Flex>
+      query={table.tableQuery}
+      actions={
+        <CanAccess resource={resource.name} action="create">
+          <Button type="primary" onClick={() => modal.show()} disabled={cyclesQuery.isLoading}>
+            Record payment
+          </Button>
+        </CanAccess>
       }
     >
-      <QueryTable<Payment>
-        query={tableQuery}
+      <ListTable<Payment>
+        list={table}
         failed="The payments could not be loaded."
         empty="No payments recorded"
-        {...tableProps}
-        rowKey="payment_uuid"
-        size="middle"
         scroll={{ x: 720 }}
-        pagination={{ ...tableProps.pagination, showSizeChanger: false, hideOnSinglePage: true }}
+        pager={{ single: true }}
         columns={[
-          {
-            title: "Recorded",
-            dataIndex: "created_at",
-            key: "created_at",
-            width: 200,
-            render: (at: string) => formatUtcDateTime(at),
-          },
+          formatColumn<Payment>("Recorded", "created_at", formatUtcDateTime, { width: 200 }),
           {
             title: "Amount",
             dataIndex: "amount_usd",
@@ -119,13 +102,7 @@ export function PaymentsCard({ organizationId }: Props) {
             width: 240,
             render: (uuid: string) => periods.get(uuid) ?? (cyclesQuery.isLoading ? "…" : uuid),
           },
-          {
-            title: "Note",
-            dataIndex: "note",
-            key: "note",
-            ellipsis: true,
-            render: (note: string | null) => note || "—",
-          },
+          { ...formatColumn<Payment>("Note", "note", (note) => note), ellipsis: true },
         ]}
       />
       <OperatorFormModal
@@ -143,13 +120,11 @@ export function PaymentsCard({ organizationId }: Props) {
           label="Amount (USD)"
           name="amount_usd"
           htmlFor="payment-amount"
-          rules={[
-            { required: true, whitespace: true, message: "Enter the amount paid in USD." },
-            {
-              pattern: SIGNED_USD_PATTERN,
-              message: 'Enter a USD amount such as "1250.00" (negative for a refund, at most 6 decimals).',
-            },
-          ]}
+          rules={usdRules(
+            "Enter the amount paid in USD.",
+            SIGNED_USD_PATTERN,
+            'Enter a USD amount such as "1250.00" (negative for a refund, at most 6 decimals).',
+          )}
           extra="Filled in with what is due on the cycle chosen below; negative for a refund."
         >
           <Input id="payment-amount" prefix="$" inputMode="decimal" placeholder="1250.00" autoFocus />
@@ -181,6 +156,6 @@ export function PaymentsCard({ organizationId }: Props) {
           />
         </Form.Item>
       </OperatorFormModal>
-    </Card>
+    </ListCard>
   );
 }

@@ -20,7 +20,7 @@ import {
   USD_PATTERN,
 } from "../../lib/operator";
 import { operatorPriceRules } from "../../resources/operator-price-rules";
-import { OperatorFormModal } from "./operator-form-modal";
+import { OperatorFormModal, usdRules } from "./operator-form-modal";
 import { OrganizationSelect } from "./organization-select";
 
 /** The answer of "Set price": the new rule, and the rules that outrank it for some events. */
@@ -74,6 +74,31 @@ type Props = {
 
 const suggestions = (values: string[]) => values.map((value) => ({ value }));
 
+/** The dimensions typed in with suggestions; empty matches any. */
+const DIMENSIONS = [
+  {
+    name: "operation",
+    id: "operation",
+    label: "Operation",
+    placeholder: "Any operation",
+    options: suggestions(OPERATION_SUGGESTIONS),
+  },
+  {
+    name: "eval_type",
+    id: "eval-type",
+    label: "Eval type",
+    placeholder: "Any eval type",
+    options: EVAL_TYPE_SUGGESTIONS,
+  },
+  {
+    name: "modality",
+    id: "modality",
+    label: "Modality",
+    placeholder: "Any modality",
+    options: suggestions(MODALITY_SUGGESTIONS),
+  },
+] as const;
+
 export function PriceRuleFormModal({ modal, fixedOrganization }: Props) {
   const open = modal.modalProps.open === true;
   return (
@@ -112,36 +137,18 @@ export function PriceRuleFormModal({ modal, fixedOrganization }: Props) {
         </Form.Item>
       )}
       <Row gutter={16}>
-        <Col xs={24} sm={12}>
-          <Form.Item label="Operation" name="operation" htmlFor="price-rule-operation">
-            <AutoComplete
-              id="price-rule-operation"
-              options={suggestions(OPERATION_SUGGESTIONS)}
-              placeholder="Any operation"
-              allowClear
-            />
-          </Form.Item>
-        </Col>
-        <Col xs={24} sm={12}>
-          <Form.Item label="Eval type" name="eval_type" htmlFor="price-rule-eval-type">
-            <AutoComplete
-              id="price-rule-eval-type"
-              options={EVAL_TYPE_SUGGESTIONS}
-              placeholder="Any eval type"
-              allowClear
-            />
-          </Form.Item>
-        </Col>
-        <Col xs={24} sm={12}>
-          <Form.Item label="Modality" name="modality" htmlFor="price-rule-modality">
-            <AutoComplete
-              id="price-rule-modality"
-              options={suggestions(MODALITY_SUGGESTIONS)}
-              placeholder="Any modality"
-              allowClear
-            />
-          </Form.Item>
-        </Col>
+        {DIMENSIONS.map((d) => (
+          <Col key={d.name} xs={24} sm={12}>
+            <Form.Item label={d.label} name={d.name} htmlFor={`price-rule-${d.id}`}>
+              <AutoComplete
+                id={`price-rule-${d.id}`}
+                options={d.options}
+                placeholder={d.placeholder}
+                allowClear
+              />
+            </Form.Item>
+          </Col>
+        ))}
         <Col xs={24} sm={12}>
           <Form.Item label="Rule metric" name="rule_metric" htmlFor="price-rule-metric">
             <Select
@@ -157,13 +164,11 @@ export function PriceRuleFormModal({ modal, fixedOrganization }: Props) {
         label="Unit price (USD)"
         name="unit_price_usd"
         htmlFor="price-rule-unit-price"
-        rules={[
-          { required: true, whitespace: true, message: "Enter the price of one unit in USD." },
-          {
-            pattern: USD_PATTERN,
-            message: 'Enter a USD amount such as "0.0125" (at most 6 decimals, not negative).',
-          },
-        ]}
+        rules={usdRules(
+          "Enter the price of one unit in USD.",
+          USD_PATTERN,
+          'Enter a USD amount such as "0.0125" (at most 6 decimals, not negative).',
+        )}
         extra="USD per unit (one eval or one prompt), up to 6 decimals."
       >
         <Input id="price-rule-unit-price" prefix="$" inputMode="decimal" placeholder="0.0125" />

@@ -2,7 +2,7 @@
 // (price list, operation, eval type, modality, metric), its unit price and when it is in force,
 // with its status. Spins while loading, says when there are none, shows a load error in place.
 import { type HttpError, useLink, useMany, useNavigation } from "@refinedev/core";
-import { Flex, type TableProps, Tag, Typography } from "antd";
+import { Flex, Tag, Typography } from "antd";
 import { formatUnitPrice } from "../../../contract/money";
 import {
   dimensionLabel,
@@ -15,11 +15,11 @@ import {
   ruleMetricLabel,
 } from "../../lib/operator";
 import { operatorOrganizations } from "../../resources/operator-organizations";
-import { type ListQuery, QueryTable } from "../feedback/query-table";
+import { formatColumn } from "../table/columns";
+import { ListTable, type TableList } from "../table/list-table";
 
 type Props = {
-  tableProps: TableProps<PriceRule>;
-  query: ListQuery;
+  list: TableList<PriceRule>;
   /** Show each rule's price list (global or its organization): the page lists several. */
   showScope?: boolean;
   emptyText: string;
@@ -37,31 +37,19 @@ function useOrganizationNames(rules: readonly PriceRule[], enabled: boolean) {
   return new Map((result.data ?? []).map((o) => [o.organization_uuid, o.name]));
 }
 
-export function PriceRulesTable({ tableProps, query, showScope = false, emptyText }: Props) {
+export function PriceRulesTable({ list, showScope = false, emptyText }: Props) {
   const Link = useLink();
   const { showUrl } = useNavigation();
-  const rules = (tableProps.dataSource ?? []) as readonly PriceRule[];
+  const rules = (list.tableProps.dataSource ?? []) as readonly PriceRule[];
   const names = useOrganizationNames(rules, showScope);
 
   return (
-    <QueryTable<PriceRule>
-      query={query}
+    <ListTable<PriceRule>
+      list={list}
       failed="The price rules could not be loaded."
       empty={emptyText}
-      {...tableProps}
-      rowKey="price_rule_uuid"
-      size="middle"
       scroll={{ x: showScope ? 1075 : 915 }}
-      pagination={
-        tableProps.pagination === false
-          ? false
-          : {
-              ...tableProps.pagination,
-              showSizeChanger: false,
-              hideOnSinglePage: true,
-              showTotal: (total) => `${total} rule${total === 1 ? "" : "s"}`,
-            }
-      }
+      pager={{ one: "rule", single: true }}
       columns={[
         ...(showScope
           ? [
@@ -132,20 +120,8 @@ export function PriceRulesTable({ tableProps, query, showScope = false, emptyTex
           align: "right" as const,
           render: (v: string) => formatUnitPrice(v),
         },
-        {
-          title: "Valid from (UTC)",
-          dataIndex: "valid_from",
-          key: "valid_from",
-          width: 140,
-          render: (v: string) => formatRuleTime(v),
-        },
-        {
-          title: "Valid to (UTC)",
-          dataIndex: "valid_to",
-          key: "valid_to",
-          width: 140,
-          render: (v: string | null) => (v ? formatRuleTime(v) : "Open"),
-        },
+        formatColumn<PriceRule>("Valid from (UTC)", "valid_from", formatRuleTime, { width: 140 }),
+        formatColumn<PriceRule>("Valid to (UTC)", "valid_to", formatRuleTime, { width: 140, empty: "Open" }),
         {
           title: "Status",
           dataIndex: "status",

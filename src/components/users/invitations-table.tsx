@@ -1,26 +1,21 @@
 // Invitations sent and not yet accepted: who, as what, until when; administrators revoke them.
-import { DeleteButton } from "@refinedev/antd";
-import { Table, type TableProps, Tag } from "antd";
-import { type ListQuery, QueryTable } from "../feedback/query-table";
+import { Table, Tag } from "antd";
+import { ListTable, type TableList } from "../table/list-table";
 import { exactTime, identityMessage, type PendingInvitation } from "./organization-user";
-import { RowActions, USERS_COLUMN_WIDTH, usersTableMinWidth } from "./row-actions";
+import { RowActions, RowDeleteButton, USERS_COLUMN_WIDTH, usersTableMinWidth } from "./row-actions";
 
 type Props = {
-  tableProps: TableProps<PendingInvitation>;
-  query: ListQuery;
+  list: TableList<PendingInvitation>;
   meta: Record<string, unknown>;
 };
 
-export function InvitationsTable({ tableProps, query, meta }: Props) {
+export function InvitationsTable({ list, meta }: Props) {
   return (
-    <QueryTable<PendingInvitation>
-      query={query}
+    <ListTable<PendingInvitation>
+      list={list}
       failed="The invitations could not be loaded."
       errorText={identityMessage}
       empty="No pending invitations"
-      {...tableProps}
-      rowKey="email"
-      size="middle"
       tableLayout="fixed"
       scroll={{ x: usersTableMinWidth(["role", "time", "actions"]) }}
     >
@@ -44,31 +39,22 @@ export function InvitationsTable({ tableProps, query, meta }: Props) {
         width={USERS_COLUMN_WIDTH.actions}
         render={(_, invitation) => (
           <RowActions>
-            <DeleteButton
-              size="small"
+            <RowDeleteButton
               resource="organization-invitations"
-              recordItemId={invitation.email}
+              id={invitation.email}
               meta={meta}
-              aria-label={`Revoke the invitation of ${invitation.email}`}
+              verb="Revoke"
+              ariaLabel={`Revoke the invitation of ${invitation.email}`}
               confirmTitle={`Revoke the invitation of ${invitation.email}?`}
-              confirmOkText="Revoke"
-              confirmCancelText="Cancel"
-              successNotification={{
-                type: "success",
+              done={{
+                heading: "Invitation revoked",
                 message: `${invitation.email} can no longer join with it.`,
-                description: "Invitation revoked",
               }}
-              errorNotification={(error) => ({
-                type: "error",
-                message: identityMessage(error),
-                description: "Could not revoke the invitation",
-              })}
-            >
-              Revoke
-            </DeleteButton>
+              failed="Could not revoke the invitation"
+            />
           </RowActions>
         )}
       />
-    </QueryTable>
+    </ListTable>
   );
 }

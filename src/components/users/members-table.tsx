@@ -1,31 +1,27 @@
 // The organization's members: email, name, role and last active, paged by the identity service.
 // Administrators get Change role and Remove on the members they may handle (the service says
 // which: possible_roles and can_be_deleted); the buttons also ask `can` and hide for members.
-import { DeleteButton, EditButton } from "@refinedev/antd";
-import { Flex, Table, type TableProps, Tag, Tooltip, Typography } from "antd";
-import { type ListQuery, QueryTable } from "../feedback/query-table";
+import { EditButton } from "@refinedev/antd";
+import { Flex, Table, Tag, Tooltip, Typography } from "antd";
+import { ListTable, type TableList } from "../table/list-table";
 import { identityMessage, lastActive, memberName, type OrganizationMember } from "./organization-user";
-import { RowActions, USERS_COLUMN_WIDTH, usersTableMinWidth } from "./row-actions";
+import { RowActions, RowDeleteButton, USERS_COLUMN_WIDTH, usersTableMinWidth } from "./row-actions";
 
 type Props = {
-  tableProps: TableProps<OrganizationMember>;
-  query: ListQuery;
+  list: TableList<OrganizationMember>;
   meta: Record<string, unknown>;
   /** Whether the signed-in user may manage members at all (adds the actions column). */
   manage: boolean;
   onChangeRole: (member: OrganizationMember) => void;
 };
 
-export function MembersTable({ tableProps, query, meta, manage, onChangeRole }: Props) {
+export function MembersTable({ list, meta, manage, onChangeRole }: Props) {
   return (
-    <QueryTable<OrganizationMember>
-      query={query}
+    <ListTable<OrganizationMember>
+      list={list}
       failed="The users could not be loaded."
       errorText={identityMessage}
       empty="No users found"
-      {...tableProps}
-      rowKey="user_id"
-      size="middle"
       tableLayout="fixed"
       scroll={{
         x: usersTableMinWidth(manage ? ["name", "role", "time", "actions"] : ["name", "role", "time"]),
@@ -82,33 +78,24 @@ export function MembersTable({ tableProps, query, meta, manage, onChangeRole }: 
                 </EditButton>
               ) : null}
               {member.can_be_deleted ? (
-                <DeleteButton
-                  size="small"
+                <RowDeleteButton
                   resource="organization-users"
-                  recordItemId={member.user_id}
+                  id={member.user_id}
                   meta={meta}
-                  aria-label={`Remove ${member.email}`}
+                  verb="Remove"
+                  ariaLabel={`Remove ${member.email}`}
                   confirmTitle={`Remove ${member.email} from the organization?`}
-                  confirmOkText="Remove"
-                  confirmCancelText="Cancel"
-                  successNotification={{
-                    type: "success",
+                  done={{
+                    heading: "User removed",
                     message: `${member.email} can no longer use the organization.`,
-                    description: "User removed",
                   }}
-                  errorNotification={(error) => ({
-                    type: "error",
-                    message: identityMessage(error),
-                    description: "Could not remove the user",
-                  })}
-                >
-                  Remove
-                </DeleteButton>
+                  failed="Could not remove the user"
+                />
               ) : null}
             </RowActions>
           )}
         />
       ) : null}
-    </QueryTable>
+    </ListTable>
   );
 }

@@ -16,7 +16,7 @@ import {
 import { workspaceMemberCandidates } from "../../resources/workspace-member-candidates";
 import { workspaceMembers as resource } from "../../resources/workspace-members";
 import { workspaces } from "../../resources/workspaces";
-import { QueryTable } from "../feedback/query-table";
+import { ListTable } from "../table/list-table";
 import { failureToast } from "./notifications";
 
 type Props = { workspaceId: string };
@@ -28,7 +28,7 @@ export function WorkspaceMembersPanel({ workspaceId }: Props) {
   const { data: mayAdd } = useCan({ resource: resource.name, action: "create" });
   const { data: mayRemove } = useCan({ resource: resource.name, action: "delete" });
 
-  const { tableProps, tableQuery } = useTable<WorkspaceMember, HttpError>({
+  const table = useTable<WorkspaceMember, HttpError>({
     resource: resource.name,
     meta,
     pagination: { mode: "off" },
@@ -36,7 +36,7 @@ export function WorkspaceMembersPanel({ workspaceId }: Props) {
     filters: { mode: "off" },
     queryOptions: { staleTime: WORKSPACE_STALE_MS },
   });
-  const members = tableQuery.data?.data;
+  const members = table.tableQuery.data?.data;
 
   // The organization's users, searched in the browser; members are left out of the options.
   const { query: candidatesQuery } = useSelect<OrganizationUser, HttpError>({
@@ -101,13 +101,10 @@ export function WorkspaceMembersPanel({ workspaceId }: Props) {
           </Button>
         </Flex>
       </CanAccess>
-      <QueryTable<WorkspaceMember>
-        query={tableQuery}
+      <ListTable<WorkspaceMember>
+        list={table}
         failed="Members could not be loaded."
         empty="No members yet"
-        {...tableProps}
-        rowKey="email"
-        size="middle"
         columns={[
           { title: "Email", dataIndex: "email", key: "email" },
           {

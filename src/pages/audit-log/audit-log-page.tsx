@@ -2,15 +2,16 @@
 // paged by the server, with filters and a CSV export of everything they match. Members never get
 // here: the resource's access declaration guards the route and hides the sider entry.
 import { FilterDropdown } from "@refinedev/antd";
-import { Card, Empty, Flex, Input, Select, Tag, Tooltip, Typography } from "antd";
+import { Card, Flex, Input, Select, Tag, Tooltip, Typography } from "antd";
 import { AuditExportButton } from "../../components/audit-log/audit-export-button";
 import {
   AuditFilterBar,
   type AuditFormValues,
   auditFormToValues,
 } from "../../components/audit-log/audit-filter-bar";
-import { QueryTable } from "../../components/feedback/query-table";
 import { PageList } from "../../components/layout/page-list";
+import { formatColumn } from "../../components/table/columns";
+import { ListTable } from "../../components/table/list-table";
 import { useListTable } from "../../components/table/use-list-table";
 import {
   ACTION_OPTIONS,
@@ -29,15 +30,12 @@ import { auditLog as resource } from "../../resources/audit-log";
 
 export function AuditLogPage() {
   // Paging and filters are Refine's, kept in the URL; the form and the export read them back.
-  const { tableProps, tableQuery, searchFormProps, filters, setFilters } = useListTable<
-    AuditEntry,
-    AuditFormValues
-  >({
+  const list = useListTable<AuditEntry, AuditFormValues>({
     resource: resource.name,
     pageSize: AUDIT_PAGE_SIZE,
     onSearch: (values) => auditFilters(auditFormToValues(values)),
   });
-  const applied = auditFilterValues(filters);
+  const applied = auditFilterValues(list.filters);
 
   return (
     <PageList
@@ -52,33 +50,19 @@ export function AuditLogPage() {
         </Typography.Paragraph>
         <Card size="small">
           <AuditFilterBar
-            searchFormProps={searchFormProps}
+            searchFormProps={list.searchFormProps}
             applied={applied}
-            onReset={() => setFilters([], "replace")}
+            onReset={() => list.setFilters([], "replace")}
           />
         </Card>
-        <QueryTable<AuditEntry>
-          query={tableQuery}
+        <ListTable<AuditEntry>
+          list={list}
           failed="The audit log could not be loaded."
-          empty={
-            <Empty
-              image={Empty.PRESENTED_IMAGE_SIMPLE}
-              description="No audit log entries match these filters"
-            />
-          }
-          {...tableProps}
-          rowKey="audit_entry_id"
-          size="middle"
+          empty="No audit log entries match these filters"
           scroll={{ x: 900 }}
-          pagination={{ ...tableProps.pagination, showSizeChanger: false, position: ["bottomRight"] }}
+          pager={{ right: true }}
           columns={[
-            {
-              title: "Time",
-              dataIndex: "at",
-              key: "at",
-              width: 190,
-              render: (at: string) => formatAuditTime(at),
-            },
+            formatColumn<AuditEntry>("Time", "at", formatAuditTime, { width: 190 }),
             {
               title: "Action",
               dataIndex: "action",

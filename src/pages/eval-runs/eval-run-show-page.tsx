@@ -1,19 +1,19 @@
 // "/eval-runs/:id": one eval run (GET /v1/eval-runs/{id}): its figures, its cost per operation and
 // its events, which are the usage records of the run (the records endpoint with the run's filter,
 // in the billing cycle the figures come from), so the page's cost is the sum of the events shown.
-import { ArrowLeftOutlined } from "@ant-design/icons";
 import { useTable } from "@refinedev/antd";
-import { type HttpError, useLink, useNavigation, useShow } from "@refinedev/core";
+import type { HttpError } from "@refinedev/core";
 import { Card, Descriptions, Empty, Flex, Statistic, Table, Typography } from "antd";
 import { useSearchParams } from "react-router";
 import type { EvalRunDetail, EvalRunOperation } from "../../../contract/eval-runs";
 import { evalTypeLabel } from "../../../contract/eval-types";
 import { formatMoney } from "../../../contract/money";
 import type { UsageRecord } from "../../../contract/usage-schemas";
-import { QueryTable } from "../../components/feedback/query-table";
+import { RunOutcomesCard } from "../../components/eval-runs/run-outcomes-card";
 import { PageShow } from "../../components/layout/page-show";
-import { recordFallback } from "../../components/layout/record-fallback";
-import { countedPagination } from "../../components/table/counted-pagination";
+import { useRecordPage } from "../../components/layout/use-record-page";
+import { formatColumn } from "../../components/table/columns";
+import { ListTable } from "../../components/table/list-table";
 import { formatUtcDateTime } from "../../lib/billing/dates";
 import { operationLabel, orDash } from "../../lib/billing/labels";
 import { exactMoney } from "../../lib/eval-runs";
@@ -24,7 +24,7 @@ import { ReservationCard } from "./reservation-card";
 const EVENTS_PAGE_SIZE = 10;
 
 function RunEvents({ run, cycle }: { run: string; cycle: string }) {
-  const { tableProps, tableQuery } = useTable<UsageRecord, HttpError>({
+  const table = useTable<UsageRecord, HttpError>({
     resource: usageRecords.name,
     pagination: { currentPage: 1, pageSize: EVENTS_PAGE_SIZE, mode: "server" },
     sorters: { mode: "server", initial: [{ field: "date", order: "asc" }] },
@@ -39,26 +39,17 @@ function RunEvents({ run, cycle }: { run: string; cycle: string }) {
   });
   return (
     <Card title="Events" data-testid="eval-run-events">
-      <QueryTable<UsageRecord>
-        query={tableQuery}
+      <ListTable<UsageRecord>
+        list={table}
         failed="The run's events could not be loaded."
-        empty={
-          <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description="No events in this billing period yet" />
-        }
-        {...tableProps}
-        rowKey="usage_event_uuid"
-        size="middle"
+        empty="No events in this billing period yet"
         scroll={{ x: 900 }}
-        pagination={countedPagination(tableProps.pagination, "event")}
+        pager={{ one: "event" }}
         columns={[
           {
-            title: "Date",
-            dataIndex: "date",
-            key: "date",
-            width: 190,
+            ...formatColumn<UsageRecord>("Date", "date", formatUtcDateTime, { width: 190 }),
             sorter: true,
             defaultSortOrder: "ascend",
-            render: (d: string) => formatUtcDateTime(d),
           },
           {
             title: "Operation",
@@ -96,30 +87,20 @@ function RunEvents({ run, cycle }: { run: string; cycle: string }) {
 }
 
 export function EvalRunShowPage() {
-  const Link = useLink();
-  const { listUrl } = useNavigation();
   const [params] = useSearchParams();
   const cycle = params.get("billing_cycle_uuid");
-  const { query, result: run } = useShow<EvalRunDetail, HttpError>({
-    resource: resource.name,
-    meta: cycle ? { query: { billing_cycle_uuid: cycle } } : {},
-    errorNotification: false,
-  });
-
-  const backLink = (
-    <Link to={listUrl(resource.name)}>
-      <ArrowLeftOutlined aria-hidden /> Back to Eval Runs
-    </Link>
-  );
-
   // 414: an id too long for a URL cannot name a run either.
-  const fallback = recordFallback({
-    query,
-    found: !!run,
+  const {
+    record: run,
     backLink,
+    fallback,
+  } = useRecordPage<EvalRunDetail>({
+    resource: resource.name,
+    listLabel: "Eval Runs",
     notFound: "Eval run not found",
     failed: "The eval run could not be loaded.",
     missingStatuses: [404, 400, 414],
+    meta: cycle ? { query: { billing_cycle_uuid: cycle } } : {},
   });
   if (fallback !== null || !run) return fallback;
 
@@ -173,7 +154,16 @@ export function EvalRunShowPage() {
             ]}
           />
         </Card>
-        {run.reservation ? <ReservationCard reservation={run.reservation} /> : null}
+        <Flex gap={16} wrap>
+          <div style={{ flex: "1 1 360px" }}>
+            <RunOutcomesCard figures={run} />
+          </div>
+          {run.reservation ? (
+            <div style={{ flex: "1 1 360px" }}>
+              <ReservationCard reservation={run.reservation} />
+            </div>
+          ) : null}
+        </Flex>
         <Card title="Cost per Operation" data-testid="eval-run-operations">
           <Table<EvalRunOperation>
             rowKey="operation"

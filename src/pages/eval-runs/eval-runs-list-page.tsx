@@ -2,16 +2,17 @@
 // searched and filtered by the server (GET /v1/eval-runs); each run opens its own page.
 import { FilterDropdown, getDefaultFilter, getDefaultSortOrder } from "@refinedev/antd";
 import { useLink } from "@refinedev/core";
-import { Empty, Flex, Form, Select, Typography } from "antd";
+import { Flex, Form, Select, Typography } from "antd";
 import { useMemo } from "react";
 import { EVAL_RUN_PAGE_SIZE } from "../../../contract/eval-run-paging";
-import type { EvalRun } from "../../../contract/eval-runs";
+import type { EvalRunList } from "../../../contract/eval-runs";
 import { evalTypeLabel } from "../../../contract/eval-types";
 import { formatMoney } from "../../../contract/money";
-import { QueryTable } from "../../components/feedback/query-table";
+import { outcomeColumns, useCompareSelection } from "../../components/eval-runs/outcome-columns";
 import { PageList } from "../../components/layout/page-list";
-import { countedPagination } from "../../components/table/counted-pagination";
+import { formatColumn } from "../../components/table/columns";
 import { FilterForm } from "../../components/table/filter-form";
+import { ListTable } from "../../components/table/list-table";
 import { SearchField } from "../../components/table/search-field";
 import { useListTable } from "../../components/table/use-list-table";
 import { formatUtcDateTime, periodLabel } from "../../lib/billing/dates";
@@ -26,21 +27,22 @@ import {
 import { evalRuns as resource } from "../../resources/eval-runs";
 import { useBillingCycles, useBillingWorkspaces } from "../billing/use-billing-data";
 
+type EvalRunRow = EvalRunList["eval_runs"][number];
+
 export function EvalRunsListPage() {
   const Link = useLink();
   const { cycles } = useBillingCycles();
   const { workspaces } = useBillingWorkspaces();
   // Paging, sorting and filters are Refine's, kept in the URL: the filter form reads them back.
-  const { tableProps, tableQuery, searchFormProps, filters, sorters } = useListTable<
-    EvalRun,
-    EvalRunFilterValues
-  >({
+  const list = useListTable<EvalRunRow, EvalRunFilterValues>({
     resource: resource.name,
     pageSize: EVAL_RUN_PAGE_SIZE,
     sorters: { mode: "server", initial: [{ field: "started_at", order: "desc" }] },
     onSearch: evalRunFilters,
   });
+  const { filters, sorters } = list;
   const applied = evalRunFilterValues(filters);
+  const { rowSelection, compare } = useCompareSelection(applied.billing_cycle_uuid);
 
   const cycleOptions = useMemo(
     () =>
@@ -59,7 +61,7 @@ export function EvalRunsListPage() {
           per operation and its events.
         </Typography.Paragraph>
         <FilterForm<EvalRunFilterValues>
-          searchFormProps={searchFormProps}
+          searchFormProps={list.searchFormProps}
           initialValues={applied}
           label="Eval run filters"
         >
@@ -79,24 +81,16 @@ export function EvalRunsListPage() {
             />
           </Form.Item>
         </FilterForm>
-        <QueryTable<EvalRun>
-          query={tableQuery}
+        <Flex justify="flex-end">{compare}</Flex>
+        <ListTable<EvalRunRow>
+          list={list}
+          rowSelection={rowSelection}
           failed="The eval runs could not be loaded."
           empty={
-            <Empty
-              image={Empty.PRESENTED_IMAGE_SIMPLE}
-              description={
-                applied.search
-                  ? `No eval runs match "${applied.search}"`
-                  : "No eval runs in this billing period"
-              }
-            />
+            applied.search ? `No eval runs match "${applied.search}"` : "No eval runs in this billing period"
           }
-          {...tableProps}
-          rowKey="eval_run_uuid"
-          size="middle"
-          scroll={{ x: 940 }}
-          pagination={{ ...countedPagination(tableProps.pagination, "run"), position: ["bottomRight"] }}
+          scroll={{ x: 1260 }}
+          pager={{ one: "run", right: true }}
           columns={[
             {
               title: "Run ID",
@@ -151,13 +145,9 @@ export function EvalRunsListPage() {
               render: (type: string | null) => (type ? evalTypeLabel(type) : "-"),
             },
             {
-              title: "Started",
-              dataIndex: "started_at",
-              key: "started_at",
-              width: 185,
+              ...formatColumn<EvalRunRow>("Started", "started_at", formatUtcDateTime, { width: 185 }),
               sorter: true,
               defaultSortOrder: getDefaultSortOrder("started_at", sorters),
-              render: (at: string) => formatUtcDateTime(at),
             },
             {
               title: "Events",
@@ -169,6 +159,7 @@ export function EvalRunsListPage() {
               defaultSortOrder: getDefaultSortOrder("events", sorters),
               render: (n: number) => n.toLocaleString("en-US"),
             },
+            ...outcomeColumns(sorters),
             {
               title: "Cost",
               dataIndex: "cost",

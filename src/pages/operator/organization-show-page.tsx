@@ -1,11 +1,6 @@
-// "/operator/organizations/:id": one organization as provider operators see it: its facts, its own
-// price rules with their history, its billing cycles (open one, close the open one) and its
-// payments (record one). Refine takes the resource and the id from the route.
-import { ArrowLeftOutlined } from "@ant-design/icons";
-import { type HttpError, useLink, useNavigation, useShow } from "@refinedev/core";
 import { Card, Descriptions, Flex, Typography } from "antd";
 import { PageShow } from "../../components/layout/page-show";
-import { recordFallback } from "../../components/layout/record-fallback";
+import { useRecordPage } from "../../components/layout/use-record-page";
 import { BillingCyclesCard } from "../../components/operator/billing-cycles-card";
 import { OrganizationPriceRulesCard } from "../../components/operator/organization-price-rules-card";
 import { PaymentsCard } from "../../components/operator/payments-card";
@@ -14,22 +9,13 @@ import type { OperatorOrganization } from "../../lib/operator";
 import { operatorOrganizations as resource } from "../../resources/operator-organizations";
 
 export function OperatorOrganizationShowPage() {
-  const Link = useLink();
-  const { listUrl } = useNavigation();
-  const { query, result: organization } = useShow<OperatorOrganization, HttpError>({
-    resource: resource.name,
-    errorNotification: false,
-  });
-
-  const backLink = (
-    <Link to={listUrl(resource.name)}>
-      <ArrowLeftOutlined aria-hidden /> Back to Organizations
-    </Link>
-  );
-  const fallback = recordFallback({
-    query,
-    found: !!organization,
+  const {
+    record: organization,
     backLink,
+    fallback,
+  } = useRecordPage<OperatorOrganization>({
+    resource: resource.name,
+    listLabel: "Organizations",
     notFound: "Organization not found",
     failed: "The organization could not be loaded.",
   });

@@ -3,13 +3,12 @@
 // operators only.
 import { PlusOutlined } from "@ant-design/icons";
 import { CanAccess } from "@refinedev/core";
-import { Card, Flex, Form, Typography } from "antd";
-import { PageList } from "../../components/layout/page-list";
+import { Form } from "antd";
+import { ListPage } from "../../components/layout/list-page";
 import { OrganizationSelect } from "../../components/operator/organization-select";
 import { PriceRuleFormModal, usePriceRuleModal } from "../../components/operator/price-rule-form-modal";
 import { PriceRulesTable } from "../../components/operator/price-rules-table";
 import { FilterForm } from "../../components/table/filter-form";
-import { RefreshAndCreate } from "../../components/table/refresh-and-create";
 import { useListTable } from "../../components/table/use-list-table";
 import { GLOBAL_SCOPE, type PriceRule } from "../../lib/operator";
 import { filterText, formFilter } from "../../lib/table-filters";
@@ -32,59 +31,44 @@ export function OperatorPriceRulesListPage() {
   const modal = usePriceRuleModal();
 
   return (
-    <PageList
+    <ListPage
       resource={resource.name}
       title="Price Rules"
-      headerButtons={
-        <RefreshAndCreate
-          query={tableQuery}
-          resource={resource.name}
-          icon={<PlusOutlined />}
-          label="Set price"
-          onCreate={() => modal.show()}
-        />
+      query={tableQuery}
+      create={{ icon: <PlusOutlined />, label: "Set price", onCreate: () => modal.show() }}
+      intro="Events are priced when they are ingested, by the most specific rule in force at their time: the organization's own rules first, then the global ones. A new price is a new rule; earlier ones stay here as history."
+      modals={
+        <CanAccess resource={resource.name} action="create">
+          <PriceRuleFormModal modal={modal} />
+        </CanAccess>
       }
-      headerProps={{ style: { padding: 0, marginBottom: 8 } }}
     >
-      <Card>
-        <Flex vertical gap={16}>
-          <Typography.Paragraph type="secondary" style={{ margin: 0 }}>
-            Events are priced when they are ingested, by the most specific rule in force at their time: the
-            organization's own rules first, then the global ones. A new price is a new rule; earlier ones stay
-            here as history.
-          </Typography.Paragraph>
-          <FilterForm<ScopeValues>
-            searchFormProps={searchFormProps}
-            initialValues={{ organization_uuid: scope }}
-            label="Price list filter"
-            delayMs={0}
-          >
-            <Form.Item name="organization_uuid" style={{ width: "100%", maxWidth: 360, marginInlineEnd: 0 }}>
-              <OrganizationSelect
-                aria-label="Price list"
-                allowClear
-                placeholder="All price lists"
-                extra={[{ value: GLOBAL_SCOPE, label: "Global (every organization)" }]}
-              />
-            </Form.Item>
-          </FilterForm>
-          <PriceRulesTable
-            tableProps={tableProps}
-            query={tableQuery}
-            showScope={scope === undefined}
-            emptyText={
-              scope === GLOBAL_SCOPE
-                ? "No global price rules yet"
-                : scope
-                  ? "This organization has no price rules of its own"
-                  : "No price rules yet"
-            }
+      <FilterForm<ScopeValues>
+        searchFormProps={searchFormProps}
+        initialValues={{ organization_uuid: scope }}
+        label="Price list filter"
+        delayMs={0}
+      >
+        <Form.Item name="organization_uuid" style={{ width: "100%", maxWidth: 360, marginInlineEnd: 0 }}>
+          <OrganizationSelect
+            aria-label="Price list"
+            allowClear
+            placeholder="All price lists"
+            extra={[{ value: GLOBAL_SCOPE, label: "Global (every organization)" }]}
           />
-        </Flex>
-      </Card>
-      <CanAccess resource={resource.name} action="create">
-        <PriceRuleFormModal modal={modal} />
-      </CanAccess>
-    </PageList>
+        </Form.Item>
+      </FilterForm>
+      <PriceRulesTable
+        list={{ tableProps, tableQuery }}
+        showScope={scope === undefined}
+        emptyText={
+          scope === GLOBAL_SCOPE
+            ? "No global price rules yet"
+            : scope
+              ? "This organization has no price rules of its own"
+              : "No price rules yet"
+        }
+      />
+    </ListPage>
   );
 }

@@ -173,13 +173,7 @@ function OrganizationUsers({ orgId, access }: { orgId: string; access: UserAcces
             Only administrators can invite, change roles or remove users.
           </Typography.Paragraph>
         ) : null}
-        <MembersTable
-          tableProps={members.tableProps}
-          query={members.tableQuery}
-          meta={meta}
-          manage={access.manage}
-          onChangeRole={openChangeRole}
-        />
+        <MembersTable list={members} meta={meta} manage={access.manage} onChangeRole={openChangeRole} />
       </Card>
       {access.invitations ? <PendingInvitations meta={meta} placed={members.tableQuery.isFetched} /> : null}
       <ChangeRoleModal modal={changeRole} member={changing} />
@@ -204,7 +198,7 @@ function PendingInvitations({ meta, placed }: { meta: { orgId: string }; placed:
   if (!placed) return null;
   return (
     <Card title="Pending invitations">
-      <InvitationsTable tableProps={invitations.tableProps} query={invitations.tableQuery} meta={meta} />
+      <InvitationsTable list={invitations} meta={meta} />
     </Card>
   );
 }

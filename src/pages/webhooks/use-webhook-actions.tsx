@@ -1,10 +1,10 @@
-// What both webhooks pages do to an endpoint besides the form: enable or disable it, rotate its
+// What both webhooks pages do to an endpoint: edit it in the form (useEndpointEditModal), enable or disable it, rotate its
 // secret (after a confirmation; the new secret is then shown once), delete it (after a
 // confirmation), send it a test event. Each answers through a notification on failure.
+import { useModalForm } from "@refinedev/antd";
 import {
   type HttpError,
   useCustomMutation,
-  useDelete,
   useInvalidate,
   useNotification,
   useUpdate,
@@ -12,7 +12,9 @@ import {
 import { Typography } from "antd";
 import { useState } from "react";
 import { DangerConfirmDialog } from "../../components/danger-confirm-dialog";
+import { useConfirmedDelete, useConfirmTarget } from "../../hooks/use-confirmed-delete";
 import { webhookEndpoints as resource, webhookDeliveries } from "../../resources/webhook-endpoints";
+import type { WebhookFormValues } from "./webhook-form-modal";
 import {
   errorMessage,
   type WebhookDelivery,
@@ -22,21 +24,37 @@ import {
 
 const path = (e: WebhookEndpoint, tail: string) =>
   `/v1/webhook-endpoints/${encodeURIComponent(e.endpoint_uuid)}/${tail}`;
-const failure = (message: string) => (error?: HttpError) => ({
+/** A failed call's notification: the step as its heading, the API's reason below it. */
+export const webhookFailure = (message: string) => (error?: HttpError) => ({
   type: "error" as const,
   key: "webhook-failure",
   message: errorMessage(error, message),
   description: message,
 });
 
+export function useEndpointEditModal() {
+  return useModalForm<WebhookEndpoint, HttpError, WebhookFormValues>({
+    resource: resource.name,
+    action: "edit",
+    redirect: false,
+    successNotification: () => ({ type: "success", key: "webhook-saved", message: "Endpoint saved" }),
+    errorNotification: webhookFailure("Failed to save the endpoint."),
+  });
+}
+
 export function useWebhookActions(opts: { onDeleted?: () => void } = {}) {
   const { open } = useNotification();
   const invalidate = useInvalidate();
   const [secret, setSecret] = useState<{ value: string; rotated: boolean } | null>(null);
-  const [rotating, setRotating] = useState<WebhookEndpoint | null>(null);
-  const [deleting, setDeleting] = useState<WebhookEndpoint | null>(null);
+  const rotation = useConfirmTarget<WebhookEndpoint>();
   const { mutate: update, mutation: updating } = useUpdate<WebhookEndpoint, HttpError>();
-  const { mutate: remove, mutation: removal } = useDelete();
+  const deletion = useConfirmedDelete<WebhookEndpoint>({
+    resource: resource.name,
+    id: (e) => e.endpoint_uuid,
+    successNotification: () => ({ type: "success", key: "webhook-deleted", message: "Endpoint deleted" }),
+    errorNotification: webhookFailure("Failed to delete the endpoint."),
+    onDeleted: () => opts.onDeleted?.(),
+  });
   const { mutate: call, mutation: calling } = useCustomMutation<
     WebhookEndpointWithSecret | WebhookDelivery
   >();
@@ -51,7 +69,7 @@ export function useWebhookActions(opts: { onDeleted?: () => void } = {}) {
         key: "webhook-enabled",
         message: enabled ? "Endpoint enabled" : "Endpoint disabled",
       }),
-      errorNotification: failure("Failed to change the endpoint."),
+      errorNotification: webhookFailure("Failed to change the endpoint."),
     });
 
   const refreshLog = () => invalidate({ resource: webhookDeliveries.name, invalidates: ["list"] });
@@ -69,7 +87,7 @@ export function useWebhookActions(opts: { onDeleted?: () => void } = {}) {
           description: "Test event queued",
           message: "It is sent at once; follow it in the delivery log.",
         }),
-        errorNotification: failure("Failed to send a test event."),
+        errorNotification: webhookFailure("Failed to send a test event."),
       },
       { onSuccess: refreshLog },
     );
@@ -85,71 +103,43 @@ export function useWebhookActions(opts: { onDeleted?: () => void } = {}) {
           key: "webhook-retry",
           message: "Delivery queued again",
         }),
-        errorNotification: failure("Failed to retry the delivery."),
+        errorNotification: webhookFailure("Failed to retry the delivery."),
       },
       { onSuccess: refreshLog },
     );
 
-  const confirmRotate = () => {
-    if (!rotating) return;
+  const rotate = (endpoint: WebhookEndpoint) =>
     call(
       {
-        url: path(rotating, "rotate-secret"),
+        url: path(endpoint, "rotate-secret"),
         method: "post",
         values: {},
         successNotification: false,
-        errorNotification: failure("Failed to rotate the secret."),
+        errorNotification: webhookFailure("Failed to rotate the secret."),
       },
       {
         onSuccess: (res) =>
           setSecret({ value: (res.data as WebhookEndpointWithSecret).secret, rotated: true }),
-        onSettled: () => setRotating(null),
+        onSettled: rotation.close,
       },
     );
-  };
-
-  const confirmDelete = () => {
-    if (!deleting) return;
-    remove(
-      {
-        resource: resource.name,
-        id: deleting.endpoint_uuid,
-        successNotification: () => ({ type: "success", key: "webhook-deleted", message: "Endpoint deleted" }),
-        errorNotification: failure("Failed to delete the endpoint."),
-      },
-      {
-        onSuccess: () => opts.onDeleted?.(),
-        onSettled: () => setDeleting(null),
-      },
-    );
-  };
 
   const dialogs = (
     <>
       <DangerConfirmDialog
-        open={rotating !== null}
         title="Rotate signing secret"
         okText="Rotate"
-        pending={calling.isPending}
-        onConfirm={confirmRotate}
-        onCancel={() => setRotating(null)}
+        {...rotation.dialog(calling.isPending, rotate)}
       >
         <Typography.Paragraph>
           A new secret replaces the current one at once: deliveries from now on, retries included, are signed
           with the new secret only. Update your receiver right after.
         </Typography.Paragraph>
       </DangerConfirmDialog>
-      <DangerConfirmDialog
-        open={deleting !== null}
-        title="Delete webhook endpoint"
-        okText="Delete"
-        pending={removal.isPending}
-        onConfirm={confirmDelete}
-        onCancel={() => setDeleting(null)}
-      >
+      <DangerConfirmDialog title="Delete webhook endpoint" okText="Delete" {...deletion.dialog}>
         <Typography.Paragraph>
-          Delete the endpoint <Typography.Text strong>{deleting?.url}</Typography.Text>? Its delivery log goes
-          with it and its pending deliveries are not sent.
+          Delete the endpoint <Typography.Text strong>{deletion.target?.url}</Typography.Text>? Its delivery
+          log goes with it and its pending deliveries are not sent.
         </Typography.Paragraph>
       </DangerConfirmDialog>
     </>
@@ -159,8 +149,8 @@ export function useWebhookActions(opts: { onDeleted?: () => void } = {}) {
     setEnabled,
     sendTest,
     retry,
-    askRotate: setRotating,
-    askDelete: setDeleting,
+    askRotate: rotation.ask,
+    askDelete: deletion.ask,
     /** A secret to show once: from a creation (`showSecret`) or a rotation. */
     secret,
     showSecret: (value: string) => setSecret({ value, rotated: false }),

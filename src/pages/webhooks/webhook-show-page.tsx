@@ -3,18 +3,16 @@
 // and the next retry; a failed (or any) delivery can be sent again. The log refreshes itself while
 // a delivery is pending.
 import { EditOutlined, SendOutlined } from "@ant-design/icons";
-import { Show, useModalForm, useTable } from "@refinedev/antd";
+import { Show, useTable } from "@refinedev/antd";
 import { type HttpError, useNavigation, useShow } from "@refinedev/core";
-import { Alert, Button, Card, Descriptions, Empty, Flex, Switch, Tag, Tooltip, Typography } from "antd";
-import { QueryTable } from "../../components/feedback/query-table";
-import { RefetchButton } from "../../components/refetch-button";
-import { countedPagination } from "../../components/table/counted-pagination";
+import { Alert, Button, Descriptions, Flex, Switch, Tag, Tooltip, Typography } from "antd";
+import { ListCard } from "../../components/table/list-actions";
+import { ListTable } from "../../components/table/list-table";
 import { webhookEndpoints as resource, webhookDeliveries } from "../../resources/webhook-endpoints";
-import { useWebhookActions } from "./use-webhook-actions";
-import { WebhookFormModal, type WebhookFormValues } from "./webhook-form-modal";
+import { useEndpointEditModal, useWebhookActions } from "./use-webhook-actions";
+import { WebhookFormModal } from "./webhook-form-modal";
 import { WebhookSecretDialog } from "./webhook-secret-dialog";
 import {
-  errorMessage,
   eventMeaning,
   formatTime,
   STATUS_TAG,
@@ -32,7 +30,7 @@ function DeliveryLog({
   endpoint: WebhookEndpoint;
   onRetry: (d: WebhookDelivery) => void;
 }) {
-  const { tableProps, tableQuery } = useTable<WebhookDelivery, HttpError>({
+  const table = useTable<WebhookDelivery, HttpError>({
     resource: webhookDeliveries.name,
     meta: { endpointId: endpoint.endpoint_uuid },
     pagination: { currentPage: 1, pageSize: LOG_PAGE_SIZE, mode: "server" },
@@ -46,21 +44,13 @@ function DeliveryLog({
     },
   });
   return (
-    <Card title="Delivery log" extra={<RefetchButton query={tableQuery} />}>
-      <QueryTable<WebhookDelivery>
-        query={tableQuery}
+    <ListCard title="Delivery log" query={table.tableQuery}>
+      <ListTable<WebhookDelivery>
+        list={table}
         failed="The delivery log could not be loaded."
-        empty={
-          <Empty
-            image={Empty.PRESENTED_IMAGE_SIMPLE}
-            description="No deliveries yet. Send a test event to try the endpoint."
-          />
-        }
-        {...tableProps}
-        rowKey="delivery_uuid"
-        size="middle"
+        empty="No deliveries yet. Send a test event to try the endpoint."
         scroll={{ x: 1100 }}
-        pagination={countedPagination(tableProps.pagination, "delivery", "deliveries")}
+        pager={{ one: "delivery", many: "deliveries" }}
         expandable={{
           expandedRowRender: (d) => (
             <Flex vertical gap={8}>
@@ -147,7 +137,7 @@ function DeliveryLog({
           },
         ]}
       />
-    </Card>
+    </ListCard>
   );
 }
 
@@ -159,18 +149,7 @@ export function WebhookShowPage() {
     errorNotification: false,
   });
   const endpoint = query.data?.data;
-  const editModal = useModalForm<WebhookEndpoint, HttpError, WebhookFormValues>({
-    resource: resource.name,
-    action: "edit",
-    redirect: false,
-    successNotification: () => ({ type: "success", key: "webhook-saved", message: "Endpoint saved" }),
-    errorNotification: (error) => ({
-      type: "error",
-      key: "webhook-failure",
-      message: errorMessage(error, "Failed to save the endpoint."),
-      description: "Failed to save the endpoint.",
-    }),
-  });
+  const editModal = useEndpointEditModal();
 
   return (
     <Show

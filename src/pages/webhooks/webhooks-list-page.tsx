@@ -2,35 +2,24 @@
 // signing secret is shown once), edit, enable or disable, rotate the secret, delete; each URL opens
 // the endpoint's page with its delivery log.
 import { DeleteOutlined, EditOutlined, KeyOutlined, PlusOutlined } from "@ant-design/icons";
-import { CreateButton, useModalForm, useTable } from "@refinedev/antd";
+import { useModalForm, useTable } from "@refinedev/antd";
 import { CanAccess, type HttpError, useLink } from "@refinedev/core";
 import { Button, Empty, Flex, Switch, Tag, Tooltip, Typography } from "antd";
-import { QueryTable } from "../../components/feedback/query-table";
 import { PageList } from "../../components/layout/page-list";
+import { ResourceCreateButton } from "../../components/table/list-actions";
+import { ListTable } from "../../components/table/list-table";
 import { webhookEndpoints as resource } from "../../resources/webhook-endpoints";
-import { useWebhookActions } from "./use-webhook-actions";
+import { useEndpointEditModal, useWebhookActions, webhookFailure } from "./use-webhook-actions";
 import { WebhookFormModal, type WebhookFormValues } from "./webhook-form-modal";
 import { WebhookSecretDialog } from "./webhook-secret-dialog";
-import {
-  errorMessage,
-  formatTime,
-  type WebhookEndpoint,
-  type WebhookEndpointWithSecret,
-} from "./webhook-text";
-
-const failure = (message: string) => (error?: HttpError) => ({
-  type: "error" as const,
-  key: "webhook-failure",
-  message: errorMessage(error, message),
-  description: message,
-});
+import { formatTime, type WebhookEndpoint, type WebhookEndpointWithSecret } from "./webhook-text";
 
 export const showPath = (id: string) => `/organization/webhooks/${encodeURIComponent(id)}`;
 
 export function WebhooksListPage() {
   const Link = useLink();
   const actions = useWebhookActions();
-  const { tableProps, tableQuery } = useTable<WebhookEndpoint, HttpError>({
+  const table = useTable<WebhookEndpoint, HttpError>({
     resource: resource.name,
     pagination: { mode: "off" },
     sorters: { mode: "off" },
@@ -42,28 +31,20 @@ export function WebhooksListPage() {
     action: "create",
     redirect: false,
     successNotification: false,
-    errorNotification: failure("Failed to add the endpoint."),
+    errorNotification: webhookFailure("Failed to add the endpoint."),
     onMutationSuccess: (res) => actions.showSecret((res.data as WebhookEndpointWithSecret).secret),
   });
-  const editModal = useModalForm<WebhookEndpoint, HttpError, WebhookFormValues>({
-    resource: resource.name,
-    action: "edit",
-    redirect: false,
-    successNotification: () => ({ type: "success", key: "webhook-saved", message: "Endpoint saved" }),
-    errorNotification: failure("Failed to save the endpoint."),
-  });
+  const editModal = useEndpointEditModal();
 
   const addButton = (label: string) => (
-    <CreateButton
+    <ResourceCreateButton
       resource={resource.name}
-      type="primary"
       icon={<PlusOutlined />}
-      onClick={() => createModal.show()}
-    >
-      {label}
-    </CreateButton>
+      label={label}
+      onCreate={() => createModal.show()}
+    />
   );
-  const rows = tableQuery.data?.data ?? [];
+  const rows = table.tableQuery.data?.data ?? [];
 
   return (
     <PageList
@@ -76,18 +57,15 @@ export function WebhooksListPage() {
           Your organization's events, such as budget alerts, are POSTed to these URLs as JSON signed with each
           endpoint's secret; failed deliveries are retried for about a day.
         </Typography.Paragraph>
-        <QueryTable<WebhookEndpoint>
-          query={tableQuery}
+        <ListTable<WebhookEndpoint>
+          list={table}
           failed="The webhook endpoints could not be loaded."
           empty={
             <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description="No webhook endpoints yet">
               {addButton("Add Your First Endpoint")}
             </Empty>
           }
-          {...tableProps}
-          rowKey="endpoint_uuid"
-          size="middle"
-          pagination={false}
+          pager={false}
           scroll={{ x: 800 }}
           columns={[
             {

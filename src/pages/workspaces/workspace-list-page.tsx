@@ -2,18 +2,20 @@
 // rename and delete them; members only see them. Who may do what comes from the access-control
 // provider (the workspaces resource's declaration): the buttons hide themselves.
 import { PlusOutlined } from "@ant-design/icons";
-import { CreateButton, useModalForm } from "@refinedev/antd";
-import { CanAccess, type HttpError, useDelete, useList } from "@refinedev/core";
-import { Alert, Col, Empty, Row, Spin } from "antd";
+import { useModalForm } from "@refinedev/antd";
+import { CanAccess, type HttpError, useList } from "@refinedev/core";
+import { Alert, Col, Empty, Row, Spin, Typography } from "antd";
 import { useState } from "react";
+import { DangerConfirmDialog } from "../../components/danger-confirm-dialog";
 import { PageList } from "../../components/layout/page-list";
-import { DeleteWorkspaceDialog } from "../../components/workspaces/delete-workspace-dialog";
+import { ResourceCreateButton } from "../../components/table/list-actions";
 import { failureToast } from "../../components/workspaces/notifications";
 import { WorkspaceCard } from "../../components/workspaces/workspace-card";
 import {
   WorkspaceFormModal,
   type WorkspaceFormValues,
 } from "../../components/workspaces/workspace-form-modal";
+import { useConfirmedDelete } from "../../hooks/use-confirmed-delete";
 import { useCurrentUser } from "../../hooks/use-current-user";
 import { isCurrentWorkspace, WORKSPACE_STALE_MS, type WorkspaceRecord } from "../../lib/workspaces";
 import { workspaces as resource } from "../../resources/workspaces";
@@ -27,7 +29,6 @@ const formDefaults = {
 export function WorkspaceListPage() {
   const { data: user } = useCurrentUser();
   const [editing, setEditing] = useState<WorkspaceRecord | null>(null);
-  const [deleting, setDeleting] = useState<WorkspaceRecord | null>(null);
 
   const { result, query } = useList<WorkspaceRecord, HttpError>({
     resource: resource.name,
@@ -47,34 +48,24 @@ export function WorkspaceListPage() {
     errorNotification: failureToast("Failed to update workspace. Please try again."),
     queryOptions: { staleTime: WORKSPACE_STALE_MS },
   });
-  const { mutate: deleteWorkspace, mutation: deletion } = useDelete();
+  const deletion = useConfirmedDelete<WorkspaceRecord>({
+    resource: resource.name,
+    id: (workspace) => workspace.workspace_uuid,
+    errorNotification: failureToast("Failed to delete workspace. Please try again."),
+    stayOnError: true,
+  });
 
   const openEdit = (workspace: WorkspaceRecord) => {
     setEditing(workspace);
     editModal.show(workspace.workspace_uuid);
   };
-  const confirmDelete = () => {
-    if (!deleting) return;
-    deleteWorkspace(
-      {
-        resource: resource.name,
-        id: deleting.workspace_uuid,
-        successNotification: false,
-        errorNotification: failureToast("Failed to delete workspace. Please try again."),
-      },
-      { onSuccess: () => setDeleting(null) },
-    );
-  };
-
   const createButton = (label: string) => (
-    <CreateButton
+    <ResourceCreateButton
       resource={resource.name}
-      type="primary"
       icon={<PlusOutlined />}
-      onClick={() => createModal.show()}
-    >
-      {label}
-    </CreateButton>
+      label={label}
+      onCreate={() => createModal.show()}
+    />
   );
 
   let body: React.ReactNode;
@@ -104,7 +95,7 @@ export function WorkspaceListPage() {
               workspace={workspace}
               isCurrent={isCurrentWorkspace(workspace, user?.workspace)}
               onEdit={openEdit}
-              onDelete={setDeleting}
+              onDelete={deletion.ask}
             />
           </Col>
         ))}
@@ -136,12 +127,12 @@ export function WorkspaceListPage() {
         />
       </CanAccess>
       <CanAccess resource={resource.name} action="delete">
-        <DeleteWorkspaceDialog
-          workspace={deleting}
-          pending={deletion.isPending}
-          onConfirm={confirmDelete}
-          onCancel={() => setDeleting(null)}
-        />
+        <DangerConfirmDialog title="Delete Workspace" okText="Delete" {...deletion.dialog}>
+          <Typography.Paragraph>
+            Are you sure you want to delete <Typography.Text strong>{deletion.target?.name}</Typography.Text>?
+            Its members lose access immediately. Billing and usage history remain viewable.
+          </Typography.Paragraph>
+        </DangerConfirmDialog>
       </CanAccess>
     </PageList>
   );

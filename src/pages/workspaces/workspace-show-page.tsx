@@ -1,11 +1,11 @@
 // "/workspace/:id": one workspace (name, organization, id) and its members. Refine takes the
 // resource and the id from the route (the workspaces resource's show route).
-import { ArrowLeftOutlined, DashboardOutlined } from "@ant-design/icons";
-import { CanAccess, type HttpError, useLink, useNavigation, useShow } from "@refinedev/core";
+import { DashboardOutlined } from "@ant-design/icons";
+import { CanAccess, useLink, useNavigation } from "@refinedev/core";
 import { Card, Descriptions, Flex, Typography } from "antd";
 import { WorkspaceBudgetCard } from "../../components/budgets/workspace-budget-card";
 import { PageShow } from "../../components/layout/page-show";
-import { recordFallback } from "../../components/layout/record-fallback";
+import { useRecordPage } from "../../components/layout/use-record-page";
 import { WorkspaceMembersPanel } from "../../components/workspaces/workspace-members-panel";
 import { WORKSPACE_STALE_MS, type WorkspaceRecord } from "../../lib/workspaces";
 import { billing } from "../../resources/billing";
@@ -14,26 +14,18 @@ import { workspaces as resource } from "../../resources/workspaces";
 export function WorkspaceShowPage() {
   const Link = useLink();
   const { listUrl } = useNavigation();
-  const { query, result: workspace } = useShow<WorkspaceRecord, HttpError>({
-    resource: resource.name,
-    errorNotification: false,
-    queryOptions: { staleTime: WORKSPACE_STALE_MS },
-  });
-
-  const backLink = (
-    <Link to={listUrl(resource.name)}>
-      <ArrowLeftOutlined aria-hidden /> Back to Workspaces
-    </Link>
-  );
-
   // 404: no such live workspace (or, for a member, not one of theirs); 400: the id in the URL is
   // not a workspace id at all (the API refuses a malformed UUID). Either way there is no workspace.
-  const fallback = recordFallback({
-    query,
-    found: !!workspace,
+  const {
+    record: workspace,
     backLink,
+    fallback,
+  } = useRecordPage<WorkspaceRecord>({
+    resource: resource.name,
+    listLabel: "Workspaces",
     notFound: "Workspace not found",
     failed: "The workspace could not be loaded.",
+    staleTime: WORKSPACE_STALE_MS,
   });
   if (fallback !== null || !workspace) return fallback;
 
