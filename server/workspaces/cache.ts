@@ -3,8 +3,8 @@ import { liveWorkspacesOf } from "../db/live-workspaces";
 import { workspaceMembers, workspaces } from "../db/schema";
 import { type WorkspaceNames, workspaceNames } from "../metering/usage/cache";
 import type { Db } from "../platform/database";
-import { createExpiringCache } from "../platform/expiring-cache";
 import type { IdentityGateway } from "../platform/identity-gateway";
+import { loadingCache } from "../platform/loading-cache";
 import { announceChange, type ChangeWatcher, notifyChange } from "../platform/token-revocation";
 import type { WorkspaceStore } from "./store";
 
@@ -34,31 +34,31 @@ type Watch = (h: ChangeWatcher) => () => Promise<void>;
  */
 export function cacheWorkspaces(db: Db, store: WorkspaceStore, gateway: IdentityGateway, watch?: Watch) {
   const opts = WORKSPACE_CACHE_OPTIONS;
-  const live = createExpiringCache({
+  const live = loadingCache({
     ...opts,
     load: (org: string) => store.list(org, { includeDeleted: false }),
   });
-  const all = createExpiringCache({
+  const all = loadingCache({
     ...opts,
     load: (org: string) => store.list(org, { includeDeleted: true }),
   });
-  const members = createExpiringCache({ ...opts, load: (org: string) => membersOf(db, org) });
-  const orgs = createExpiringCache({ ...opts, load: (org: string) => gateway.findOrganization(org) });
+  const members = loadingCache({ ...opts, load: (org: string) => membersOf(db, org) });
+  const orgs = loadingCache({ ...opts, load: (org: string) => gateway.findOrganization(org) });
   // Each user's current workspace (the current user's answer, on every page's first load), keyed
   // by organization and user, and dropped with the rest of the organization's entries.
-  const mine = createExpiringCache({
+  const mine = loadingCache({
     ...opts,
     load: (key: string) => store.myWorkspace(...orgAndUserOf(key)),
   });
   const caches = [live, all, members, orgs];
 
   const drop = (orgId: string) => {
-    for (const c of caches) c.delete(orgId);
-    mine.deleteWhere((_, key) => orgAndUserOf(key)[0] === orgId);
+    for (const c of caches) c.cache.delete(orgId);
+    mine.dropWhere((_, key) => orgAndUserOf(key)[0] === orgId);
   };
   const clear = () => {
-    for (const c of caches) c.clear();
-    mine.clear();
+    for (const c of caches) c.cache.clear();
+    mine.cache.clear();
   };
   const unwatch = watch?.({ notice: (topic, id) => topic === "org" && drop(id), reset: clear });
 

@@ -2,7 +2,7 @@ import { inArray, sql } from "drizzle-orm";
 import { LRUCache } from "lru-cache";
 import { account, apiKey, member, organization, user } from "../../db/schema";
 import type { Db } from "../../platform/database";
-import { createExpiringCache } from "../../platform/expiring-cache";
+import { loadingCache } from "../../platform/loading-cache";
 import { announceChange, type ChangeWatcher, notifyChange } from "../../platform/token-revocation";
 import type { ValidatedApiKey } from "./service";
 import { hashApiKeyToken, isWellFormedToken } from "./token";
@@ -79,7 +79,7 @@ export function createApiKeyValidation(
     else loadedUnder.delete(hash);
     return value;
   };
-  const cache = createExpiringCache<string, ValidatedApiKey | null>({
+  const cache = loadingCache<string, ValidatedApiKey | null>({
     ttlMs: opts.ttlMs ?? API_KEY_CACHE_TTL_MS,
     // A busy key is read again in the background after two thirds of its lifetime, so its calls
     // never all wait on the reload when it expires.
@@ -94,12 +94,12 @@ export function createApiKeyValidation(
   let closed = false;
 
   const unwatch = opts.watch?.({
-    changed: (userId) => cache.deleteWhere((v) => v?.user.id === userId),
+    changed: (userId) => cache.dropWhere((v) => v?.user.id === userId),
     notice: (topic, id) => {
-      if (topic === "api_key") cache.delete(id);
-      else if (topic === "org") cache.deleteWhere((v) => v?.org?.id === id);
+      if (topic === "api_key") cache.cache.delete(id);
+      else if (topic === "org") cache.dropWhere((v) => v?.org?.id === id);
     },
-    reset: () => cache.clear(),
+    reset: () => cache.cache.clear(),
   });
 
   async function flush() {
@@ -118,7 +118,7 @@ export function createApiKeyValidation(
   function noteUse(hash: string, found: ValidatedApiKey | null): ValidatedApiKey | null {
     if (!found) return null;
     if (found.expiresAt && found.expiresAt.getTime() <= Date.now()) {
-      cache.delete(hash);
+      cache.cache.delete(hash);
       return null;
     }
     used.add(found.apiKeyId);
@@ -162,7 +162,7 @@ export function createApiKeyValidation(
       if (timer) clearInterval(timer);
       timer = null;
       await flush();
-      cache.clear();
+      cache.cache.clear();
       await unwatch?.();
     },
   };

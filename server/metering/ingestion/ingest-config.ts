@@ -9,6 +9,7 @@
  * a rule or workspace another process has replaced before that.
  */
 import { and, inArray, sql } from "drizzle-orm";
+import { LRUCache } from "lru-cache";
 import { liveWorkspacesOf } from "../../db/live-workspaces";
 import { workspaces } from "../../db/schema";
 import type { Db } from "../../platform/database";
@@ -24,11 +25,14 @@ export type IngestConfig = {
   price: (e: Priceable) => PriceRule | null;
   /** Start date ascending, as listCycles returns them. */
   cycles: readonly Cycle[];
-  /** Workspace uuid → a live workspace of the organization (true) or not (false), as far as asked. */
-  workspaces: Map<string, boolean>;
+  /**
+   * Workspace uuid → a live workspace of the organization (true) or not (false), as far as asked;
+   * the least recently asked go past MAX_WORKSPACES.
+   */
+  workspaces: LRUCache<string, boolean>;
 };
 
-/** Organizations remembered per process; past this many, the cache starts over. */
+/** Organizations remembered per process; past this many, the least recently used go. */
 const MAX_ORGANIZATIONS = 1_000;
 /** Workspace answers remembered per organization. */
 const MAX_WORKSPACES = 10_000;
@@ -55,7 +59,7 @@ export type IngestConfigCache = {
 };
 
 export function createIngestConfigCache(db: Db): IngestConfigCache {
-  const byOrg = new Map<string, IngestConfig>();
+  const byOrg = new LRUCache<string, IngestConfig>({ max: MAX_ORGANIZATIONS });
   return {
     async get(organizationUuid) {
       const version = await readVersion(db, organizationUuid);
@@ -70,24 +74,28 @@ export function createIngestConfigCache(db: Db): IngestConfigCache {
         rules,
         price: createRuleMatcher(rules),
         cycles,
-        workspaces: new Map(),
+        workspaces: new LRUCache({ max: MAX_WORKSPACES }),
       };
-      if (byOrg.size >= MAX_ORGANIZATIONS) byOrg.clear();
       byOrg.set(organizationUuid, config);
       return config;
     },
     async liveWorkspaces(config, organizationUuid, ids) {
-      const unknown = ids.filter((id) => !config.workspaces.has(id));
+      // Answered from what was known when asked, then the database: a bounded cache may let
+      // older answers go while this call adds new ones.
+      const answers = new Map(ids.map((id) => [id, config.workspaces.get(id)]));
+      const unknown = ids.filter((id) => answers.get(id) === undefined);
       if (unknown.length) {
         const rows = await db
           .select({ id: workspaces.workspaceUuid })
           .from(workspaces)
           .where(and(liveWorkspacesOf(organizationUuid), inArray(workspaces.workspaceUuid, unknown)));
-        if (config.workspaces.size + unknown.length > MAX_WORKSPACES) config.workspaces.clear();
-        for (const id of unknown) config.workspaces.set(id, false);
-        for (const r of rows) config.workspaces.set(r.id, true);
+        const live = new Set(rows.map((r) => r.id));
+        for (const id of unknown) {
+          answers.set(id, live.has(id));
+          config.workspaces.set(id, live.has(id));
+        }
       }
-      return new Set(ids.filter((id) => config.workspaces.get(id)));
+      return new Set(ids.filter((id) => answers.get(id)));
     },
   };
 }

@@ -9,6 +9,7 @@ import { and, asc, eq, isNull } from "drizzle-orm";
 import { ingestKeys } from "../../db/schema";
 import { type Actor, CLI_ACTOR, writeAudit } from "../../platform/audit";
 import type { Db, Tx } from "../../platform/database";
+import { loadingCache } from "../../platform/loading-cache";
 
 /** Every ingestion key starts with this; customer API keys never do. */
 export const INGEST_KEY_PREFIX = "eci_";
@@ -139,27 +140,25 @@ export type IngestKeyVerifier = {
  * few seconds and a revocation holds within INGEST_KEY_CACHE_MS across processes.
  */
 export function createIngestKeyVerifier(db: Db, opts: { cacheMs?: number } = {}): IngestKeyVerifier {
-  const ttl = opts.cacheMs ?? INGEST_KEY_CACHE_MS;
-  const cache = new Map<string, { key: IngestKey | null; until: number }>();
+  // Refused tokens are remembered too: a sender retrying a revoked key costs no lookup either.
+  const cache = loadingCache({
+    ttlMs: opts.cacheMs ?? INGEST_KEY_CACHE_MS,
+    max: MAX_CACHED,
+    load: async (hash: string): Promise<IngestKey | null> => {
+      const [row] = await db
+        .select(columns)
+        .from(ingestKeys)
+        .where(and(eq(ingestKeys.tokenHash, hash), isNull(ingestKeys.revokedAt)));
+      return row ?? null;
+    },
+  });
   const touched = new Map<string, number>();
   return {
-    forget: () => cache.clear(),
+    forget: () => cache.cache.clear(),
     async verify(token) {
       if (!TOKEN.test(token)) return null;
-      const hash = hashIngestKey(token);
+      const key = await cache.get(hashIngestKey(token));
       const now = Date.now();
-      const hit = cache.get(hash);
-      let key: IngestKey | null;
-      if (hit && hit.until > now) key = hit.key;
-      else {
-        const [row] = await db
-          .select(columns)
-          .from(ingestKeys)
-          .where(and(eq(ingestKeys.tokenHash, hash), isNull(ingestKeys.revokedAt)));
-        key = row ?? null;
-        if (cache.size >= MAX_CACHED) cache.clear();
-        cache.set(hash, { key, until: now + ttl });
-      }
       if (key && now - (touched.get(key.ingestKeyUuid) ?? 0) >= LAST_USED_EVERY_MS) {
         touched.set(key.ingestKeyUuid, now);
         const id = key.ingestKeyUuid;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createExpiringCache } from "../../server/platform/expiring-cache";
+import { loadingCache } from "../../server/platform/loading-cache";
 
 /** A cache over a fake clock and a loader that counts its calls and can be held open. */
 function setUp(
@@ -9,7 +9,7 @@ function setUp(
   const calls: string[] = [];
   let gate: Promise<void> | null = null;
   let answer = (k: string): string | null => `${k}@${calls.length}`;
-  const cache = createExpiringCache<string, string | null>({
+  const cache = loadingCache<string, string | null>({
     ttlMs: o.ttlMs ?? 100,
     max: o.max ?? 10,
     now: () => now,
@@ -44,7 +44,7 @@ function setUp(
   };
 }
 
-describe("expiring cache", () => {
+describe("loading cache", () => {
   it("loads once per key within its lifetime, as a plain value on a hit, and again after it", async () => {
     const t = setUp({ ttlMs: 100 });
     expect(await t.cache.get("a")).toBe("a@1");
@@ -69,7 +69,7 @@ describe("expiring cache", () => {
     const t = setUp();
     const open = t.hold();
     const stale = t.cache.get("a");
-    t.cache.delete("a");
+    t.cache.cache.delete("a");
     open();
     expect(await stale).toBe("a@1");
     expect(await t.cache.get("a")).toBe("a@2");
@@ -79,7 +79,7 @@ describe("expiring cache", () => {
     const t = setUp();
     const open = t.hold();
     const stale = t.cache.get("a");
-    t.cache.clear();
+    t.cache.cache.clear();
     open();
     await stale;
     expect(await t.cache.get("a")).toBe("a@2");
@@ -89,7 +89,7 @@ describe("expiring cache", () => {
     const t = setUp();
     await t.cache.get("a");
     await t.cache.get("b");
-    t.cache.deleteWhere((v) => v === "a@1");
+    t.cache.dropWhere((v) => v === "a@1");
     expect(t.cache.get("b")).toBe("b@2");
     expect(await t.cache.get("a")).toBe("a@3");
   });
@@ -118,7 +118,7 @@ describe("expiring cache", () => {
     await t.cache.get("b");
     expect(t.cache.get("a")).toBe("a@1"); // "b" is now the least recently used
     await t.cache.get("c");
-    expect(t.cache.size).toBe(2);
+    expect(t.cache.cache.size).toBe(2);
     expect(t.cache.get("a")).toBe("a@1");
     expect(t.cache.get("c")).toBe("c@3");
     expect(await t.cache.get("b")).toBe("b@4");
@@ -145,9 +145,33 @@ describe("expiring cache", () => {
     t.tick(60);
     const open = t.hold();
     t.cache.get("a"); // reload in flight
-    t.cache.delete("a");
+    t.cache.cache.delete("a");
     open();
     await new Promise((r) => setTimeout(r, 0));
     expect(await t.cache.get("a")).toBe("a@3");
+  });
+
+  it("does not store a load in flight when matching values are dropped", async () => {
+    const t = setUp();
+    const open = t.hold();
+    const loading = t.cache.get("a");
+    t.cache.dropWhere(() => false);
+    open();
+    expect(await loading).toBe("a@1");
+    expect(await t.cache.get("a")).toBe("a@2");
+  });
+
+  it("drops a matching value while its background reload runs, and stores nothing from that reload", async () => {
+    const t = setUp({ ttlMs: 100, refreshAfterMs: 60 });
+    await t.cache.get("a");
+    t.tick(60);
+    const open = t.hold();
+    t.cache.get("a"); // reload in flight
+    t.cache.dropWhere((v) => v === "a@1");
+    const next = t.cache.get("a");
+    expect(next).toBeInstanceOf(Promise);
+    open();
+    expect(await next).toBe("a@3");
+    expect(t.calls).toEqual(["a", "a", "a"]);
   });
 });
