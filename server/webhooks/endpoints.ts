@@ -9,10 +9,11 @@ import {
   type WebhookEndpoint,
 } from "../../contract/webhooks";
 import { webhookDeliveries, webhookEndpoints } from "../db/schema";
-import { type Actor, writeAudit } from "../platform/audit";
+import { type Actor, type AuditAction, type Snapshot, writeAudit } from "../platform/audit";
 import type { Db, Tx } from "../platform/database";
 import { ApiError } from "../platform/errors";
 import { REDACTED, redactUrl } from "../platform/logger";
+import { pageWindow, readPage } from "../platform/paged-list";
 import type { Keyring } from "../platform/secrets";
 import { buildEvent } from "./enqueue";
 import { newSigningSecret, sealSigningSecret } from "./secrets";
@@ -129,11 +130,39 @@ async function findEndpoint(q: Db | Tx, org: string, id: string, lock = false): 
 export const getEndpoint = async (db: Db, org: string, id: string) =>
   endpointJson(await findEndpoint(db, org, id));
 
-const target = (r: EndpointRow) => ({
-  type: "webhook_endpoint" as const,
-  id: r.endpointUuid,
-  label: auditUrl(r.url),
-});
+/** The audit entry of a change to an endpoint, named by its id and (credential-free) URL. */
+const auditEndpoint = (
+  tx: Tx,
+  org: string,
+  actor: Actor,
+  action: AuditAction,
+  r: EndpointRow,
+  change: { before?: Snapshot; after?: Snapshot } = {},
+) =>
+  writeAudit(tx, {
+    organizationUuid: org,
+    actor,
+    action,
+    target: { type: "webhook_endpoint", id: r.endpointUuid, label: auditUrl(r.url) },
+    ...change,
+  });
+
+/**
+ * Writes a new signing secret to endpoint `id` (`write` stores it sealed, bound to the id) in one
+ * transaction, and answers the endpoint with the secret: the only time it is shown in clear.
+ */
+async function withNewSecret(
+  db: Db,
+  keyring: Keyring,
+  id: string,
+  write: (tx: Tx, sealed: string) => Promise<EndpointRow>,
+): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+  const secret = newSigningSecret();
+  return db.transaction(async (tx) => {
+    const row = await write(tx, sealSigningSecret(keyring, id, secret));
+    return { endpoint: endpointJson(row), secret };
+  });
+}
 
 export async function createEndpoint(
   db: Db,
@@ -143,8 +172,7 @@ export async function createEndpoint(
   fields: EndpointFields,
 ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
   const id = randomUUID();
-  const secret = newSigningSecret();
-  return db.transaction(async (tx) => {
+  return withNewSecret(db, keyring, id, async (tx, sealed) => {
     // Serializes creations in one organization, so two at once cannot both pass the limit.
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext('webhook_endpoints'), hashtext(${org}))`);
     const [n] = await tx
@@ -165,18 +193,12 @@ export async function createEndpoint(
         description: fields.description,
         eventTypes: fields.events,
         enabled: fields.enabled,
-        secretSealed: sealSigningSecret(keyring, id, secret),
+        secretSealed: sealed,
       })
       .returning();
     const created = row as EndpointRow;
-    await writeAudit(tx, {
-      organizationUuid: org,
-      actor,
-      action: "webhook_endpoint.created",
-      target: target(created),
-      after: auditFields(created),
-    });
-    return { endpoint: endpointJson(created), secret };
+    await auditEndpoint(tx, org, actor, "webhook_endpoint.created", created, { after: auditFields(created) });
+    return created;
   });
 }
 
@@ -212,11 +234,7 @@ export async function updateEndpoint(
       (k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]),
     );
     if (changed.length)
-      await writeAudit(tx, {
-        organizationUuid: org,
-        actor,
-        action: "webhook_endpoint.changed",
-        target: target(after),
+      await auditEndpoint(tx, org, actor, "webhook_endpoint.changed", after, {
         before: Object.fromEntries(changed.map((k) => [k, b[k]])),
         after: Object.fromEntries(changed.map((k) => [k, a[k]])),
       });
@@ -233,22 +251,16 @@ export async function rotateSecret(
   actor: Actor,
   id: string,
 ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
-  const secret = newSigningSecret();
-  return db.transaction(async (tx) => {
+  return withNewSecret(db, keyring, id, async (tx, sealed) => {
     await findEndpoint(tx, org, id, true);
     const [row] = await tx
       .update(webhookEndpoints)
-      .set({ secretSealed: sealSigningSecret(keyring, id, secret), updatedAt: sql`now()` })
+      .set({ secretSealed: sealed, updatedAt: sql`now()` })
       .where(eq(webhookEndpoints.endpointUuid, id))
       .returning();
     const rotated = row as EndpointRow;
-    await writeAudit(tx, {
-      organizationUuid: org,
-      actor,
-      action: "webhook_endpoint.secret_rotated",
-      target: target(rotated),
-    });
-    return { endpoint: endpointJson(rotated), secret };
+    await auditEndpoint(tx, org, actor, "webhook_endpoint.secret_rotated", rotated);
+    return rotated;
   });
 }
 
@@ -257,13 +269,7 @@ export async function deleteEndpoint(db: Db, org: string, actor: Actor, id: stri
   await db.transaction(async (tx) => {
     const row = await findEndpoint(tx, org, id, true);
     await tx.delete(webhookEndpoints).where(eq(webhookEndpoints.endpointUuid, id));
-    await writeAudit(tx, {
-      organizationUuid: org,
-      actor,
-      action: "webhook_endpoint.deleted",
-      target: target(row),
-      before: auditFields(row),
-    });
+    await auditEndpoint(tx, org, actor, "webhook_endpoint.deleted", row, { before: auditFields(row) });
   });
 }
 
@@ -305,17 +311,17 @@ export async function listDeliveries(
     eq(webhookDeliveries.endpointUuid, id),
     q.status ? eq(webhookDeliveries.status, q.status) : undefined,
   );
-  const [rows, [total]] = await Promise.all([
+  const { rows, total } = await readPage(
     db
       .select()
       .from(webhookDeliveries)
       .where(where)
       .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.deliveryUuid))
-      .limit(q.pageSize)
-      .offset((q.page - 1) * q.pageSize),
-    db.select({ n: count() }).from(webhookDeliveries).where(where),
-  ]);
-  return { deliveries: rows.map(deliveryJson), total: total?.n ?? 0, page: q.page, page_size: q.pageSize };
+      .$dynamic(),
+    db.$count(webhookDeliveries, where),
+    pageWindow(q.page, q.pageSize),
+  );
+  return { deliveries: rows.map(deliveryJson), total, page: q.page, page_size: q.pageSize };
 }
 
 /**

@@ -2,6 +2,7 @@ import { and, asc, desc, eq, gt, isNull, or, type SQL, sql } from "drizzle-orm";
 import { apiKey, organization, user } from "../../db/schema";
 import { type AuditEntryInput, writeAudits } from "../../platform/audit";
 import type { Db } from "../../platform/database";
+import { readPage } from "../../platform/paged-list";
 import type { Directory } from "../directory";
 import { IdentityError } from "../errors";
 import { type IdentityUser, type OrgMembership, orgMemberInfo } from "../session/access-tokens";
@@ -100,7 +101,7 @@ async function keyAudits(
 /** One page of the keys `where` selects, as the PropelAuth API answers a listing. */
 async function keyPage(db: Db, where: SQL | undefined, q: ListQuery) {
   const filter = q.search ? and(where, sql`strpos(${apiKey.id}, ${q.search.toLowerCase()}) > 0`) : where;
-  const [rows, [count]] = await Promise.all([
+  const { rows, total } = await readPage(
     db
       .select({
         id: apiKey.id,
@@ -111,11 +112,10 @@ async function keyPage(db: Db, where: SQL | undefined, q: ListQuery) {
       .from(apiKey)
       .where(filter)
       .orderBy(...ORDER[q.sort ?? "CreatedAtDesc"])
-      .limit(q.pageSize)
-      .offset(q.offset),
-    db.select({ n: sql<number>`count(*)::int` }).from(apiKey).where(filter),
-  ]);
-  const total = Number(count?.n ?? 0);
+      .$dynamic(),
+    db.$count(apiKey, filter),
+    { limit: q.pageSize, offset: q.offset },
+  );
   return {
     api_keys: rows.map((r) => ({
       api_key_id: r.id,

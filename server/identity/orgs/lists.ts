@@ -1,6 +1,8 @@
 import { and, asc, count, eq, gt, ilike, lte, type SQL, sql } from "drizzle-orm";
 import { invitation, member, session, user } from "../../db/schema";
 import type { Db } from "../../platform/database";
+import { containing } from "../../platform/like-pattern";
+import { readPage } from "../../platform/paged-list";
 import type { OrgAccess } from "./access";
 import { assignableRoles, mayHandle, readRoles } from "./roles";
 
@@ -11,7 +13,6 @@ export type Page = { pageNumber: number; pageSize: number; offset: number };
 
 const epoch = (d: Date) => Math.floor(d.getTime() / 1000);
 /** `email_search` matches anywhere in the address; LIKE wildcards in it are taken literally. */
-const searchPattern = (s: string) => `%${s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 function pageOf<T>(items: T[], total: number, page: Page) {
   return {
@@ -35,30 +36,33 @@ const lastActiveAt =
 
 export async function listMembers(db: Db, access: OrgAccess, page: Page, search?: string) {
   const where: SQL[] = [eq(member.organizationId, access.org.id)];
-  if (search) where.push(ilike(user.email, searchPattern(search)));
+  if (search) where.push(ilike(user.email, containing(search.toLowerCase())));
   const cond = and(...where);
-  const [total] = await db
-    .select({ n: count() })
-    .from(member)
-    .innerJoin(user, eq(member.userId, user.id))
-    .where(cond);
-  const rows = await db
-    .select({
-      id: user.id,
-      email: user.email,
-      firstName: user.firstName,
-      lastName: user.lastName,
-      lastActiveAt,
-      role: member.role,
-      banned: user.banned,
-      mfa: user.twoFactorEnabled,
-    })
-    .from(member)
-    .innerJoin(user, eq(member.userId, user.id))
-    .where(cond)
-    .orderBy(asc(user.email))
-    .limit(page.pageSize)
-    .offset(page.offset);
+  const { rows, total } = await readPage(
+    db
+      .select({
+        id: user.id,
+        email: user.email,
+        firstName: user.firstName,
+        lastName: user.lastName,
+        lastActiveAt,
+        role: member.role,
+        banned: user.banned,
+        mfa: user.twoFactorEnabled,
+      })
+      .from(member)
+      .innerJoin(user, eq(member.userId, user.id))
+      .where(cond)
+      .orderBy(asc(user.email))
+      .$dynamic(),
+    db
+      .select({ n: count() })
+      .from(member)
+      .innerJoin(user, eq(member.userId, user.id))
+      .where(cond)
+      .then(([r]) => r?.n ?? 0),
+    { limit: page.pageSize, offset: page.offset },
+  );
   const canChange = access.permissions.has("propelauth::can_change_roles");
   const canRemove = access.permissions.has("propelauth::can_remove_users");
   const users = rows.map((r) => {
@@ -79,7 +83,7 @@ export async function listMembers(db: Db, access: OrgAccess, page: Page, search?
       is_2fa_enabled: r.mfa,
     };
   });
-  return { users, ...pageOf(users, total?.n ?? 0, page) };
+  return { users, ...pageOf(users, total, page) };
 }
 
 export async function listInvites(
@@ -95,16 +99,18 @@ export async function listInvites(
     eq(invitation.status, "pending"),
     kind === "pending" ? gt(invitation.expiresAt, now) : lte(invitation.expiresAt, now),
   ];
-  if (search) where.push(ilike(invitation.email, searchPattern(search)));
+  if (search) where.push(ilike(invitation.email, containing(search.toLowerCase())));
   const cond = and(...where);
-  const [total] = await db.select({ n: count() }).from(invitation).where(cond);
-  const rows = await db
-    .select({ email: invitation.email, role: invitation.role, expiresAt: invitation.expiresAt })
-    .from(invitation)
-    .where(cond)
-    .orderBy(asc(invitation.email), asc(invitation.createdAt))
-    .limit(page.pageSize)
-    .offset(page.offset);
+  const { rows, total } = await readPage(
+    db
+      .select({ email: invitation.email, role: invitation.role, expiresAt: invitation.expiresAt })
+      .from(invitation)
+      .where(cond)
+      .orderBy(asc(invitation.email), asc(invitation.createdAt))
+      .$dynamic(),
+    db.$count(invitation, cond),
+    { limit: page.pageSize, offset: page.offset },
+  );
   const invites = rows.map((r) => {
     const roles = readRoles(r.role ?? "member");
     return {
@@ -114,5 +120,5 @@ export async function listInvites(
       expires_at_seconds: epoch(r.expiresAt),
     };
   });
-  return { invites, ...pageOf(invites, total?.n ?? 0, page) };
+  return { invites, ...pageOf(invites, total, page) };
 }

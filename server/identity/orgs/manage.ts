@@ -4,6 +4,7 @@ import { roleToStored } from "../../../contract/role-hierarchy";
 import { member, organization } from "../../db/schema";
 import { writeAudit } from "../../platform/audit";
 import type { Db } from "../../platform/database";
+import { startingWith } from "../../platform/like-pattern";
 import { announceChange, announceTokenRevocation, notifyChange } from "../../platform/token-revocation";
 import { IdentityError } from "../errors";
 import { canSetupSaml } from "../saml/policy";
@@ -26,11 +27,10 @@ import { MAX_ORGS_PER_USER } from "./limits";
 /** PropelAuth's url_safe_org_name rule (lower case, spaces to dashes), made unique. */
 async function uniqueSlug(tx: Queryable, name: string) {
   const base = name.toLowerCase().replace(/ /g, "-");
-  const prefix = `${base.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   const rows = await tx
     .select({ slug: organization.slug })
     .from(organization)
-    .where(like(organization.slug, prefix));
+    .where(like(organization.slug, startingWith(base)));
   const taken = new Set(rows.map((r) => r.slug));
   if (!taken.has(base)) return base;
   for (let i = 2; i < 100; i++) if (!taken.has(`${base}-${i}`)) return `${base}-${i}`;

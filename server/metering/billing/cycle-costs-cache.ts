@@ -6,7 +6,7 @@
 // workspace); the workspace groups and the payments, which change without a usage write, are still
 // read every time.
 import { type ComputedCache, computedCache } from "../../platform/computed-cache";
-import { type CycleCost, type CycleCostsReader, cycleWorkspaceCosts } from "./cycles";
+import { type CycleCost, type CycleCostsReader, cycleWorkspaceCosts } from "./cycle-totals";
 
 /** Costs per (organization, usage version, cycles and their bounds), bounded by the rows held. */
 export type CycleCostsCache = ComputedCache<CycleCost[]>;

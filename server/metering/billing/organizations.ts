@@ -2,9 +2,11 @@
  * The organizations as provider operators see them: every one, with its member count, searched by
  * name or slug. Read from the identity tables, as resolveOrganization (billing.ts) reads them.
  */
-import { asc, count, eq, ilike, or, type SQL, sql } from "drizzle-orm";
+import { asc, eq, ilike, or, type SQL, sql } from "drizzle-orm";
 import { organization } from "../../db/schema";
 import type { Db } from "../../platform/database";
+import { containing } from "../../platform/like-pattern";
+import { pageWindow, readPage } from "../../platform/paged-list";
 
 export type OrganizationSummary = {
   id: string;
@@ -13,9 +15,6 @@ export type OrganizationSummary = {
   createdAt: Date;
   memberCount: number;
 };
-
-/** `text` as a LIKE pattern matching it anywhere, its own % and _ taken literally. */
-const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 const summaryColumns = {
   id: organization.id,
@@ -34,17 +33,17 @@ export async function listOrganizations(
   const where: SQL | undefined = opts.search
     ? or(ilike(organization.name, containing(opts.search)), ilike(organization.slug, containing(opts.search)))
     : undefined;
-  const [rows, [total]] = await Promise.all([
+  const { rows, total } = await readPage(
     db
       .select(summaryColumns)
       .from(organization)
       .where(where)
       .orderBy(asc(organization.name), asc(organization.id))
-      .limit(opts.pageSize)
-      .offset((opts.page - 1) * opts.pageSize),
-    db.select({ n: count() }).from(organization).where(where),
-  ]);
-  return { organizations: rows.map(normalize), total: Number(total?.n ?? 0) };
+      .$dynamic(),
+    db.$count(organization, where),
+    pageWindow(opts.page, opts.pageSize),
+  );
+  return { organizations: rows.map(normalize), total };
 }
 
 /** One organization's summary by id, or null. */

@@ -7,7 +7,7 @@ import type { Grouping } from "../../../contract/usage-schemas";
 import { floorUtcSql } from "../../../contract/utc-calendar";
 import { usageDaily, usageDailyCoarse, usageDailyMid, usageEvents } from "../../db/schema";
 import type { Db } from "../../platform/database";
-import type { Cycle } from "../billing/cycles";
+import { type Cycle, dailyInCycle } from "../billing/cycles";
 import { GROUPING_UNIT, readsRawEvents, type UsageFilters } from "./filters";
 import {
   coarseFilter,
@@ -180,14 +180,7 @@ export function rollupSetsQuery(db: Db, cycle: Cycle, f: UsageFilters, grouping:
       costMicrosSum: table.costMicrosSum,
     })
     .from(table)
-    .where(
-      and(
-        sql`${table.organizationUuid} = ${cycle.organizationUuid}`,
-        sql`${table.day} >= ${cycle.startDate}`,
-        cycle.endDate ? sql`${table.day} < ${cycle.endDate}` : undefined,
-        kept,
-      ),
-    )
+    .where(and(dailyInCycle(cycle, table), kept))
     .as("r");
   const col = (name: string) => sql.raw(`"r"."${name}"`);
   const [evalType, operation, workspaceUuid, mods] = ["eval_type", "operation", "workspace_uuid", "mods"].map(
@@ -232,13 +225,7 @@ export function optionsQuery(db: Db, cycle: Cycle) {
       mods: sql<string[] | null>`${c.modalities}`,
     })
     .from(c)
-    .where(
-      and(
-        sql`${c.organizationUuid} = ${cycle.organizationUuid}`,
-        sql`${c.day} >= ${cycle.startDate}`,
-        cycle.endDate ? sql`${c.day} < ${cycle.endDate}` : undefined,
-      ),
-    )
+    .where(dailyInCycle(cycle, c))
     .groupBy(sql`grouping sets ((${c.evalType}), (${c.operation}), (${c.workspaceUuid}), (${c.modalities}))`);
 }
 

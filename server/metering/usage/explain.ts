@@ -18,7 +18,8 @@ import {
 } from "../../../contract/usage-explain";
 import { priceRules, usageEvents, workspaces } from "../../db/schema";
 import type { Db } from "../../platform/database";
-import { type Cycle, DEFAULT_GROUP, eventsInCycle, workspaceGroupsOf } from "../billing/cycles";
+import { DEFAULT_GROUP, workspaceGroupsOf } from "../billing/cycle-totals";
+import { type Cycle, eventsInCycle } from "../billing/cycles";
 import type { WorkspaceNames } from "./cache";
 import { linesOf, pageOf, partOrder, rowSums, rowsByKey, type UsageRow } from "./explain-lines";
 import { readScope } from "./explain-sql";

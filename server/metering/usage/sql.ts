@@ -11,6 +11,7 @@ import {
   workspaces,
 } from "../../db/schema";
 import type { Db } from "../../platform/database";
+import { containing } from "../../platform/like-pattern";
 import { type Cycle, eventsInCycle } from "../billing/cycles";
 import { readsRawEvents, type UsageFilters } from "./filters";
 
@@ -69,15 +70,22 @@ export function evalTypeFilter(col: Column, chosen: string[]): SQL | undefined {
   );
 }
 
-/** The dimension filters (search aside) as a WHERE condition; mirrors keepsRecord. */
-export function dimensionFilter(d: Dims, f: UsageFilters): SQL | undefined {
+/**
+ * The dimension filters (search aside) as a WHERE condition over the dimensions `d` has; mirrors
+ * keepsRecord. A rollup without some dimensions is only read for filter sets that leave them unset
+ * (usesMidRollup, usesCoarseRollup).
+ */
+export function dimensionFilter(
+  d: Pick<Dims, "workspaceUuid" | "evalType" | "operation"> & Partial<Dims>,
+  f: UsageFilters,
+): SQL | undefined {
   return and(
     setFilter(d.workspaceUuid, f.workspaceUuids, true),
     evalTypeFilter(d.evalType, f.evalTypes),
     setFilter(d.operation, f.operations, false),
-    setFilter(d.modality, f.modalities, false),
-    f.groundTruth ? eq(d.hasGroundTruth, f.groundTruth === "with") : undefined,
-    f.jailbreak ? eq(d.isJailbreak, f.jailbreak === "only") : undefined,
+    d.modality ? setFilter(d.modality, f.modalities, false) : undefined,
+    f.groundTruth && d.hasGroundTruth ? eq(d.hasGroundTruth, f.groundTruth === "with") : undefined,
+    f.jailbreak && d.isJailbreak ? eq(d.isJailbreak, f.jailbreak === "only") : undefined,
   );
 }
 
@@ -95,32 +103,13 @@ export const usesCoarseRollup = (f: UsageFilters) =>
 export const usesMidRollup = (f: UsageFilters) => !readsRawEvents(f) && f.modalities.length === 0;
 
 /** dimensionFilter over usage_daily_mid, for the filter sets usesMidRollup accepts. */
-export function midFilter(f: UsageFilters): SQL | undefined {
-  const m = usageDailyMid;
-  return and(
-    setFilter(m.workspaceUuid, f.workspaceUuids, true),
-    evalTypeFilter(m.evalType, f.evalTypes),
-    setFilter(m.operation, f.operations, false),
-    f.groundTruth ? eq(m.hasGroundTruth, f.groundTruth === "with") : undefined,
-    f.jailbreak ? eq(m.isJailbreak, f.jailbreak === "only") : undefined,
-  );
-}
+export const midFilter = (f: UsageFilters) => dimensionFilter(usageDailyMid, f);
 
 /** dimensionFilter over usage_daily_coarse, for the filter sets usesCoarseRollup accepts. */
-export function coarseFilter(f: UsageFilters): SQL | undefined {
-  const c = usageDailyCoarse;
-  return and(
-    setFilter(c.workspaceUuid, f.workspaceUuids, true),
-    evalTypeFilter(c.evalType, f.evalTypes),
-    setFilter(c.operation, f.operations, false),
-  );
-}
+export const coarseFilter = (f: UsageFilters) => dimensionFilter(usageDailyCoarse, f);
 
 export const workspaceName = sql<string>`coalesce(${workspaces.name}, ${UNKNOWN_WORKSPACE})`;
 export const costText = searchedCost(usageEvents.costMicros);
-
-/** Escapes LIKE's wildcards and escape character: the search text matches literally. */
-export const searchPattern = (search: string) => `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /**
  * Which workspace names a search text matches, resolved before the events are read: the name
@@ -136,7 +125,7 @@ export async function workspaceMatches(
   search: string | null,
 ): Promise<WorkspaceMatches | null> {
   if (!search) return null;
-  const pattern = searchPattern(search);
+  const pattern = containing(search);
   // One row per matching workspace, or one row with no workspace; each says whether the
   // "Unknown Workspace" name matches (compared by the database, as the rest of the search is).
   const rows = await db
@@ -160,7 +149,7 @@ export async function workspaceMatches(
  */
 export function searchFilter(search: string | null, matches: WorkspaceMatches | null): SQL | undefined {
   if (!search) return undefined;
-  const pattern = searchPattern(search);
+  const pattern = containing(search);
   const columns = [
     usageEvents.name,
     usageEvents.operation,
