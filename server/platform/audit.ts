@@ -66,6 +66,18 @@ export async function writeAudit(tx: Tx | Db, entry: AuditEntryInput) {
   await writeAudits(tx, [entry]);
 }
 
+/**
+ * The audit row of a change made on someone's behalf, as writeAudit; none without an actor (the
+ * demo seed and the server's own work change data with no one to name).
+ */
+export async function writeAuditBy(
+  tx: Tx | Db,
+  actor: Actor | null | undefined,
+  entry: Omit<AuditEntryInput, "actor">,
+) {
+  if (actor) await writeAudit(tx, { ...entry, actor });
+}
+
 /** Several audit rows in one statement (one action seen by several organizations). */
 export async function writeAudits(tx: Tx | Db, entries: readonly AuditEntryInput[]) {
   if (!entries.length) return;
@@ -97,14 +109,12 @@ export async function purgeAuditLog(db: Db, retentionDays: number, actor?: Actor
   return db.transaction(async (tx: Tx) => {
     const result = await tx.execute(sql`select audit_log_purge(${retentionDays}) as n`);
     const purged = Number((result as unknown as { rows: { n: number | string }[] }).rows[0]?.n ?? 0);
-    if (actor)
-      await writeAudit(tx, {
-        organizationUuid: null,
-        actor,
-        action: "audit_log.purged",
-        target: { type: "audit_log", id: "audit_log", label: `older than ${retentionDays} days` },
-        after: { retention_days: retentionDays, purged },
-      });
+    await writeAuditBy(tx, actor, {
+      organizationUuid: null,
+      action: "audit_log.purged",
+      target: { type: "audit_log", id: "audit_log", label: `older than ${retentionDays} days` },
+      after: { retention_days: retentionDays, purged },
+    });
     return purged;
   });
 }

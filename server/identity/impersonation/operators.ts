@@ -1,6 +1,6 @@
 import { and, asc, eq, like, ne, sql } from "drizzle-orm";
 import { user } from "../../db/schema";
-import { type Actor, writeAudit } from "../../platform/audit";
+import { type Actor, writeAuditBy } from "../../platform/audit";
 import type { Db, Tx } from "../../platform/database";
 import { DomainError } from "../../platform/domain-error";
 import type { OperatorRoles } from "../../platform/identity-gateway";
@@ -71,15 +71,13 @@ export async function setOperatorRole(
       .where(eq(user.email, address))
       .returning({ id: user.id });
     if (!row) return null;
-    if (actor)
-      await writeAudit(tx, {
-        organizationUuid: null,
-        actor,
-        action: grant ? "operator.granted" : "operator.revoked",
-        target: { type: "user", id: row.id, label: address },
-        before: { operator: isOperator(before ?? {}) },
-        after: { operator: grant },
-      });
+    await writeAuditBy(tx, actor, {
+      organizationUuid: null,
+      action: grant ? "operator.granted" : "operator.revoked",
+      target: { type: "user", id: row.id, label: address },
+      before: { operator: isOperator(before ?? {}) },
+      after: { operator: grant },
+    });
     return { userId: row.id, email: address };
   });
 }

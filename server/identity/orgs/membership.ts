@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { member, user } from "../../db/schema";
-import { writeAudit } from "../../platform/audit";
-import type { Db } from "../../platform/database";
+import { type Snapshot, writeAudit } from "../../platform/audit";
+import type { Db, Tx } from "../../platform/database";
 import { announceTokenRevocation } from "../../platform/token-revocation";
 import { IdentityError } from "../errors";
 import { bumpTokenVersions } from "../session/token-version";
@@ -19,7 +19,7 @@ async function targetMember(tx: Queryable, orgId: string, userId: string) {
     .where(and(eq(member.organizationId, orgId), eq(member.userId, userId)))
     .limit(1);
   if (!row) throw new IdentityError("user_not_found", "This user is not a member of the organization.");
-  return { id: row.id, email: row.email, roles: readRoles(row.role) };
+  return { id: row.id, userId, email: row.email, roles: readRoles(row.role) };
 }
 
 /** A member's roles as the audit log shows them. */
@@ -34,6 +34,28 @@ const lastOwner = () =>
   new IdentityError("invalid_request_fields", "An organization must keep at least one Owner.", {
     org_id: "An organization must keep at least one Owner.",
   });
+
+/**
+ * After a member's roles changed or they left: the audit entry (their roles before, and `after`),
+ * and the tokens minted before the change stop counting, since tokens carry the role.
+ */
+async function recordMemberChange(
+  tx: Tx,
+  access: OrgAccess,
+  target: Awaited<ReturnType<typeof targetMember>>,
+  action: "org_user.role_changed" | "org_user.removed",
+  after: Snapshot | null,
+) {
+  await writeAudit(tx, {
+    organizationUuid: access.org.id,
+    actor: auditActor(access),
+    action,
+    target: { type: "org_user", id: target.userId, label: target.email },
+    before: rolesSnapshot(target.roles),
+    after,
+  });
+  await bumpTokenVersions(tx, [target.userId]);
+}
 
 export async function changeRole(db: Db, access: OrgAccess, userId: string, wanted: MemberRoles) {
   requirePermission(access, "propelauth::can_change_roles");
@@ -52,16 +74,7 @@ export async function changeRole(db: Db, access: OrgAccess, userId: string, want
       .update(member)
       .set({ role: storeRoles(wanted) })
       .where(eq(member.id, target.id));
-    await writeAudit(tx, {
-      organizationUuid: access.org.id,
-      actor: auditActor(access),
-      action: "org_user.role_changed",
-      target: { type: "org_user", id: userId, label: target.email },
-      before: rolesSnapshot(target.roles),
-      after: rolesSnapshot(wanted),
-    });
-    // Tokens carry the role: the ones minted before the change stop counting.
-    await bumpTokenVersions(tx, [userId]);
+    await recordMemberChange(tx, access, target, "org_user.role_changed", rolesSnapshot(wanted));
   });
   announceTokenRevocation(db, [userId]);
 }
@@ -76,15 +89,7 @@ export async function removeUser(db: Db, access: OrgAccess, userId: string) {
       throw new IdentityError("action_forbidden", "You can't remove someone above you.");
     if (holdsRole(target.roles, "Owner") && (await ownerCount(tx, access.org.id)) <= 1) throw lastOwner();
     await tx.delete(member).where(eq(member.id, target.id));
-    await writeAudit(tx, {
-      organizationUuid: access.org.id,
-      actor: auditActor(access),
-      action: "org_user.removed",
-      target: { type: "org_user", id: userId, label: target.email },
-      before: rolesSnapshot(target.roles),
-      after: leaving ? { left: true } : null,
-    });
-    await bumpTokenVersions(tx, [userId]);
+    await recordMemberChange(tx, access, target, "org_user.removed", leaving ? { left: true } : null);
   });
   announceTokenRevocation(db, [userId]);
 }

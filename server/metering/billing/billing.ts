@@ -16,7 +16,7 @@ import {
   workspaceGroups,
   workspaces,
 } from "../../db/schema";
-import { type Actor, writeAudit } from "../../platform/audit";
+import { type Actor, writeAuditBy } from "../../platform/audit";
 import type { Db, Tx } from "../../platform/database";
 import { DomainError } from "../../platform/domain-error";
 import { evaluateAllBudgets, lockBudgets } from "../budgets/eval";
@@ -96,14 +96,12 @@ export async function openCycle(
       .values({ organizationUuid, startDate: start, endDate: null })
       .returning({ billingCycleUuid: billingCycles.billingCycleUuid });
     if (!row) throw new Error("cycle not inserted");
-    if (opts.actor)
-      await writeAudit(tx, {
-        organizationUuid,
-        actor: opts.actor,
-        action: "billing_cycle.opened",
-        target: { type: "billing_cycle", id: row.billingCycleUuid, label: start },
-        after: { start_date: start, end_date: null },
-      });
+    await writeAuditBy(tx, opts.actor, {
+      organizationUuid,
+      action: "billing_cycle.opened",
+      target: { type: "billing_cycle", id: row.billingCycleUuid, label: start },
+      after: { start_date: start, end_date: null },
+    });
     // A new cycle resolves the open budget alerts of the last one.
     alertsChanged = (await evaluateAllBudgets(tx, organizationUuid, now)).length > 0;
     return {
@@ -151,19 +149,17 @@ export async function closeCycle(
       if (row)
         opened = { billingCycleUuid: row.billingCycleUuid, organizationUuid, startDate: end, endDate: null };
     }
-    if (opts.actor)
-      await writeAudit(tx, {
-        organizationUuid,
-        actor: opts.actor,
-        action: "billing_cycle.closed",
-        target: { type: "billing_cycle", id: open.billingCycleUuid, label: open.startDate },
-        before: { start_date: open.startDate, end_date: null },
-        after: {
-          start_date: open.startDate,
-          end_date: end,
-          next_billing_cycle_uuid: opened?.billingCycleUuid ?? null,
-        },
-      });
+    await writeAuditBy(tx, opts.actor, {
+      organizationUuid,
+      action: "billing_cycle.closed",
+      target: { type: "billing_cycle", id: open.billingCycleUuid, label: open.startDate },
+      before: { start_date: open.startDate, end_date: null },
+      after: {
+        start_date: open.startDate,
+        end_date: end,
+        next_billing_cycle_uuid: opened?.billingCycleUuid ?? null,
+      },
+    });
     // The next cycle resolves the open budget alerts of the closed one.
     alertsChanged = (await evaluateAllBudgets(tx, organizationUuid, opts.now)).length > 0;
     return { closed: { ...open, endDate: end }, opened };
@@ -199,18 +195,16 @@ export async function recordPayment(
       })
       .returning({ paymentUuid: payments.paymentUuid, paidAt: payments.paidAt });
     if (!row) throw new Error("payment not inserted");
-    if (input.actor)
-      await writeAudit(tx, {
-        organizationUuid,
-        actor: input.actor,
-        action: "payment.recorded",
-        target: { type: "payment", id: row.paymentUuid, label: `$${formatUsdExact(input.amountMicros)}` },
-        after: {
-          amount_usd: formatUsdExact(input.amountMicros),
-          billing_cycle_uuid: cycle.billingCycleUuid,
-          note,
-        },
-      });
+    await writeAuditBy(tx, input.actor, {
+      organizationUuid,
+      action: "payment.recorded",
+      target: { type: "payment", id: row.paymentUuid, label: `$${formatUsdExact(input.amountMicros)}` },
+      after: {
+        amount_usd: formatUsdExact(input.amountMicros),
+        billing_cycle_uuid: cycle.billingCycleUuid,
+        note,
+      },
+    });
     return { paymentUuid: row.paymentUuid, paidAt: row.paidAt, cycle };
   });
 }
@@ -299,15 +293,13 @@ export async function setGroup(
         );
     }
     const current = await groupWorkspaceNames(tx, group.workspaceGroupUuid);
-    if (input.actor)
-      await writeAudit(tx, {
-        organizationUuid,
-        actor: input.actor,
-        action: "workspace_group.changed",
-        target: { type: "workspace_group", id: group.workspaceGroupUuid, label: name },
-        before,
-        after: { prepaid_usd: formatUsdExact(group.prepaidMicros), workspaces: current },
-      });
+    await writeAuditBy(tx, input.actor, {
+      organizationUuid,
+      action: "workspace_group.changed",
+      target: { type: "workspace_group", id: group.workspaceGroupUuid, label: name },
+      before,
+      after: { prepaid_usd: formatUsdExact(group.prepaidMicros), workspaces: current },
+    });
     return { group, workspaces: current };
   });
 }

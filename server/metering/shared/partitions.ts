@@ -7,7 +7,7 @@
  * table of its own until an operator dumps and drops it, or restored.
  */
 import { sql } from "drizzle-orm";
-import { type Actor, writeAudit } from "../../platform/audit";
+import { type Actor, writeAuditBy } from "../../platform/audit";
 import type { Db } from "../../platform/database";
 import { fillAdjustmentColumn } from "../pricing/adjustment-fill";
 import { dropMonthOfRuns, restoreMonthOfRuns } from "./run-rollup";
@@ -182,15 +182,13 @@ export async function archiveMonth(db: Db, month: string, actor?: Actor): Promis
     const { start, end } = monthBounds(month);
     await dropMonthOfRuns(tx, start, end);
     const n = Number(counted.rows[0]?.n ?? 0);
-    if (actor)
-      await writeAudit(tx, {
-        organizationUuid: null,
-        actor,
-        action: "event_partition.archived",
-        target: { type: "event_partition", id: month, label: archive },
-        before: { table: part, attached: true },
-        after: { table: archive, attached: false, rows: n },
-      });
+    await writeAuditBy(tx, actor, {
+      organizationUuid: null,
+      action: "event_partition.archived",
+      target: { type: "event_partition", id: month, label: archive },
+      before: { table: part, attached: true },
+      after: { table: archive, attached: false, rows: n },
+    });
     return n;
   });
   forgetMonths(db);
@@ -219,15 +217,13 @@ export async function restoreMonth(
       ),
     );
     await restoreMonthOfRuns(tx, start, end);
-    if (actor)
-      await writeAudit(tx, {
-        organizationUuid: null,
-        actor,
-        action: "event_partition.restored",
-        target: { type: "event_partition", id: month, label: part },
-        before: { table: found.table, attached: false },
-        after: { table: part, attached: true },
-      });
+    await writeAuditBy(tx, actor, {
+      organizationUuid: null,
+      action: "event_partition.restored",
+      target: { type: "event_partition", id: month, label: part },
+      before: { table: found.table, attached: false },
+      after: { table: part, attached: true },
+    });
   });
   return { status: "restored" };
 }
