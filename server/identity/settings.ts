@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { and, eq, inArray } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import { exportPKCS8, exportSPKI, generateKeyPair } from "jose";
 import { setting } from "../db/schema";
 import type { Db } from "../platform/database";
-import { type Keyring, seal, sealedWith, unseal } from "../platform/secrets";
+import { type Keyring, resealColumn, seal, sealedWith, unseal } from "../platform/secrets";
 
 /** The settings that hold secrets: stored sealed (AES-256-GCM under SECRETS_KEY), never in clear. */
 const SECRET_SETTINGS = ["token_signing_key", "auth_secret", "backend_api_key"] as const;
@@ -31,23 +31,15 @@ function keyringOf(db: Db): Keyring {
  */
 export async function sealStoredSecrets(db: Db, keyring: Keyring): Promise<number> {
   setKeyring(db, keyring);
-  const rows = await db
-    .select()
-    .from(setting)
-    .where(inArray(setting.key, [...SECRET_SETTINGS]));
-  let rewritten = 0;
-  for (const row of rows) {
-    const id = sealedWith(row.value);
-    if (id === keyring.currentId) continue;
-    const plain = id === null ? row.value : unseal(keyring, row.key, row.value);
-    const done = await db
-      .update(setting)
-      .set({ value: seal(keyring, row.key, plain) })
-      .where(and(eq(setting.key, row.key), eq(setting.value, row.value)))
-      .returning({ key: setting.key });
-    rewritten += done.length;
-  }
-  return rewritten;
+  return resealColumn(db, keyring, {
+    id: setting.key,
+    value: setting.value,
+    where: inArray(setting.key, [...SECRET_SETTINGS]),
+    // A setting's value is sealed under the setting's own name.
+    sealName: (key) => key,
+    sealPlaintext: true,
+    skipUnopenable: false,
+  });
 }
 
 /**

@@ -11,7 +11,10 @@ import {
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
+import { and, eq, getTableColumns, type SQL } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { ConfigError, decodeSecretsKey } from "./config";
+import type { Db } from "./database";
 
 /**
  * Instance secrets at rest (the token signing key, the auth secret, the backend API key) are kept
@@ -148,4 +151,47 @@ export function resolveKeyring(s: KeyringSource, log?: Log): Keyring {
     );
   else if (created) log?.info({ path }, "generated the key that encrypts stored secrets");
   return makeKeyring(key, [], "file");
+}
+
+/** Where a store keeps sealed secrets: one column of ids and one of sealed values, in one table. */
+export type SealedColumn = {
+  id: AnyPgColumn;
+  value: AnyPgColumn;
+  /** Which rows hold secrets; every row when unset. */
+  where?: SQL;
+  /** The name bound into a row's seal (a value opens only under the name it was sealed with). */
+  sealName(id: string): string;
+  /** Seal plaintext values (from before encryption); else they are left. */
+  sealPlaintext: boolean;
+  /** Leave a value no key in the ring opens (its readers fail and say so); else that fails here. */
+  skipUnopenable: boolean;
+};
+
+/**
+ * Re-seals a column's secrets under the current key, as each store does at start so a previous key
+ * can be dropped after a rotation. Each row is rewritten only where it still holds the value read,
+ * so processes starting at once agree. Returns how many values were rewritten.
+ */
+export async function resealColumn(db: Db, keyring: Keyring, c: SealedColumn): Promise<number> {
+  const table = c.id.table;
+  // The value column's property name, which update().set() is keyed by.
+  const field = Object.entries(getTableColumns(table)).find(([, col]) => col === c.value)?.[0];
+  if (!field) throw new Error(`column ${c.value.name} is not in the table of ${c.id.name}`);
+  const rows = await db.select({ id: c.id, stored: c.value }).from(table).where(c.where);
+  let rewritten = 0;
+  for (const row of rows as { id: string; stored: string }[]) {
+    const keyId = sealedWith(row.stored);
+    if (keyId === keyring.currentId) continue;
+    if (keyId === null && !c.sealPlaintext) continue;
+    if (keyId !== null && c.skipUnopenable && !keyring.keys.has(keyId)) continue;
+    const name = c.sealName(row.id);
+    const plain = keyId === null ? row.stored : unseal(keyring, name, row.stored);
+    const done = await db
+      .update(table)
+      .set({ [field]: seal(keyring, name, plain) })
+      .where(and(eq(c.id, row.id), eq(c.value, row.stored)))
+      .returning({ id: c.id });
+    rewritten += done.length;
+  }
+  return rewritten;
 }

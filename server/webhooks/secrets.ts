@@ -1,9 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { and, eq } from "drizzle-orm";
 import { webhookEndpoints } from "../db/schema";
 import type { Config } from "../platform/config";
 import type { Database, Db } from "../platform/database";
-import { type Keyring, resolveKeyring, seal, sealedWith, unseal } from "../platform/secrets";
+import { type Keyring, resealColumn, resolveKeyring, seal, unseal } from "../platform/secrets";
 
 /** A new signing secret: `whsec_` and 32 random bytes, base64url. */
 export const newSigningSecret = () => `whsec_${randomBytes(32).toString("base64url")}`;
@@ -44,20 +43,11 @@ export function webhookKeyring(config: Config, database: Database): Keyring {
  * A secret no key in the ring opens is left as it is (its deliveries fail and say so).
  */
 export async function resealSigningSecrets(db: Db, keyring: Keyring): Promise<number> {
-  const rows = await db
-    .select({ id: webhookEndpoints.endpointUuid, sealed: webhookEndpoints.secretSealed })
-    .from(webhookEndpoints);
-  let rewritten = 0;
-  for (const row of rows) {
-    const id = sealedWith(row.sealed);
-    if (id === keyring.currentId || id === null || !keyring.keys.has(id)) continue;
-    const secret = openSigningSecret(keyring, row.id, row.sealed);
-    const done = await db
-      .update(webhookEndpoints)
-      .set({ secretSealed: sealSigningSecret(keyring, row.id, secret) })
-      .where(and(eq(webhookEndpoints.endpointUuid, row.id), eq(webhookEndpoints.secretSealed, row.sealed)))
-      .returning({ id: webhookEndpoints.endpointUuid });
-    rewritten += done.length;
-  }
-  return rewritten;
+  return resealColumn(db, keyring, {
+    id: webhookEndpoints.endpointUuid,
+    value: webhookEndpoints.secretSealed,
+    sealName,
+    sealPlaintext: false,
+    skipUnopenable: true,
+  });
 }
