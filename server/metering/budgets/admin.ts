@@ -11,7 +11,7 @@ import { budgets, workspaces } from "../../db/schema";
 import { type Actor, type Snapshot, writeAudit } from "../../platform/audit";
 import type { Db, Tx } from "../../platform/database";
 import { DomainError } from "../../platform/domain-error";
-import { evaluateAllBudgets, lockBudgets } from "./eval";
+import { evaluateAllBudgets, underBudgetLock } from "./eval";
 import { noticeBudgetAlerts } from "./notify";
 import { budgetCycle, cycleSpend } from "./spend";
 import { type AlertRecord, alertJson, alertRecordSql, type BudgetRow, budgetJson } from "./store";
@@ -102,8 +102,7 @@ export async function liveWorkspaceName(tx: Db | Tx, organizationUuid: string, w
 /** A change's transaction, then its alert emails once it committed. */
 async function change<T>(db: Db, organizationUuid: string, work: (tx: Tx) => Promise<T>): Promise<T> {
   let alertsChanged = false;
-  const result = await db.transaction(async (tx: Tx) => {
-    await lockBudgets(tx, organizationUuid);
+  const result = await underBudgetLock(db, organizationUuid, async (tx) => {
     const value = await work(tx);
     alertsChanged = (await evaluateAllBudgets(tx, organizationUuid)).length > 0;
     return value;
@@ -220,8 +219,7 @@ export async function deleteBudget(
   budgetUuid: string,
   actor: Actor,
 ): Promise<void> {
-  await db.transaction(async (tx: Tx) => {
-    await lockBudgets(tx, organizationUuid);
+  await underBudgetLock(db, organizationUuid, async (tx) => {
     const { row, label } = await lockedBudget(tx, organizationUuid, budgetUuid);
     // Its alerts go with it (foreign key cascade): no "resolved" notice for a budget that is gone.
     await tx.delete(budgets).where(eq(budgets.budgetUuid, budgetUuid));

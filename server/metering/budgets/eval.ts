@@ -11,7 +11,7 @@
  */
 import { sql } from "drizzle-orm";
 import type { WebhookEventType } from "../../../contract/budgets";
-import type { Tx } from "../../platform/database";
+import type { Db, Tx } from "../../platform/database";
 import { enqueueWebhookEvent } from "../../webhooks/enqueue";
 import { type Cycle, cycleBounds } from "../billing/cycles";
 import { arrayLiteral } from "../shared/sql-arrays";
@@ -30,6 +30,13 @@ type Rows<T> = { rows: T[] };
  */
 export const lockBudgets = (tx: Tx, organizationUuid: string) =>
   tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`budgets:${organizationUuid}`}))`);
+
+/** Runs `work` in a transaction that takes the organization's budget lock first (lockBudgets). */
+export const underBudgetLock = <T>(db: Db, organizationUuid: string, work: (tx: Tx) => Promise<T>) =>
+  db.transaction(async (tx: Tx) => {
+    await lockBudgets(tx, organizationUuid);
+    return work(tx);
+  });
 
 /**
  * Records the alert transitions of `budgets` (the organization's budgets whose spend may have

@@ -17,20 +17,8 @@ import { evalRuns } from "../../db/schema";
 import { type Actor, writeAudit } from "../../platform/audit";
 import type { Db, Tx } from "../../platform/database";
 import { DomainError } from "../../platform/domain-error";
-import { lockBudgets } from "./eval";
-import { holdOf, RESERVATION_IDLE_MS, runReservation, usedSql } from "./reservations";
-
-type Row = {
-  run: string;
-  ws: string;
-  ws_name: string | null;
-  name: string | null;
-  started_by: string | null;
-  started_at: Date | string;
-  reserved: string;
-  used: string;
-  last_activity: Date | string;
-};
+import { underBudgetLock } from "./eval";
+import { heldRuns, holdOf, RESERVATION_IDLE_MS, runReservation } from "./reservations";
 
 /** The organization's reservations held now, the largest first. */
 export async function openReservations(
@@ -38,20 +26,8 @@ export async function openReservations(
   organizationUuid: string,
   now = new Date(),
 ): Promise<OpenReservationList> {
-  const since = new Date(now.getTime() - RESERVATION_IDLE_MS).toISOString();
-  const result = (await db.execute(sql`
-    select r.eval_run_uuid as run, r.workspace_uuid::text as ws, w.name as ws_name, r.name,
-           r.started_by_email as started_by, r.started_at, r.reserved_micros::text as reserved,
-           coalesce(u.used, 0)::text as used,
-           greatest(r.started_at, coalesce(u.last_at, r.started_at)) as last_activity
-      from eval_runs r ${usedSql(organizationUuid)}
-      left join workspaces w on w.workspace_uuid = r.workspace_uuid
-     where r.organization_uuid = ${organizationUuid}
-       and r.reserved_micros is not null and r.finished_at is null
-       and greatest(r.started_at, coalesce(u.last_at, r.started_at)) > ${since}::timestamptz`)) as unknown as {
-    rows: Row[];
-  };
-  const open = result.rows.map((r) => {
+  const rows = await heldRuns(db, organizationUuid, now);
+  const open = rows.map((r) => {
     const held = holdOf(BigInt(r.reserved), BigInt(r.used));
     const reservation: OpenReservation = {
       eval_run_uuid: r.run,
@@ -87,8 +63,7 @@ export async function releaseReservation(
   evalRunUuid: string,
   actor: Actor,
 ): Promise<ReleasedReservation> {
-  return db.transaction(async (tx: Tx) => {
-    await lockBudgets(tx, organizationUuid);
+  return underBudgetLock(db, organizationUuid, async (tx) => {
     const [run] = await tx
       .select({
         name: evalRuns.name,

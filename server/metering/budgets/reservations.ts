@@ -35,26 +35,55 @@ export const usedSql = (org: string) => sql`
      where d.organization_uuid = ${org} and d.day >= (r.started_at at time zone 'UTC')::date
        and d.eval_run_uuid = r.eval_run_uuid) u on true`;
 
+/** A run's last activity, over usedSql's join: its start or its latest event. */
+const lastActivitySql = sql`greatest(r.started_at, coalesce(u.last_at, r.started_at))`;
+
+/**
+ * The organization's runs (`r`, joined by usedSql) that hold a reservation now: started with an
+ * estimate, not finished, and active within RESERVATION_IDLE_MS of `now`.
+ */
+function holdingNowSql(organizationUuid: string, now: Date) {
+  const since = new Date(now.getTime() - RESERVATION_IDLE_MS).toISOString();
+  return sql`r.organization_uuid = ${organizationUuid}
+       and r.reserved_micros is not null and r.finished_at is null
+       and ${lastActivitySql} > ${since}::timestamptz`;
+}
+
+/** A run holding a reservation now, as heldRuns reads it (micro-dollars as text). */
+export type HeldRun = {
+  run: string;
+  ws: string;
+  ws_name: string | null;
+  name: string | null;
+  started_by: string | null;
+  started_at: Date | string;
+  reserved: string;
+  used: string;
+  last_activity: Date | string;
+};
+
+/** The organization's runs holding a reservation now, with their workspace's name. */
+export async function heldRuns(db: Db | Tx, organizationUuid: string, now: Date): Promise<HeldRun[]> {
+  const result = (await db.execute(sql`
+    select r.eval_run_uuid as run, r.workspace_uuid::text as ws, w.name as ws_name, r.name,
+           r.started_by_email as started_by, r.started_at, r.reserved_micros::text as reserved,
+           coalesce(u.used, 0)::text as used, ${lastActivitySql} as last_activity
+      from eval_runs r ${usedSql(organizationUuid)}
+      left join workspaces w on w.workspace_uuid = r.workspace_uuid
+     where ${holdingNowSql(organizationUuid, now)}`)) as unknown as Rows<HeldRun>;
+  return result.rows;
+}
+
 /** The reservations held now in the organization, in total and per workspace. */
 export async function heldReservations(
   db: Db | Tx,
   organizationUuid: string,
   now = new Date(),
 ): Promise<Holds> {
-  const since = new Date(now.getTime() - RESERVATION_IDLE_MS).toISOString();
-  const result = (await db.execute(sql`
-    select r.workspace_uuid::text as ws, r.reserved_micros::text as reserved, coalesce(u.used, 0)::text as used
-      from eval_runs r ${usedSql(organizationUuid)}
-     where r.organization_uuid = ${organizationUuid}
-       and r.reserved_micros is not null and r.finished_at is null
-       and greatest(r.started_at, coalesce(u.last_at, r.started_at)) > ${since}::timestamptz`)) as unknown as Rows<{
-    ws: string;
-    reserved: string;
-    used: string;
-  }>;
+  const rows = await heldRuns(db, organizationUuid, now);
   const byWorkspace = new Map<string, bigint>();
   let total = 0n;
-  for (const r of result.rows) {
+  for (const r of rows) {
     const held = holdOf(BigInt(r.reserved), BigInt(r.used));
     total += held;
     byWorkspace.set(r.ws, (byWorkspace.get(r.ws) ?? 0n) + held);
@@ -75,7 +104,7 @@ export async function runReservation(
 ): Promise<Reservation | null> {
   const result = (await db.execute(sql`
     select r.reserved_micros::text as reserved, coalesce(u.used, 0)::text as used, r.finished_at,
-           greatest(r.started_at, coalesce(u.last_at, r.started_at)) as last_activity
+           ${lastActivitySql} as last_activity
       from eval_runs r ${usedSql(organizationUuid)}
      where r.organization_uuid = ${organizationUuid} and r.eval_run_uuid = ${evalRunUuid}
        and r.reserved_micros is not null`)) as unknown as Rows<{
