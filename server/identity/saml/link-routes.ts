@@ -3,12 +3,13 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
-import { pageKit, withRt } from "../hosted-pages/kit";
+import { withRt } from "../hosted-pages/kit";
 import { field } from "../hosted-pages/schemas";
 import { sendCookies } from "../http";
 import { clientIp, enforce, LIMITS } from "../login/limits";
 import { passwordLogin } from "../login/password-login";
 import { completeLink, consumePending, createPending, linkConfirmationEmail, readPending } from "./linking";
+import { samlPageKit } from "./page-kit";
 import { samlLinkConfirmPage, samlLinkPage, samlMessagePage } from "./pages";
 import { sessionOrSecondFactor } from "./signin";
 import { organizationName } from "./store";
@@ -22,10 +23,7 @@ const confirmBody = z.object({ token: field });
 
 export const samlLinkRoutes: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = async (app, { ctx }) => {
   const { db, config } = ctx;
-  const kit = pageKit(ctx);
-  const toConsole = { href: kit.consoleUrl, label: "Go to the console" };
-  const message = (reply: FastifyReply, status: number, title: string, text: string) =>
-    kit.send(reply, status, samlMessagePage(title, text, toConsole));
+  const { kit, toConsole, message } = samlPageKit(ctx);
   const orgNameOf = async (orgId: string) => (await organizationName(db, orgId)) ?? "The organization";
   const linkExpired = (reply: FastifyReply) =>
     message(

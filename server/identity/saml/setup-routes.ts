@@ -3,12 +3,13 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
-import { fieldErrors, pageKit } from "../hosted-pages/kit";
+import { fieldErrors } from "../hosted-pages/kit";
 import { rt } from "../hosted-pages/schemas";
 import { type Actor, auditActor, type OrgAccess, orgAccess } from "../orgs/access";
 import { encodeReturnTarget } from "../return-target";
 import { ownershipOf, recordName, recordValue, verifyDomain } from "./domain-ownership";
-import { type SamlSetupView, samlMessagePage, samlSetupPage } from "./pages";
+import { samlPageKit } from "./page-kit";
+import { type SamlSetupView, samlSetupPage } from "./pages";
 import { canSetupSaml, samlDomainOf } from "./policy";
 import { type SamlSetupBody, samlSettings, samlSetupBody } from "./setup-form";
 import { spUrls } from "./sp";
@@ -27,10 +28,7 @@ const setupQuery = z.object({
 
 export const samlSetupPages: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = async (app, { ctx }) => {
   const { db, config } = ctx;
-  const kit = pageKit(ctx);
-  const toConsole = { href: kit.consoleUrl, label: "Go to the console" };
-  const message = (reply: FastifyReply, status: number, title: string, text: string) =>
-    kit.send(reply, status, samlMessagePage(title, text, toConsole));
+  const { kit, message } = samlPageKit(ctx);
 
   /** The set-up page's access rule: a member with propelauth::can_setup_saml (an Owner). */
   async function setupAccess(reply: FastifyReply, actor: Actor, orgId: string): Promise<OrgAccess | null> {

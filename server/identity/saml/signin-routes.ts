@@ -2,10 +2,11 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { IdentityContext } from "../context";
 import { IdentityError } from "../errors";
-import { pageKit, withRt } from "../hosted-pages/kit";
+import { withRt } from "../hosted-pages/kit";
 import { field, rtQuery } from "../hosted-pages/schemas";
 import { sendCookies } from "../http";
 import { createPending, type PendingLink } from "./linking";
+import { samlPageKit } from "./page-kit";
 import { samlLinkPage, samlMessagePage } from "./pages";
 import { consumeAssertion, enabledConnection } from "./signin";
 import { serviceProvider, spMetadata } from "./sp";
@@ -20,8 +21,7 @@ const acsBody = z.object({ SAMLResponse: field, RelayState: field });
 
 export const samlSignInRoutes: FastifyPluginAsyncZod<{ ctx: IdentityContext }> = async (app, { ctx }) => {
   const { db, config } = ctx;
-  const kit = pageKit(ctx);
-  const toConsole = { href: kit.consoleUrl, label: "Go to the console" };
+  const { kit, toConsole } = samlPageKit(ctx);
 
   app.get("/saml/:orgId/metadata", { schema: { params: orgParams } }, async (req, reply) => {
     const { orgId } = req.params;
