@@ -1,4 +1,5 @@
-// "Billing Period" with previous/next buttons; renders nothing without billing cycles.
+// "Billing Period" with previous/next buttons. Until the cycles are in, the same row with its
+// buttons disabled and no period, so that nothing below moves when the period comes.
 import { LeftOutlined, RightOutlined } from "@ant-design/icons";
 import { Button, Flex, Typography } from "antd";
 import { memo } from "react";
@@ -7,7 +8,6 @@ import type { BillingState } from "./use-billing-state";
 
 function PeriodStepperView({ state }: { state: BillingState }) {
   const { cycle, canStepBack, canStepForward, step } = state;
-  if (!cycle) return null;
   return (
     <Flex vertical gap={4}>
       <Typography.Text type="secondary" style={{ fontSize: 12 }} id="billing-period-label">
@@ -17,21 +17,22 @@ function PeriodStepperView({ state }: { state: BillingState }) {
         <Button
           icon={<LeftOutlined />}
           aria-label="Previous billing period"
-          disabled={!canStepBack}
+          disabled={!cycle || !canStepBack}
           onClick={() => step(-1)}
         />
         <Typography.Text
           strong
           data-testid="billing-period"
           aria-live="polite"
+          aria-busy={cycle ? undefined : true}
           style={{ minWidth: 220, textAlign: "center", fontVariantNumeric: "tabular-nums" }}
         >
-          {periodLabel(cycle.billing_cycle_start_date, cycle.billing_cycle_end_date)}
+          {cycle ? periodLabel(cycle.billing_cycle_start_date, cycle.billing_cycle_end_date) : "\u00a0"}
         </Typography.Text>
         <Button
           icon={<RightOutlined />}
           aria-label="Next billing period"
-          disabled={!canStepForward}
+          disabled={!cycle || !canStepForward}
           onClick={() => step(1)}
         />
       </Flex>

@@ -11,6 +11,11 @@ import { balanceCaption, balanceMicros, groupBreakdown, totalCostMicros } from "
 
 export const CREDIT_GREEN = "#49aa19";
 
+// Heights of an amount's line, the "Explain this charge" link and a caption line (12 px text).
+const VALUE_HEIGHT = 36;
+const EXPLAIN_HEIGHT = 28;
+const CAPTION_HEIGHT = 20;
+
 function Stat({
   label,
   value,
@@ -28,7 +33,15 @@ function Stat({
         <Typography.Text type="secondary" style={{ fontSize: 13 }}>
           {label}
         </Typography.Text>
-        <div style={{ fontSize: 28, fontWeight: 600, lineHeight: 1.3, fontVariantNumeric: "tabular-nums" }}>
+        <div
+          style={{
+            fontSize: 28,
+            fontWeight: 600,
+            lineHeight: 1.3,
+            minHeight: VALUE_HEIGHT,
+            fontVariantNumeric: "tabular-nums",
+          }}
+        >
           {value}
         </div>
         {children}
@@ -87,17 +100,25 @@ function TotalsStripView({
   onExplain?: () => void;
 }) {
   if (loading && !cycle) {
+    // The cards as they will be, with a bar where each amount goes and the room of the lines under
+    // it, so that nothing below moves when the cycle comes (a workspace group's line excepted).
+    const amount = <Skeleton.Input active size="small" style={{ height: 28, width: 120 }} />;
     return (
-      <Row gutter={[16, 16]} style={{ marginBottom: 16 }}>
-        {["Total Cost", "Paid", "Balance"].map((label) => (
-          <Col key={label} xs={24} md={8}>
-            <Card size="small" style={{ height: "100%" }}>
-              <Skeleton active paragraph={{ rows: 1 }} title={{ width: 80 }} />
-              {/* The count loads on its own: its line holds its room from the start. */}
-              {label === "Total Cost" ? <AwaitingLine state={awaiting} /> : null}
-            </Card>
-          </Col>
-        ))}
+      <Row gutter={[16, 16]} style={{ marginBottom: 16 }} aria-busy>
+        <Col xs={24} md={8}>
+          <Stat label="Total Cost" testId="total-cost-loading" value={amount}>
+            <AwaitingLine state={awaiting} />
+            {onExplain ? <div style={{ height: EXPLAIN_HEIGHT }} /> : null}
+          </Stat>
+        </Col>
+        <Col xs={24} md={8}>
+          <Stat label="Paid" testId="paid-loading" value={amount} />
+        </Col>
+        <Col xs={24} md={8}>
+          <Stat label="Balance" testId="balance-loading" value={amount}>
+            <div style={{ height: CAPTION_HEIGHT }} />
+          </Stat>
+        </Col>
       </Row>
     );
   }

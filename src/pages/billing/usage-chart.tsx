@@ -4,7 +4,7 @@
 import { Alert, Card, Empty, Flex, Segmented, Skeleton, Typography } from "antd";
 import { Suspense, useMemo } from "react";
 import type { Grouping } from "../../../contract/usage-schemas";
-import { ADJUSTMENTS_LABEL, type ChartMetric, chartData } from "../../lib/billing/chart";
+import { ADJUSTMENTS_LABEL, CHART_HEIGHT, type ChartMetric, chartData } from "../../lib/billing/chart";
 import { stackedBars } from "./stacked-bars-chunk";
 
 const StackedBars = stackedBars.Component;
@@ -22,7 +22,12 @@ const GROUPINGS: { label: string; value: Grouping }[] = [
   { label: "Monthly", value: "monthly" },
 ];
 
-const placeholder = <Skeleton.Node active style={{ width: "100%", height: 300 }} />;
+/** The legend's row above the drawing (one line of text and its margin). */
+const LEGEND_ROOM = 30;
+// Before the series: the room of the legend and the drawing, so nothing below moves when they come.
+const waiting = <Skeleton.Node active style={{ width: "100%", height: CHART_HEIGHT + LEGEND_ROOM }} />;
+// The legend is drawn: the drawing's room while its chunk arrives.
+const drawing = <Skeleton.Node active style={{ width: "100%", height: CHART_HEIGHT }} />;
 
 /** The chart of the page's series (read by the page, so Refresh refetches it with the rest). */
 export function UsageChart({
@@ -63,7 +68,7 @@ export function UsageChart({
           description={query.error?.message}
         />
       ) : !series ? (
-        placeholder
+        waiting
       ) : data.rows.length === 0 ? (
         <Empty
           image={Empty.PRESENTED_IMAGE_SIMPLE}
@@ -102,7 +107,7 @@ export function UsageChart({
               </Flex>
             ))}
           </Flex>
-          <Suspense fallback={placeholder}>
+          <Suspense fallback={drawing}>
             <StackedBars data={data} metric={metric} />
           </Suspense>
         </>
