@@ -17,7 +17,7 @@ import { auditCsvLines, auditPage } from "./audit-log-reads";
 import { csvFormatParam, jsonOrCsvResponse, sendCsv, wantsCsv } from "./csv-reply";
 import { queryTextField } from "./fields";
 import { adminOrg } from "./route-hooks";
-import { failure } from "./schemas";
+import { ADMIN_ERRORS, ADMINS_ONLY, failure } from "./schemas";
 
 /** A day as billing cycles give them: YYYY-MM-DD, midnight UTC. */
 const day = (name: string) =>
@@ -98,15 +98,12 @@ export const auditLogRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { d
           `or format=csv, every filtered entry streamed as CSV (columns ${AUDIT_CSV_HEADERS.join(", ")}; ` +
           `at most ${AUDIT_MAX_EXPORT_ROWS.toLocaleString("en-US")} entries, a larger export breaks off ` +
           "as a failed transfer). The log is append-only; entries older than the deployment's " +
-          `retention (AUDIT_RETENTION_DAYS) are purged. Actions: ${ACTION_LIST}. Organization ` +
-          "administrators only (Admin or Owner), with a bearer token, an administrator's personal API " +
-          "key or an organization API key; members and their keys get 403.",
+          `retention (AUDIT_RETENTION_DAYS) are purged. Actions: ${ACTION_LIST}. ${ADMINS_ONLY}`,
         querystring: QuerySchema,
         response: {
           200: jsonOrCsvResponse("One page of entries, or the CSV export", AuditLogPageSchema),
           400: failure("A query parameter is not valid"),
-          401: failure("Not signed in"),
-          403: failure("Not an organization administrator (members and members' keys)"),
+          ...ADMIN_ERRORS,
         },
       },
     },

@@ -10,6 +10,7 @@ import {
   MAX_EVAL_RUN_PAGE_SIZE,
   StartedEvalRunSchema,
 } from "../../contract/eval-runs";
+import { pageSizeParam, wholeNumberParam } from "../../contract/paging";
 import { EstimateSchema, RESERVATION_IDLE_MINUTES, ReservationSchema } from "../../contract/reservations";
 import { type Cycle, findCycle } from "../metering/billing/cycles";
 import { priceEstimate } from "../metering/budgets/estimate";
@@ -30,10 +31,10 @@ import {
   recordedOutcomeFields,
   recordRunOutcomes,
 } from "./eval-run-outcomes";
-import { EvalRunParamsSchema, uuidField } from "./fields";
+import { EvalRunParamsSchema, queryTextField, uuidField } from "./fields";
 import type { RouteApp } from "./route-deps";
 import { adminOrg } from "./route-hooks";
-import { failure, json } from "./schemas";
+import { ADMIN_ERRORS, failure, json } from "./schemas";
 import { requireSpendAllowance, spendLimitResponse } from "./spend-limit";
 
 const cycleParam = uuidField("billing_cycle_uuid")
@@ -44,13 +45,6 @@ const uuid = uuidField("workspace_uuid");
 
 const sortValues = [...EVAL_RUN_SORT_FIELDS, ...OUTCOME_SORT_FIELDS].flatMap((k) => [k, `-${k}`]);
 
-const whole = (name: string, max: number, tooLarge: string) =>
-  z.coerce
-    .number({ error: `${name} must be a whole number.` })
-    .int({ error: `${name} must be a whole number.` })
-    .min(1, { error: `${name} must be at least 1.` })
-    .max(max, { error: tooLarge });
-
 const ListQuerySchema = z.strictObject({
   billing_cycle_uuid: cycleParam,
   workspace_uuid: z
@@ -60,10 +54,7 @@ const ListQuerySchema = z.strictObject({
       v === undefined ? [] : [...new Set((Array.isArray(v) ? v : [v]).map((u) => u.toLowerCase()))],
     )
     .meta({ description: "Repeatable: the runs of these workspaces only." }),
-  search: z
-    .string({ error: "search must be a string." })
-    .trim()
-    .max(200, { error: "search must be at most 200 characters." })
+  search: queryTextField("search", 200)
     .optional()
     .meta({ description: "Case-insensitive substring of the run id or the eval name." }),
   sort: z
@@ -74,12 +65,8 @@ const ListQuerySchema = z.strictObject({
       description:
         "started_at, cost, events, pass_rate or cost_per_passed_case (runs without one last); descending with a leading '-'. Default -started_at.",
     }),
-  page: whole("page", 1_000_000, "page is too large.").default(1),
-  page_size: whole(
-    "page_size",
-    MAX_EVAL_RUN_PAGE_SIZE,
-    `page_size must be at most ${MAX_EVAL_RUN_PAGE_SIZE}.`,
-  ).default(EVAL_RUN_PAGE_SIZE),
+  page: wholeNumberParam("page", 1_000_000, "page is too large.").default(1),
+  page_size: pageSizeParam(MAX_EVAL_RUN_PAGE_SIZE, EVAL_RUN_PAGE_SIZE),
 });
 
 const RunParamsSchema = EvalRunParamsSchema;
@@ -126,8 +113,7 @@ const READERS =
 
 const readErrors = {
   400: failure("A parameter is not valid"),
-  401: failure("Not signed in"),
-  403: failure("Not an organization administrator (members and members' keys)"),
+  ...ADMIN_ERRORS,
 };
 
 async function cycleFor(db: Db, organizationUuid: string, uuid: string | undefined): Promise<Cycle> {

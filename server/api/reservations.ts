@@ -9,7 +9,7 @@ import type { Db } from "../platform/database";
 import { actorOf } from "./audit";
 import { EvalRunParamsSchema } from "./fields";
 import { adminOrg } from "./route-hooks";
-import { failure, json } from "./schemas";
+import { ADMIN_ERRORS, failure, json } from "./schemas";
 
 const tags = ["Budgets"];
 
@@ -17,8 +17,7 @@ const ParamsSchema = EvalRunParamsSchema;
 
 const errors = {
   400: failure("Invalid request"),
-  401: failure("Not signed in"),
-  403: failure("Not an organization administrator (members and members' keys)"),
+  ...ADMIN_ERRORS,
 };
 
 /**

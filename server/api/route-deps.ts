@@ -2,10 +2,8 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { IngestKeyVerifier } from "../metering/ingestion/ingest-keys";
 import type { Db } from "../platform/database";
 import type { IdentityGateway } from "../platform/identity-gateway";
-import { workspaceNamesFrom } from "../workspaces/cache";
 import type { WorkspaceStore } from "../workspaces/store";
 import type { Authenticate } from "./principal";
-import { createReadGate, type ReadGate } from "./read-gate";
 
 /** What the route plugins of accounts, workspaces, their members and operators are given. */
 export type WorkspaceRouteDeps = {
@@ -38,27 +36,6 @@ export type OperatorRouteDeps = {
   /** USAGE_MAX_AGE_DAYS: older usage is rejected by imports too (0: no horizon). */
   usageMaxAgeDays?: number;
 };
-
-/** What the usage read plugins (records, summary, series, export, report, explain) are given. */
-export type UsageReadDeps = {
-  db: Db;
-  /** Where the usage is read (a replica when configured); db otherwise. */
-  readDb?: Db;
-  /** Expensive reads admitted per organization, one gate shared by every usage read plugin. */
-  reads?: ReadGate;
-  /** The workspace store the names come from (the API's cache); else read each time. */
-  workspaces?: WorkspaceStore;
-};
-
-/**
- * The handle a usage read plugin reads through, its read gate and its workspace names. Every usage
- * read, the cycle and the usage version included, goes to one handle: the version is read before
- * the data through it, so a lagging replica can never cache old figures under a new version.
- */
-export function usageReadsOf(deps: UsageReadDeps) {
-  const db = deps.readDb ?? deps.db;
-  return { db, reads: deps.reads ?? createReadGate(), namesOf: workspaceNamesFrom(db, deps.workspaces) };
-}
 
 /** The instance a route plugin is given (zod type provider): what its route groups register on. */
 export type RouteApp = Parameters<FastifyPluginAsyncZod>[0];

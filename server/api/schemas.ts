@@ -29,6 +29,17 @@ export const json = <S extends z.ZodType>(description: string, schema: S) => ({
 /** An error response of a route: the error JSON, described for this route and status. */
 export const failure = (description: string) => json(description, ErrorSchema);
 
+/** The sentence that ends the description of a route for organization administrators. */
+export const ADMINS_ONLY =
+  "Organization administrators only (Admin or Owner), with a bearer token, an administrator's " +
+  "personal API key or an organization API key; members and their keys get 403.";
+
+/** What a route for organization administrators answers a caller not signed in, or not one. */
+export const ADMIN_ERRORS = {
+  401: failure("Not signed in"),
+  403: failure("Not an organization administrator (members and members' keys)"),
+};
+
 /** A response without a body (204). */
 export const noContent = (description: string) => z.undefined().meta({ description });
 

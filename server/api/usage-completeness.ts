@@ -4,6 +4,7 @@ import { usageCompleteness } from "../metering/ingestion/watermarks";
 import type { Db } from "../platform/database";
 import { adminOrg } from "./route-hooks";
 import { failure, json } from "./schemas";
+import { USAGE_READ_CONFIG, USAGE_TAGS } from "./usage-read-kit";
 
 /**
  * GET /v1/usage/completeness: how complete the organization's usage is, beside the dashboard's
@@ -13,9 +14,9 @@ export const usageCompletenessRoutes: FastifyPluginAsyncZod<{ db: Db }> = async 
   app.get(
     "/usage/completeness",
     {
-      config: { auth: "bearer_or_api_key", admin: "read the organization's usage" },
+      config: USAGE_READ_CONFIG,
       schema: {
-        tags: ["Usage"],
+        tags: USAGE_TAGS,
         summary: "How complete the usage is",
         description:
           `Eval services may send ${USAGE_WATERMARK_HEADER}: T with a batch of usage, meaning they have sent every ` +

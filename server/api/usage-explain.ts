@@ -12,9 +12,9 @@ import { ExplainNotFound, explainCharge } from "../metering/usage/explain";
 import { ApiError } from "../platform/errors";
 import { uuidField } from "./fields";
 import { expensiveRead } from "./read-gate";
-import { type UsageReadDeps, usageReadsOf } from "./route-deps";
 import { adminOrg } from "./route-hooks";
-import { failure, json } from "./schemas";
+import { ADMIN_ERRORS, ADMINS_ONLY, failure, json } from "./schemas";
+import { USAGE_READ_CONFIG, USAGE_TAGS, type UsageReadDeps, usageReadsOf } from "./usage-read-kit";
 
 /** A node's name as the events carry it: any text, not empty. */
 const nodeName = (field: string) =>
@@ -78,9 +78,9 @@ export const usageExplainRoutes: FastifyPluginAsyncZod<UsageReadDeps> = async (a
   app.get(
     "/usage/explain",
     {
-      config: { auth: "bearer_or_api_key", admin: "read the organization's usage" },
+      config: USAGE_READ_CONFIG,
       schema: {
-        tags: ["Usage"],
+        tags: USAGE_TAGS,
         summary: "Explain a billing cycle's cost",
         description:
           "A billing cycle's cost taken apart one level at a time: the cycle's total (its parts: the " +
@@ -93,15 +93,12 @@ export const usageExplainRoutes: FastifyPluginAsyncZod<UsageReadDeps> = async (a
           "and later pages: earlier + parts + later = total, to the micro-dollar. The cycle's total is its " +
           "billing cycle's total_cost and a group's its total_cost; a part's cost is the total of the node it " +
           "opens. Usage whose events are archived is counted by the bill but no longer itemized: it is a " +
-          "line (and a part of its workspace) of its own. Organization administrators only (Admin or " +
-          "Owner), with a bearer token, an administrator's personal API key or an organization API key; " +
-          "members and their keys get 403.",
+          `line (and a part of its workspace) of its own. ${ADMINS_ONLY}`,
         querystring: QuerySchema,
         response: {
           200: json("The node, its lines and one page of its parts", UsageExplainSchema),
           400: failure("A query parameter is not valid, or does not belong to the level"),
-          401: failure("Not signed in"),
-          403: failure("Not an organization administrator (members and members' keys)"),
+          ...ADMIN_ERRORS,
           404: failure("No such billing cycle, group, workspace, eval run or event in the organization"),
           429: failure("Too many expensive reads of the organization at once, or a rate limit"),
         },

@@ -28,9 +28,10 @@ import { ApiError } from "../platform/errors";
 import { csvResponse, sendCsv } from "./csv-reply";
 import { queryTextField, uuidField } from "./fields";
 import { expensiveRead, exportRead } from "./read-gate";
-import { type RouteApp, type UsageReadDeps, usageReadsOf } from "./route-deps";
+import type { RouteApp } from "./route-deps";
 import { adminOrg } from "./route-hooks";
-import { failure, json } from "./schemas";
+import { ADMIN_ERRORS, ADMINS_ONLY, failure, json } from "./schemas";
+import { USAGE_READ_CONFIG, USAGE_TAGS, type UsageReadDeps, usageReadsOf } from "./usage-read-kit";
 
 /** A query parameter that may be given once or repeated: always a list, blanks dropped. */
 const repeatable = (field: string, item: z.ZodType<string>) =>
@@ -121,15 +122,8 @@ const SeriesQuerySchema = z.strictObject({
   grouping: z.enum(GROUPINGS, { error: "grouping must be daily, weekly or monthly." }).default("daily"),
 });
 
-/**
- * Usage is the bill: only organization administrators (Admin or Owner) read it, as the Billing &
- * Usage page and billingcycles. The credential may be a bearer token or an API key, like the
- * other administrator calls (workspaces, members): an administrator's personal key, or an
- * organization key (created by an administrator; it acts with its creator's current role).
- * Members, and members' personal keys, get 403.
- */
-const config = { auth: "bearer_or_api_key", admin: "read the organization's usage" } as const;
-const tags = ["Usage"];
+const config = USAGE_READ_CONFIG;
+const tags = USAGE_TAGS;
 
 /** At most this many exports run at once per organization (in each API process). */
 export const MAX_CONCURRENT_EXPORTS = 2;
@@ -137,9 +131,7 @@ export const MAX_CONCURRENT_EXPORTS = 2;
 const EXPORT = exportRead("export", MAX_CONCURRENT_EXPORTS, "exports");
 const SEARCH = expensiveRead("search");
 
-const WHO =
-  " Organization administrators only (Admin or Owner), with a bearer token, an administrator's " +
-  "personal API key or an organization API key; members and their keys get 403.";
+const WHO = ` ${ADMINS_ONLY}`;
 
 /**
  * The cycle a call reads and the organization's usage version, the page data's cache key, looked
@@ -157,8 +149,7 @@ async function cycleFor(
 
 const errors = {
   400: failure("A query parameter is not valid"),
-  401: failure("Not signed in"),
-  403: failure("Not an organization administrator (members and members' keys)"),
+  ...ADMIN_ERRORS,
   404: failure("No such billing cycle in the organization"),
 };
 

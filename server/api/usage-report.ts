@@ -21,10 +21,10 @@ import type { Db } from "../platform/database";
 import { ApiError } from "../platform/errors";
 import { csvFormatParam, jsonOrCsvResponse, sendCsv, wantsCsv } from "./csv-reply";
 import { expensiveRead, exportRead } from "./read-gate";
-import { type UsageReadDeps, usageReadsOf } from "./route-deps";
 import { adminOrg } from "./route-hooks";
-import { failure } from "./schemas";
+import { ADMIN_ERRORS, ADMINS_ONLY, failure } from "./schemas";
 import { filterShape, filtersOf } from "./usage-queries";
+import { USAGE_READ_CONFIG, USAGE_TAGS, type UsageReadDeps, usageReadsOf } from "./usage-read-kit";
 
 // The report's period is its own: the dashboard's billing_cycle_uuid is not one of its filters.
 const { billing_cycle_uuid: _cycle, ...filters } = filterShape;
@@ -75,9 +75,9 @@ export const usageReportRoutes: FastifyPluginAsyncZod<
   app.get(
     "/usage/report",
     {
-      config: { auth: "bearer_or_api_key", admin: "read the organization's usage" },
+      config: USAGE_READ_CONFIG,
       schema: {
-        tags: ["Usage"],
+        tags: USAGE_TAGS,
         summary: "Usage and cost report",
         description:
           "Usage and cost of the period [starting_at, ending_at) per time bucket (bucket_width " +
@@ -95,9 +95,7 @@ export const usageReportRoutes: FastifyPluginAsyncZod<
           "rows with an opaque next_page cursor (the last row's place in the report's order, so pages never repeat or skip a row) and the whole report's totals. With Accept: text/csv (or " +
           "format=csv) every row is sent as CSV (Starting At, Ending At, the group_by columns, Events, Count, " +
           `Cost), at most ${REPORT_MAX_CSV_ROWS.toLocaleString("en-US")} rows (more: 400 before any byte), ` +
-          `at most ${MAX_CONCURRENT_CSV_REPORTS} at once per organization (429). Organization administrators ` +
-          "only (Admin or Owner), with a bearer token, an administrator's personal API key or an " +
-          "organization API key; members and their keys get 403.",
+          `at most ${MAX_CONCURRENT_CSV_REPORTS} at once per organization (429). ${ADMINS_ONLY}`,
         querystring: QuerySchema,
         response: {
           200: jsonOrCsvResponse("One page of rows, or the whole report as CSV", UsageReportPageSchema),
@@ -105,8 +103,7 @@ export const usageReportRoutes: FastifyPluginAsyncZod<
             "A query parameter is not valid, the period is too long for the bucket width, the cursor is not " +
               "this report's, or the CSV would have too many rows",
           ),
-          401: failure("Not signed in"),
-          403: failure("Not an organization administrator (members and members' keys)"),
+          ...ADMIN_ERRORS,
           429: failure("Too many CSV reports of the organization at once, or a rate limit"),
         },
       },

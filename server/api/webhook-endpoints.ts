@@ -38,7 +38,7 @@ import { uuidField } from "./fields";
 import { decideRate, rateLimitError, sendRateLimitHeaders } from "./rate-limit";
 import type { RouteApp } from "./route-deps";
 import { adminOrg } from "./route-hooks";
-import { failure, json, noContent } from "./schemas";
+import { ADMIN_ERRORS, failure, json, noContent } from "./schemas";
 
 export type WebhookRouteDeps = {
   db: Db;
@@ -56,8 +56,7 @@ const tags = ["Webhooks"];
 const config = (action: string) => ({ auth: "bearer_or_api_key" as const, admin: action });
 const errors = {
   400: failure("Invalid request"),
-  401: failure("Not signed in"),
-  403: failure("Not an organization administrator (members and members' keys)"),
+  ...ADMIN_ERRORS,
 };
 const oneErrors = { ...errors, 404: failure("No such webhook endpoint in your organization") };
 
@@ -235,9 +234,15 @@ export const webhookEndpointRoutes: FastifyPluginAsyncZod<WebhookRouteDeps> = as
   const sendLimit = deps.sendRateLimitPerOrg ?? DEFAULT_WEBHOOK_SEND_RATE_LIMIT;
   const limiter = sendLimit > 0 ? deps.limiter : null;
   const decided = sendRateLimitHeaders(app);
-  const tooMany = failure(
-    "Too many test events and retries in the organization this minute (Retry-After: seconds to wait)",
-  );
+  // A test event and a retry answer alike: the delivery queued, or why not.
+  const sendResponses = {
+    202: json("Queued", WebhookDeliverySchema),
+    ...oneErrors,
+    409: failure("The endpoint is disabled"),
+    429: failure(
+      "Too many test events and retries in the organization this minute (Retry-After: seconds to wait)",
+    ),
+  };
   const limitNote = sendLimit
     ? ` At most ${sendLimit} test events and retries a minute per organization (429 with Retry-After beyond).`
     : "";
@@ -270,12 +275,7 @@ export const webhookEndpointRoutes: FastifyPluginAsyncZod<WebhookRouteDeps> = as
           "and answers its delivery, which the delivery log then follows. If the endpoint's circuit breaker " +
           `is open, its cool-down ends: the test is the next probe.${limitNote}`,
         params: EndpointParams,
-        response: {
-          202: json("Queued", WebhookDeliverySchema),
-          ...oneErrors,
-          409: failure("The endpoint is disabled"),
-          429: tooMany,
-        },
+        response: sendResponses,
       },
     },
     async (req, reply) =>
@@ -316,12 +316,7 @@ export const webhookEndpointRoutes: FastifyPluginAsyncZod<WebhookRouteDeps> = as
           "(same event id), a pending one skips the rest of its wait (and an open circuit breaker's " +
           `cool-down).${limitNote}`,
         params: DeliveryParams,
-        response: {
-          202: json("Queued", WebhookDeliverySchema),
-          ...oneErrors,
-          409: failure("The endpoint is disabled"),
-          429: tooMany,
-        },
+        response: sendResponses,
       },
     },
     async (req, reply) =>
