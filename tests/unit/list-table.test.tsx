@@ -61,9 +61,9 @@ describe("ListTable", () => {
       <ListTable<Row> list={list(rows(2))} failed="failed" empty="none" pager={false} columns={columns} />,
     );
     const [, first, second] = screen.getAllByRole("row");
-    expect(within(first).getByText("Never")).toBeInTheDocument();
-    expect(within(second).getByText("2026-03-01")).toBeInTheDocument();
-    expect(within(second).getByText("$1,250.50")).toBeInTheDocument();
+    expect(within(first!).getByText("Never")).toBeInTheDocument();
+    expect(within(second!).getByText("2026-03-01")).toBeInTheDocument();
+    expect(within(second!).getByText("$1,250.50")).toBeInTheDocument();
   });
 
   it("says the list is empty in its own words", () => {

@@ -2,8 +2,7 @@
 // customer's totals strip shows (total cost, balance beyond prepaid credit, paid) and what is due:
 // open a new cycle (when none is open), close the open one (its end date, and whether the next
 // one opens from it). Dates are UTC days; a cycle's end is exclusive.
-import { useModalForm } from "@refinedev/antd";
-import { CanAccess, type HttpError } from "@refinedev/core";
+import { CanAccess } from "@refinedev/core";
 import { Button, Checkbox, DatePicker, Form, Tag, Typography } from "antd";
 import { formatUtcDate } from "../../lib/billing/dates";
 import {
@@ -17,7 +16,7 @@ import { operatorBillingCycles as resource } from "../../resources/operator-bill
 import { moneyColumn } from "../table/columns";
 import { ListCard } from "../table/list-actions";
 import { ListTable } from "../table/list-table";
-import { OperatorFormModal } from "./operator-form-modal";
+import { OperatorFormModal, useOperatorForm } from "./operator-form-modal";
 import { useOrganizationTable } from "./use-organization-table";
 
 type Props = { organizationId: string };
@@ -38,38 +37,32 @@ export function BillingCyclesCard({ organizationId }: Props) {
   const cycles = table.tableQuery.data?.data ?? [];
   const current = cycles.find((c) => c.status === "open");
 
-  const openModal = useModalForm<OperatorBillingCycle, HttpError, ReturnType<typeof openCycleBody>>({
+  const openModal = useOperatorForm<OperatorBillingCycle, ReturnType<typeof openCycleBody>>({
     resource: resource.name,
     action: "create",
     meta,
-    redirect: false,
-    errorNotification: false,
-    successNotification: (res) => ({
-      type: "success",
+    notice: {
       key: "billing-cycle",
-      message: res
-        ? `Billing cycle opened from ${formatUtcDate(res.data.start_date)}`
-        : "Billing cycle opened",
-    }),
+      done: (cycle) =>
+        cycle ? `Billing cycle opened from ${formatUtcDate(cycle.start_date)}` : "Billing cycle opened",
+    },
   });
   // Closing is the open cycle's update: POST …/billing-cycles/close. There is no single cycle to
   // read first, so the form loads nothing.
-  const closeModal = useModalForm<CloseCycleAnswer, HttpError, ReturnType<typeof closeCycleBody>>({
+  const closeModal = useOperatorForm<CloseCycleAnswer, ReturnType<typeof closeCycleBody>>({
     resource: resource.name,
     action: "edit",
     meta,
-    redirect: false,
     queryOptions: { enabled: false },
-    errorNotification: false,
-    successNotification: (res) => ({
-      type: "success",
+    notice: {
       key: "billing-cycle",
-      message: res
-        ? `Billing cycle closed on ${formatUtcDate(res.data.closed.end_date)}${
-            res.data.opened ? "; the next one is open" : ""
-          }`
-        : "Billing cycle closed",
-    }),
+      done: (answer) =>
+        answer
+          ? `Billing cycle closed on ${formatUtcDate(answer.closed.end_date)}${
+              answer.opened ? "; the next one is open" : ""
+            }`
+          : "Billing cycle closed",
+    },
   });
 
   const loading = table.tableQuery.isLoading;

@@ -2,7 +2,8 @@
 // ingestion key), driven by Refine's useModalForm: the form's values become the call's body
 // (`toBody`), and the API's refusal is shown in the dialog itself, which stays open with the
 // input to correct. A new opening starts without the last refusal.
-import type { HttpError } from "@refinedev/core";
+import { type UseModalFormProps, useModalForm } from "@refinedev/antd";
+import type { BaseRecord, HttpError } from "@refinedev/core";
 import { Alert, Form, type FormProps, type FormRule, type ModalProps } from "antd";
 import { type ReactNode, useEffect } from "react";
 import { FormModal } from "../form-modal";
@@ -81,4 +82,25 @@ export function usdRules(required: string, pattern: RegExp, example: string): Fo
     { required: true, whitespace: true, message: required },
     { pattern, message: example },
   ];
+}
+
+type OperatorFormOptions<TData extends BaseRecord, TBody> = Omit<
+  UseModalFormProps<TData, HttpError, TBody>,
+  "redirect" | "errorNotification" | "successNotification"
+> & {
+  /** The success notification's key (a repeat replaces it) and its words for the answer. */
+  notice: { key: string; done: (data: TData | undefined) => string };
+};
+
+/** Refine's modal form for an operator dialog: it stays on the page, and its refusal shows inside. */
+export function useOperatorForm<TData extends BaseRecord, TBody>({
+  notice,
+  ...props
+}: OperatorFormOptions<TData, TBody>) {
+  return useModalForm<TData, HttpError, TBody>({
+    ...props,
+    redirect: false,
+    errorNotification: false,
+    successNotification: (res) => ({ type: "success", key: notice.key, message: notice.done(res?.data) }),
+  });
 }

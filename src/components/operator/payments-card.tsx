@@ -2,7 +2,7 @@
 // refund), the billing cycle it was recorded on, its note; "Record payment" on a chosen cycle (the
 // open one by default), its amount filled in with what is due on that cycle. A payment changes its
 // cycle's paid amount, so the cycles are read again.
-import { useModalForm, useSelect } from "@refinedev/antd";
+import { useSelect } from "@refinedev/antd";
 import { CanAccess, type HttpError, useInvalidate } from "@refinedev/core";
 import { Button, Flex, Form, Input, Select, Tag } from "antd";
 import { formatMoney, toMicros } from "../../../contract/money";
@@ -18,7 +18,7 @@ import { operatorBillingCycles, operatorPayments as resource } from "../../resou
 import { formatColumn } from "../table/columns";
 import { ListCard } from "../table/list-actions";
 import { ListTable } from "../table/list-table";
-import { OperatorFormModal, usdRules } from "./operator-form-modal";
+import { OperatorFormModal, usdRules, useOperatorForm } from "./operator-form-modal";
 import { useOrganizationTable } from "./use-organization-table";
 
 type Props = { organizationId: string };
@@ -28,19 +28,18 @@ export function PaymentsCard({ organizationId }: Props) {
   const invalidate = useInvalidate();
   const table = useOrganizationTable<Payment>({ resource: resource.name, meta, pageSize: 10 });
 
-  const modal = useModalForm<Payment, HttpError, ReturnType<typeof paymentBody>>({
+  const modal = useOperatorForm<Payment, ReturnType<typeof paymentBody>>({
     resource: resource.name,
     action: "create",
     meta,
-    redirect: false,
-    errorNotification: false,
-    successNotification: (res) => ({
-      type: "success",
+    notice: {
       key: "payment-recorded",
-      message: res ? `Payment of ${formatMoney(res.data.amount_usd)} recorded` : "Payment recorded",
-    }),
+      done: (payment) =>
+        payment ? `Payment of ${formatMoney(payment.amount_usd)} recorded` : "Payment recorded",
+    },
     onMutationSuccess: () => invalidate({ resource: operatorBillingCycles.name, invalidates: ["list"] }),
   });
+
   // The cycles, for the payments' cycle column and the form's choice (newest first, open one first).
   const { selectProps, query: cyclesQuery } = useSelect<OperatorBillingCycle, HttpError>({
     resource: operatorBillingCycles.name,
