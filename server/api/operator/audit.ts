@@ -4,7 +4,7 @@ import { purgeAuditLog } from "../../platform/audit";
 import type { OperatorRouteDeps } from "../route-deps";
 import { json } from "../schemas";
 import { OPERATOR_ERRORS } from "./common";
-import { installOperatorGuard, OPERATOR_ROUTE_CONFIG, OPERATOR_TAGS } from "./guard";
+import { installOperatorGuard, operatorRoute } from "./guard";
 
 const PurgeResultSchema = z
   .object({
@@ -22,17 +22,13 @@ export const operatorAuditRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> = asy
 
   app.post(
     "/operator/audit-log/purge",
-    {
-      config: OPERATOR_ROUTE_CONFIG,
-      schema: {
-        tags: OPERATOR_TAGS,
-        summary: "Purge old audit log entries",
-        description:
-          "Provider operators only. Deletes the entries older than AUDIT_RETENTION_DAYS, as the daily " +
-          "purge does, and records that it did.",
-        response: { 200: json("What was purged", PurgeResultSchema), ...OPERATOR_ERRORS },
-      },
-    },
+    operatorRoute({
+      summary: "Purge old audit log entries",
+      description:
+        "Provider operators only. Deletes the entries older than AUDIT_RETENTION_DAYS, as the daily " +
+        "purge does, and records that it did.",
+      response: { 200: json("What was purged", PurgeResultSchema), ...OPERATOR_ERRORS },
+    }),
     async (req) => ({
       purged: await purgeAuditLog(deps.db, deps.auditRetentionDays, actorOf(req)),
       retention_days: deps.auditRetentionDays,

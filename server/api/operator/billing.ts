@@ -16,7 +16,7 @@ import { dayField, textField, usdField, uuidField } from "../fields";
 import type { OperatorRouteDeps, RouteApp } from "../route-deps";
 import { failure, json } from "../schemas";
 import { MAX_OPERATOR_AMOUNT_USD, OPERATOR_ERRORS, OrganizationParamsSchema, organizationOf } from "./common";
-import { installOperatorGuard, OPERATOR_ROUTE_CONFIG, OPERATOR_TAGS } from "./guard";
+import { installOperatorGuard, operatorRoute } from "./guard";
 
 const OperatorCycleSchema = z
   .object({
@@ -106,8 +106,6 @@ async function cyclesJson(db: Db, organizationUuid: string) {
 }
 
 const errors = { ...OPERATOR_ERRORS, 404: failure("No such organization (or billing cycle)") };
-const tags = OPERATOR_TAGS;
-const config = OPERATOR_ROUTE_CONFIG;
 
 /** /v1/operator/organizations/{organization}/payments: the organization's payments, listed and recorded. */
 function paymentRoutes(
@@ -117,16 +115,12 @@ function paymentRoutes(
 ) {
   app.get(
     "/operator/organizations/:organization/payments",
-    {
-      config,
-      schema: {
-        tags,
-        summary: "List an organization's payments",
-        description: "Provider operators only. Newest first.",
-        params: OrganizationParamsSchema,
-        response: { 200: json("The payments", z.object({ payments: z.array(PaymentSchema) })), ...errors },
-      },
-    },
+    operatorRoute({
+      summary: "List an organization's payments",
+      description: "Provider operators only. Newest first.",
+      params: OrganizationParamsSchema,
+      response: { 200: json("The payments", z.object({ payments: z.array(PaymentSchema) })), ...errors },
+    }),
     async (req) => {
       const org = await organizationOf(deps.db, req.params.organization);
       const rows = await listPayments(deps.db, org.id);
@@ -144,23 +138,19 @@ function paymentRoutes(
 
   app.post(
     "/operator/organizations/:organization/payments",
-    {
-      config,
-      schema: {
-        tags,
-        summary: "Record a payment",
-        description:
-          "Provider operators only. On the named cycle, else the open one (else the latest). Audited " +
-          "(payment.recorded).",
-        params: OrganizationParamsSchema,
-        body: PaymentBodySchema,
-        response: {
-          201: json("The payment", PaymentSchema),
-          ...errors,
-          409: failure("The organization has no billing cycle yet"),
-        },
+    operatorRoute({
+      summary: "Record a payment",
+      description:
+        "Provider operators only. On the named cycle, else the open one (else the latest). Audited " +
+        "(payment.recorded).",
+      params: OrganizationParamsSchema,
+      body: PaymentBodySchema,
+      response: {
+        201: json("The payment", PaymentSchema),
+        ...errors,
+        409: failure("The organization has no billing cycle yet"),
       },
-    },
+    }),
     async (req, reply) => {
       const org = await organizationOf(deps.db, req.params.organization);
       const b = req.body;
@@ -201,21 +191,17 @@ export const operatorBillingRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> = a
 
   app.get(
     "/operator/organizations/:organization/billing-cycles",
-    {
-      config,
-      schema: {
-        tags,
-        summary: "List an organization's billing cycles",
-        description:
-          "Provider operators only. The stored cycles, newest first, with the figures of the customer's " +
-          "totals strip: total cost, balance, what was paid and what is still due.",
-        params: OrganizationParamsSchema,
-        response: {
-          200: json("The cycles", z.object({ billing_cycles: z.array(OperatorCycleSchema) })),
-          ...errors,
-        },
+    operatorRoute({
+      summary: "List an organization's billing cycles",
+      description:
+        "Provider operators only. The stored cycles, newest first, with the figures of the customer's " +
+        "totals strip: total cost, balance, what was paid and what is still due.",
+      params: OrganizationParamsSchema,
+      response: {
+        200: json("The cycles", z.object({ billing_cycles: z.array(OperatorCycleSchema) })),
+        ...errors,
       },
-    },
+    }),
     async (req) => {
       const org = await organizationOf(deps.db, req.params.organization);
       return { billing_cycles: await cyclesJson(deps.db, org.id) };
@@ -224,23 +210,19 @@ export const operatorBillingRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> = a
 
   app.post(
     "/operator/organizations/:organization/billing-cycles",
-    {
-      config,
-      schema: {
-        tags,
-        summary: "Open a billing cycle",
-        description:
-          "Provider operators only. Refused (409) while another cycle is open or before the last one " +
-          "ends. Audited (billing_cycle.opened).",
-        params: OrganizationParamsSchema,
-        body: OpenBodySchema,
-        response: {
-          201: json("The opened cycle", OperatorCycleSchema),
-          ...errors,
-          409: failure("Another cycle is open, or the last one ends later"),
-        },
+    operatorRoute({
+      summary: "Open a billing cycle",
+      description:
+        "Provider operators only. Refused (409) while another cycle is open or before the last one " +
+        "ends. Audited (billing_cycle.opened).",
+      params: OrganizationParamsSchema,
+      body: OpenBodySchema,
+      response: {
+        201: json("The opened cycle", OperatorCycleSchema),
+        ...errors,
+        409: failure("Another cycle is open, or the last one ends later"),
       },
-    },
+    }),
     async (req, reply) => {
       const org = await organizationOf(deps.db, req.params.organization);
       const cycle = await openCycle(deps.db, org.id, req.body?.start_date, { actor: actorOf(req) });
@@ -250,26 +232,22 @@ export const operatorBillingRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> = a
 
   app.post(
     "/operator/organizations/:organization/billing-cycles/close",
-    {
-      config,
-      schema: {
-        tags,
-        summary: "Close the open billing cycle",
-        description:
-          "Provider operators only. Ends the open cycle at end_date (exclusive) and, unless open_next " +
-          "is false, opens the next from that day. Audited (billing_cycle.closed).",
-        params: OrganizationParamsSchema,
-        body: CloseBodySchema,
-        response: {
-          200: json(
-            "The closed cycle and the one opened after it",
-            z.object({ closed: OperatorCycleSchema, opened: OperatorCycleSchema.nullable() }),
-          ),
-          ...errors,
-          409: failure("No open cycle, or an end date not after its start"),
-        },
+    operatorRoute({
+      summary: "Close the open billing cycle",
+      description:
+        "Provider operators only. Ends the open cycle at end_date (exclusive) and, unless open_next " +
+        "is false, opens the next from that day. Audited (billing_cycle.closed).",
+      params: OrganizationParamsSchema,
+      body: CloseBodySchema,
+      response: {
+        200: json(
+          "The closed cycle and the one opened after it",
+          z.object({ closed: OperatorCycleSchema, opened: OperatorCycleSchema.nullable() }),
+        ),
+        ...errors,
+        409: failure("No open cycle, or an end date not after its start"),
       },
-    },
+    }),
     async (req) => {
       const org = await organizationOf(deps.db, req.params.organization);
       const body = req.body ?? {};

@@ -7,7 +7,7 @@ import { textField, usdField } from "../fields";
 import type { OperatorRouteDeps } from "../route-deps";
 import { failure, json } from "../schemas";
 import { MAX_OPERATOR_AMOUNT_USD, OPERATOR_ERRORS, OrganizationParamsSchema, organizationOf } from "./common";
-import { installOperatorGuard, OPERATOR_ROUTE_CONFIG, OPERATOR_TAGS } from "./guard";
+import { installOperatorGuard, operatorRoute } from "./guard";
 
 const WorkspaceGroupSchema = z
   .object({
@@ -35,9 +35,6 @@ const PutBodySchema = z
   })
   .meta({ id: "WorkspaceGroupBody" });
 
-const tags = OPERATOR_TAGS;
-const config = OPERATOR_ROUTE_CONFIG;
-
 /**
  * /v1/operator/organizations/{organization}/workspace-groups: workspaces that share a prepaid
  * balance on the bill, for provider operators.
@@ -47,20 +44,16 @@ export const operatorGroupRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> = asy
 
   app.get(
     "/operator/organizations/:organization/workspace-groups",
-    {
-      config,
-      schema: {
-        tags,
-        summary: "List an organization's workspace groups",
-        description: "Provider operators only. By name, each with its workspaces.",
-        params: OrganizationParamsSchema,
-        response: {
-          200: json("The groups", z.object({ workspace_groups: z.array(WorkspaceGroupSchema) })),
-          ...OPERATOR_ERRORS,
-          404: failure("No such organization"),
-        },
+    operatorRoute({
+      summary: "List an organization's workspace groups",
+      description: "Provider operators only. By name, each with its workspaces.",
+      params: OrganizationParamsSchema,
+      response: {
+        200: json("The groups", z.object({ workspace_groups: z.array(WorkspaceGroupSchema) })),
+        ...OPERATOR_ERRORS,
+        404: failure("No such organization"),
       },
-    },
+    }),
     async (req) => {
       const org = await organizationOf(deps.db, req.params.organization);
       return {
@@ -76,23 +69,19 @@ export const operatorGroupRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> = asy
 
   app.put(
     "/operator/organizations/:organization/workspace-groups",
-    {
-      config,
-      schema: {
-        tags,
-        summary: "Create or change a workspace group",
-        description:
-          "Provider operators only. The group of that name is created if missing; prepaid_usd and " +
-          "workspaces, when given, replace its own. Audited (workspace_group.changed).",
-        params: OrganizationParamsSchema,
-        body: PutBodySchema,
-        response: {
-          200: json("The group", WorkspaceGroupSchema),
-          ...OPERATOR_ERRORS,
-          404: failure("No such organization, or a workspace it does not have"),
-        },
+    operatorRoute({
+      summary: "Create or change a workspace group",
+      description:
+        "Provider operators only. The group of that name is created if missing; prepaid_usd and " +
+        "workspaces, when given, replace its own. Audited (workspace_group.changed).",
+      params: OrganizationParamsSchema,
+      body: PutBodySchema,
+      response: {
+        200: json("The group", WorkspaceGroupSchema),
+        ...OPERATOR_ERRORS,
+        404: failure("No such organization, or a workspace it does not have"),
       },
-    },
+    }),
     async (req) => {
       const org = await organizationOf(deps.db, req.params.organization);
       const b = req.body;

@@ -39,3 +39,9 @@ export function installOperatorGuard(app: FastifyInstance, deps: OperatorGuardDe
 export const OPERATOR_ROUTE_CONFIG = { auth: "bearer", authenticatesItself: true } as const;
 
 export const OPERATOR_TAGS = ["Operator"];
+
+/** The options of an operator route: its config and its schema, filed under the Operator tag. */
+export const operatorRoute = <S extends object>(schema: S) => ({
+  config: OPERATOR_ROUTE_CONFIG,
+  schema: { tags: OPERATOR_TAGS, ...schema },
+});

@@ -11,7 +11,7 @@ import { ApiError } from "../../platform/errors";
 import { textField, uuidField } from "../fields";
 import type { IngestRouteDeps } from "../route-deps";
 import { failure, json } from "../schemas";
-import { installOperatorGuard, OPERATOR_ROUTE_CONFIG, OPERATOR_TAGS } from "./guard";
+import { installOperatorGuard, operatorRoute } from "./guard";
 
 export const DEFAULT_INGEST_KEY_NAME = "Ingestion key";
 
@@ -46,9 +46,6 @@ const common = {
   401: failure("No bearer token, or one that is not valid"),
   403: failure("Not a provider operator"),
 };
-const tags = OPERATOR_TAGS;
-// Authenticated by this plugin's onRequest hook: provider operators' bearer tokens or the backend key.
-const config = OPERATOR_ROUTE_CONFIG;
 
 /**
  * /v1/operator/ingest-keys: ingestion keys for the eval services, for provider operators (their own
@@ -60,36 +57,28 @@ export const operatorIngestKeyRoutes: FastifyPluginAsyncZod<IngestRouteDeps> = a
 
   app.get(
     "/operator/ingest-keys",
-    {
-      config,
-      schema: {
-        tags,
-        summary: "List ingestion keys",
-        description: "Provider operators only. Every key, revoked ones too; never a token.",
-        response: { 200: json("The keys", z.array(IngestKeySchema)), ...common },
-      },
-    },
+    operatorRoute({
+      summary: "List ingestion keys",
+      description: "Provider operators only. Every key, revoked ones too; never a token.",
+      response: { 200: json("The keys", z.array(IngestKeySchema)), ...common },
+    }),
     async () => (await listIngestKeys(deps.db)).map(ingestKeyJson),
   );
 
   app.post(
     "/operator/ingest-keys",
-    {
-      config,
-      schema: {
-        tags,
-        summary: "Create an ingestion key",
-        description:
-          "Provider operators only. The token (eci_...) is in this answer only; the server keeps its SHA-256.",
-        body: CreateBodySchema,
-        response: {
-          200: json("The new key and its token", NewIngestKeySchema),
-          400: failure("Invalid request"),
-          ...common,
-          404: failure("No such organization"),
-        },
+    operatorRoute({
+      summary: "Create an ingestion key",
+      description:
+        "Provider operators only. The token (eci_...) is in this answer only; the server keeps its SHA-256.",
+      body: CreateBodySchema,
+      response: {
+        200: json("The new key and its token", NewIngestKeySchema),
+        400: failure("Invalid request"),
+        ...common,
+        404: failure("No such organization"),
       },
-    },
+    }),
     async (req) => {
       let organizationUuid: string | null = null;
       if (req.body.organization) {
@@ -111,23 +100,19 @@ export const operatorIngestKeyRoutes: FastifyPluginAsyncZod<IngestRouteDeps> = a
 
   app.post(
     "/operator/ingest-keys/:ingest_key_uuid/revoke",
-    {
-      config,
-      schema: {
-        tags,
-        summary: "Revoke an ingestion key",
-        description:
-          "Provider operators only. This server refuses the key at once, other API processes within 5 s.",
-        params: KeyParamsSchema,
-        response: {
-          200: json("The revoked key", IngestKeySchema),
-          400: failure("Invalid request"),
-          ...common,
-          404: failure("No such key"),
-          409: failure("Already revoked"),
-        },
+    operatorRoute({
+      summary: "Revoke an ingestion key",
+      description:
+        "Provider operators only. This server refuses the key at once, other API processes within 5 s.",
+      params: KeyParamsSchema,
+      response: {
+        200: json("The revoked key", IngestKeySchema),
+        400: failure("Invalid request"),
+        ...common,
+        404: failure("No such key"),
+        409: failure("Already revoked"),
       },
-    },
+    }),
     async (req) => {
       const r = await revokeIngestKey(deps.db, req.params.ingest_key_uuid, actorOf(req));
       deps.ingestKeys.forget();

@@ -7,7 +7,7 @@ import { emailField } from "../fields";
 import type { OperatorRouteDeps } from "../route-deps";
 import { failure, json } from "../schemas";
 import { OPERATOR_ERRORS } from "./common";
-import { installOperatorGuard, OPERATOR_ROUTE_CONFIG, OPERATOR_TAGS } from "./guard";
+import { installOperatorGuard, operatorRoute } from "./guard";
 
 const OperatorSchema = z.object({ user_id: z.string(), email: z.string() }).meta({ id: "Operator" });
 
@@ -15,9 +15,6 @@ const email = emailField("email");
 
 const GrantBodySchema = z.strictObject({ email }).meta({ id: "OperatorGrantBody" });
 const RevokeParamsSchema = z.strictObject({ email });
-
-const tags = OPERATOR_TAGS;
-const config = OPERATOR_ROUTE_CONFIG;
 
 /**
  * /v1/operator/operators: who the provider operators are, and granting or revoking the role. The
@@ -41,18 +38,14 @@ export const operatorOperatorRoutes: FastifyPluginAsyncZod<OperatorRolesRouteDep
 
   app.get(
     "/operator/operators",
-    {
-      config,
-      schema: {
-        tags,
-        summary: "List provider operators",
-        description: "Provider operators only. Every user holding the operator role, by email.",
-        response: {
-          200: json("The operators", z.object({ operators: z.array(OperatorSchema) })),
-          ...OPERATOR_ERRORS,
-        },
+    operatorRoute({
+      summary: "List provider operators",
+      description: "Provider operators only. Every user holding the operator role, by email.",
+      response: {
+        200: json("The operators", z.object({ operators: z.array(OperatorSchema) })),
+        ...OPERATOR_ERRORS,
       },
-    },
+    }),
     async () => ({
       operators: (await deps.roles.list()).map((o) => ({ user_id: o.userId, email: o.email })),
     }),
@@ -60,44 +53,36 @@ export const operatorOperatorRoutes: FastifyPluginAsyncZod<OperatorRolesRouteDep
 
   app.post(
     "/operator/operators",
-    {
-      config,
-      schema: {
-        tags,
-        summary: "Make a user a provider operator",
-        description:
-          "Provider operators only. The user (by email) may then call the operator API with their own " +
-          "bearer token and impersonate users. Granting it again changes nothing. Audited (operator.granted).",
-        body: GrantBodySchema,
-        response: {
-          200: json("The operator", OperatorSchema),
-          ...OPERATOR_ERRORS,
-          404: failure("No user with that email"),
-        },
+    operatorRoute({
+      summary: "Make a user a provider operator",
+      description:
+        "Provider operators only. The user (by email) may then call the operator API with their own " +
+        "bearer token and impersonate users. Granting it again changes nothing. Audited (operator.granted).",
+      body: GrantBodySchema,
+      response: {
+        200: json("The operator", OperatorSchema),
+        ...OPERATOR_ERRORS,
+        404: failure("No user with that email"),
       },
-    },
+    }),
     async (req) => change(req.body.email, true, actorOf(req)),
   );
 
   app.delete(
     "/operator/operators/:email",
-    {
-      config,
-      schema: {
-        tags,
-        summary: "Stop a user being a provider operator",
-        description:
-          "Provider operators only. Their next operator call is refused (403). An operator cannot revoke " +
-          "the last operator who can act (409): grant the role to another user first. Audited (operator.revoked).",
-        params: RevokeParamsSchema,
-        response: {
-          200: json("The user, no longer an operator", OperatorSchema),
-          ...OPERATOR_ERRORS,
-          404: failure("No user with that email"),
-          409: failure("The user is the last provider operator"),
-        },
+    operatorRoute({
+      summary: "Stop a user being a provider operator",
+      description:
+        "Provider operators only. Their next operator call is refused (403). An operator cannot revoke " +
+        "the last operator who can act (409): grant the role to another user first. Audited (operator.revoked).",
+      params: RevokeParamsSchema,
+      response: {
+        200: json("The user, no longer an operator", OperatorSchema),
+        ...OPERATOR_ERRORS,
+        404: failure("No user with that email"),
+        409: failure("The user is the last provider operator"),
       },
-    },
+    }),
     async (req) => change(req.params.email, false, actorOf(req)),
   );
 };

@@ -11,7 +11,7 @@ import { textField } from "../fields";
 import type { OperatorRouteDeps } from "../route-deps";
 import { failure, json } from "../schemas";
 import { OPERATOR_ERRORS, OrganizationParamsSchema, organizationOf } from "./common";
-import { installOperatorGuard, OPERATOR_ROUTE_CONFIG, OPERATOR_TAGS } from "./guard";
+import { installOperatorGuard, operatorRoute } from "./guard";
 
 const OrganizationSchema = z
   .object({
@@ -44,25 +44,18 @@ const organizationJson = (o: OrganizationSummary) => ({
   member_count: o.memberCount,
 });
 
-const tags = OPERATOR_TAGS;
-const config = OPERATOR_ROUTE_CONFIG;
-
 /** /v1/operator/organizations: every organization, for provider operators. */
 export const operatorOrganizationRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> = async (app, deps) => {
   installOperatorGuard(app, deps, "list organizations");
 
   app.get(
     "/operator/organizations",
-    {
-      config,
-      schema: {
-        tags,
-        summary: "List organizations",
-        description: "Provider operators only. Numbered pages by name; `search` matches name or slug.",
-        querystring: ListQuerySchema,
-        response: { 200: json("One page of organizations", OrganizationListSchema), ...OPERATOR_ERRORS },
-      },
-    },
+    operatorRoute({
+      summary: "List organizations",
+      description: "Provider operators only. Numbered pages by name; `search` matches name or slug.",
+      querystring: ListQuerySchema,
+      response: { 200: json("One page of organizations", OrganizationListSchema), ...OPERATOR_ERRORS },
+    }),
     async (req) => {
       const { page, page_size, search } = req.query;
       const r = await listOrganizations(deps.db, {
@@ -76,20 +69,16 @@ export const operatorOrganizationRoutes: FastifyPluginAsyncZod<OperatorRouteDeps
 
   app.get(
     "/operator/organizations/:organization",
-    {
-      config,
-      schema: {
-        tags,
-        summary: "One organization",
-        description: "Provider operators only. Named by its uuid, slug or exact name.",
-        params: OrganizationParamsSchema,
-        response: {
-          200: json("The organization", OrganizationSchema),
-          ...OPERATOR_ERRORS,
-          404: failure("No such organization"),
-        },
+    operatorRoute({
+      summary: "One organization",
+      description: "Provider operators only. Named by its uuid, slug or exact name.",
+      params: OrganizationParamsSchema,
+      response: {
+        200: json("The organization", OrganizationSchema),
+        ...OPERATOR_ERRORS,
+        404: failure("No such organization"),
       },
-    },
+    }),
     async (req) => {
       const org = await organizationOf(deps.db, req.params.organization);
       const summary = await organizationSummary(deps.db, org.id);

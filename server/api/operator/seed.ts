@@ -7,7 +7,7 @@ import { errorChain } from "../../platform/database";
 import { ApiError, errorBody, refusalOf } from "../../platform/errors";
 import type { WorkspaceStore } from "../../workspaces/store";
 import { failure } from "../schemas";
-import { installOperatorGuard, OPERATOR_ROUTE_CONFIG, OPERATOR_TAGS, type OperatorGuardDeps } from "./guard";
+import { installOperatorGuard, type OperatorGuardDeps, operatorRoute } from "./guard";
 
 /**
  * The demo seed as this route runs it: made by the composition root (server/demo-seeding.ts) from
@@ -106,34 +106,30 @@ export const operatorSeedRoutes: FastifyPluginAsyncZod<SeedRouteDeps> = async (a
 
   app.post(
     "/operator/demo/seed",
-    {
-      config: OPERATOR_ROUTE_CONFIG,
-      schema: {
-        tags: OPERATOR_TAGS,
-        summary: "Seed the demo organization and its usage",
-        description:
-          `Provider operators only. Creates the demo organization (${deps.seeding.orgName}), its users and ` +
-          "workspaces if missing, then its billing cycles, prices, groups, payments and generated usage " +
-          "events; what exists already is left as it is. The users' password and a demo ingestion key " +
-          "are in the answer only when this call created the demo. With Accept: application/x-ndjson " +
-          'the answer is a stream of lines: {"progress": {"done", "total"}} after each batch of events, ' +
-          'then {"result": …} (or {"error": …} should it fail on the way).',
-        body: SeedBodySchema,
-        response: {
-          200: {
-            description: "What was seeded",
-            content: {
-              "application/json": { schema: SeedResultSchema },
-              [NDJSON]: { schema: SeedStreamLineSchema },
-            },
+    operatorRoute({
+      summary: "Seed the demo organization and its usage",
+      description:
+        `Provider operators only. Creates the demo organization (${deps.seeding.orgName}), its users and ` +
+        "workspaces if missing, then its billing cycles, prices, groups, payments and generated usage " +
+        "events; what exists already is left as it is. The users' password and a demo ingestion key " +
+        "are in the answer only when this call created the demo. With Accept: application/x-ndjson " +
+        'the answer is a stream of lines: {"progress": {"done", "total"}} after each batch of events, ' +
+        'then {"result": …} (or {"error": …} should it fail on the way).',
+      body: SeedBodySchema,
+      response: {
+        200: {
+          description: "What was seeded",
+          content: {
+            "application/json": { schema: SeedResultSchema },
+            [NDJSON]: { schema: SeedStreamLineSchema },
           },
-          400: failure("Invalid request"),
-          401: failure("No bearer token, or one that is not valid"),
-          403: failure("Not a provider operator"),
-          409: failure("A seed is already running"),
         },
+        400: failure("Invalid request"),
+        401: failure("No bearer token, or one that is not valid"),
+        403: failure("Not a provider operator"),
+        409: failure("A seed is already running"),
       },
-    },
+    }),
     async (req, reply) => {
       if (running) throw new ApiError("conflict", "A demo seed is already running on this server.");
       running = true;

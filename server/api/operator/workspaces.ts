@@ -5,7 +5,7 @@ import { workspaceJson } from "../access";
 import type { OperatorRouteDeps } from "../route-deps";
 import { failure, json, WorkspaceParamsSchema, WorkspaceSchema } from "../schemas";
 import { OPERATOR_ERRORS } from "./common";
-import { installOperatorGuard, OPERATOR_ROUTE_CONFIG, OPERATOR_TAGS } from "./guard";
+import { installOperatorGuard, operatorRoute } from "./guard";
 
 /** The operator's (and the CLI's) answer to a restore, as an error when it did not happen. */
 export function restoreError(r: Exclude<RestoreResult, { status: "restored" }>): ApiError {
@@ -27,23 +27,19 @@ export const operatorRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> = async (a
 
   app.post(
     "/operator/workspaces/:workspace_uuid/restore",
-    {
-      config: OPERATOR_ROUTE_CONFIG,
-      schema: {
-        tags: OPERATOR_TAGS,
-        summary: "Restore a deleted workspace",
-        description:
-          "Provider operators only. Members regain access; fails if a live workspace took its name. " +
-          "Audited (workspace.restored).",
-        params: WorkspaceParamsSchema,
-        response: {
-          200: json("The restored workspace", WorkspaceSchema),
-          ...OPERATOR_ERRORS,
-          404: failure("No such workspace"),
-          409: failure("Not deleted, or its name is taken"),
-        },
+    operatorRoute({
+      summary: "Restore a deleted workspace",
+      description:
+        "Provider operators only. Members regain access; fails if a live workspace took its name. " +
+        "Audited (workspace.restored).",
+      params: WorkspaceParamsSchema,
+      response: {
+        200: json("The restored workspace", WorkspaceSchema),
+        ...OPERATOR_ERRORS,
+        404: failure("No such workspace"),
+        409: failure("Not deleted, or its name is taken"),
       },
-    },
+    }),
     async (req) => {
       const r = await deps.workspaces.restoreWorkspace(req.params.workspace_uuid, actorOf(req));
       if (r.status !== "restored") throw restoreError(r);
