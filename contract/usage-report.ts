@@ -5,6 +5,7 @@
  * dashboard's own query fields, added by the route.
  */
 import { z } from "zod";
+import { OutcomesSchema } from "./eval-run-outcomes";
 import { pageSizeParam } from "./paging";
 import { textCell } from "./usage-csv";
 import { MoneySchema } from "./usage-schemas";
@@ -201,6 +202,17 @@ export const UsageReportRowSchema = z
     unit_price: MoneySchema.nullable()
       .optional()
       .meta({ description: "group_by price_rule: the rule's unit price (USD per unit)." }),
+    outcomes: OutcomesSchema.nullable().optional().meta({
+      description: "group_by eval_run: the run's outcomes as last reported; null when never reported.",
+    }),
+    pass_rate: z
+      .string()
+      .nullable()
+      .optional()
+      .meta({ description: "group_by eval_run: the run's pass rate." }),
+    cost_per_passed_case: MoneySchema.nullable().optional().meta({
+      description: "group_by eval_run: this row's cost ÷ the run's passed cases; null when none passed.",
+    }),
     ...sums,
   })
   .meta({ id: "UsageReportRow" });

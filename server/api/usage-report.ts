@@ -12,6 +12,7 @@ import {
   reportQueryShape,
   UsageReportPageSchema,
 } from "../../contract/usage-report";
+import { withRunOutcomes } from "../metering/usage/eval-run-outcomes";
 import { BadCursor, keyOfCursor, ReportTooLarge, reportCsv, reportPage } from "../metering/usage/report";
 import { bucketsSpanned, defaultEnd } from "../metering/usage/report-buckets";
 import type { ReportKey } from "../metering/usage/report-sql";
@@ -123,7 +124,8 @@ export const usageReportRoutes: FastifyPluginAsyncZod<
       if (!wantsCsv(req.query.format, req.headers.accept)) {
         const release = reads.enter(org, REPORT_PAGE, reply);
         try {
-          return await reportPage(db, q, after, req.query.page_size, namesOf);
+          const page = await reportPage(db, q, after, req.query.page_size, namesOf);
+          return q.groupBy.includes("eval_run") ? await withRunOutcomes(db, org, page) : page;
         } finally {
           release();
         }

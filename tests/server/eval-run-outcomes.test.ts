@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { EvalRunComparison, EvalRunFigures } from "../../contract/eval-run-outcomes";
 import type { EvalRunDetail, EvalRunList } from "../../contract/eval-runs";
 import { formatUsdExact, parseUsd } from "../../contract/money";
+import type { UsageReportPage } from "../../contract/usage-report";
 import { backends, productPerSuite } from "./harness";
 import { rowsOf } from "./tenants";
 import { sendAsOperator, setSixDecimalPrices } from "./usage-setup";
@@ -223,6 +224,19 @@ describe.each(backends())("eval run outcomes on $name", (backend) => {
       `/v1/eval-runs?workspace_uuid=${ws}&sort=-cost_per_passed_case&page_size=1`,
     );
     expect(dear).toMatchObject({ total: 3, eval_runs: [{ eval_run_uuid: runs[0] }] });
+  });
+
+  it("groups the usage report by run with each run's outcomes, pass rate and cost per passed case", async () => {
+    const since = new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10);
+    const report = await ok<UsageReportPage>(
+      "GET",
+      `/v1/usage/report?starting_at=${since}&bucket_width=1mo&group_by=eval_run&workspace_uuid=${ws}`,
+    );
+    const row = (run: string) => report.data.filter((r) => r.eval_run_uuid === run);
+    const [first] = row(runs[0] ?? "");
+    expect(first).toMatchObject({ outcomes: { passed: 7, failed: 2, errored: 1 }, pass_rate: "0.700000" });
+    expect(first?.cost_per_passed_case).toBe(perPassed(first?.cost ?? "", 7));
+    expect(row(runs[1] ?? "")[0]).toMatchObject({ pass_rate: "0.750000", cost_per_passed_case: "0.054172" });
   });
 
   it("compares 2 to 10 runs in the order asked, with the difference from the first", async () => {

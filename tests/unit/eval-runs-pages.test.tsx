@@ -120,11 +120,52 @@ describe("Eval Runs list page", () => {
     expect(queries.at(-1)?.get("page")).toBe("2");
   });
 
+  it("shows each run's pass rate and cost per passed case, sorts by them on the server, and compares the runs chosen", async () => {
+    const queries = seen("/v1/eval-runs");
+    const bought = {
+      outcomes: { passed: 7, failed: 2, errored: 1 },
+      pass_rate: "0.700000",
+      cost_per_passed_case: "0.195988",
+    };
+    const answer = http.get(api("/v1/eval-runs"), () =>
+      HttpResponse.json({
+        eval_runs: [run(1, bought), run(2), run(3)],
+        total: 3,
+        page: 1,
+        page_size: 10,
+        billing_cycle_uuid: CYCLE,
+      }),
+    );
+    const view = renderPage(<EvalRunsListPage />, {
+      route: resource.list as string,
+      handlers: [...common, answer],
+    });
+    const row = (await screen.findByText("run-1")).closest("tr") as HTMLElement;
+    expect(within(row).getByText("70.0%")).toHaveAttribute("title", "0.700000");
+    expect(within(row).getByText("$0.195988")).toBeInTheDocument();
+    await userEvent.click(screen.getByRole("columnheader", { name: /Pass Rate/ }));
+    await waitFor(() => expect(queries.at(-1)?.get("sort")).toMatch(/^-?pass_rate$/));
+    await userEvent.click(screen.getByRole("columnheader", { name: /Cost per Passed Case/ }));
+    await waitFor(() => expect(queries.at(-1)?.get("sort")).toMatch(/^-?cost_per_passed_case$/));
+
+    const compare = screen.getByTestId("eval-runs-compare");
+    expect(compare).toBeDisabled();
+    await userEvent.click(screen.getByLabelText("Choose run-3 to compare"));
+    expect(compare).toBeDisabled();
+    await userEvent.click(screen.getByLabelText("Choose run-1 to compare"));
+    expect(compare).toBeEnabled();
+    await userEvent.click(compare);
+    // The baseline is the run chosen first.
+    await waitFor(() =>
+      expect(view.location()).toBe("/eval-runs/compare?eval_run_uuid=run-3&eval_run_uuid=run-1"),
+    );
+  });
+
   it("sorts by cost on the server, searches, and says when nothing matches", async () => {
     const queries = seen("/v1/eval-runs");
     renderPage(<EvalRunsListPage />, { route: resource.list as string, handlers: [...common, listAnswer] });
     await screen.findByText("run-1");
-    await userEvent.click(screen.getByRole("columnheader", { name: /Cost/ }));
+    await userEvent.click(screen.getByRole("columnheader", { name: /^Cost(?! per)/ }));
     await waitFor(() => expect(queries.at(-1)?.get("sort")).toMatch(/^-?cost$/));
 
     await userEvent.type(screen.getByLabelText("Search eval runs"), "nothing-like-this");

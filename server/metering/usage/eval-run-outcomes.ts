@@ -5,12 +5,15 @@
 // cycle's (the list and the run's page, beside the cycle's cost they show).
 import { type SQL, sql } from "drizzle-orm";
 import {
+  costPerPassedCaseMicros,
   type EvalRunFigures,
   type Outcomes,
   outcomeFigures,
+  passRate,
   SCORING_OPERATIONS,
 } from "../../../contract/eval-run-outcomes";
-import { formatUsdExact } from "../../../contract/money";
+import { formatUsdExact, parseUsd } from "../../../contract/money";
+import type { UsageReportPage } from "../../../contract/usage-report";
 import type { Db, Tx } from "../../platform/database";
 import { type Cycle, cycleBounds } from "../billing/cycles";
 
@@ -210,4 +213,26 @@ export async function runFigures(db: Db | Tx, org: string, runs: readonly string
     });
   }
   return out;
+}
+
+/**
+ * A report page grouped by eval run, with each run's outcomes, pass rate and cost per passed case:
+ * the row's cost (its bucket's, and its other groupings') ÷ the run's passed cases.
+ */
+export async function withRunOutcomes(db: Db, org: string, page: UsageReportPage): Promise<UsageReportPage> {
+  const ids = [...new Set(page.data.map((r) => r.eval_run_uuid).filter((id): id is string => !!id))];
+  const outcomes = await outcomesOf(db, org, ids);
+  return {
+    ...page,
+    data: page.data.map((r) => {
+      const o = (r.eval_run_uuid && outcomes.get(r.eval_run_uuid)) || null;
+      const perPassed = costPerPassedCaseMicros(parseUsd(r.cost), o);
+      return {
+        ...r,
+        outcomes: o,
+        pass_rate: passRate(o),
+        cost_per_passed_case: perPassed === null ? null : formatUsdExact(perPassed),
+      };
+    }),
+  };
 }
