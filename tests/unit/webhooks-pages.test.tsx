@@ -97,6 +97,8 @@ describe("Webhooks page", () => {
     const dialog = await findDialog("Add Webhook Endpoint");
     await user.type(within(dialog).getByLabelText("Endpoint URL"), "https://hooks.example.com/eval");
     await user.click(within(dialog).getByRole("checkbox", { name: /budget\.alert\.resolved/ }));
+    // Every event type is checked at first, the eval runs' too.
+    await user.click(within(dialog).getByRole("checkbox", { name: /eval_run\.finished/ }));
     await user.click(within(dialog).getByRole("button", { name: "Add Endpoint" }));
     const secret = await findDialog("Your endpoint's signing secret");
     expect(within(secret).getByLabelText("Signing secret")).toHaveValue("whsec_abc123secret");
