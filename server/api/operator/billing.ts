@@ -15,7 +15,13 @@ import type { Db } from "../../platform/database";
 import { dayField, textField, usdField, uuidField } from "../fields";
 import type { OperatorRouteDeps, RouteApp } from "../route-deps";
 import { failure, json } from "../schemas";
-import { MAX_OPERATOR_AMOUNT_USD, OPERATOR_ERRORS, OrganizationParamsSchema, organizationOf } from "./common";
+import {
+  MAX_OPERATOR_AMOUNT_USD,
+  OPERATOR_ERRORS,
+  OrganizationParamsSchema,
+  optionalBody,
+  organizationOf,
+} from "./common";
 import { installOperatorGuard, operatorRoute } from "./guard";
 
 const OperatorCycleSchema = z
@@ -48,28 +54,21 @@ const PaymentSchema = z
   })
   .meta({ id: "Payment" });
 
-// Optional bodies: `null` stands for a call sent without one (the defaults apply).
-const OpenBodySchema = z
-  .strictObject({
-    start_date: dayField("start_date")
-      .optional()
-      .meta({ description: "YYYY-MM-DD; default the 1st of this month (UTC)." }),
-  })
-  .meta({ id: "OpenCycleBody" })
-  .nullable();
+const OpenBodySchema = optionalBody("OpenCycleBody", {
+  start_date: dayField("start_date")
+    .optional()
+    .meta({ description: "YYYY-MM-DD; default the 1st of this month (UTC)." }),
+});
 
-const CloseBodySchema = z
-  .strictObject({
-    end_date: dayField("end_date")
-      .optional()
-      .meta({ description: "YYYY-MM-DD, exclusive; default the 1st of this month (UTC)." }),
-    open_next: z
-      .boolean({ error: "open_next must be true or false." })
-      .optional()
-      .meta({ description: "Open the next cycle from end_date (default true)." }),
-  })
-  .meta({ id: "CloseCycleBody" })
-  .nullable();
+const CloseBodySchema = optionalBody("CloseCycleBody", {
+  end_date: dayField("end_date")
+    .optional()
+    .meta({ description: "YYYY-MM-DD, exclusive; default the 1st of this month (UTC)." }),
+  open_next: z
+    .boolean({ error: "open_next must be true or false." })
+    .optional()
+    .meta({ description: "Open the next cycle from end_date (default true)." }),
+});
 
 const PaymentBodySchema = z
   .strictObject({

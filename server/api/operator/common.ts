@@ -15,6 +15,10 @@ export const OPERATOR_ERRORS = {
   403: failure("Not a provider operator"),
 };
 
+/** A body a call may leave out: `null` stands for a call sent without one (the defaults apply). */
+export const optionalBody = <S extends z.ZodRawShape>(id: string, shape: S) =>
+  z.strictObject(shape).meta({ id }).nullable();
+
 /** The largest amount an operator may record in one payment or prepay for one group. */
 export const MAX_OPERATOR_AMOUNT_USD = 1_000_000_000;
 

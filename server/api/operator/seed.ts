@@ -7,6 +7,7 @@ import { errorChain } from "../../platform/database";
 import { ApiError, errorBody, refusalOf } from "../../platform/errors";
 import type { WorkspaceStore } from "../../workspaces/store";
 import { failure } from "../schemas";
+import { optionalBody } from "./common";
 import { installOperatorGuard, type OperatorGuardDeps, operatorRoute } from "./guard";
 
 /**
@@ -32,27 +33,24 @@ const NDJSON = "application/x-ndjson";
 
 const SEED_ERROR = "seed must be a whole number from 0 to 4294967295.";
 
-const SeedBodySchema = z
-  .strictObject({
-    events: z
-      .int({ error: "events must be a whole number." })
-      .min(0, { error: "events must be at least 0." })
-      .max(MAX_SEED_EVENTS, { error: `events must be at most ${MAX_SEED_EVENTS}.` })
-      .optional()
-      .meta({
-        description: `Usage events to generate; default ${DEFAULT_DEMO_EVENTS.toLocaleString("en-US")}.`,
-      }),
-    seed: z
-      .union([z.int({ error: SEED_ERROR }), z.string().regex(/^\d{1,10}$/, { error: SEED_ERROR })], {
-        error: SEED_ERROR,
-      })
-      .transform((v) => Number(v))
-      .refine((v) => v >= 0 && v <= 2 ** 32 - 1, { error: SEED_ERROR })
-      .optional()
-      .meta({ description: "The generator's seed (events are named demo-<seed>-<n>); default 2026." }),
-  })
-  .meta({ id: "DemoSeedBody" })
-  .nullable();
+const SeedBodySchema = optionalBody("DemoSeedBody", {
+  events: z
+    .int({ error: "events must be a whole number." })
+    .min(0, { error: "events must be at least 0." })
+    .max(MAX_SEED_EVENTS, { error: `events must be at most ${MAX_SEED_EVENTS}.` })
+    .optional()
+    .meta({
+      description: `Usage events to generate; default ${DEFAULT_DEMO_EVENTS.toLocaleString("en-US")}.`,
+    }),
+  seed: z
+    .union([z.int({ error: SEED_ERROR }), z.string().regex(/^\d{1,10}$/, { error: SEED_ERROR })], {
+      error: SEED_ERROR,
+    })
+    .transform((v) => Number(v))
+    .refine((v) => v >= 0 && v <= 2 ** 32 - 1, { error: SEED_ERROR })
+    .optional()
+    .meta({ description: "The generator's seed (events are named demo-<seed>-<n>); default 2026." }),
+});
 
 const SeedResultSchema = z
   .object({
