@@ -409,6 +409,25 @@ describe("Billing & Usage", { timeout: 60_000 }, () => {
     expect(pageParams(location())).toEqual([]);
   });
 
+  it("follows an address it did not write: a link to the bare page opens the default view", async () => {
+    const { router, location, calls } = renderBilling(
+      `/?period=${JAN}&grouping=weekly&currentPage=2&pageSize=10`,
+    );
+    await waitFor(() =>
+      expect(screen.getByTestId("billing-period")).toHaveTextContent("Jan 1, 2026 - Feb 1, 2026"),
+    );
+    await screen.findByText("Page 2 of 3 (25 total records)");
+    // The sider's link to the page, clicked while on it.
+    await act(() => router.navigate("/"));
+    await waitFor(() =>
+      expect(screen.getByTestId("billing-period")).toHaveTextContent("Feb 1, 2026 - Present"),
+    );
+    await screen.findByText("Page 1 of 3 (25 total records)");
+    await waitFor(() => expect(tableIn(location())).toEqual({ page: 1, sorters: DATE_DESC, filters: [] }));
+    expect(pageParams(location())).toEqual([]);
+    expect(calls("/v1/usage/series").at(-1)?.get("grouping")).toBe("daily");
+  });
+
   it("filters every view, counts active filters, and keeps them in the address", async () => {
     // The checkbox drawn inside a menu item ignores the pointer; the item takes the click.
     const user = userEvent.setup({ pointerEventsCheck: 0 });
