@@ -26,7 +26,7 @@ export const OutcomesInputSchema = z
     { error: "outcomes must be an object of passed, failed and errored." },
   )
   .transform((o): Outcomes => ({ passed: o.passed ?? 0, failed: o.failed ?? 0, errored: o.errored ?? 0 }))
-  .meta({ id: "OutcomesInput" });
+  .meta({ id: "ReportedOutcomes" });
 
 export const OutcomesSchema = z
   .object({ passed: z.int(), failed: z.int(), errored: z.int() })

@@ -277,6 +277,8 @@ describe.each(backends())("workspace validation, audit, restore and OpenAPI on $
         "GET /v1/eval-runs",
         "POST /v1/eval-runs",
         "POST /v1/eval-runs/{eval_run_uuid}/finish",
+        "PUT /v1/eval-runs/{eval_run_uuid}/outcomes",
+        "GET /v1/eval-runs/compare",
         "GET /v1/eval-runs/{eval_run_uuid}",
         "GET /v1/webhook-endpoints",
         "POST /v1/webhook-endpoints",
