@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { createExpiringCache } from "../platform/expiring-cache";
+import { loadingCache } from "../platform/loading-cache";
 import { WORKSPACE_CACHE_OPTIONS } from "../workspaces/cache";
 import { isOrgAdmin } from "./principal";
 import type { WorkspaceRouteDeps } from "./route-deps";
@@ -15,11 +15,11 @@ export const accountRoutes: FastifyPluginAsyncZod<WorkspaceRouteDeps> = async (a
   // statements one at a time: the administrators' emails and the operator flag are kept for as
   // long as the organization's workspaces are (server/workspaces/cache.ts). Both only shape what the console
   // shows, which itself keeps this answer for minutes; the operator API checks the role afresh.
-  const adminsOf = createExpiringCache({
+  const adminsOf = loadingCache({
     ...WORKSPACE_CACHE_OPTIONS,
     load: (org: string) => deps.gateway.listOrganizationAdmins(org),
   });
-  const operators = createExpiringCache({
+  const operators = loadingCache({
     ...WORKSPACE_CACHE_OPTIONS,
     load: (user: string) => deps.gateway.isOperator(user),
   });
