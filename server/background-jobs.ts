@@ -1,20 +1,23 @@
 // The serving process's background jobs: every kind of job has its handler here and runs on the one
 // job runner (platform/jobs.ts). The daily retention tasks are recurring jobs of the installation.
 import { purgeExpiredEventKeys } from "./metering/ingestion/event-key-retention";
+import { RERATE_JOB, rerateJobHandler, SERIAL_JOB_KINDS } from "./metering/pricing/rerate-job";
 import { purgeAuditLog } from "./platform/audit";
 import type { Db } from "./platform/database";
-import { createJobRunner, type JobLog } from "./platform/jobs";
+import { createJobRunner, type JobLog, releaseOrphanedJobs } from "./platform/jobs";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export const AUDIT_PURGE = "audit-retention";
 export const EVENT_KEY_PURGE = "event-key-retention";
 
-type Settings = { auditRetentionDays: number; usageMaxAgeDays: number };
+type Settings = { auditRetentionDays: number; usageMaxAgeDays: number; database?: { kind: string } };
 
 /** The handlers of every kind of job, as run by this process. */
 export function jobHandlers(db: Db, settings: Settings, log: JobLog) {
   return {
+    /** Re-rating after a price change (metering/pricing/rerate-job.ts). */
+    [RERATE_JOB]: rerateJobHandler(db),
     /** Audit log entries older than AUDIT_RETENTION_DAYS. */
     [AUDIT_PURGE]: async () => {
       const purged = await purgeAuditLog(db, settings.auditRetentionDays);
@@ -38,11 +41,19 @@ export function jobHandlers(db: Db, settings: Settings, log: JobLog) {
 
 /**
  * Starts the job runner of a serving process (so the embedded database keeps its one writer); the
- * retention tasks run shortly after the first start, then daily. Answers the stop function.
+ * retention tasks run shortly after the first start, then daily; queued and interrupted jobs (a
+ * re-rating of a process killed midway) run at once. Answers the stop function.
  */
 export async function startBackgroundJobs(db: Db, settings: Settings, log: JobLog) {
+  // The embedded database has one serving process: a job it shows running lost its runner with the
+  // last process (killed), so it resumes now rather than when its lease would have ended.
+  if (settings.database?.kind === "pglite") {
+    const released = await releaseOrphanedJobs(db);
+    if (released) log.info({ released }, "jobs of the last process resumed");
+  }
   const runner = createJobRunner(db, {
     log,
+    serialKinds: SERIAL_JOB_KINDS,
     handlers: jobHandlers(db, settings, log),
     recurring: [
       { kind: AUDIT_PURGE, everyMs: DAY_MS, firstAfterMs: 60_000 },

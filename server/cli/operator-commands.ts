@@ -21,7 +21,7 @@ import {
 } from "../metering/shared/partitions-cli";
 
 export type OperatorCommand =
-  | { kind: "price"; input: PriceRuleInput }
+  | { kind: "price"; input: PriceRuleInput; wait: boolean }
   | { kind: "price-awaiting"; org: string }
   | { kind: "operator"; email: string; grant: boolean }
   | { kind: "workspace-restore"; workspaceUuid: string }
@@ -69,8 +69,10 @@ export function parseOperatorCommand(
           return { ok: false, error: "Usage: tsx server/main.ts price awaiting --org <org>" };
         return { ok: true, value: { kind: "price-awaiting", org } };
       }
-      const r = parsePriceSetArgs(args);
-      return r.ok ? { ok: true, value: { kind: "price", input: r.value } } : r;
+      // --no-wait: the re-rating job's id is printed and the command returns while it runs.
+      const wait = !args.includes("--no-wait");
+      const r = parsePriceSetArgs(args.filter((a) => a !== "--no-wait"));
+      return r.ok ? { ok: true, value: { kind: "price", input: r.value, wait } } : r;
     }
     case "events": {
       const r = parseEventsArgs(args);
@@ -99,13 +101,28 @@ export class CommandRefused extends Error {
   }
 }
 
+export type SetPriceOptions = { wait: boolean; progress?: (done: number, total: number | null) => void };
+export type SetPriceResult = PriceRule & {
+  job_uuid: string;
+  /** null without waiting. */
+  rerating: RerateJson | null;
+  shadowed_by: ShadowJson[];
+};
+
+/** A waited-for re-rating that failed: its job's error. */
+export const rerateFailed = (job: string, error: string | null) =>
+  new CommandRefused(`Re-rating job ${job} failed: ${error ?? "unknown error"}`);
+
 type CycleShape = { billingCycleUuid: string; startDate: string; endDate: string | null };
 
 /** What the commands need done; every refusal is a CommandRefused. */
 export type OperatorBackend = {
   organization(ref: string): Promise<{ id: string; name: string }>;
-  /** The new rule, what it re-rated (price-change.ts) and the rules outranking it (price-shadows.ts). */
-  setPrice(input: PriceRuleInput): Promise<PriceRule & { rerating: RerateJson; shadowed_by: ShadowJson[] }>;
+  /**
+   * The new rule, its re-rating job (with `wait`, what it re-rated once done: price-change.ts) and
+   * the rules outranking it (price-shadows.ts). `progress` hears the job's progress while waiting.
+   */
+  setPrice(input: PriceRuleInput, opts: SetPriceOptions): Promise<SetPriceResult>;
   /** The organization's usage awaiting pricing, per dimension. */
   awaitingPricing(organizationUuid: string): Promise<AwaitingReport>;
   /** False when no user has that email. */
@@ -127,6 +144,24 @@ export type OperatorBackend = {
   events(command: EventsCommand): Promise<EventsOutcome>;
   purgeAudit(): Promise<{ purged: number; retentionDays: number }>;
 };
+
+/** A progress bar on a terminal's stderr (none when stderr is not a terminal: logs stay clean). */
+function progressBar() {
+  const err = process.stderr;
+  if (!err.isTTY) return null;
+  const width = 30;
+  return {
+    show(done: number, total: number | null) {
+      const share = total ? Math.min(1, done / total) : 0;
+      const filled = Math.round(share * width);
+      err.write(
+        `\rRe-rating [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${Math.round(share * 100)}% ` +
+          `(${done.toLocaleString("en-US")} of ${total === null ? "?" : total.toLocaleString("en-US")} events)`,
+      );
+    },
+    end: () => err.write("\n"),
+  };
+}
 
 export type Output = { log(line: string): void; error(line: string): void };
 
@@ -153,9 +188,15 @@ async function run(cmd: OperatorCommand, b: OperatorBackend, out: Output) {
     case "price": {
       const ref = cmd.input.organizationUuid;
       const organizationUuid = ref ? (await b.organization(ref)).id : null;
-      const rule = await b.setPrice({ ...cmd.input, organizationUuid });
+      const bar = progressBar();
+      const rule = await b.setPrice(
+        { ...cmd.input, organizationUuid },
+        { wait: cmd.wait, ...(bar ? { progress: bar.show } : {}) },
+      );
+      bar?.end();
       out.log(describeRule(rule));
-      for (const line of rerateLines(rule.rerating)) out.log(line);
+      if (rule.rerating) for (const line of rerateLines(rule.rerating)) out.log(line);
+      else out.log(`Re-rating queued as job ${rule.job_uuid} (GET /v1/operator/jobs/${rule.job_uuid}).`);
       for (const line of shadowLines(rule.shadowed_by)) out.log(line);
       return;
     }

@@ -16,11 +16,40 @@ import {
 } from "../metering/billing/billing";
 import { awaitingReport } from "../metering/pricing/awaiting-pricing";
 import { rerateJson } from "../metering/pricing/price-change";
-import { shadowJson } from "../metering/pricing/price-shadows";
-import { setPriceRule } from "../metering/pricing/prices";
+import { shadowJson, shadowsOf } from "../metering/pricing/price-shadows";
+import { storePriceRule } from "../metering/pricing/prices";
+import { rerateResultOf, rerateRunnerOptions } from "../metering/pricing/rerate-job";
 import { doEventsCommand } from "../metering/shared/partitions-cli";
 import { CLI_ACTOR, purgeAuditLog } from "../platform/audit";
-import { CommandRefused, type OperatorBackend } from "./operator-commands";
+import { getJob, type JobRow, runUntilDone } from "../platform/jobs";
+import {
+  CommandRefused,
+  type OperatorBackend,
+  rerateFailed,
+  type SetPriceOptions,
+} from "./operator-commands";
+
+const SILENT = { info: () => {}, error: () => {} };
+
+/** Runs `work` (which ends the job) while telling `progress` the job's progress every quarter second. */
+async function followJob(
+  db: Product["database"]["db"],
+  uuid: string,
+  progress: SetPriceOptions["progress"],
+  work: () => Promise<JobRow>,
+): Promise<JobRow> {
+  if (!progress) return work();
+  const timer = setInterval(() => {
+    void getJob(db, uuid).then((j) => j && progress(j.done, j.total));
+  }, 250);
+  try {
+    const job = await work();
+    progress(job.done, job.total);
+    return job;
+  } finally {
+    clearInterval(timer);
+  }
+}
 
 /** A billing action's refusal as the command's one line. */
 const refused = (err: unknown): never => {
@@ -33,9 +62,17 @@ export function databaseOperatorBackend(product: Product): OperatorBackend {
   const actor = CLI_ACTOR;
   return {
     organization: (ref) => resolveOrganization(db, ref).catch(refused),
-    setPrice: async (input) => {
-      const rule = await setPriceRule(db, input, actor);
-      return { ...rule, rerating: rerateJson(rule.rerating), shadowed_by: rule.shadowedBy.map(shadowJson) };
+    setPrice: async (input, opts) => {
+      const { rule, jobUuid } = await storePriceRule(db, input, actor);
+      const shadowed_by = (await shadowsOf(db, rule)).map(shadowJson);
+      // Without waiting the job stays queued: the next server on this database runs it.
+      if (!opts.wait) return { ...rule, job_uuid: jobUuid, rerating: null, shadowed_by };
+      const job = await followJob(db, jobUuid, opts.progress, () =>
+        runUntilDone(db, jobUuid, rerateRunnerOptions(db, SILENT)),
+      );
+      const result = rerateResultOf(job);
+      if (!result) throw rerateFailed(jobUuid, job.error);
+      return { ...rule, job_uuid: jobUuid, rerating: rerateJson(result), shadowed_by };
     },
     awaitingPricing: (org) => awaitingReport(db, org),
     setOperator: (email, grant) => setOperator(db, email, grant, actor),

@@ -8,10 +8,15 @@ import { formatUsdExact, parseUsd } from "../../contract/money";
 import type { AwaitingReport } from "../metering/pricing/awaiting-pricing";
 import type { RerateJson } from "../metering/pricing/price-change";
 import type { ShadowJson } from "../metering/pricing/price-shadows";
-import type { PriceRule } from "../metering/pricing/rule-matching";
 import type { MonthPartition } from "../metering/shared/partitions";
 import type { EventsOutcome } from "../metering/shared/partitions-cli";
-import { CommandRefused, type OperatorBackend } from "./operator-commands";
+import {
+  CommandRefused,
+  type OperatorBackend,
+  rerateFailed,
+  type SetPriceOptions,
+  type SetPriceResult,
+} from "./operator-commands";
 import { type ServerCall, ServerCallError } from "./running-server";
 
 type CycleJson = { billing_cycle_uuid: string; start_date: string; end_date: string | null };
@@ -25,6 +30,13 @@ type PriceRuleJson = {
   unit_price_usd: string;
   valid_from: string;
   valid_to: string | null;
+};
+type JobJson = {
+  state: "queued" | "running" | "done" | "failed";
+  done: number;
+  total: number | null;
+  error: string | null;
+  rerating: RerateJson | null;
 };
 type GroupJson = { name: string; prepaid_usd: string; workspaces: string[] };
 
@@ -46,13 +58,24 @@ export function serverOperatorBackend(call: ServerCall): OperatorBackend {
     call<T>(method, `/v1/operator${path}`, body).catch(refusal);
   const orgPath = (org: string, rest: string) => `/organizations/${enc(org)}${rest}`;
 
+  /** Follows a job until it ends: what it re-rated, or its failure as the command's refusal. */
+  async function waitForJob(uuid: string, progress?: SetPriceOptions["progress"]): Promise<RerateJson> {
+    for (;;) {
+      const job = await api<JobJson>("GET", `/jobs/${enc(uuid)}`);
+      progress?.(job.done, job.total);
+      if (job.state === "done" && job.rerating) return job.rerating;
+      if (job.state === "failed") throw rerateFailed(uuid, job.error);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+
   return {
     async organization(ref) {
       const o = await api<{ organization_uuid: string; name: string }>("GET", `/organizations/${enc(ref)}`);
       return { id: o.organization_uuid, name: o.name };
     },
-    async setPrice(input) {
-      const r = await api<PriceRuleJson & { rerating: RerateJson; shadowed_by: ShadowJson[] }>(
+    async setPrice(input, opts) {
+      const r = await api<PriceRuleJson & { rerating: { job_uuid: string }; shadowed_by: ShadowJson[] }>(
         "POST",
         "/price-rules",
         {
@@ -76,9 +99,10 @@ export function serverOperatorBackend(call: ServerCall): OperatorBackend {
         unitPriceMicros: parseUsd(r.unit_price_usd),
         validFrom: new Date(r.valid_from),
         validTo: r.valid_to ? new Date(r.valid_to) : null,
-        rerating: r.rerating,
+        job_uuid: r.rerating.job_uuid,
+        rerating: opts.wait ? await waitForJob(r.rerating.job_uuid, opts.progress) : null,
         shadowed_by: r.shadowed_by,
-      } satisfies PriceRule & { rerating: RerateJson; shadowed_by: ShadowJson[] };
+      } satisfies SetPriceResult;
     },
     async awaitingPricing(org) {
       return api<AwaitingReport>("GET", orgPath(org, "/awaiting-pricing"));

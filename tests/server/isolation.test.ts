@@ -325,6 +325,15 @@ const API_ROWS: Record<string, ApiRow> = {
     req: () => ({ method: "POST", url: "/v1/operator/audit-log/purge" }),
     expect: statuses(403, 401, 403),
   },
+  // Jobs carry every organization's work: provider operators only.
+  "GET /v1/operator/jobs": {
+    req: () => get("/v1/operator/jobs"),
+    expect: statuses(403, 401, 403),
+  },
+  "GET /v1/operator/jobs/{job_uuid}": {
+    req: () => get("/v1/operator/jobs/00000000-0000-4000-8000-000000000000"),
+    expect: statuses(403, 401, 403),
+  },
   // Usage is the bill: administrators only. A member reads no usage, not even of their own
   // organization (403); Globex's administrator reads Globex's own and never finds Acme's cycle.
   "GET /v1/usage/": {

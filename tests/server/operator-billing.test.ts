@@ -2,6 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog } from "../../server/db/schema";
 import { backends } from "./harness";
+import { waitForJob } from "./job-wait";
 import { productWithWorkspaces } from "./workspaces-fixture";
 
 // The operator API's billing cycles, payments, workspace groups and event months: each effect seen
@@ -254,11 +255,12 @@ describe.each(backends())("operator billing API on $name", (backend) => {
         (c: { start_date: string; end_date: string | null }) => c.start_date === "2026-01-01" && c.end_date,
       ),
     ).toBe(true);
-    await op("POST", "/v1/operator/price-rules", {
+    const price = await op("POST", "/v1/operator/price-rules", {
       operation: "generation",
       unit_price_usd: "0.01",
       valid_from: "2020-01-01T00:00:00Z",
     });
+    await waitForJob(t.p.api.app, local(), price.json().rerating.job_uuid);
     const sent = await t.p.api.app.inject({
       method: "POST",
       url: `/v1/usage/events?organization_uuid=${globex}&backfill=true`,

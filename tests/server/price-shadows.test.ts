@@ -4,6 +4,7 @@ import { runOperatorCommand } from "../../server/cli/operator-commands";
 import { databaseOperatorBackend } from "../../server/cli/operator-database";
 import { setPriceRule } from "../../server/metering/pricing/prices";
 import { backends, startProduct, type TestProduct } from "./harness";
+import { setPriceAndWait } from "./job-wait";
 import { addCycle, sendAsOperator } from "./usage-setup";
 import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";
 
@@ -21,12 +22,7 @@ describe.each(backends())("overlapping prices on $name", (backend) => {
   let perMetric = "";
 
   const setPrice = async (body: Record<string, unknown>) => {
-    const res = await p.api.app.inject({
-      method: "POST",
-      url: "/v1/operator/price-rules",
-      headers: local(),
-      payload: { organization_uuid: f.acmeId, ...body },
-    });
+    const res = await setPriceAndWait(p.api.app, local(), { organization_uuid: f.acmeId, ...body });
     expect(res.statusCode, res.body).toBe(201);
     return res.json();
   };
@@ -150,6 +146,7 @@ describe.each(backends())("overlapping prices on $name", (backend) => {
     const code = await runOperatorCommand(
       {
         kind: "price",
+        wait: true,
         input: { organizationUuid: f.acmeId, evalType: "safety", ruleMetric: "eval", unitPrice: "0.008" },
       },
       databaseOperatorBackend(p),

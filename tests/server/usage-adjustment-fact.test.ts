@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setPriceRule } from "../../server/metering/pricing/prices";
 import { archiveMonth, restoreMonth } from "../../server/metering/shared/partitions";
 import { backends, startProduct, type TestProduct } from "./harness";
+import { setPriceAndWait } from "./job-wait";
 import { addCycle, PAST, sendAsOperator, USAGE_EVENTS_URL } from "./usage-setup";
 import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";
 
@@ -38,16 +39,12 @@ describe.each(backends())("adjustments as a stored fact on $name", (backend) => 
     return rec;
   };
   const setPrice = async (unitPrice: string, validFrom: string) => {
-    const res = await p.api.app.inject({
-      method: "POST",
-      url: "/v1/operator/price-rules",
-      headers: local(),
-      payload: {
-        organization_uuid: f.acmeId,
-        operation: op,
-        unit_price_usd: unitPrice,
-        valid_from: validFrom,
-      },
+    // Its re-rating followed to its end through the operator API.
+    const res = await setPriceAndWait(p.api.app, local(), {
+      organization_uuid: f.acmeId,
+      operation: op,
+      unit_price_usd: unitPrice,
+      valid_from: validFrom,
     });
     expect(res.statusCode, res.body).toBe(201);
     return res.json();

@@ -11,6 +11,7 @@ import { awaitingByDimension, priceAwaitingEvents } from "../../server/metering/
 import { setPriceRule } from "../../server/metering/pricing/prices";
 import { setUpBudgets } from "./budgets-fixture";
 import { backends, startProduct, type TestProduct } from "./harness";
+import { setPriceAndWait } from "./job-wait";
 import { addCycle, type IngestResult, PAST, sendAsOperator, USAGE_EVENTS_URL } from "./usage-setup";
 import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";
 
@@ -195,18 +196,13 @@ describe.each(backends())("usage awaiting pricing on $name", (backend) => {
       }),
     ]);
     const before = await state(f.acmeId);
-    const res = await f.call(
-      "none",
-      "POST",
-      "/v1/operator/price-rules",
-      {
-        organization_uuid: f.acmeId,
-        operation: "summarize",
-        unit_price_usd: "0.000313",
-        valid_from: PAST.toISOString(),
-      },
-      local(),
-    );
+    // The awaiting events are priced by the price's job, followed to its end.
+    const res = await setPriceAndWait(p.api.app, local(), {
+      organization_uuid: f.acmeId,
+      operation: "summarize",
+      unit_price_usd: "0.000313",
+      valid_from: PAST.toISOString(),
+    });
     expect(res.statusCode, res.body).toBe(201);
     const after = await expectRollupsMatch(f.acmeId);
     expect(after.awaiting).toBe(before.awaiting - 3);

@@ -8,6 +8,7 @@ import { loadPriceRules, setPriceRule } from "../../server/metering/pricing/pric
 import { reratePages } from "../../server/metering/pricing/rerate";
 import type { Db } from "../../server/platform/database";
 import { backends, startProduct, type TestProduct } from "./harness";
+import { setPriceAndWait } from "./job-wait";
 import { addCycle, PAST, sendAsOperator, USAGE_EVENTS_URL } from "./usage-setup";
 import { type Fixture, setUpWorkspaces } from "./workspaces-fixture";
 
@@ -99,16 +100,12 @@ describe.each(backends())("re-rating and late usage on $name", (backend) => {
     const closedBefore = await summaryCost(closed);
     expect(closedBefore).toBe(8n * 1_234n);
     expect(await summaryCost(open)).toBe(9n * 1_234n);
-    const res = await p.api.app.inject({
-      method: "POST",
-      url: "/v1/operator/price-rules",
-      headers: local(),
-      payload: {
-        organization_uuid: f.acmeId,
-        operation: op,
-        unit_price_usd: "0.002001",
-        valid_from: "2026-10-15T00:00:00Z",
-      },
+    // The re-rating is a job: followed through the operator API to its end.
+    const res = await setPriceAndWait(p.api.app, local(), {
+      organization_uuid: f.acmeId,
+      operation: op,
+      unit_price_usd: "0.002001",
+      valid_from: "2026-10-15T00:00:00Z",
     });
     expect(res.statusCode, res.body).toBe(201);
     const rule = res.json();

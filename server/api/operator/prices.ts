@@ -5,17 +5,18 @@ import { WIN_REASONS } from "../../../contract/price-shadows";
 import { organizationSummary } from "../../metering/billing/organizations";
 import { MAX_EVENT_COST_USD } from "../../metering/ingestion/limits";
 import { awaitingReport } from "../../metering/pricing/awaiting-pricing";
-import { rerateJson } from "../../metering/pricing/price-change";
-import { shadowJson } from "../../metering/pricing/price-shadows";
+import { shadowJson, shadowsOf } from "../../metering/pricing/price-shadows";
 import {
   listPriceRules,
   priceRuleStatus,
-  setPriceRule,
+  storePriceRule,
   VALID_FROM_RANGE,
   validFromInRange,
 } from "../../metering/pricing/prices";
+import { wakeRerating } from "../../metering/pricing/rerate-job";
 import type { PriceRule, RuleMetric } from "../../metering/pricing/rule-matching";
 import { ApiError } from "../../platform/errors";
+import { getJob } from "../../platform/jobs";
 import { organizationUuidField, textField, usdField } from "../fields";
 import type { OperatorRouteDeps } from "../route-deps";
 import { failure, json } from "../schemas";
@@ -46,36 +47,20 @@ const PriceRuleSchema = z
   .meta({ id: "PriceRule" });
 
 const money = (description: string) => z.string().meta({ description });
-const ReratingSchema = z
-  .object({
-    organizations: z.int().min(0).meta({ description: "Organizations whose bill the new price moved." }),
-    events: z.int().min(0).meta({ description: "Events of open cycles re-priced by the new price." }),
-    before_total: money("Those events' total cost before, in USD (exact)."),
-    after_total: money("Their total cost after, in USD (exact)."),
-    corrections: z
-      .array(
-        z.object({
-          organization_uuid: z.string(),
-          billing_cycle_uuid: z.uuid().meta({ description: "The closed cycle corrected." }),
-          period_start: z.iso.date(),
-          period_end: z.iso.date(),
-          events: z
-            .int()
-            .min(0)
-            .meta({ description: "The closed cycle's events the new price prices differently." }),
-          lines: z.int().min(0).meta({ description: "Correction lines billed in the open cycle." }),
-          amount: money("Their sum in USD (exact; negative: a credit)."),
-        }),
-      )
-      .meta({ description: "Closed cycles never change: their difference is billed in the open cycle." }),
-  })
-  .meta({ id: "PriceRerating" });
 
 const SetPriceResultSchema = PriceRuleSchema.extend({
-  rerating: ReratingSchema.meta({
-    description:
-      "What the new price re-rated: the open cycle's events from valid_from on, exactly, and the closed cycles' difference as correction lines.",
-  }),
+  rerating: z
+    .object({
+      job_uuid: z.uuid().meta({ description: "The re-rating job: GET /v1/operator/jobs/{job_uuid}." }),
+      state: z.enum(["queued", "running", "done", "failed"]),
+      total: z.int().min(0).nullable().meta({ description: "The events it will read." }),
+    })
+    .meta({
+      description:
+        "The re-rating the new price starts, as a job: the open cycle's events from valid_from on, exactly, and the " +
+        "closed cycles' difference as correction lines. It runs after the answer; a change for an organization " +
+        "whose earlier change is still re-rating waits queued behind it.",
+    }),
   shadowed_by: z
     .array(
       z.object({
@@ -276,7 +261,7 @@ export const operatorPriceRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> = asy
       const organizationUuid = b.organization_uuid ?? null;
       if (organizationUuid && !(await organizationSummary(deps.db, organizationUuid)))
         throw new ApiError("not_found", `No organization ${organizationUuid}.`);
-      const rule = await setPriceRule(
+      const { rule, jobUuid, total } = await storePriceRule(
         deps.db,
         {
           organizationUuid,
@@ -289,11 +274,16 @@ export const operatorPriceRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> = asy
         },
         actorOf(req),
       );
-      return reply.status(201).send({
+      const job = await getJob(deps.db, jobUuid);
+      const answer = {
         ...priceRuleJson(rule),
-        rerating: rerateJson(rule.rerating),
-        shadowed_by: rule.shadowedBy.map(shadowJson),
-      });
+        rerating: { job_uuid: jobUuid, state: job?.state ?? "queued", total },
+        shadowed_by: (await shadowsOf(deps.db, rule)).map(shadowJson),
+      };
+      // The re-rating starts in this process once the answer is ready (the serving runner would
+      // take it at its next poll); on the embedded database its pages would otherwise go first.
+      wakeRerating(deps.db, app.log);
+      return reply.status(201).send(answer);
     },
   );
 };

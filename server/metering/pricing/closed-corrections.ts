@@ -23,9 +23,10 @@ import { ensureMonths, monthOf } from "../shared/partitions";
 import { addToRollups } from "../shared/rollups";
 import { addToRunRollup } from "../shared/run-rollup";
 import { loadPriceRules } from "./prices";
-import { fitsRule, RATED_COLUMNS, RERATE_BATCH, RULE_PRICED, ratedEvent } from "./rerate";
-import { type CorrectionGroup, correctionGroups, mergeGroups } from "./rerate-logic";
-import { createRuleMatcher, type PriceRule } from "./rule-matching";
+import { fitsRule, RERATE_BATCH } from "./rerate";
+import type { CorrectionGroup } from "./rerate-logic";
+import { afterKey, correctionPage, type PageKey } from "./rerate-sql";
+import type { PriceRule } from "./rule-matching";
 
 export type Correction = {
   organizationUuid: string;
@@ -39,7 +40,19 @@ export type Correction = {
   lines: number;
 };
 
-type Rows<T> = { rows: T[] };
+export type CorrectOptions = {
+  now?: Date;
+  /** Events read per page (default RERATE_BATCH). */
+  batch?: number;
+  /** The price list just after the change (default: the list as it is now). */
+  afterRules?: readonly PriceRule[];
+  /** Where an interrupted run stopped: the closed cycles before this index are done. */
+  fromCycle?: number;
+  /** Called in the transaction that stores a cycle's lines (null: the cycle needed none). */
+  onCycle?: (tx: Tx, index: number, correction: Correction | null) => Promise<void>;
+  /** Called after each page read, with the events it read. */
+  onPage?: (scanned: number) => Promise<void>;
+};
 
 /** The closed cycle's rule-priced events the rule fits, from valid_from on, grouped by difference. */
 async function cycleGroups(
@@ -47,30 +60,28 @@ async function cycleGroups(
   organizationUuid: string,
   cycle: Cycle & { endDate: string },
   rule: PriceRule,
-  before: ReturnType<typeof createRuleMatcher>,
-  after: ReturnType<typeof createRuleMatcher>,
+  before: readonly PriceRule[],
+  after: readonly PriceRule[],
+  onPage?: (scanned: number) => Promise<void>,
+  batch = RERATE_BATCH,
 ): Promise<CorrectionGroup[]> {
   const start = new Date(`${cycle.startDate}T00:00:00Z`);
   const from = start > rule.validFrom ? start : rule.validFrom;
   const end = new Date(`${cycle.endDate}T00:00:00Z`);
+  const where = sql`${fitsRule(rule)} and occurred_at < ${end.toISOString()}::timestamptz`;
   let groups: CorrectionGroup[] = [];
-  let last: { at: string; id: string } | null = null;
+  let last: PageKey | null = null;
   for (;;) {
-    const keyset: ReturnType<typeof sql> = last
-      ? sql`and occurred_at >= ${last.at}::timestamptz
-            and (occurred_at > ${last.at}::timestamptz or usage_event_uuid > ${last.id}::uuid)`
-      : sql`and occurred_at >= ${from.toISOString()}::timestamptz`;
-    const page = (await db.execute(sql`
-      select ${RATED_COLUMNS} from usage_events
-       where organization_uuid = ${organizationUuid} and ${RULE_PRICED} and (${fitsRule(rule)})
-         and occurred_at < ${end.toISOString()}::timestamptz ${keyset}
-       order by occurred_at, usage_event_uuid
-       limit ${RERATE_BATCH}`)) as unknown as Rows<Parameters<typeof ratedEvent>[0]>;
-    const events = page.rows.map(ratedEvent);
-    groups = mergeGroups(groups, correctionGroups(organizationUuid, events, before, after));
-    const tail = events.at(-1);
-    if (!tail || events.length < RERATE_BATCH) break;
-    last = { at: tail.occurredKey, id: tail.usageEventUuid };
+    // Read only: its own short transaction, so that PGlite's queue and PostgreSQL's snapshot are
+    // held one page at a time.
+    const key = afterKey(last, from);
+    const page = await db.transaction((tx: Tx) =>
+      correctionPage(tx, organizationUuid, before, after, where, key, batch, groups),
+    );
+    groups = page.groups;
+    await onPage?.(page.scanned);
+    if (!page.last || page.scanned < batch) break;
+    last = page.last;
   }
   return groups.filter((g) => g.deltaMicros !== 0n);
 }
@@ -91,7 +102,7 @@ export async function correctClosedCycles(
   organizationUuid: string,
   rule: PriceRule,
   beforeRules: readonly PriceRule[],
-  opts: { now?: Date } = {},
+  opts: CorrectOptions = {},
 ): Promise<Correction[]> {
   const now = opts.now ?? new Date();
   const cycles = await listCycles(db, organizationUuid);
@@ -100,14 +111,27 @@ export async function correctClosedCycles(
       c.endDate !== null && new Date(`${c.endDate}T00:00:00Z`) > rule.validFrom,
   );
   if (!closed.length) return [];
-  const before = createRuleMatcher(beforeRules);
-  const after = createRuleMatcher(await loadPriceRules(db, organizationUuid));
+  const after = opts.afterRules ?? (await loadPriceRules(db, organizationUuid));
   const billAt = billingTime(cycles, now);
   const out: Correction[] = [];
   let alertsChanged = false;
-  for (const cycle of closed) {
-    const groups = await cycleGroups(db, organizationUuid, cycle, rule, before, after);
-    if (!groups.length) continue;
+  for (const [index, cycle] of closed.entries()) {
+    if (index < (opts.fromCycle ?? 0)) continue;
+    const groups = await cycleGroups(
+      db,
+      organizationUuid,
+      cycle,
+      rule,
+      beforeRules,
+      after,
+      opts.onPage,
+      opts.batch,
+    );
+    if (!groups.length) {
+      if (opts.onCycle)
+        await db.transaction((tx: Tx) => opts.onCycle?.(tx, index, null) ?? Promise.resolve());
+      continue;
+    }
     await ensureMonths(db, [monthOf(billAt)]);
     const rows: EventRow[] = groups.map((g) => ({
       organizationUuid,
@@ -141,17 +165,20 @@ export async function correctClosedCycles(
       if (inserted.length)
         alertsChanged ||=
           (await evaluateIngestedBudgets(tx, organizationUuid, cycles, inserted, now)).length > 0;
-      return inserted;
+      const correction: Correction = {
+        organizationUuid,
+        billingCycleUuid: cycle.billingCycleUuid,
+        periodStart: cycle.startDate,
+        periodEnd: cycle.endDate,
+        events: groups.reduce((n, g) => n + g.events, 0),
+        amountMicros: inserted.reduce((s, r) => s + r.costMicros, 0n),
+        lines: inserted.length,
+      };
+      // With the lines, in their transaction: a job resumed after a crash starts at the next cycle.
+      await opts.onCycle?.(tx, index, correction);
+      return correction;
     });
-    out.push({
-      organizationUuid,
-      billingCycleUuid: cycle.billingCycleUuid,
-      periodStart: cycle.startDate,
-      periodEnd: cycle.endDate,
-      events: groups.reduce((n, g) => n + g.events, 0),
-      amountMicros: stored.reduce((s, r) => s + r.costMicros, 0n),
-      lines: stored.length,
-    });
+    out.push(stored);
   }
   if (alertsChanged) noticeBudgetAlerts(db, organizationUuid);
   return out;

@@ -10,6 +10,7 @@ import { formatUsdExact } from "../../../contract/money";
 import type { ShadowJson, WinReason } from "../../../contract/price-shadows";
 import type { Db } from "../../platform/database";
 import { listCycles } from "../billing/cycles";
+import { arrayLiteral } from "../shared/sql-arrays";
 import { organizationsOf } from "./price-change";
 import { loadPriceRules } from "./prices";
 import { fitsRule, openFrom, RULE_PRICED } from "./rerate";
@@ -32,19 +33,26 @@ export const MAX_SHADOWS = 20;
 export async function shadowsOf(db: Db, rule: PriceRule): Promise<Shadow[]> {
   const shadows: Shadow[] = [];
   for (const org of await organizationsOf(db, rule)) {
+    // Only the rules that would outrank it can shadow it: without any, no events need counting
+    // (so a price set over a large open cycle answers at once).
+    const rules = new Map(
+      (await loadPriceRules(db, org))
+        .filter((other) => specificity(other) >= specificity(rule) && whyRankedBefore(other, rule))
+        .map((r) => [r.priceRuleUuid, r]),
+    );
+    if (!rules.size) continue;
     const from = openFrom(await listCycles(db, org));
     if (!from) continue;
     const { rows } = (await db.execute(sql`
       select price_rule_uuid::text as uuid, count(*)::int as events from usage_events
        where organization_uuid = ${org} and occurred_at >= ${from.toISOString()}::timestamptz
-         and ${RULE_PRICED} and (${fitsRule(rule)}) and price_rule_uuid <> ${rule.priceRuleUuid}
+         and ${RULE_PRICED} and (${fitsRule(rule)})
+         and price_rule_uuid = any(${arrayLiteral([...rules.keys()])}::uuid[])
        group by price_rule_uuid`)) as unknown as { rows: { uuid: string; events: number }[] };
-    if (!rows.length) continue;
-    const rules = new Map((await loadPriceRules(db, org)).map((r) => [r.priceRuleUuid, r]));
     for (const row of rows) {
       const other = rules.get(row.uuid);
       const reason = other && whyRankedBefore(other, rule);
-      if (!other || !reason || specificity(other) < specificity(rule)) continue;
+      if (!other || !reason) continue;
       shadows.push({ rule: other, reason, events: Number(row.events) });
     }
   }

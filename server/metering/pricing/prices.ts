@@ -3,9 +3,10 @@ import { formatUsdExact, parseUsd } from "../../../contract/money";
 import { priceRules } from "../../db/schema";
 import { type Actor, writeAudit } from "../../platform/audit";
 import type { Db, Tx } from "../../platform/database";
-import { priceAwaitingEvents } from "./awaiting-pricing";
-import { type RerateSummary, rerateAfterPriceChange } from "./price-change";
+import { runUntilDone, setJobTotal } from "../../platform/jobs";
+import { type RerateSummary, rerateTotal } from "./price-change";
 import { type Shadow, shadowsOf } from "./price-shadows";
+import { enqueueRerating, rerateResultOf, rerateRunnerOptions } from "./rerate-job";
 import type { PriceRule, RuleMetric } from "./rule-matching";
 
 /**
@@ -54,6 +55,24 @@ export async function setPriceRule(
   input: PriceRuleInput,
   actor?: Actor,
 ): Promise<PriceRule & { rerating: RerateSummary; shadowedBy: Shadow[] }> {
+  const { rule, jobUuid } = await storePriceRule(db, input, actor);
+  const job = await runUntilDone(db, jobUuid, rerateRunnerOptions(db, SILENT));
+  const rerating = rerateResultOf(job);
+  if (!rerating) throw new Error(`re-rating failed: ${job.error ?? job.state}`);
+  return { ...rule, rerating, shadowedBy: await shadowsOf(db, rule) };
+}
+
+const SILENT = { info: () => {}, error: () => {} };
+
+/**
+ * Stores a price (see setPriceRule) with the job that re-rates after it, in one transaction, and
+ * counts what the job will read: answers at once, the work runs as the job (rerate-job.ts).
+ */
+export async function storePriceRule(
+  db: Db,
+  input: PriceRuleInput,
+  actor?: Actor,
+): Promise<{ rule: PriceRule; jobUuid: string; total: number }> {
   const unitPriceMicros = typeof input.unitPrice === "bigint" ? input.unitPrice : parseUsd(input.unitPrice);
   if (unitPriceMicros < 0n) throw new RangeError("A unit price cannot be negative.");
   const dims = {
@@ -73,7 +92,6 @@ export async function setPriceRule(
     same(priceRules.modality, dims.modality),
     same(priceRules.ruleMetric, dims.ruleMetric),
   );
-  let before: PriceRule[] = [];
   const created = await db.transaction(async (tx: Tx) => {
     // One rule of a lineage is set at a time, so two prices set at once get distinct versions.
     const key = JSON.stringify(Object.values(dims));
@@ -84,7 +102,7 @@ export async function setPriceRule(
       .where(lineage);
     const version = Number(latest?.version ?? 0) + 1;
     // The price list just before this change, for the closed cycles' differences.
-    before = await loadPriceRules(tx, dims.organizationUuid ?? undefined);
+    const before = await loadPriceRules(tx, dims.organizationUuid ?? undefined);
     const ended = await tx
       .update(priceRules)
       .set({ validTo: validFrom })
@@ -121,11 +139,12 @@ export async function setPriceRule(
           ended_price_rule_uuids: ended.map((e) => e.priceRuleUuid),
         },
       });
-    return rule;
+    const after = await loadPriceRules(tx, dims.organizationUuid ?? undefined);
+    return { rule, jobUuid: await enqueueRerating(tx, rule, before, after, actor ?? null) };
   });
-  await priceAwaitingEvents(db, created.organizationUuid);
-  const rerating = await rerateAfterPriceChange(db, created, before, actor ? { actor } : {});
-  return { ...created, rerating, shadowedBy: await shadowsOf(db, created) };
+  const total = await rerateTotal(db, created.rule);
+  await setJobTotal(db, created.jobUuid, total);
+  return { ...created, total };
 }
 
 /** Where a rule stands at `now`: in force, not yet, or over. */

@@ -21,12 +21,12 @@ import { addToRollups } from "../shared/rollups";
 import { moveRunCosts } from "../shared/run-rollup";
 import { arrayLiteral } from "../shared/sql-arrays";
 import { loadPriceRules } from "./prices";
-import { type RatedEvent, type Reprice, repriced, rollupDeltas } from "./rerate-logic";
+import type { RatedEvent } from "./rerate-logic";
+import { afterKey, type PageKey, type RepricedPage, repricePage } from "./rerate-sql";
 import type { PriceRule } from "./rule-matching";
-import { createRuleMatcher } from "./rule-matching";
 
 /** Events read and re-priced per transaction. */
-export const RERATE_BATCH = 10_000;
+export const RERATE_BATCH = 20_000;
 
 export type RerateTotals = { events: number; beforeMicros: bigint; afterMicros: bigint };
 
@@ -97,94 +97,76 @@ export function openFrom(cycles: readonly Cycle[]): Date | null {
   return end ? new Date(`${end}T00:00:00Z`) : null;
 }
 
-/** Stores the new prices of one page and moves the rollups by their differences. */
-async function applyReprices(tx: Tx, organizationUuid: string, changes: readonly Reprice[]) {
-  await tx.execute(sql`
-    update usage_events u
-       set unit_price_micros = p.unit_price_micros, cost_micros = p.unit_price_micros * u.quantity,
-           price_rule_uuid = p.price_rule_uuid
-      from unnest(${arrayLiteral(changes.map((c) => c.event.usageEventUuid))}::uuid[],
-                  ${arrayLiteral(changes.map((c) => c.event.occurredKey))}::timestamptz[],
-                  ${arrayLiteral(changes.map((c) => String(c.rule.unitPriceMicros)))}::bigint[],
-                  ${arrayLiteral(changes.map((c) => c.rule.priceRuleUuid))}::uuid[])
-        as p(usage_event_uuid, occurred_at, unit_price_micros, price_rule_uuid)
-     where u.organization_uuid = ${organizationUuid} and u.usage_event_uuid = p.usage_event_uuid
-       and u.occurred_at = p.occurred_at`);
-  await addToRollups(tx, organizationUuid, rollupDeltas(organizationUuid, changes));
-  await moveRunCosts(
-    tx,
-    organizationUuid,
-    changes.map((c) => ({
-      run: c.event.evalRunUuid ?? null,
-      occurredAt: c.event.occurredAt,
-      deltaMicros: c.afterMicros - c.beforeMicros,
-    })),
-  );
-}
+export type RerateOptions = {
+  now?: Date;
+  batch?: number;
+  cycles?: Cycle[];
+  /** Where an interrupted run stopped: the first page starts after this event. */
+  after?: PageKey | null;
+  /** Called in each page's transaction once its changes are stored (a job records its key there). */
+  onPage?: (tx: Tx, page: RepricedPage) => Promise<void>;
+};
 
 /**
- * Re-rates the organization's rule-priced events that `where` selects, page by page (see above).
- * `from`: the first billing time to read. Returns how many changed and their totals before and
- * after. Budgets are evaluated as for ingested usage.
+ * Re-rates the organization's rule-priced events that `where` selects, page by page (see above),
+ * each page one set-based statement (rerate-sql.ts). `from`: the first billing time to read.
+ * Returns how many changed and their totals before and after. Budgets are evaluated as for
+ * ingested usage.
  */
 export async function reratePages(
   db: Db,
   organizationUuid: string,
   where: SQL,
   from: Date | null,
-  opts: { now?: Date; batch?: number; cycles?: Cycle[] } = {},
+  opts: RerateOptions = {},
 ): Promise<RerateTotals> {
   const now = opts.now ?? new Date();
   const batch = opts.batch ?? RERATE_BATCH;
   const cycles = opts.cycles ?? (await listCycles(db, organizationUuid));
   const totals: RerateTotals = { events: 0, beforeMicros: 0n, afterMicros: 0n };
-  let after: { at: string; id: string } | null = null;
+  let after: PageKey | null = opts.after ?? null;
   let alertsChanged = false;
   for (;;) {
     const page = await db.transaction(async (tx: Tx) => {
       await lockOrg(tx, organizationUuid);
       // Read under the lock, in this transaction: the prices set by now, the rows as they are.
-      const price = createRuleMatcher(await loadPriceRules(tx, organizationUuid));
-      // The keyset as a range and a tie-break, so the (organization, occurred_at, uuid) index
-      // answers it with a range scan.
-      const keyset = after
-        ? sql`and occurred_at >= ${after.at}::timestamptz
-              and (occurred_at > ${after.at}::timestamptz or usage_event_uuid > ${after.id}::uuid)`
-        : from
-          ? sql`and occurred_at >= ${from.toISOString()}::timestamptz`
-          : sql``;
-      const rows = (
-        (await tx.execute(sql`
-        select ${RATED_COLUMNS} from usage_events
-         where organization_uuid = ${organizationUuid} and ${RULE_PRICED} and (${where}) ${keyset}
-         order by occurred_at, usage_event_uuid
-         limit ${batch}`)) as unknown as { rows: Row[] }
-      ).rows;
-      const events = rows.map(ratedEvent);
-      const changes = repriced(organizationUuid, events, price, MAX_EVENT_COST_MICROS);
-      if (changes.length) {
-        await applyReprices(tx, organizationUuid, changes);
+      const rules = await loadPriceRules(tx, organizationUuid);
+      const moved = await repricePage(
+        tx,
+        organizationUuid,
+        rules,
+        where,
+        afterKey(after, from),
+        batch,
+        MAX_EVENT_COST_MICROS,
+      );
+      if (moved.events) {
+        await addToRollups(tx, organizationUuid, moved.daily);
+        await moveRunCosts(
+          tx,
+          organizationUuid,
+          moved.runs.map((r) => ({
+            run: r.run,
+            occurredAt: new Date(`${r.day}T00:00:00Z`),
+            deltaMicros: r.delta,
+          })),
+        );
+        // The days and workspaces that moved: all budgets need to know (cycles are whole days).
+        const touched = moved.daily.map((d) => ({
+          occurredAt: new Date(`${d.day}T00:00:00Z`),
+          workspaceUuid: d.workspaceUuid ?? null,
+        }));
         alertsChanged ||=
-          (
-            await evaluateIngestedBudgets(
-              tx,
-              organizationUuid,
-              cycles,
-              changes.map((c) => c.event),
-              now,
-            )
-          ).length > 0;
+          (await evaluateIngestedBudgets(tx, organizationUuid, cycles, touched, now)).length > 0;
       }
-      return { events, changes };
+      await opts.onPage?.(tx, moved);
+      return moved;
     });
-    for (const c of page.changes) {
-      totals.events += 1;
-      totals.beforeMicros += c.beforeMicros;
-      totals.afterMicros += c.afterMicros;
-    }
-    const last = page.events.at(-1);
-    if (!last || page.events.length < batch) break;
-    after = { at: last.occurredKey, id: last.usageEventUuid };
+    totals.events += page.events;
+    totals.beforeMicros += page.beforeMicros;
+    totals.afterMicros += page.afterMicros;
+    if (!page.last || page.scanned < batch) break;
+    after = page.last;
   }
   if (alertsChanged) noticeBudgetAlerts(db, organizationUuid);
   return totals;
@@ -195,7 +177,7 @@ export async function rerateOpenCycle(
   db: Db,
   organizationUuid: string,
   rule: PriceRule,
-  opts: { now?: Date; batch?: number } = {},
+  opts: Omit<RerateOptions, "cycles"> = {},
 ): Promise<RerateTotals> {
   const cycles = await listCycles(db, organizationUuid);
   const start = openFrom(cycles);
