@@ -3,17 +3,23 @@
 // and the footer's sums.
 import { describe, expect, it } from "vitest";
 import type { ExplainLine, UsageExplain } from "../../contract/usage-explain";
+import { searchWith } from "../../src/lib/address-query";
 import {
   arithmeticText,
+  explainParams,
   explainQuery,
   formatExact,
   linesCheck,
   lineTitle,
   parseExplain,
   partsCheck,
+  sameExplain,
   TOP,
-  writeExplain,
 } from "../../src/lib/billing/explain";
+
+/** `params` with the drill-down written over its parameters, as the page's address writes it. */
+const writeExplain = (view: Parameters<typeof explainParams>[0], params: URLSearchParams) =>
+  new URLSearchParams(searchWith(params.toString(), explainParams(view)));
 
 const WS = "0c5e0000-0000-4000-8000-000000000001";
 const EV = "0c5e0000-0000-4000-8000-000000000002";
@@ -48,6 +54,15 @@ describe("explain in the address", () => {
       node: none,
       page: 1,
     });
+  });
+
+  it("tells the same place from another", () => {
+    const group = { node: { ...TOP, level: "group" as const, group: "Research" }, page: 1 };
+    expect(sameExplain(group, { ...group, node: { ...group.node } })).toBe(true);
+    expect(sameExplain(group, { ...group, page: 2 })).toBe(false);
+    expect(sameExplain(group, { ...group, node: { ...group.node, group: "Other" } })).toBe(false);
+    expect(sameExplain(null, null)).toBe(true);
+    expect(sameExplain(null, { node: TOP, page: 1 })).toBe(false);
   });
 
   it("opens the total for an incomplete node and stays closed for an unknown level", () => {

@@ -2,13 +2,14 @@
 // button, the skeleton while the first answer loads (never a zero), each level's total, lines and
 // parts with the footer's sum, drilling down by click and by keyboard, the breadcrumb back up,
 // deep links, pages of parts, and an error with Retry.
-import { screen, waitFor, within } from "@testing-library/react";
+import { act, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { delay, HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import type { ExplainLine, ExplainNode, ExplainPart, UsageExplain } from "../../contract/usage-explain";
 import { TOP } from "../../src/lib/billing/explain";
 import { ExplainDrawer } from "../../src/pages/billing/explain-drawer";
+import { useBillingAddress, useBillingAddressWrite } from "../../src/pages/billing/use-billing-address";
 import { useExplainState } from "../../src/pages/billing/use-explain-state";
 import { api, apiError, renderPage } from "./support/render-page";
 
@@ -150,12 +151,20 @@ function explainApi({ firstDelay = 0, fail = false } = {}) {
   };
 }
 
+// The drawer as the page holds it: in the page's one address layer, written with a records table
+// that stays on its first page.
+const TABLE = { currentPage: 1, pageSize: 50, sorters: [], filters: [] };
 function Harness() {
-  const explain = useExplainState();
+  const address = useBillingAddress();
+  useBillingAddressWrite(address, TABLE);
+  const explain = useExplainState(address);
   return (
     <>
       <button type="button" onClick={explain.open}>
         Explain this charge
+      </button>
+      <button type="button" onClick={() => address.setView((was) => ({ ...was, grouping: "weekly" }))}>
+        Weekly
       </button>
       <ExplainDrawer cycle={CYCLE} state={explain} />
     </>
@@ -163,6 +172,15 @@ function Harness() {
 }
 
 const drawer = () => screen.getByRole("dialog");
+/** An address without the records table's parameters (which the page writes beside the drawer's). */
+const withoutTable = (location: string) => {
+  const [path, query = ""] = location.split("?");
+  const kept = [...new URLSearchParams(query)].filter(
+    ([key]) => !/^(currentPage|pageSize|sorters|filters)\b/.test(key),
+  );
+  const search = new URLSearchParams(kept).toString();
+  return search ? `${path}?${search}` : path;
+};
 
 describe("Explain this charge", () => {
   it("opens on the total: a skeleton first, then the lines, the parts and their sum", async () => {
@@ -172,7 +190,7 @@ describe("Explain this charge", () => {
     expect(await screen.findByTestId("explain-loading")).toBeInTheDocument();
     expect(within(drawer()).queryByText("$0.00")).toBeNull();
     expect(await screen.findByTestId("explain-total")).toHaveTextContent("-$284.95");
-    expect(view.location()).toBe("/?explain=cycle");
+    expect(withoutTable(view.location())).toBe("/?explain=cycle");
     expect(network.seen[0]?.get("billing_cycle_uuid")).toBe(CYCLE.billing_cycle_uuid);
     const arithmetic = within(drawer())
       .getAllByTestId("explain-arithmetic")
@@ -196,25 +214,42 @@ describe("Explain this charge", () => {
     research.focus();
     await userEvent.keyboard("{Enter}");
     await waitFor(() => expect(screen.getByTestId("explain-label")).toHaveTextContent("Research"));
-    expect(view.location()).toBe("/?explain=group&explain_group=Research");
+    expect(withoutTable(view.location())).toBe("/?explain=group&explain_group=Research");
     expect(network.seen.at(-1)?.get("level")).toBe("group");
     // Safety Research opens nothing further in this answer (no node): plain text.
     expect(within(drawer()).queryByRole("button", { name: "Safety Research" })).toBeNull();
     await userEvent.click(within(drawer()).getByRole("button", { name: "Total Cost" }));
     await waitFor(() => expect(screen.getByTestId("explain-label")).toHaveTextContent("Total Cost"));
-    expect(view.location()).toBe("/?explain=cycle");
+    expect(withoutTable(view.location())).toBe("/?explain=cycle");
     // A click anywhere on a row goes down too.
     await userEvent.click(
       within(drawer()).getByText("-$300.00", { selector: "[data-testid=explain-part-cost]" }),
     );
-    await waitFor(() => expect(view.location()).toBe("/?explain=group&explain_group=default"));
+    await waitFor(() => expect(withoutTable(view.location())).toBe("/?explain=group&explain_group=default"));
+  });
+
+  it("writes the drawer and the page's view together: a change right after opening keeps both", async () => {
+    const network = explainApi();
+    const view = renderPage(<Harness />, { handlers: [network.handler], path: "/?utm=mail" });
+    // Two changes in one go, before the router shows the first: neither undoes the other.
+    const explainButton = await screen.findByRole("button", { name: "Explain this charge" });
+    act(() => {
+      explainButton.click();
+      screen.getByRole("button", { name: "Weekly" }).click();
+    });
+    await waitFor(() =>
+      expect(withoutTable(view.location())).toBe("/?utm=mail&grouping=weekly&explain=cycle"),
+    );
+    await screen.findByTestId("explain-parts-sum");
+    await userEvent.click(within(drawer()).getByRole("button", { name: "Close" }));
+    await waitFor(() => expect(withoutTable(view.location())).toBe("/?utm=mail&grouping=weekly"));
   });
 
   it("opens a deep link's node, with the parts on other pages as rows that add up", async () => {
     const network = explainApi();
     const view = renderPage(<Harness />, {
       handlers: [network.handler],
-      path: `/?period=x&explain=eval_run&explain_workspace=${WS}&explain_run=run-7`,
+      path: `/?utm=mail&explain=eval_run&explain_workspace=${WS}&explain_run=run-7`,
     });
     expect(await screen.findByTestId("explain-label")).toHaveTextContent("run-7");
     expect(network.seen[0]?.get("level")).toBe("eval_run");
@@ -231,8 +266,8 @@ describe("Explain this charge", () => {
     ).toEqual(["$0.0125", "$0.025"]);
     expect(screen.getByTestId("explain-parts-sum")).toHaveTextContent("$0.0375");
     await userEvent.click(within(drawer()).getByRole("button", { name: "2 events on later pages" }));
-    await waitFor(() => expect(view.location()).toContain("explain_page=2"));
-    expect(view.location()).toContain("period=x");
+    await waitFor(() => expect(withoutTable(view.location())).toContain("explain_page=2"));
+    expect(withoutTable(view.location())).toContain("utm=mail");
     await waitFor(() =>
       expect(
         within(drawer())
@@ -241,7 +276,7 @@ describe("Explain this charge", () => {
       ).toEqual(["$0.0125", "$0.0125", "$0.0125"]),
     );
     await userEvent.click(within(drawer()).getByRole("button", { name: "Close" }));
-    await waitFor(() => expect(view.location()).toBe("/?period=x"));
+    await waitFor(() => expect(withoutTable(view.location())).toBe("/?utm=mail"));
   });
 
   it("keeps the row for later pages on a full page of parts, and pages with the pager below", async () => {
@@ -277,7 +312,7 @@ describe("Explain this charge", () => {
     expect(within(drawer()).getByText("10 workspaces on later pages")).toBeInTheDocument();
     expect(screen.getByTestId("explain-parts-sum")).toHaveTextContent("$60.50");
     await userEvent.click(within(drawer()).getByTitle("2"));
-    await waitFor(() => expect(view.location()).toContain("explain_page=2"));
+    await waitFor(() => expect(withoutTable(view.location())).toContain("explain_page=2"));
     expect(await within(drawer()).findByText("50 workspaces on earlier pages")).toBeInTheDocument();
     expect(within(drawer()).getAllByTestId("explain-part-cost")).toHaveLength(11);
   });

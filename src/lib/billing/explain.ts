@@ -55,20 +55,27 @@ export function parseExplain(params: URLSearchParams): ExplainView | null {
   return { node, page };
 }
 
-/** `params` with the drill-down written over its parameters (null: closed); others stay. */
-export function writeExplain(view: ExplainView | null, params: URLSearchParams): URLSearchParams {
-  const out = new URLSearchParams(params);
-  for (const key of Object.values(KEY)) out.delete(key);
+/**
+ * The drill-down as query parameters for the page's address (use-billing-address), every one of
+ * them named: those it does not use (all of them when closed) are `undefined`, which removes them.
+ */
+export function explainParams(view: ExplainView | null): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const key of Object.values(KEY)) out[key] = undefined;
   if (!view) return out;
   const { node, page } = view;
-  out.set(KEY.level, node.level);
-  if (node.group !== null) out.set(KEY.group, node.group);
-  if (node.workspace_uuid !== null) out.set(KEY.workspace, node.workspace_uuid);
-  if (node.eval_run_uuid !== null) out.set(KEY.run, node.eval_run_uuid);
-  if (node.usage_event_uuid !== null) out.set(KEY.event, node.usage_event_uuid);
-  if (page > 1) out.set(KEY.page, String(page));
+  out[KEY.level] = node.level;
+  out[KEY.group] = node.group ?? undefined;
+  out[KEY.workspace] = node.workspace_uuid ?? undefined;
+  out[KEY.run] = node.eval_run_uuid ?? undefined;
+  out[KEY.event] = node.usage_event_uuid ?? undefined;
+  out[KEY.page] = page > 1 ? String(page) : undefined;
   return out;
 }
+
+/** Whether two drill-downs are the same place (null: closed). */
+export const sameExplain = (a: ExplainView | null, b: ExplainView | null) =>
+  JSON.stringify(explainParams(a)) === JSON.stringify(explainParams(b));
 
 /** The API's query for a node of a cycle (GET /v1/usage/explain). */
 export function explainQuery(cycleUuid: string, node: ExplainNode, page: number): Record<string, string> {

@@ -51,7 +51,7 @@ function BillingDashboard() {
   const { workspaces } = useBillingWorkspaces();
   const address = useBillingAddress();
   const state = useBillingState(cycles, address);
-  const explain = useExplainState();
+  const explain = useExplainState(address);
   const { scope } = state;
   const records = useRecordsTable(scope, address.tableStart);
   useBillingAddressWrite(address, records);

@@ -1,9 +1,9 @@
 // Billing & Usage's address, written in one place. The records table's page, sort, filters and
-// search (Refine's useTable) and the page's view (the billing period and the chart's grouping and
-// metric) change apart but are written together, by one replace, so no writer can start from an
-// address the other has not finished writing. A reload or a shared link opens the same view; other
-// parameters (the explain drawer's, a campaign's) are kept. Changes replace the address: Back
-// leaves the page instead of stepping through every click.
+// search (Refine's useTable), the page's view (the billing period and the chart's grouping and
+// metric) and the Explain drawer's place change apart but are written together, by one replace, so
+// no writer can start from an address another has not finished writing. A reload or a shared link
+// opens the same view; parameters that are not the page's (a campaign's) are kept. Changes replace
+// the address: Back leaves the page instead of stepping through every click.
 import { type CrudFilter, type CrudSort, parseTableParams, useGo } from "@refinedev/core";
 import {
   type Dispatch,
@@ -15,6 +15,7 @@ import {
   useState,
 } from "react";
 import { useLocation } from "react-router";
+import { type ExplainView, explainParams, parseExplain, sameExplain } from "../../lib/billing/explain";
 import { type BillingView, parseBillingView, viewQuery } from "../../lib/billing/view-url";
 
 /** The records table's state as the address holds it (what useTable starts from). */
@@ -23,6 +24,9 @@ export type TableStart = { currentPage: number; sorters: CrudSort[]; filters: Cr
 export type BillingAddress = {
   view: BillingView;
   setView: Dispatch<SetStateAction<BillingView>>;
+  /** Where "Explain this charge" is (null: closed). */
+  explain: ExplainView | null;
+  setExplain: Dispatch<SetStateAction<ExplainView | null>>;
   tableStart: TableStart;
   /** Searches this page wrote that the router has not shown yet. */
   pending: RefObject<string[]>;
@@ -45,6 +49,7 @@ export function useBillingAddress(): BillingAddress {
   // The view is state, so two quick clicks both count (each starts from the last one's view), not
   // the address, which the router shows a render or two after it was written.
   const [view, setView] = useState(() => parseBillingView(new URLSearchParams(search)));
+  const [explain, setExplain] = useState(() => parseExplain(new URLSearchParams(search)));
   const pending = useRef<string[]>([]);
   // An address this page did not write (a link to "/", the sider, Back): the view follows it.
   useEffect(() => {
@@ -53,18 +58,21 @@ export function useBillingAddress(): BillingAddress {
       pending.current.splice(0, at + 1);
       return;
     }
-    const next = parseBillingView(new URLSearchParams(search));
+    const params = new URLSearchParams(search);
+    const next = parseBillingView(params);
     setView((was) => (sameView(was, next) ? was : next));
+    const nextExplain = parseExplain(params);
+    setExplain((was) => (sameExplain(was, nextExplain) ? was : nextExplain));
   }, [search]);
-  return { view, setView, tableStart, pending };
+  return { view, setView, explain, setExplain, tableStart, pending };
 }
 
 /** What the records table holds that the address keeps. */
 type TableState = { currentPage: number; pageSize: number; sorters: CrudSort[]; filters: CrudFilter[] };
 
-/** The address's one writer: the view and the table's state, replaced together when either changes. */
+/** The address's one writer: the view, the drill-down and the table's state, replaced together. */
 export function useBillingAddressWrite(address: BillingAddress, table: TableState) {
-  const { view, pending } = address;
+  const { view, explain, pending } = address;
   const { currentPage, pageSize, sorters, filters } = table;
   const { search } = useLocation();
   const go = useGo();
@@ -73,7 +81,7 @@ export function useBillingAddressWrite(address: BillingAddress, table: TableStat
   const searchRef = useRef(search);
   searchRef.current = search;
   useEffect(() => {
-    const query = { ...viewQuery(view), currentPage, pageSize, sorters, filters };
+    const query = { ...viewQuery(view), ...explainParams(explain), currentPage, pageSize, sorters, filters };
     const options = { keepQuery: true, keepHash: true };
     const target = String(goRef.current({ type: "path", query, options }) ?? "");
     const hashAt = target.indexOf("#");
@@ -85,5 +93,5 @@ export function useBillingAddressWrite(address: BillingAddress, table: TableStat
     if (next === last) return;
     pending.current.push(next);
     goRef.current({ type: "replace", query, options });
-  }, [view, currentPage, pageSize, sorters, filters, pending]);
+  }, [view, explain, currentPage, pageSize, sorters, filters, pending]);
 }

@@ -1,34 +1,23 @@
-// Where "Explain this charge" is, kept in the address beside the page's view (lib/billing/explain):
-// a reload or a shared link opens the same node and page. Opening the drill-down adds one history
-// entry so Back closes it; moving inside it replaces the address, as the page's other changes do.
+// "Explain this charge": where the drill-down is, held by the page's address (use-billing-address)
+// beside the page's view, which writes it with the rest of the page. A reload or a shared link
+// opens the same node and page; closing removes its parameters. Like every change on the page, each
+// move replaces the address (Back leaves the page).
 import { useCallback, useMemo } from "react";
-import { useSearchParams } from "react-router";
 import type { ExplainNode } from "../../../contract/usage-explain";
-import { type ExplainView, parseExplain, TOP, writeExplain } from "../../lib/billing/explain";
+import { TOP } from "../../lib/billing/explain";
+import type { BillingAddress } from "./use-billing-address";
 
-export function useExplainState() {
-  const [params, setParams] = useSearchParams();
-  const view = useMemo(() => parseExplain(params), [params]);
-  // Functional updates: the page's own changes (use-billing-state) write other parameters of the
-  // same address, and each must start from what the other wrote.
-  const write = useCallback(
-    (next: ExplainView | null, push = false) =>
-      setParams((current) => writeExplain(next, current), { replace: !push }),
-    [setParams],
-  );
-  const open = useCallback(() => write({ node: TOP, page: 1 }, true), [write]);
-  const close = useCallback(() => write(null), [write]);
-  const go = useCallback((node: ExplainNode) => write({ node, page: 1 }), [write]);
+export function useExplainState({
+  explain: view,
+  setExplain,
+}: Pick<BillingAddress, "explain" | "setExplain">) {
+  const open = useCallback(() => setExplain({ node: TOP, page: 1 }), [setExplain]);
+  const close = useCallback(() => setExplain(null), [setExplain]);
+  const go = useCallback((node: ExplainNode) => setExplain({ node, page: 1 }), [setExplain]);
+  // From the drill-down as last set (a click just before may have moved it).
   const setPage = useCallback(
-    (page: number) =>
-      setParams(
-        (current) => {
-          const was = parseExplain(current);
-          return writeExplain(was ? { ...was, page } : null, current);
-        },
-        { replace: true },
-      ),
-    [setParams],
+    (page: number) => setExplain((was) => (was ? { ...was, page } : null)),
+    [setExplain],
   );
   return useMemo(() => ({ view, open, close, go, setPage }), [view, open, close, go, setPage]);
 }
