@@ -34,10 +34,17 @@ export async function shadowsOf(db: Db, rule: PriceRule): Promise<Shadow[]> {
   const shadows: Shadow[] = [];
   for (const org of await organizationsOf(db, rule)) {
     // Only the rules that would outrank it can shadow it: without any, no events need counting
-    // (so a price set over a large open cycle answers at once).
+    // (so a price set over a large open cycle answers at once). A rule that ended where this one
+    // starts (the version it replaced) prices nothing from then on, though its events may not be
+    // re-rated yet: the answer comes before the re-rating job.
     const rules = new Map(
       (await loadPriceRules(db, org))
-        .filter((other) => specificity(other) >= specificity(rule) && whyRankedBefore(other, rule))
+        .filter(
+          (other) =>
+            (other.validTo === null || other.validTo > rule.validFrom) &&
+            specificity(other) >= specificity(rule) &&
+            whyRankedBefore(other, rule),
+        )
         .map((r) => [r.priceRuleUuid, r]),
     );
     if (!rules.size) continue;
