@@ -11,7 +11,12 @@ import {
   OutcomesSchema,
   passRate,
 } from "../../contract/eval-run-outcomes";
-import { lockStartedRun, runFigures, writeRunOutcomes } from "../metering/usage/eval-run-outcomes";
+import {
+  lockStartedRun,
+  runFigures,
+  startedRunWorkspace,
+  writeRunOutcomes,
+} from "../metering/usage/eval-run-outcomes";
 import { writeAudit } from "../platform/audit";
 import type { Db, Tx } from "../platform/database";
 import { ApiError } from "../platform/errors";
@@ -67,12 +72,16 @@ export async function recordRunOutcomes(
 ) {
   const org = p.org?.org_id;
   if (!org) throw notFound();
+  // Access first, outside the transaction: the membership read takes its own connection, which
+  // the embedded database's one connection could not give while the transaction holds it.
+  const workspace = await startedRunWorkspace(deps.db, org, run);
+  if (!workspace) throw notFound();
+  await requireWorkspaceReader(p, workspace, deps.workspaces.isMember).catch(() => {
+    throw notFound();
+  });
   return deps.db.transaction(async (tx: Tx) => {
     const before = await lockStartedRun(tx, org, run);
     if (!before) throw notFound();
-    await requireWorkspaceReader(p, before.workspaceUuid, deps.workspaces.isMember).catch(() => {
-      throw notFound();
-    });
     const finishing = change.finish && before.finishedAt === null;
     if (!finishing && !change.outcomes)
       return { eval_run_uuid: run, finished_at: before.finishedAt, outcomes: before.outcomes };

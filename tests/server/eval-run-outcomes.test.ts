@@ -286,4 +286,35 @@ describe.each(backends())("eval run outcomes on $name", (backend) => {
       (await call("PUT", `/v1/eval-runs/${a}/outcomes`, { outcomes: { passed: 1 } }, "other")).statusCode,
     ).toBe(404);
   });
+  it("takes outcomes from a member of the run's workspace, and from nobody outside it", async () => {
+    const run = runs[2] ?? "";
+    const outsider = await call(
+      "PUT",
+      `/v1/eval-runs/${run}/outcomes`,
+      { outcomes: { passed: 1 } },
+      "member",
+    );
+    expect(outsider.statusCode, outsider.body).toBe(404);
+    const added = await call("POST", `/v1/workspaces/${ws}/members?user_email=member@acme.test`);
+    expect(added.statusCode, added.body).toBe(201);
+    const res = await call(
+      "PUT",
+      `/v1/eval-runs/${run}/outcomes`,
+      { outcomes: { passed: 2, errored: 2 } },
+      "member",
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({
+      outcomes: { passed: 2, failed: 0, errored: 2 },
+      pass_rate: "0.500000",
+    });
+    const done = await call(
+      "POST",
+      `/v1/eval-runs/${run}/finish`,
+      { outcomes: { passed: 3, errored: 1 } },
+      "member",
+    );
+    expect(done.statusCode, done.body).toBe(200);
+    expect(done.json()).toMatchObject({ pass_rate: "0.750000" });
+  });
 });

@@ -74,6 +74,13 @@ export async function scoringInCycle(db: Db, cycle: Cycle, runs: readonly string
   return out;
 }
 
+/** The workspace of the organization's started run (null: no such started run). */
+export async function startedRunWorkspace(db: Db, org: string, run: string): Promise<string | null> {
+  const result = await db.execute(sql`
+    select workspace_uuid::text as ws from eval_runs where organization_uuid = ${org} and eval_run_uuid = ${run}`);
+  return rows<{ ws: string }>(result)[0]?.ws ?? null;
+}
+
 /** The started run of the organization, locked for the change (null: none such). */
 export async function lockStartedRun(tx: Tx, org: string, run: string) {
   const result = await tx.execute(sql`
