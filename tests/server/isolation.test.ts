@@ -493,6 +493,42 @@ const API_ROWS: Record<string, ApiRow> = {
     req: () => ({ method: "POST", url: "/v1/eval-runs/acme-ev-run/finish" }),
     expect: statuses(404, 404, 404),
   },
+  // Outcomes, like the finish: only a run started in the caller's organization; the outcomes of
+  // Acme's started run are Acme's, and so is a comparison naming any of Acme's runs.
+  "PUT /v1/eval-runs/{eval_run_uuid}/outcomes": {
+    req: () => ({
+      method: "PUT",
+      url: "/v1/eval-runs/acme-ev-run/outcomes",
+      payload: { outcomes: { passed: 1 } },
+    }),
+    expect: statuses(404, 404, 404),
+  },
+  "PUT /v1/eval-runs/{eval_run_uuid}/outcomes#started": {
+    // A started run of Acme's in Red Team: the member is in no such workspace either.
+    req: (t) => ({
+      method: "PUT",
+      url: `/v1/eval-runs/${t.redTeamRun}/outcomes`,
+      payload: { outcomes: { passed: 1 } },
+    }),
+    expect: statuses(404, 404, 404),
+  },
+  "POST /v1/eval-runs/{eval_run_uuid}/finish#outcomes": {
+    req: (t) => ({
+      method: "POST",
+      url: `/v1/eval-runs/${t.redTeamRun}/finish`,
+      payload: { outcomes: { passed: 2, failed: 1 } },
+    }),
+    expect: statuses(404, 404, 404),
+  },
+  "GET /v1/eval-runs/compare": {
+    req: (t) => get(`/v1/eval-runs/compare?eval_run_uuid=acme-ev-run&eval_run_uuid=${t.redTeamRun}`),
+    expect: statuses(404, 404, 403),
+  },
+  "GET /v1/eval-runs/compare#mixed": {
+    // Globex's own run beside Acme's: the whole comparison is a 404, nothing of Acme's shown.
+    req: () => get("/v1/eval-runs/compare?eval_run_uuid=globex-ev-run&eval_run_uuid=acme-ev-run"),
+    expect: statuses(404, 404, 403),
+  },
   "POST /v1/eval-runs#theirs": {
     req: (t) => ({ method: "POST", url: "/v1/eval-runs", payload: { workspace_uuid: t.ws.safety } }),
     expect: statuses(404, 404, 201),

@@ -141,6 +141,13 @@ export async function setUpTenants(p: TestProduct) {
   });
   if (held.statusCode !== 201) throw new Error(`reserved run: ${held.statusCode} ${held.body}`);
   const reservedRun = held.json().eval_run_uuid as string;
+  // A started run of Acme's in Red Team (no member of Acme's in it), for the outcome routes.
+  const red = await f.call("admin", "POST", "/v1/eval-runs", {
+    workspace_uuid: redTeam,
+    name: "acme-red-run",
+  });
+  if (red.statusCode !== 201) throw new Error(`red team run: ${red.statusCode} ${red.body}`);
+  const redTeamRun = red.json().eval_run_uuid as string;
 
   // A webhook endpoint of each organization (a public address: the product refuses private ones)
   // and one logged delivery of Acme's, for the webhook routes.
@@ -223,6 +230,10 @@ export async function setUpTenants(p: TestProduct) {
       budgetAlerts: await q(sql`select * from budget_alerts where organization_uuid = ${acme} order by 1`),
       reservations: await q(sql`select eval_run_uuid, reserved_micros::text, finished_at from eval_runs
         where organization_uuid = ${acme} and reserved_micros is not null order by 1`),
+      runOutcomes:
+        await q(sql`select eval_run_uuid, finished_at, outcomes_passed::text, outcomes_failed::text,
+        outcomes_errored::text, outcomes_reported_at from eval_runs
+        where organization_uuid = ${acme} and (finished_at is not null or outcomes_reported_at is not null) order by 1`),
       webhookEndpoints: await q(
         sql`select * from webhook_endpoints where organization_uuid = ${acme} order by 1`,
       ),
@@ -271,6 +282,7 @@ export async function setUpTenants(p: TestProduct) {
     "admin-hooks",
     budgets.acme,
     reservedRun,
+    redTeamRun,
   ];
 
   return {
@@ -286,6 +298,7 @@ export async function setUpTenants(p: TestProduct) {
     webhooks,
     budgets,
     reservedRun,
+    redTeamRun,
     ids,
     badTokens,
     snapshot,
