@@ -91,6 +91,17 @@ describe.each(backends())("re-rating jobs on $name", (backend) => {
     expect(list.json().jobs.map((j: { job_uuid: string }) => j.job_uuid)).toContain(rerating.job_uuid);
     const done = await call("GET", "/v1/operator/jobs?state=done&limit=200");
     expect(done.json().jobs.every((j: { state: string }) => j.state === "done")).toBe(true);
+
+    // The price list links each rule to the re-rating it started (the console's link to the job).
+    const rules = await call("GET", `/v1/operator/price-rules?organization_uuid=${acme}`);
+    expect(rules.statusCode, rules.body).toBe(200);
+    const linked = (
+      rules.json().price_rules as { price_rule_uuid: string; rerating_job_uuid: string | null }[]
+    ).map((r) => [r.price_rule_uuid, r.rerating_job_uuid]);
+    expect(linked).toContainEqual([res.json().price_rule_uuid, rerating.job_uuid]);
+    // Each rule its own job: the first price of the lineage started another.
+    const jobs = linked.flatMap(([, j]) => (j ? [j] : []));
+    expect(new Set(jobs).size).toBe(jobs.length);
   });
 
   it("refuses a job id that is not a uuid (400) and answers 404 for one no job has", async () => {

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { formatUsdExact } from "../../../contract/money";
@@ -13,8 +14,9 @@ import {
   VALID_FROM_RANGE,
   validFromInRange,
 } from "../../metering/pricing/prices";
-import { wakeRerating } from "../../metering/pricing/rerate-job";
+import { RERATE_JOB, wakeRerating } from "../../metering/pricing/rerate-job";
 import type { PriceRule, RuleMetric } from "../../metering/pricing/rule-matching";
+import type { Db } from "../../platform/database";
 import { ApiError } from "../../platform/errors";
 import { getJob } from "../../platform/jobs";
 import { organizationUuidField, textField, usdField } from "../fields";
@@ -45,6 +47,13 @@ const PriceRuleSchema = z
     }),
   })
   .meta({ id: "PriceRule" });
+
+const ListedPriceRuleSchema = PriceRuleSchema.extend({
+  rerating_job_uuid: z.uuid().nullable().meta({
+    description:
+      "The re-rating this price started (GET /v1/operator/jobs/{job_uuid}); null for a rule set before re-ratings were jobs, or built in.",
+  }),
+}).meta({ id: "ListedPriceRule" });
 
 const money = (description: string) => z.string().meta({ description });
 
@@ -173,6 +182,20 @@ const priceRuleJson = (r: PriceRule, now = new Date()) => ({
   version: r.version ?? 1,
 });
 
+/** The re-rating job each rule started (its latest, were one ever re-queued), by rule uuid. */
+async function reratingJobsOf(db: Db, ruleUuids: string[]): Promise<Map<string, string>> {
+  if (!ruleUuids.length) return new Map();
+  const result = (await db.execute(sql`
+    select distinct on (rule) payload->'rule'->>'priceRuleUuid' as rule, id::text as id from jobs
+     where kind = ${RERATE_JOB}
+       and payload->'rule'->>'priceRuleUuid' in (${sql.join(
+         ruleUuids.map((u) => sql`${u}`),
+         sql`, `,
+       )})
+     order by rule, created_at desc`)) as unknown as { rows: { rule: string; id: string }[] };
+  return new Map(result.rows.map((r) => [r.rule, r.id]));
+}
+
 const tags = OPERATOR_TAGS;
 const config = OPERATOR_ROUTE_CONFIG;
 
@@ -192,7 +215,7 @@ export const operatorPriceRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> = asy
           "organization's own rules, the global list, or (without organization_uuid) all of them.",
         querystring: ListQuerySchema,
         response: {
-          200: json("The rules", z.object({ price_rules: z.array(PriceRuleSchema) })),
+          200: json("The rules", z.object({ price_rules: z.array(ListedPriceRuleSchema) })),
           ...OPERATOR_ERRORS,
         },
       },
@@ -201,7 +224,16 @@ export const operatorPriceRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> = asy
       const org = req.query.organization_uuid;
       const rules = await listPriceRules(deps.db, org === "global" ? null : org);
       const now = new Date();
-      return { price_rules: rules.map((r) => priceRuleJson(r, now)) };
+      const jobOf = await reratingJobsOf(
+        deps.db,
+        rules.map((r) => r.priceRuleUuid),
+      );
+      return {
+        price_rules: rules.map((r) => ({
+          ...priceRuleJson(r, now),
+          rerating_job_uuid: jobOf.get(r.priceRuleUuid) ?? null,
+        })),
+      };
     },
   );
 
