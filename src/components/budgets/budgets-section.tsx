@@ -17,6 +17,9 @@ import { OpenReservations } from "./open-reservations";
 import { useBudgetModals } from "./use-budget-modals";
 import { useLiveList } from "./use-live-list";
 
+/** The empty state's height (its image, text and button in antd's default theme), in px. */
+const NO_BUDGETS_HEIGHT = 182;
+
 export function useBudgets() {
   const { result, query } = useLiveList<Budget>(resource.name);
   return { budgets: result.data ?? [], query };
@@ -50,11 +53,14 @@ function BudgetsSectionView() {
 
   let body: React.ReactNode;
   if (query.isLoading) {
-    // Two placeholder cards the size of real ones: no "$0.00", and nothing moves when they arrive.
+    // Two placeholder cards (no "$0.00") in the room of the answer most organizations get, no
+    // budgets yet (the empty state and its button): nothing below moves when it comes. A budget's
+    // own card is within a few pixels of it.
     body = (
-      <Row gutter={[16, 16]} data-testid="budgets-loading">
+      <Row gutter={[16, 16]} data-testid="budgets-loading" style={{ minHeight: NO_BUDGETS_HEIGHT }}>
         {[0, 1].map((key) => (
-          <Col key={key} xs={24} lg={12} xxl={8}>
+          // One card where cards stack (the empty state is one block there too), two side by side.
+          <Col key={key} xs={key === 0 ? 24 : 0} lg={12} xxl={8}>
             <Card size="small" title={<Skeleton.Input active size="small" />}>
               <Skeleton active title={false} paragraph={{ rows: 3 }} />
             </Card>

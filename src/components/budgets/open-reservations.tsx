@@ -12,6 +12,9 @@ import { budgetReservations as resource } from "../../resources/budgets";
 import { QueryTable } from "../feedback/query-table";
 import { useLiveList } from "./use-live-list";
 
+/** The empty state's height in the table's body (antd's small Empty in the default theme), in px. */
+const EMPTY_HEIGHT = 134;
+
 const runLabel = (r: OpenReservation) => r.eval_name ?? r.eval_run_uuid;
 
 export function OpenReservations() {
@@ -36,6 +39,9 @@ export function OpenReservations() {
         query={query}
         failed="Open reservations could not be loaded."
         empty="No eval run holds a reservation."
+        // Room for the empty state, the usual answer (a run holds money only while it runs under a
+        // hard limit), so the section keeps its height when it comes.
+        loadingHeight={EMPTY_HEIGHT}
         dataSource={rows}
         rowKey="eval_run_uuid"
         size="small"
