@@ -32,6 +32,8 @@ export type PriceRule = {
   status: PriceRuleStatus;
   /** A rule of the default price list shipped with the product (ranked below operators' rules). */
   built_in?: boolean;
+  /** The re-rating job this price started (the list answers it; null: none). */
+  rerating_job_uuid?: string | null;
 };
 
 export type OperatorBillingCycle = {

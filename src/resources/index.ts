@@ -12,6 +12,7 @@ import { evalRunComparisons } from "./eval-run-comparisons";
 import { evalRuns } from "./eval-runs";
 import { operatorBillingCycles, operatorPayments } from "./operator-billing";
 import { operatorIngestKeys } from "./operator-ingest-keys";
+import { operatorJobs } from "./operator-jobs";
 import { operatorOrganizations } from "./operator-organizations";
 import { operatorPriceRules } from "./operator-price-rules";
 import { organizationInvitations, organizationUsers } from "./organization-users";
@@ -35,6 +36,7 @@ export const resources: readonly ConsoleResource[] = [
   operatorOrganizations,
   operatorPriceRules,
   operatorIngestKeys,
+  operatorJobs,
   workspaceMembers,
   workspaceMemberCandidates,
   billingCycles,

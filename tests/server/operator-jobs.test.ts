@@ -84,6 +84,7 @@ describe.each(backends())("re-rating jobs on $name", (backend) => {
     });
     expect(job.started_at).toEqual(expect.any(String));
     expect(job.finished_at).toEqual(expect.any(String));
+    expect(Date.parse(String(job.run_after))).toBeLessThanOrEqual(Date.parse(String(job.started_at)));
     expect(await costs(acme, "job-op")).toEqual(["2000"]);
 
     const list = await call("GET", "/v1/operator/jobs?limit=5");

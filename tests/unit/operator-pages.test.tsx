@@ -105,6 +105,7 @@ describe("operator sider", () => {
       ["Organizations", "/operator/organizations"],
       ["Price Rules", "/operator/price-rules"],
       ["Ingestion Keys", "/operator/ingest-keys"],
+      ["Jobs", "/operator/jobs"],
     ])
       expect(await nav().findByRole("link", { name })).toHaveAttribute("href", href);
     // The group comes after the organization's own entries.

@@ -30,6 +30,9 @@ export const JobSchema = z
     done: z.int().min(0).meta({ description: "Items done so far (events read, for a re-rating)." }),
     total: z.int().min(0).nullable().meta({ description: "Items in all; null while not yet counted." }),
     created_at: z.iso.datetime(),
+    run_after: z.iso
+      .datetime()
+      .meta({ description: "When a queued job may start (a recurring task's next run is later)." }),
     started_at: z.iso.datetime().nullable(),
     finished_at: z.iso.datetime().nullable(),
     error: z.string().nullable().meta({ description: "Why it failed; null otherwise." }),
@@ -48,6 +51,7 @@ export const jobJson = (j: JobRow) => {
     done: j.done,
     total: j.total,
     created_at: j.createdAt.toISOString(),
+    run_after: j.runAfter.toISOString(),
     started_at: j.startedAt?.toISOString() ?? null,
     finished_at: j.finishedAt?.toISOString() ?? null,
     error: j.error,

@@ -14,6 +14,7 @@ import {
   ruleEvalTypeLabel,
   ruleMetricLabel,
 } from "../../lib/operator";
+import { operatorJobs } from "../../resources/operator-jobs";
 import { operatorOrganizations } from "../../resources/operator-organizations";
 import { formatColumn } from "../table/columns";
 import { ListTable, type TableList } from "../table/list-table";
@@ -48,7 +49,7 @@ export function PriceRulesTable({ list, showScope = false, emptyText }: Props) {
       list={list}
       failed="The price rules could not be loaded."
       empty={emptyText}
-      scroll={{ x: showScope ? 1075 : 915 }}
+      scroll={{ x: showScope ? 1165 : 1005 }}
       pager={{ one: "rule", single: true }}
       columns={[
         ...(showScope
@@ -122,6 +123,22 @@ export function PriceRulesTable({ list, showScope = false, emptyText }: Props) {
         },
         formatColumn<PriceRule>("Valid from (UTC)", "valid_from", formatRuleTime, { width: 140 }),
         formatColumn<PriceRule>("Valid to (UTC)", "valid_to", formatRuleTime, { width: 140, empty: "Open" }),
+        {
+          title: "Re-rating",
+          dataIndex: "rerating_job_uuid",
+          key: "rerating",
+          width: 90,
+          // The job that re-rated the usage this price changed: its progress while it runs.
+          render: (job: string | null | undefined, rule: PriceRule) =>
+            job ? (
+              <Link
+                to={showUrl(operatorJobs.name, job)}
+                aria-label={`Re-rating job of price rule ${rule.price_rule_uuid}`}
+              >
+                View job
+              </Link>
+            ) : null,
+        },
         {
           title: "Status",
           dataIndex: "status",
