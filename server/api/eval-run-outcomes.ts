@@ -48,6 +48,17 @@ export const recordedOutcomeFields = {
   pass_rate: z.string().nullable().meta({ description: "passed ÷ all, 6 decimals; null without outcomes." }),
 };
 
+/**
+ * The counts sent at the top level (`{"passed": 7}`), as a client reading "sets the same fields"
+ * may send them, are taken as `{"outcomes": {...}}`: one validation, the same messages.
+ */
+function outcomesAtTopLevel(body: unknown): unknown {
+  if (body === null || typeof body !== "object" || Array.isArray(body) || "outcomes" in body) return body;
+  const keys = Object.keys(body);
+  const counts = ["passed", "failed", "errored"];
+  return keys.length > 0 && keys.every((k) => counts.includes(k)) ? { outcomes: body } : body;
+}
+
 const OutcomesBodySchema = z
   .strictObject({ outcomes: OutcomesInputSchema })
   .meta({ id: "EvalRunOutcomesBody" });
@@ -144,13 +155,18 @@ export const evalRunOutcomeRoutes: FastifyPluginAsyncZod<Deps> = async (app, dep
     "/eval-runs/:eval_run_uuid/outcomes",
     {
       config: { auth: "bearer_or_api_key" },
+      // Before validation, so both shapes meet one schema.
+      preValidation: async (req) => {
+        req.body = outcomesAtTopLevel(req.body) as typeof req.body;
+      },
       schema: {
         tags,
         summary: "Report a running eval run's outcomes",
         description:
           "Sets the run's test case outcomes (passed, failed, errored: whole numbers from 0 to 1,000,000,000, " +
           "each optional, 0 when omitted) while it runs; a new call replaces them, and finishing with outcomes " +
-          "replaces them again. Audited as eval_run.outcomes_recorded. Bad values answer 400 and change nothing. " +
+          'replaces them again. The counts may also be sent at the top level ({"passed": 7}). ' +
+          "Audited as eval_run.outcomes_recorded. Bad values answer 400 and change nothing. " +
           "Organization administrators and the workspace's members; a run of another organization, or one never " +
           "started through POST /v1/eval-runs, is a 404.",
         params: EvalRunParamsSchema,

@@ -137,6 +137,12 @@ describe.each(backends())("eval run outcomes on $name", (backend) => {
     });
     await ok("PUT", `/v1/eval-runs/${run}/outcomes`, { outcomes: {} });
     expect(await detail(run)).toMatchObject({ pass_rate: null, cost_per_passed_case: null });
+    // The counts at the top level are the same call.
+    await ok("PUT", `/v1/eval-runs/${run}/outcomes`, { passed: 3, errored: 1 });
+    expect(await detail(run)).toMatchObject({
+      outcomes: { passed: 3, failed: 0, errored: 1 },
+      pass_rate: "0.750000",
+    });
   });
 
   it("refuses bad outcomes with 400 in words and changes nothing", async () => {
@@ -165,6 +171,11 @@ describe.each(backends())("eval run outcomes on $name", (backend) => {
         expect(res.json().error.message).toMatch(/outcomes|skipped/);
       }
     expect((await call("PUT", `/v1/eval-runs/${run}/outcomes`, {})).statusCode).toBe(400);
+    for (const bad of [{ passed: -1 }, { failed: "2" }, { passed: 1, skipped: 2 }]) {
+      const res = await call("PUT", `/v1/eval-runs/${run}/outcomes`, bad);
+      expect(res.statusCode, `top level ${JSON.stringify(bad)}: ${res.body}`).toBe(400);
+      expect(res.json().error.message).toMatch(/outcomes|skipped/);
+    }
     expect(JSON.stringify(await detail(run))).toBe(before);
     expect(await audits("eval_run.outcomes_recorded")).toBe(auditsBefore);
   });
