@@ -233,6 +233,8 @@ describe.each(backends())("workspace validation, audit, restore and OpenAPI on $
         "POST /v1/operator/ingest-keys/{ingest_key_uuid}/revoke",
         "GET /v1/operator/organizations",
         "GET /v1/operator/organizations/{organization}",
+        "GET /v1/operator/jobs",
+        "GET /v1/operator/jobs/{job_uuid}",
         "GET /v1/operator/price-rules",
         "POST /v1/operator/price-rules",
         "GET /v1/operator/organizations/{organization}/awaiting-pricing",
