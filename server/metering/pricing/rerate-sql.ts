@@ -32,15 +32,47 @@ export function rankedRules(rules: readonly PriceRule[], organizationUuid: strin
     as r(uuid, operation, eval_type, modality, rule_metric, price, valid_from, valid_to, rank)`;
 }
 
-/** The best rule of `rules` (a CTE of rankedRules) for the event `p`, priced at its time. */
-const bestRule = (rules: SQL, columns: SQL) => sql`(
-  select ${columns} from ${rules} r
-   where (r.operation is null or r.operation = p.operation)
-     and (r.eval_type is null or r.eval_type = p.eval_type)
-     and (r.modality is null or r.modality = p.modality)
-     and (r.rule_metric is null or r.rule_metric = p.rule_metric)
-     and r.valid_from <= p.priced_at and (r.valid_to is null or p.priced_at < r.valid_to)
-   order by r.rank limit 1)`;
+/**
+ * The best rule of `rules` (a CTE of rankedRules) for every event of `page`, found once per span of
+ * time and set of dimensions rather than once per event: between two consecutive valid_from or
+ * valid_to of the rules that fit a page's dimensions, the same rules are in force, so the first of
+ * them in rank prices every event of that span. A page holds a few dimension sets and spans, so the
+ * per-event work is one hash join on the dimensions with a range check, not a sort of the list.
+ * Answers (operation, eval_type, modality, rule_metric, at, until, uuid, price): the rule for the
+ * events of those dimensions priced in [at, until); a span no rule covers has no row.
+ */
+const spanWinners = (rules: SQL, page: SQL) => sql`(
+  with dims as (select distinct operation, eval_type, modality, rule_metric from ${page}),
+  fit as materialized (
+    select d.operation, d.eval_type, d.modality, d.rule_metric, r.uuid, r.price, r.valid_from,
+           r.valid_to, r.rank
+      from dims d join ${rules} r
+        on (r.operation is null or r.operation = d.operation)
+       and (r.eval_type is null or r.eval_type = d.eval_type)
+       and (r.modality is null or r.modality = d.modality)
+       and (r.rule_metric is null or r.rule_metric = d.rule_metric)),
+  edges as (
+    select operation, eval_type, modality, rule_metric, '-infinity'::timestamptz as at from dims
+    union select operation, eval_type, modality, rule_metric, valid_from from fit
+    union select operation, eval_type, modality, rule_metric, valid_to from fit where valid_to is not null),
+  spans as (
+    select e.*, coalesce(lead(at) over (partition by operation, eval_type, modality, rule_metric
+                                        order by at), 'infinity'::timestamptz) as until
+      from edges e)
+  select s.operation, s.eval_type, s.modality, s.rule_metric, s.at, s.until, w.uuid, w.price
+    from spans s cross join lateral (
+      select f.uuid, f.price from fit f
+       where f.operation = s.operation and f.eval_type = s.eval_type and f.modality = s.modality
+         and f.rule_metric = s.rule_metric
+         and f.valid_from <= s.at and (f.valid_to is null or s.at < f.valid_to)
+       order by f.rank limit 1) w)`;
+
+/** The join of a page's event `p` to its span's winner `w` (a row of spanWinners). */
+const inSpan = (w: string) => {
+  const a = sql.raw(w);
+  return sql`${a}.operation = p.operation and ${a}.eval_type = p.eval_type and ${a}.modality = p.modality
+    and ${a}.rule_metric = p.rule_metric and p.priced_at >= ${a}.at and p.priced_at < ${a}.until`;
+};
 
 /** The keyset after `key` (a range and a tie-break, so the index answers it with a range scan). */
 export const afterKey = (key: PageKey | null, from: Date | null): SQL =>
@@ -54,8 +86,8 @@ export const afterKey = (key: PageKey | null, from: Date | null): SQL =>
 /** One page of events, in key order, with the time each is priced at (a late event: when it happened). */
 const pageOf = (organizationUuid: string, where: SQL, key: SQL, batch: number) => sql`
   select usage_event_uuid, occurred_at, coalesce(late_occurred_at, occurred_at) as priced_at,
-         operation, eval_type, modality, rule_metric, quantity, unit_price_micros, cost_micros,
-         price_rule_uuid, workspace_uuid
+         operation, eval_type, modality, rule_metric, is_jailbreak, has_ground_truth, eval_run_uuid,
+         quantity, unit_price_micros, cost_micros, price_rule_uuid, workspace_uuid
     from usage_events
    where organization_uuid = ${organizationUuid} and price_rule_uuid is not null and not adjustment
      and (${where}) ${key}
@@ -110,38 +142,51 @@ export async function repricePage(
   batch: number,
   maxCostMicros: bigint,
 ): Promise<RepricedPage> {
+  // The moves are summed from `changed` (the page's rows before the update, with their new cost):
+  // the update returns nothing, and each group is summed once, in one pass, per day and run.
   const result = (await tx.execute(sql`
     with rules as (${rankedRules(rules, organizationUuid)}),
     page as (${pageOf(organizationUuid, where, key, batch)}),
-    changed as (
-      select p.usage_event_uuid, p.occurred_at, p.cost_micros as before, b.uuid as rule, b.price
-        from page p cross join lateral ${bestRule(sql`rules`, sql`r.uuid, r.price`)} b
-       where (b.uuid <> p.price_rule_uuid or b.price <> p.unit_price_micros)
-         and (p.quantity = 0 or b.price <= ${String(maxCostMicros)}::bigint / p.quantity)
+    winners as materialized ${spanWinners(sql`rules`, sql`page`)},
+    changed as materialized (
+      select p.usage_event_uuid, p.occurred_at, p.workspace_uuid, p.operation, p.eval_type,
+             p.modality, p.is_jailbreak, p.has_ground_truth, p.rule_metric, p.eval_run_uuid,
+             p.cost_micros as before, w.price * p.quantity as after, w.uuid as rule, w.price
+        from page p join winners w on ${inSpan("w")}
+       where (w.uuid <> p.price_rule_uuid or w.price <> p.unit_price_micros)
+         and (p.quantity = 0 or w.price <= ${String(maxCostMicros)}::bigint / p.quantity)
     ),
     moved as (
       update usage_events u
-         set unit_price_micros = c.price, cost_micros = c.price * u.quantity, price_rule_uuid = c.rule
+         set unit_price_micros = c.price, cost_micros = c.after, price_rule_uuid = c.rule
         from changed c
        where u.organization_uuid = ${organizationUuid} and u.usage_event_uuid = c.usage_event_uuid
          and u.occurred_at = c.occurred_at
-      returning (u.occurred_at at time zone 'UTC')::date as day, u.workspace_uuid, u.operation,
-                u.eval_type, u.modality, u.is_jailbreak, u.has_ground_truth, u.rule_metric,
-                u.eval_run_uuid, c.before, u.cost_micros as after
-    )
-    select ${pageEnd},
+      returning 1
+    ),
+    groups as materialized (
+      select (occurred_at at time zone 'UTC')::date as day, workspace_uuid, operation, eval_type,
+             modality, is_jailbreak, has_ground_truth, rule_metric, eval_run_uuid,
+             sum(before) as before, sum(after) as after
+        from changed group by 1, 2, 3, 4, 5, 6, 7, 8, 9
+    ),
+    last as (select occurred_at, usage_event_uuid from page
+              order by occurred_at desc, usage_event_uuid desc limit 1)
+    select (select count(*)::int from page) as scanned,
+      (select occurred_at::text from last) as last_at,
+      (select usage_event_uuid::text from last) as last_id,
       (select count(*)::int from moved) as events,
-      (select coalesce(sum(before), 0)::text from moved) as before_micros,
-      (select coalesce(sum(after), 0)::text from moved) as after_micros,
+      (select coalesce(sum(before), 0)::text from groups) as before_micros,
+      (select coalesce(sum(after), 0)::text from groups) as after_micros,
       (select coalesce(json_agg(d), '[]'::json) from (
          select day::text as day, workspace_uuid, operation, eval_type, modality, is_jailbreak,
                 has_ground_truth, rule_metric, sum(after - before)::text as delta
-           from moved group by 1, 2, 3, 4, 5, 6, 7, 8
-         having sum(after - before) <> 0 order by 1, 2, 3, 4, 5, 6, 7, 8) d) as daily,
+           from groups group by day, 2, 3, 4, 5, 6, 7, 8
+         having sum(after - before) <> 0 order by day, 2, 3, 4, 5, 6, 7, 8) d) as daily,
       (select coalesce(json_agg(x), '[]'::json) from (
          select day::text as day, eval_run_uuid as run, sum(after - before)::text as delta
-           from moved where eval_run_uuid is not null group by 1, 2
-         having sum(after - before) <> 0 order by 1, 2) x) as runs`)) as unknown as {
+           from groups where eval_run_uuid is not null group by day, eval_run_uuid
+         having sum(after - before) <> 0 order by day, run) x) as runs`)) as unknown as {
     rows: (PageEnd & {
       events: number;
       before_micros: string;
@@ -202,11 +247,12 @@ export async function correctionPage(
     with before_rules as (${rankedRules(before, organizationUuid)}),
     after_rules as (${rankedRules(after, organizationUuid)}),
     page as (${pageOf(organizationUuid, where, key, batch)}),
+    after_winners as materialized ${spanWinners(sql`after_rules`, sql`page`)},
+    before_winners as materialized ${spanWinners(sql`before_rules`, sql`page`)},
     priced as (
       select p.workspace_uuid, p.operation, p.eval_type, p.modality, p.rule_metric,
-             (${bestRule(sql`after_rules`, sql`r.price`)} - ${bestRule(sql`before_rules`, sql`r.price`)})
-               * p.quantity as delta
-        from page p
+             (a.price - b.price) * p.quantity as delta
+        from page p join after_winners a on ${inSpan("a")} join before_winners b on ${inSpan("b")}
     )
     select ${pageEnd},
       (select coalesce(json_agg(g), '[]'::json) from (
