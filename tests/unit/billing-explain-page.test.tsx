@@ -245,6 +245,19 @@ describe("Explain this charge", () => {
     await waitFor(() => expect(withoutTable(view.location())).toBe("/?utm=mail&grouping=weekly"));
   });
 
+  it("replaces the address as it opens and moves, so Back leaves the page", async () => {
+    const network = explainApi();
+    const view = renderPage(<Harness />, { handlers: [network.handler] });
+    // The page reached from another one, as from the sider.
+    await act(() => view.router.navigate("/elsewhere"));
+    await act(() => view.router.navigate("/"));
+    await userEvent.click(await screen.findByRole("button", { name: "Explain this charge" }));
+    await userEvent.click(await within(drawer()).findByRole("button", { name: "Research" }));
+    await waitFor(() => expect(withoutTable(view.location())).toBe("/?explain=group&explain_group=Research"));
+    await act(() => view.router.navigate(-1));
+    expect(view.location()).toBe("/elsewhere");
+  });
+
   it("opens a deep link's node, with the parts on other pages as rows that add up", async () => {
     const network = explainApi();
     const view = renderPage(<Harness />, {
