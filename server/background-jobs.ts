@@ -2,6 +2,7 @@
 // job runner (platform/jobs.ts). The daily retention tasks are recurring jobs of the installation.
 import { purgeExpiredEventKeys } from "./metering/ingestion/event-key-retention";
 import { RERATE_JOB, rerateJobHandler, SERIAL_JOB_KINDS } from "./metering/pricing/rerate-job";
+import { partitionJobHandlers } from "./metering/shared/partitions-job";
 import { purgeAuditLog } from "./platform/audit";
 import type { Db } from "./platform/database";
 import { createJobRunner, type JobLog, releaseOrphanedJobs } from "./platform/jobs";
@@ -18,6 +19,8 @@ export function jobHandlers(db: Db, settings: Settings, log: JobLog) {
   return {
     /** Re-rating after a price change (metering/pricing/rerate-job.ts). */
     [RERATE_JOB]: rerateJobHandler(db),
+    /** Archiving and restoring a month of usage events (metering/shared/partitions-job.ts). */
+    ...partitionJobHandlers(db),
     /** Audit log entries older than AUDIT_RETENTION_DAYS. */
     [AUDIT_PURGE]: async () => {
       const purged = await purgeAuditLog(db, settings.auditRetentionDays);

@@ -9,7 +9,8 @@ import type { AwaitingReport } from "../metering/pricing/awaiting-pricing";
 import type { RerateJson } from "../metering/pricing/price-change";
 import type { ShadowJson } from "../metering/pricing/price-shadows";
 import type { MonthPartition } from "../metering/shared/partitions";
-import type { EventsOutcome } from "../metering/shared/partitions-cli";
+import { type EventsOutcome, eventsOutcomeOf } from "../metering/shared/partitions-cli";
+import type { PartitionOutcome } from "../metering/shared/partitions-job";
 import {
   CommandRefused,
   type OperatorBackend,
@@ -162,21 +163,19 @@ export function serverOperatorBackend(call: ServerCall): OperatorBackend {
           action: "months",
           months: (await api<{ months: MonthPartition[] }>("GET", "/event-partitions")).months,
         };
-      const month = command.month;
-      if (command.action === "archive") {
-        const r = await api<{ status: "archived" | "already_archived"; table: string; rows: number | null }>(
-          "POST",
-          `/event-partitions/${enc(month)}/archive`,
+      const { action, month } = command;
+      const r = await api<{ job: { job_uuid: string } }>("POST", `/event-partitions/${enc(month)}/${action}`);
+      const jobUuid = r.job.job_uuid;
+      if (command.wait === false) return { action, month, status: "queued", jobUuid };
+      for (;;) {
+        const job = await api<JobJson & { partition: PartitionOutcome | null }>(
+          "GET",
+          `/jobs/${enc(jobUuid)}`,
         );
-        return r.status === "archived"
-          ? { action: "archive", month, status: "archived", table: r.table, rows: r.rows ?? 0 }
-          : { action: "archive", month, status: "already_archived" };
+        if (job.state === "done" && job.partition) return eventsOutcomeOf(action, job.partition);
+        if (job.state === "failed") throw new CommandRefused(job.error ?? `Job ${jobUuid} failed.`);
+        await new Promise((res) => setTimeout(res, 250));
       }
-      const r = await api<{ status: "restored" | "not_archived" }>(
-        "POST",
-        `/event-partitions/${enc(month)}/restore`,
-      );
-      return { action: "restore", month, status: r.status };
     },
     async purgeAudit() {
       const r = await api<{ purged: number; retention_days: number }>("POST", "/audit-log/purge");

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { rerateJson } from "../../metering/pricing/price-change";
 import { rerateResultOf, rerateRuleOf } from "../../metering/pricing/rerate-job";
+import { partitionOutcomeOf } from "../../metering/shared/partitions-job";
 import { ApiError } from "../../platform/errors";
 import { getJob, type JobRow, listJobs } from "../../platform/jobs";
 import type { OperatorRouteDeps } from "../route-deps";
@@ -16,9 +17,10 @@ const JOB_UUID_ERROR = "job_uuid must be a job's uuid.";
 export const JobSchema = z
   .object({
     job_uuid: z.uuid(),
-    kind: z
-      .string()
-      .meta({ description: 'What the job does: "price-rerate" (re-rating after a price change), …' }),
+    kind: z.string().meta({
+      description:
+        'What the job does: "price-rerate" (re-rating after a price change), "partition-archive", "partition-restore", …',
+    }),
     organization_uuid: z
       .string()
       .nullable()
@@ -38,6 +40,15 @@ export const JobSchema = z
     error: z.string().nullable().meta({ description: "Why it failed; null otherwise." }),
     price_rule_uuid: z.uuid().nullable().meta({ description: "The price rule a re-rating is for." }),
     rerating: ReratingSchema.nullable().meta({ description: "What a re-rating moved, once done." }),
+    partition: z
+      .object({
+        month: z.string(),
+        status: z.enum(["archived", "already_archived", "restored", "not_archived"]),
+        table: z.string().optional().meta({ description: "Where an archived month's events now are." }),
+        rows: z.int().min(0).optional().meta({ description: "Events detached by the archive." }),
+      })
+      .nullable()
+      .meta({ description: "What a partition archive or restore did, once done." }),
   })
   .meta({ id: "Job" });
 
@@ -57,6 +68,7 @@ export const jobJson = (j: JobRow) => {
     error: j.error,
     price_rule_uuid: rerateRuleOf(j),
     rerating: result ? rerateJson(result) : null,
+    partition: partitionOutcomeOf(j),
   };
 };
 

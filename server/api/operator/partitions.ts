@@ -1,8 +1,10 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { archiveMonth, isMonth, listMonths, restoreMonth } from "../../metering/shared/partitions";
-import { eventsRefusal } from "../../metering/shared/partitions-cli";
+import { isMonth, listMonths } from "../../metering/shared/partitions";
+import { enqueuePartitionJob, type PartitionAction } from "../../metering/shared/partitions-job";
+import type { Actor } from "../../platform/audit";
 import { ApiError } from "../../platform/errors";
+import { getJob } from "../../platform/jobs";
 import type { OperatorRouteDeps } from "../route-deps";
 import { failure, json } from "../schemas";
 import { OPERATOR_ERRORS } from "./common";
@@ -24,18 +26,19 @@ const MonthParamsSchema = z.strictObject({
     .refine(isMonth, { error: "month must be a month as YYYY-MM." }),
 });
 
-const ArchiveResultSchema = z
+/** A month's archive or restore, queued as a job. */
+const PartitionJobSchema = z
   .object({
     month: z.string(),
-    status: z.enum(["archived", "already_archived"]),
-    table: z.string().meta({ description: "Where the month's events now are." }),
-    rows: z.int().min(0).nullable().meta({ description: "Events detached now; null if already archived." }),
+    job: z
+      .object({
+        job_uuid: z.uuid().meta({ description: "Follow it with GET /v1/operator/jobs/{job_uuid}." }),
+        state: z.enum(["queued", "running", "done", "failed"]),
+        total: z.int().min(0).nullable(),
+      })
+      .meta({ description: "The job doing it; once done, its partition field says what it did." }),
   })
-  .meta({ id: "EventPartitionArchived" });
-
-const RestoreResultSchema = z
-  .object({ month: z.string(), status: z.enum(["restored", "not_archived"]) })
-  .meta({ id: "EventPartitionRestored" });
+  .meta({ id: "EventPartitionJob" });
 
 const tags = OPERATOR_TAGS;
 const config = OPERATOR_ROUTE_CONFIG;
@@ -62,6 +65,14 @@ export const operatorPartitionRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> =
     async () => ({ months: await listMonths(deps.db) }),
   );
 
+  /** Checks what can be answered now, queues the job, and answers it (202). */
+  const queue = async (action: PartitionAction, month: string, actor: Actor) => {
+    const r = await enqueuePartitionJob(deps.db, action, month, actor);
+    if (!r.ok) throw new ApiError(r.status === "not_found" ? "not_found" : "conflict", r.refusal);
+    const job = await getJob(deps.db, r.jobUuid);
+    return { month, job: { job_uuid: r.jobUuid, state: job?.state ?? "queued", total: job?.total ?? 1 } };
+  };
+
   app.post(
     "/operator/event-partitions/:month/archive",
     {
@@ -70,27 +81,20 @@ export const operatorPartitionRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> =
         tags,
         summary: "Archive a month of usage events",
         description:
-          "Provider operators only. Detaches the month's partition (its events leave the records and " +
-          "the export; the bill keeps them) into usage_events_archive_yYYYYmMM. Refused (409) while an " +
-          "organization with events in the month has its billing cycle there open.",
+          "Provider operators only. Queues a job that detaches the month's partition (its events leave " +
+          "the records and the export; the bill keeps them) into usage_events_archive_yYYYYmMM, and " +
+          "answers at once with the job. Refused (409) while an organization with events in the month " +
+          "has its billing cycle there open. Archiving an archived month is a job that finds it so.",
         params: MonthParamsSchema,
         response: {
-          200: json("The month, archived", ArchiveResultSchema),
+          202: json("The month's archiving, queued", PartitionJobSchema),
           ...OPERATOR_ERRORS,
           404: failure("No partition holds the month"),
           409: failure("Billing still open in the month"),
         },
       },
     },
-    async (req) => {
-      const month = req.params.month;
-      const r = await archiveMonth(deps.db, month, actorOf(req));
-      if (r.status === "not_found") throw new ApiError("not_found", eventsRefusal.notFound(month));
-      if (r.status === "refused") throw new ApiError("conflict", eventsRefusal.refused(month, r.refusals));
-      if (r.status === "archived") return { month, status: r.status, table: r.table, rows: r.rows };
-      const found = (await listMonths(deps.db)).find((m) => m.month === month);
-      return { month, status: r.status, table: found?.table ?? "", rows: null };
-    },
+    async (req, reply) => reply.status(202).send(await queue("archive", req.params.month, actorOf(req))),
   );
 
   app.post(
@@ -100,20 +104,17 @@ export const operatorPartitionRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> =
       schema: {
         tags,
         summary: "Restore an archived month",
-        description: "Provider operators only. Attaches the archived table again while it exists.",
+        description:
+          "Provider operators only. Queues a job that attaches the archived table again while it exists, " +
+          "and answers at once with the job.",
         params: MonthParamsSchema,
         response: {
-          200: json("The month, attached", RestoreResultSchema),
+          202: json("The month's restore, queued", PartitionJobSchema),
           ...OPERATOR_ERRORS,
           404: failure("No archived table holds the month"),
         },
       },
     },
-    async (req) => {
-      const month = req.params.month;
-      const r = await restoreMonth(deps.db, month, actorOf(req));
-      if (r.status === "not_found") throw new ApiError("not_found", eventsRefusal.noArchive(month));
-      return { month, status: r.status };
-    },
+    async (req, reply) => reply.status(202).send(await queue("restore", req.params.month, actorOf(req))),
   );
 };

@@ -6,14 +6,14 @@
  */
 import type { Actor } from "../../platform/audit";
 import type { Db } from "../../platform/database";
+import { runUntilDone } from "../../platform/jobs";
+import { isMonth, listMonths, type MonthPartition } from "./partitions";
 import {
-  type ArchiveRefusal,
-  archiveMonth,
-  isMonth,
-  listMonths,
-  type MonthPartition,
-  restoreMonth,
-} from "./partitions";
+  enqueuePartitionJob,
+  type PartitionOutcome,
+  partitionJobHandlers,
+  partitionOutcomeOf,
+} from "./partitions-job";
 
 export const EVENTS_USAGE = `  events months
             usage_events' monthly partitions: rows (estimated), size, attached or archived
@@ -22,9 +22,13 @@ export const EVENTS_USAGE = `  events months
             the export (the rollups, so summaries and bills, keep them) and stay in the table
             usage_events_archive_yYYYYmMM until you dump and drop it (pg_dump -t <table>)
   events restore --month YYYY-MM
-            attach an archived month again`;
+            attach an archived month again
+            (archive and restore run as a job and wait for it; --no-wait prints the job's id)`;
 
-export type EventsCommand = { action: "months" } | { action: "archive" | "restore"; month: string };
+/** `wait: false` (--no-wait): the job's id is printed and the command returns while it runs. */
+export type EventsCommand =
+  | { action: "months" }
+  | { action: "archive" | "restore"; month: string; wait?: boolean };
 
 export function parseEventsArgs(
   args: readonly string[],
@@ -35,6 +39,8 @@ export function parseEventsArgs(
     return { ok: true, value: { action } };
   }
   if (action === "archive" || action === "restore") {
+    const wait = !rest.includes("--no-wait");
+    if (!wait) rest.splice(rest.indexOf("--no-wait"), 1);
     const flag = rest[0];
     const inline = flag?.startsWith("--month=") ? flag.slice("--month=".length) : undefined;
     const month = inline ?? (flag === "--month" ? rest[1] : undefined);
@@ -42,7 +48,7 @@ export function parseEventsArgs(
     if (month === undefined || rest.length !== used)
       return { ok: false, error: `Usage: events ${action} --month YYYY-MM` };
     if (!isMonth(month)) return { ok: false, error: `--month must be a month as YYYY-MM, not "${month}".` };
-    return { ok: true, value: { action, month } };
+    return { ok: true, value: wait ? { action, month } : { action, month, wait } };
   }
   return {
     ok: false,
@@ -52,22 +58,15 @@ export function parseEventsArgs(
 
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
 
-/** Why a month was not archived or restored, in one line (the operator API answers the same). */
-export const eventsRefusal = {
-  notFound: (month: string) => `No partition holds ${month}.`,
-  noArchive: (month: string) => `No archived table holds ${month}.`,
-  refused: (month: string, refusals: readonly ArchiveRefusal[]) =>
-    `${month} cannot be archived yet: ${refusals
-      .map((x) => `organization ${x.organizationUuid} ${x.reason}`)
-      .join("; ")}.`,
-};
+export { eventsRefusal } from "./partitions-job";
 
 /** What the command did: the months listed, or a month archived or restored (or already so). */
 export type EventsOutcome =
   | { action: "months"; months: MonthPartition[] }
   | { action: "archive"; month: string; status: "archived"; table: string; rows: number }
   | { action: "archive"; month: string; status: "already_archived" }
-  | { action: "restore"; month: string; status: "restored" | "not_archived" };
+  | { action: "restore"; month: string; status: "restored" | "not_archived" }
+  | { action: "archive" | "restore"; month: string; status: "queued"; jobUuid: string };
 
 /** The lines the command prints for what it did. */
 export function eventsLines(o: EventsOutcome): string[] {
@@ -78,6 +77,10 @@ export function eventsLines(o: EventsOutcome): string[] {
         `${m.month}  ${m.archived ? "archived" : "attached"}  ${m.table}  ~${m.rows} rows  ${mb(m.bytes)}`,
     );
   }
+  if (o.status === "queued")
+    return [
+      `${o.action === "archive" ? "Archiving" : "Restoring"} ${o.month} queued as job ${o.jobUuid} (GET /v1/operator/jobs/${o.jobUuid}).`,
+    ];
   if (o.action === "archive")
     return o.status === "archived"
       ? [
@@ -90,7 +93,10 @@ export function eventsLines(o: EventsOutcome): string[] {
     : [`${o.month} is not archived.`];
 }
 
-/** Does the command on the database: what was done, or the one line saying why not. */
+/**
+ * Does the command on the database: queues the job and, unless told not to wait, runs it in this
+ * process (the same job a server would run): what was done, or the one line saying why not.
+ */
 export async function doEventsCommand(
   db: Db,
   cmd: EventsCommand,
@@ -99,17 +105,26 @@ export async function doEventsCommand(
   const done = (outcome: EventsOutcome) => ({ ok: true as const, outcome });
   const refused = (refusal: string) => ({ ok: false as const, refusal });
   if (cmd.action === "months") return done({ action: "months", months: await listMonths(db) });
-  const month = cmd.month;
-  if (cmd.action === "archive") {
-    const r = await archiveMonth(db, month, actor);
-    if (r.status === "not_found") return refused(eventsRefusal.notFound(month));
-    if (r.status === "refused") return refused(eventsRefusal.refused(month, r.refusals));
-    return done({ action: "archive", month, ...r });
-  }
-  const r = await restoreMonth(db, month, actor);
-  if (r.status === "not_found") return refused(eventsRefusal.noArchive(month));
-  return done({ action: "restore", month, status: r.status });
+  const { action, month } = cmd;
+  const queued = await enqueuePartitionJob(db, action, month, actor);
+  if (!queued.ok) return refused(queued.refusal);
+  if (cmd.wait === false) return done({ action, month, status: "queued", jobUuid: queued.jobUuid });
+  const job = await runUntilDone(db, queued.jobUuid, { handlers: partitionJobHandlers(db), log: SILENT });
+  const outcome = partitionOutcomeOf(job);
+  if (!outcome) return refused(job.error ?? `Job ${job.id} did not finish.`);
+  return done(eventsOutcomeOf(action, outcome));
 }
+
+/** A finished job's outcome as the command prints it. */
+export function eventsOutcomeOf(action: "archive" | "restore", o: PartitionOutcome): EventsOutcome {
+  if (action === "archive")
+    return o.status === "archived"
+      ? { action, month: o.month, status: "archived", table: o.table, rows: o.rows }
+      : { action, month: o.month, status: "already_archived" };
+  return { action, month: o.month, status: o.status === "restored" ? "restored" : "not_archived" };
+}
+
+const SILENT = { info: () => {}, error: () => {} };
 
 /**
  * Runs the command on the database: the lines to print, and whether it did what was asked (a
