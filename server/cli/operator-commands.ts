@@ -141,12 +141,16 @@ export type OperatorBackend = {
     organizationUuid: string,
     input: { name: string; prepaidMicros?: bigint; workspaces?: string[] },
   ): Promise<{ name: string; prepaidMicros: bigint; workspaces: string[] }>;
-  events(command: EventsCommand): Promise<EventsOutcome>;
+  /** `progress` follows an archive's or restore's job while the command waits for it. */
+  events(
+    command: EventsCommand,
+    progress?: (done: number, total: number | null) => void,
+  ): Promise<EventsOutcome>;
   purgeAudit(): Promise<{ purged: number; retentionDays: number }>;
 };
 
 /** A progress bar on a terminal's stderr (none when stderr is not a terminal: logs stay clean). */
-function progressBar() {
+function progressBar(label = "Re-rating", unit = "events") {
   const err = process.stderr;
   if (!err.isTTY) return null;
   const width = 30;
@@ -155,8 +159,8 @@ function progressBar() {
       const share = total ? Math.min(1, done / total) : 0;
       const filled = Math.round(share * width);
       err.write(
-        `\rRe-rating [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${Math.round(share * 100)}% ` +
-          `(${done.toLocaleString("en-US")} of ${total === null ? "?" : total.toLocaleString("en-US")} events)`,
+        `\r${label} [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${Math.round(share * 100)}% ` +
+          `(${done.toLocaleString("en-US")} of ${total === null ? "?" : total.toLocaleString("en-US")} ${unit})`,
       );
     },
     end: () => err.write("\n"),
@@ -219,9 +223,17 @@ async function run(cmd: OperatorCommand, b: OperatorBackend, out: Output) {
       out.log(`Workspace "${w.name}" (${cmd.workspaceUuid}) is restored.`);
       return;
     }
-    case "events":
-      for (const line of eventsLines(await b.events(cmd.command))) out.log(line);
+    case "events": {
+      const c = cmd.command;
+      const bar =
+        c.action !== "months" && c.wait !== false
+          ? progressBar(`events ${c.action} ${c.month}`, "steps")
+          : null;
+      const outcome = await b.events(c, bar?.show);
+      bar?.end();
+      for (const line of eventsLines(outcome)) out.log(line);
       return;
+    }
     case "audit-purge": {
       const { purged, retentionDays } = await b.purgeAudit();
       out.log(

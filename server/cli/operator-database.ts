@@ -97,8 +97,8 @@ export function databaseOperatorBackend(product: Product): OperatorBackend {
       const g = await setGroup(db, org, { ...input, actor }).catch(refused);
       return { name: g.group.groupName, prepaidMicros: g.group.prepaidMicros, workspaces: g.workspaces };
     },
-    async events(command) {
-      const r = await doEventsCommand(db, command, actor);
+    async events(command, progress) {
+      const r = await doEventsCommand(db, command, actor, progress);
       if (!r.ok) throw new CommandRefused(r.refusal);
       return r.outcome;
     },

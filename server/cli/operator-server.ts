@@ -157,7 +157,7 @@ export function serverOperatorBackend(call: ServerCall): OperatorBackend {
       });
       return { name: g.name, prepaidMicros: parseUsd(g.prepaid_usd), workspaces: g.workspaces };
     },
-    async events(command): Promise<EventsOutcome> {
+    async events(command, progress): Promise<EventsOutcome> {
       if (command.action === "months")
         return {
           action: "months",
@@ -172,6 +172,7 @@ export function serverOperatorBackend(call: ServerCall): OperatorBackend {
           "GET",
           `/jobs/${enc(jobUuid)}`,
         );
+        progress?.(job.done, job.total);
         if (job.state === "done" && job.partition) return eventsOutcomeOf(action, job.partition);
         if (job.state === "failed") throw new CommandRefused(job.error ?? `Job ${jobUuid} failed.`);
         await new Promise((res) => setTimeout(res, 250));

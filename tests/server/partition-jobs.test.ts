@@ -3,15 +3,25 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { billingCycles } from "../../server/db/schema";
 import { ingestUsage } from "../../server/metering/ingestion/ingest";
 import { restoreMonth } from "../../server/metering/shared/partitions";
-import { partitionJobHandlers } from "../../server/metering/shared/partitions-job";
-import { createJobRunner, type JobRunner } from "../../server/platform/jobs";
+import {
+  doEventsCommand,
+  parseEventsArgs,
+  runEventsCommand,
+} from "../../server/metering/shared/partitions-cli";
+import {
+  enqueuePartitionJob,
+  PARTITION_ARCHIVE_JOB,
+  PARTITION_RESTORE_JOB,
+  partitionJobHandlers,
+} from "../../server/metering/shared/partitions-job";
+import { createJobRunner, getJob, type JobRunner, releaseOrphanedJobs } from "../../server/platform/jobs";
 import { backends, startProduct, type TestProduct } from "./harness";
 import { waitForJob } from "./job-wait";
 
 // Archiving and restoring a month of usage events are jobs: the operator API answers at once (202)
 // with the job, refusals that can be known then come at once (404, 409), and the job, followed
-// through /v1/operator/jobs, says what it did. A job run again after its work committed (a process
-// killed between the two) finds the month so and ends done: safely re-runnable.
+// through /v1/operator/jobs, says what it did. Safely re-runnable after kill -9: a job whose process
+// died before its one transaction committed runs again; one that died after finds the month so.
 
 const silent = { info: () => {}, error: () => {} };
 
@@ -83,5 +93,61 @@ describe.each(backends())("partition jobs on $name", (backend) => {
     const rerun = await waitForJob(p.api.app, operator(), again.json().job.job_uuid);
     expect(rerun).toMatchObject({ state: "done", partition: { month: "2013-05", status: "not_archived" } });
     expect((await post("/v1/operator/event-partitions/2031-01/restore")).statusCode).toBe(404);
+  });
+
+  it("the events command queues the job: --no-wait prints its id, otherwise it waits for what it did", async () => {
+    const db = p.database.db;
+    const parsed = parseEventsArgs(["archive", "--month", "2013-05", "--no-wait"]);
+    expect(parsed).toEqual({ ok: true, value: { action: "archive", month: "2013-05", wait: false } });
+    if (!parsed.ok) return;
+    const queued = await runEventsCommand(db, parsed.value);
+    expect(queued.ok).toBe(true);
+    const jobUuid = /queued as job ([0-9a-f-]{36}) /.exec(queued.lines[0] ?? "")?.[1] ?? "";
+    expect(queued.lines).toEqual([
+      `Archiving 2013-05 queued as job ${jobUuid} (GET /v1/operator/jobs/${jobUuid}).`,
+    ]);
+    expect(await waitForJob(p.api.app, operator(), jobUuid)).toMatchObject({
+      state: "done",
+      partition: { status: "archived", rows: 12 },
+    });
+
+    const shown: [number, number | null][] = [];
+    const restored = await doEventsCommand(db, { action: "restore", month: "2013-05" }, undefined, (d, t) =>
+      shown.push([d, t]),
+    );
+    expect(restored).toEqual({
+      ok: true,
+      outcome: { action: "restore", month: "2013-05", status: "restored" },
+    });
+    expect(shown.at(-1)).toEqual([1, 1]);
+    expect(await runEventsCommand(db, { action: "restore", month: "1999-01" })).toEqual({
+      ok: false,
+      lines: ["No archived table holds 1999-01."],
+    });
+  });
+
+  it("runs a job again whose process died holding it (kill -9 before the commit), and it ends done", async () => {
+    const db = p.database.db;
+    await runner.stop();
+    const queued = await enqueuePartitionJob(db, "archive", "2013-05");
+    if (!queued.ok) throw new Error(queued.refusal);
+    // A process claims it and dies mid-work: nothing committed, the row says running.
+    const hang = () => new Promise<void>(() => {});
+    const dying = createJobRunner(db, {
+      handlers: { [PARTITION_ARCHIVE_JOB]: hang, [PARTITION_RESTORE_JOB]: hang },
+      log: silent,
+      leaseMs: 60_000,
+    });
+    expect(await dying.tick()).toBe(1);
+    await dying.stop({ abandon: true });
+    expect((await getJob(db, queued.jobUuid))?.state).toBe("running");
+    // The next start (the embedded database's) makes it claimable at once; it runs again.
+    await releaseOrphanedJobs(db);
+    runner = createJobRunner(db, { handlers: partitionJobHandlers(db), log: silent, pollMs: 50 });
+    await runner.start();
+    expect(await waitForJob(p.api.app, operator(), queued.jobUuid)).toMatchObject({
+      state: "done",
+      partition: { status: "archived", rows: 12 },
+    });
   });
 });

@@ -25,39 +25,38 @@ import { failure, json } from "../schemas";
 import { OPERATOR_ERRORS, OrganizationParamsSchema, organizationOf } from "./common";
 import { installOperatorGuard, OPERATOR_ROUTE_CONFIG, OPERATOR_TAGS } from "./guard";
 
-const PriceRuleSchema = z
-  .object({
-    price_rule_uuid: z.uuid(),
-    organization_uuid: z.string().nullable().meta({ description: "null: the global price list." }),
-    operation: z.string().nullable().meta({ description: "null: any operation." }),
-    eval_type: z.string().nullable().meta({ description: "null: any eval type." }),
-    modality: z.string().nullable().meta({ description: "null: any modality (lower case)." }),
-    rule_metric: z.enum(["eval", "prompt"]).nullable().meta({ description: "null: either metric." }),
-    unit_price_usd: z.string().meta({ description: 'USD per unit, exact decimal string, e.g. "0.0125".' }),
-    valid_from: z.iso.datetime(),
-    valid_to: z.iso.datetime().nullable().meta({ description: "Exclusive; null while the rule is open." }),
-    status: z.enum(["active", "scheduled", "ended"]),
-    version: z.int().meta({
-      description:
-        "The rule's version within its lineage (same organization and dimensions): 1 for the first, one more for each later price.",
-    }),
-    built_in: z.boolean().meta({
-      description:
-        "A rule of the default price list shipped with the product (global); any rule an operator sets wins over it.",
-    }),
-  })
-  .meta({ id: "PriceRule" });
+/** A rule's fields, as the list and the answer of "Set a price" both give them. */
+const PriceRuleFields = z.object({
+  price_rule_uuid: z.uuid(),
+  organization_uuid: z.string().nullable().meta({ description: "null: the global price list." }),
+  operation: z.string().nullable().meta({ description: "null: any operation." }),
+  eval_type: z.string().nullable().meta({ description: "null: any eval type." }),
+  modality: z.string().nullable().meta({ description: "null: any modality (lower case)." }),
+  rule_metric: z.enum(["eval", "prompt"]).nullable().meta({ description: "null: either metric." }),
+  unit_price_usd: z.string().meta({ description: 'USD per unit, exact decimal string, e.g. "0.0125".' }),
+  valid_from: z.iso.datetime(),
+  valid_to: z.iso.datetime().nullable().meta({ description: "Exclusive; null while the rule is open." }),
+  status: z.enum(["active", "scheduled", "ended"]),
+  version: z.int().meta({
+    description:
+      "The rule's version within its lineage (same organization and dimensions): 1 for the first, one more for each later price.",
+  }),
+  built_in: z.boolean().meta({
+    description:
+      "A rule of the default price list shipped with the product (global); any rule an operator sets wins over it.",
+  }),
+});
 
-const ListedPriceRuleSchema = PriceRuleSchema.extend({
+const PriceRuleSchema = PriceRuleFields.extend({
   rerating_job_uuid: z.uuid().nullable().meta({
     description:
       "The re-rating this price started (GET /v1/operator/jobs/{job_uuid}); null for a rule set before re-ratings were jobs, or built in.",
   }),
-}).meta({ id: "ListedPriceRule" });
+}).meta({ id: "PriceRule" });
 
 const money = (description: string) => z.string().meta({ description });
 
-const SetPriceResultSchema = PriceRuleSchema.extend({
+const SetPriceResultSchema = PriceRuleFields.extend({
   rerating: z
     .object({
       job_uuid: z.uuid().meta({ description: "The re-rating job: GET /v1/operator/jobs/{job_uuid}." }),
@@ -215,7 +214,7 @@ export const operatorPriceRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> = asy
           "organization's own rules, the global list, or (without organization_uuid) all of them.",
         querystring: ListQuerySchema,
         response: {
-          200: json("The rules", z.object({ price_rules: z.array(ListedPriceRuleSchema) })),
+          200: json("The rules", z.object({ price_rules: z.array(PriceRuleSchema) })),
           ...OPERATOR_ERRORS,
         },
       },

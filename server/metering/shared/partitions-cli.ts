@@ -101,6 +101,7 @@ export async function doEventsCommand(
   db: Db,
   cmd: EventsCommand,
   actor?: Actor,
+  progress?: (done: number, total: number | null) => void,
 ): Promise<{ ok: true; outcome: EventsOutcome } | { ok: false; refusal: string }> {
   const done = (outcome: EventsOutcome) => ({ ok: true as const, outcome });
   const refused = (refusal: string) => ({ ok: false as const, refusal });
@@ -109,7 +110,9 @@ export async function doEventsCommand(
   const queued = await enqueuePartitionJob(db, action, month, actor);
   if (!queued.ok) return refused(queued.refusal);
   if (cmd.wait === false) return done({ action, month, status: "queued", jobUuid: queued.jobUuid });
+  progress?.(0, 1);
   const job = await runUntilDone(db, queued.jobUuid, { handlers: partitionJobHandlers(db), log: SILENT });
+  progress?.(job.done, job.total);
   const outcome = partitionOutcomeOf(job);
   if (!outcome) return refused(job.error ?? `Job ${job.id} did not finish.`);
   return done(eventsOutcomeOf(action, outcome));
