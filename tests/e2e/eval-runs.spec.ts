@@ -130,17 +130,21 @@ test("a filtered, sorted second page of Eval Runs opens from its URL and survive
   const view = async () => {
     await expect(workspaceFilter(page)).toHaveClass(/active/);
     await expect(page.locator(".ant-pagination-item-active")).toHaveText("2");
-    await expect(page.getByRole("columnheader", { name: "Cost" })).toHaveAttribute("aria-sort", "ascending");
+    await expect(page.getByRole("columnheader", { name: "Cost", exact: true })).toHaveAttribute(
+      "aria-sort",
+      "ascending",
+    );
     await expect(rows.first()).toBeVisible();
     await settled(page);
-    for (const text of await rows.locator("td:nth-child(3)").allTextContents())
+    // The first cell is the Compare choice's checkbox: Run ID, Eval and Workspace follow.
+    for (const text of await rows.locator("td:nth-child(4)").allTextContents())
       expect(text).toBe("Safety Research");
     const costs = await rows
       .locator("td:last-child span")
       .evaluateAll((spans) => spans.map((s) => s.getAttribute("title") ?? ""));
     const values = costs.map(micros);
     expect(values, "cheapest first").toEqual([...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
-    return rows.locator("td:first-child").allTextContents();
+    return rows.locator("td:nth-child(2)").allTextContents();
   };
 
   const shown = await view();
