@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
-import { bigint, index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { bigint, index, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { micros, timestamptz } from "./columns";
 
 /**
  * The eval runs an eval service started through POST /v1/eval-runs: so a run shows (with its name,
@@ -19,15 +20,15 @@ export const evalRuns = pgTable(
     startedByEmail: text("started_by_email"),
     /** The API key (its id) the run was started with; null when started with a bearer token. */
     startedByApiKeyId: text("started_by_api_key_id"),
-    startedAt: timestamp("started_at", { withTimezone: true }).notNull().defaultNow(),
+    startedAt: timestamptz("started_at").notNull().defaultNow(),
     /**
      * The spend reserved at the start against the hard limits that cover the run (its estimate,
      * micro-dollars); null when started without one. Held, less what the run has spent, until the
      * run finishes or idles past the reservation timeout (server/metering/budgets/reservations.ts).
      */
-    reservedMicros: bigint("reserved_micros", { mode: "bigint" }),
+    reservedMicros: micros("reserved_micros"),
     /** When POST /v1/eval-runs/{id}/finish released the reservation; null while running. */
-    finishedAt: timestamp("finished_at", { withTimezone: true }),
+    finishedAt: timestamptz("finished_at"),
     /**
      * The run's test case outcomes as the eval service last reported them (PUT …/outcomes, or the
      * finish): stored when reported, never inferred from its usage; null until reported. Whole
@@ -36,7 +37,7 @@ export const evalRuns = pgTable(
     outcomesPassed: bigint("outcomes_passed", { mode: "number" }),
     outcomesFailed: bigint("outcomes_failed", { mode: "number" }),
     outcomesErrored: bigint("outcomes_errored", { mode: "number" }),
-    outcomesReportedAt: timestamp("outcomes_reported_at", { withTimezone: true }),
+    outcomesReportedAt: timestamptz("outcomes_reported_at"),
   },
   (t) => [
     index("eval_runs_org_started_idx").on(t.organizationUuid, t.startedAt),
