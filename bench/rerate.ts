@@ -9,8 +9,8 @@
 //
 // On PostgreSQL (--postgres, DATABASE_URL) the events are written by one INSERT … SELECT from
 // generate_series (the demo seed's ingestion would take an hour for 1M) and the rollups rebuilt from
-// them; on the embedded database the demo seed ingests them (spread over three cycles, so about a
-// third land in the open one). `price set` re-rates in its own process on PostgreSQL, in the
+// them; on the embedded database, whose one process is the server's, they are ingested through the
+// API in batches of 5,000, all into the open cycle (the demo seed would spread them over three). `price set` re-rates in its own process on PostgreSQL, in the
 // server (which the command calls) on the embedded database.
 //
 // Usage: npx tsx bench/rerate.ts [--events 1000000] [--probes 60] [--port 3490]
@@ -42,8 +42,8 @@ if (postgres && !process.env.DATABASE_URL) throw new Error("--postgres needs DAT
 
 const served = serveProduct({
   port: Number(flags.port),
-  // On PostgreSQL the demo's own usage is small: the bench writes its events itself.
-  events: postgres ? 2_000 : EVENTS,
+  // The demo's own usage is small: the bench writes its events into the open cycle itself.
+  events: 2_000,
   postgres,
   label: "rerate",
   env: { API_RATE_LIMIT_PER_CREDENTIAL: "0", API_RATE_LIMIT_PER_ORG: "0", INGEST_RATE_LIMIT_PER_KEY: "0" },
@@ -123,6 +123,31 @@ async function writeEvents(start: string, n: number) {
   }
 }
 
+/** Ingests `n` events of the open cycle through the API (the embedded database: the server's own). */
+async function ingestEvents(key: string, start: string, n: number) {
+  const from = Date.parse(`${start}T00:00:00Z`);
+  const span = Date.now() - 3_600_000 - from;
+  for (let i = 0; i < n; i += 5_000) {
+    const events = Array.from({ length: Math.min(5_000, n - i) }, (_, k) => {
+      const j = i + k;
+      return {
+        event_id: `bench-rerate-${j}`,
+        occurred_at: new Date(from + Math.floor((j / n) * span)).toISOString(),
+        operation: "scoring",
+        eval_type: ["safety", "jailbreak", "accuracy"][j % 3],
+        quantity: 1 + (j % 5),
+      };
+    });
+    const res = await fetch(`${API}/v1/usage/events`, {
+      method: "POST",
+      headers: { "x-api-key": key, "content-type": "application/json" },
+      body: JSON.stringify({ events }),
+    });
+    if (!res.ok) throw new Error(`ingest ${i}: ${res.status} ${(await res.text()).slice(0, 300)}`);
+    await res.arrayBuffer().catch(() => undefined);
+  }
+}
+
 /** The last figures of the synchronous, row-by-row re-rating (bench/README.md, Nov 27). */
 const BEFORE: Record<string, { what: string; seconds: number; rate: number | null; load: string }> = {
   postgresql: { what: "1,000,000 events", seconds: 292.8, rate: 3_420, load: "17.6 → 14.3" },
@@ -144,14 +169,13 @@ async function main() {
   }[];
   const open = cycles.find((c) => c.billing_cycle_end_date === null);
   if (!open) throw new Error(`no open cycle: ${JSON.stringify(cycles).slice(0, 300)}`);
-  if (postgres) {
-    const t = performance.now();
-    await writeEvents(open.billing_cycle_start_date, EVENTS);
-    console.log(
-      `wrote ${EVENTS} events into the open cycle in ${((performance.now() - t) / 1000).toFixed(1)} s`,
-    );
-  }
   const key = served.ingestKey("acme-ai", "rerate bench");
+  const t = performance.now();
+  if (postgres) await writeEvents(open.billing_cycle_start_date, EVENTS);
+  else await ingestEvents(key, open.billing_cycle_start_date, EVENTS);
+  console.log(
+    `wrote ${EVENTS} events into the open cycle in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+  );
   let sent = 0;
   const ingest = async () => {
     const t = performance.now();
