@@ -85,7 +85,7 @@ export const afterKey = (key: PageKey | null, from: Date | null): SQL =>
 
 /** One page of events, in key order, with the time each is priced at (a late event: when it happened). */
 const pageOf = (organizationUuid: string, where: SQL, key: SQL, batch: number) => sql`
-  select usage_event_uuid, occurred_at, coalesce(late_occurred_at, occurred_at) as priced_at,
+  select tableoid as part, ctid as row_id, usage_event_uuid, occurred_at, coalesce(late_occurred_at, occurred_at) as priced_at,
          operation, eval_type, modality, rule_metric, is_jailbreak, has_ground_truth, eval_run_uuid,
          quantity, unit_price_micros, cost_micros, price_rule_uuid, workspace_uuid
     from usage_events
@@ -149,7 +149,7 @@ export async function repricePage(
     page as (${pageOf(organizationUuid, where, key, batch)}),
     winners as materialized ${spanWinners(sql`rules`, sql`page`)},
     changed as materialized (
-      select p.usage_event_uuid, p.occurred_at, p.workspace_uuid, p.operation, p.eval_type,
+      select p.part, p.row_id, p.usage_event_uuid, p.occurred_at, p.workspace_uuid, p.operation, p.eval_type,
              p.modality, p.is_jailbreak, p.has_ground_truth, p.rule_metric, p.eval_run_uuid,
              p.cost_micros as before, w.price * p.quantity as after, w.uuid as rule, w.price
         from page p join winners w on ${inSpan("w")}
@@ -160,8 +160,8 @@ export async function repricePage(
       update usage_events u
          set unit_price_micros = c.price, cost_micros = c.after, price_rule_uuid = c.rule
         from changed c
-       where u.organization_uuid = ${organizationUuid} and u.usage_event_uuid = c.usage_event_uuid
-         and u.occurred_at = c.occurred_at
+       where u.tableoid = c.part and u.ctid = c.row_id
+         and u.organization_uuid = ${organizationUuid} and u.usage_event_uuid = c.usage_event_uuid
       returning 1
     ),
     groups as materialized (
@@ -176,6 +176,7 @@ export async function repricePage(
       (select occurred_at::text from last) as last_at,
       (select usage_event_uuid::text from last) as last_id,
       (select count(*)::int from moved) as events,
+      (select count(*)::int from changed) as changed,
       (select coalesce(sum(before), 0)::text from groups) as before_micros,
       (select coalesce(sum(after), 0)::text from groups) as after_micros,
       (select coalesce(json_agg(d), '[]'::json) from (
@@ -189,6 +190,7 @@ export async function repricePage(
          having sum(after - before) <> 0 order by day, run) x) as runs`)) as unknown as {
     rows: (PageEnd & {
       events: number;
+      changed: number;
       before_micros: string;
       after_micros: string;
       daily: DailyJson[] | string;
@@ -197,6 +199,10 @@ export async function repricePage(
   };
   const row = result.rows[0];
   if (!row) throw new Error("re-rating page answered no row");
+  // The moves are summed from the rows read: a row changed by another writer since (so not at the
+  // place read) must not count. The page's transaction rolls back and the job reads it again.
+  if (Number(row.events) !== Number(row.changed))
+    throw new Error(`re-rating page updated ${row.events} of ${row.changed} events: read again`);
   // node-postgres parses json; PGlite too, but a driver answering text is read the same way.
   const daily = (typeof row.daily === "string" ? JSON.parse(row.daily) : row.daily) as DailyJson[];
   const runs = (typeof row.runs === "string" ? JSON.parse(row.runs) : row.runs) as {
