@@ -103,6 +103,13 @@ type PageEnd = { scanned: number; last_at: string | null; last_id: string | null
 const nextKey = (r: PageEnd): PageKey | null =>
   r.last_at && r.last_id ? { at: r.last_at, id: r.last_id } : null;
 
+/** A page whose rows moved under it between its read and its update (see repricePage). */
+export class StalePageError extends Error {
+  constructor(updated: number, read: number) {
+    super(`re-rating page updated ${updated} of the ${read} events it read: read it again`);
+  }
+}
+
 export type RepricedPage = {
   scanned: number;
   /** The last event read: the next page starts after it. */
@@ -200,9 +207,9 @@ export async function repricePage(
   const row = result.rows[0];
   if (!row) throw new Error("re-rating page answered no row");
   // The moves are summed from the rows read: a row changed by another writer since (so not at the
-  // place read) must not count. The page's transaction rolls back and the job reads it again.
+  // place read) must not count. The page's transaction rolls back and reratePages reads it again.
   if (Number(row.events) !== Number(row.changed))
-    throw new Error(`re-rating page updated ${row.events} of ${row.changed} events: read again`);
+    throw new StalePageError(Number(row.events), Number(row.changed));
   // node-postgres parses json; PGlite too, but a driver answering text is read the same way.
   const daily = (typeof row.daily === "string" ? JSON.parse(row.daily) : row.daily) as DailyJson[];
   const runs = (typeof row.runs === "string" ? JSON.parse(row.runs) : row.runs) as {

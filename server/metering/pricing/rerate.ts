@@ -22,7 +22,7 @@ import { moveRunCosts } from "../shared/run-rollup";
 import { arrayLiteral } from "../shared/sql-arrays";
 import { loadPriceRules } from "./prices";
 import type { RatedEvent } from "./rerate-logic";
-import { afterKey, type PageKey, type RepricedPage, repricePage } from "./rerate-sql";
+import { afterKey, type PageKey, type RepricedPage, repricePage, StalePageError } from "./rerate-sql";
 import type { PriceRule } from "./rule-matching";
 
 /** Events read and re-priced per transaction. */
@@ -126,42 +126,50 @@ export async function reratePages(
   const totals: RerateTotals = { events: 0, beforeMicros: 0n, afterMicros: 0n };
   let after: PageKey | null = opts.after ?? null;
   let alertsChanged = false;
-  for (;;) {
-    const page = await db.transaction(async (tx: Tx) => {
-      await lockOrg(tx, organizationUuid);
-      // Read under the lock, in this transaction: the prices set by now, the rows as they are.
-      const rules = await loadPriceRules(tx, organizationUuid);
-      const moved = await repricePage(
-        tx,
-        organizationUuid,
-        rules,
-        where,
-        afterKey(after, from),
-        batch,
-        MAX_EVENT_COST_MICROS,
-      );
-      if (moved.events) {
-        await addToRollups(tx, organizationUuid, moved.daily);
-        await moveRunCosts(
+  for (let stale = 0; ; ) {
+    const page = await db
+      .transaction(async (tx: Tx) => {
+        await lockOrg(tx, organizationUuid);
+        // Read under the lock, in this transaction: the prices set by now, the rows as they are.
+        const rules = await loadPriceRules(tx, organizationUuid);
+        const moved = await repricePage(
           tx,
           organizationUuid,
-          moved.runs.map((r) => ({
-            run: r.run,
-            occurredAt: new Date(`${r.day}T00:00:00Z`),
-            deltaMicros: r.delta,
-          })),
+          rules,
+          where,
+          afterKey(after, from),
+          batch,
+          MAX_EVENT_COST_MICROS,
         );
-        // The days and workspaces that moved: all budgets need to know (cycles are whole days).
-        const touched = moved.daily.map((d) => ({
-          occurredAt: new Date(`${d.day}T00:00:00Z`),
-          workspaceUuid: d.workspaceUuid ?? null,
-        }));
-        alertsChanged ||=
-          (await evaluateIngestedBudgets(tx, organizationUuid, cycles, touched, now)).length > 0;
-      }
-      await opts.onPage?.(tx, moved);
-      return moved;
-    });
+        if (moved.events) {
+          await addToRollups(tx, organizationUuid, moved.daily);
+          await moveRunCosts(
+            tx,
+            organizationUuid,
+            moved.runs.map((r) => ({
+              run: r.run,
+              occurredAt: new Date(`${r.day}T00:00:00Z`),
+              deltaMicros: r.delta,
+            })),
+          );
+          // The days and workspaces that moved: all budgets need to know (cycles are whole days).
+          const touched = moved.daily.map((d) => ({
+            occurredAt: new Date(`${d.day}T00:00:00Z`),
+            workspaceUuid: d.workspaceUuid ?? null,
+          }));
+          alertsChanged ||=
+            (await evaluateIngestedBudgets(tx, organizationUuid, cycles, touched, now)).length > 0;
+        }
+        await opts.onPage?.(tx, moved);
+        return moved;
+      })
+      .catch((err: unknown) => {
+        // Rolled back whole: the same page again, a few times, then the job fails with the error.
+        if (err instanceof StalePageError && ++stale < 3) return null;
+        throw err;
+      });
+    if (!page) continue;
+    stale = 0;
     totals.events += page.events;
     totals.beforeMicros += page.beforeMicros;
     totals.afterMicros += page.afterMicros;
