@@ -131,7 +131,12 @@ describe("the operator role", () => {
 });
 
 describe("the operator area", () => {
-  const operatorResources = ["operator-organizations", "operator-price-rules", "operator-ingest-keys"];
+  const operatorResources = [
+    "operator-organizations",
+    "operator-price-rules",
+    "operator-ingest-keys",
+    "operator-jobs",
+  ];
   const hidden = ["operator-billing-cycles", "operator-payments"];
 
   it("is open to provider operators only, whatever their organization role", async () => {
@@ -184,12 +189,16 @@ describe("the operator area", () => {
     expect((await names(admin)).filter((n) => n.startsWith("operator-"))).toEqual([]);
     expect((await names(member)).filter((n) => n.startsWith("operator-"))).toEqual([]);
     const operatorAdmin = await names({ is_admin: true, is_operator: true });
-    expect(operatorAdmin.slice(-3)).toEqual(operatorResources);
-    expect(operatorAdmin.slice(0, -3)).toEqual(await names(admin));
-    expect((await names({ is_admin: false, is_operator: true })).slice(-3)).toEqual(operatorResources);
+    expect(operatorAdmin.slice(-operatorResources.length)).toEqual(operatorResources);
+    expect(operatorAdmin.slice(0, -operatorResources.length)).toEqual(await names(admin));
+    expect((await names({ is_admin: false, is_operator: true })).slice(-operatorResources.length)).toEqual(
+      operatorResources,
+    );
     for (const name of hidden) expect(operatorAdmin).not.toContain(name);
     const operatorEntries = await siderEntries({ is_admin: true, is_operator: true });
-    expect(operatorEntries.slice(-3).every((r) => r.meta.siderGroup === "Operator")).toBe(true);
+    expect(
+      operatorEntries.slice(-operatorResources.length).every((r) => r.meta.siderGroup === "Operator"),
+    ).toBe(true);
     expect(await home({ is_admin: true, is_operator: true })).toBe("/");
     expect(await home({ is_admin: false, is_operator: true })).toBe("/organization/workspaces");
   });
