@@ -326,6 +326,27 @@ export function listJobs(
     .limit(opts.limit);
 }
 
+const wakers = new WeakMap<Db, Map<string, { runner: ReturnType<typeof createJobRunner>; log: JobLog }>>();
+
+/**
+ * Starts the queued jobs of a kind now, in this process, rather than at the serving runner's next
+ * poll (or in a process that runs no poller, such as a test's): one runner per database and name,
+ * claiming by the same rules as any other, so no job runs twice.
+ */
+export function wakeJobs(db: Db, name: string, options: () => RunnerOptions): void {
+  const named: Map<string, { runner: ReturnType<typeof createJobRunner>; log: JobLog }> =
+    wakers.get(db) ?? new Map();
+  wakers.set(db, named);
+  let waker = named.get(name);
+  if (!waker) {
+    const opts = options();
+    waker = { runner: createJobRunner(db, opts), log: opts.log };
+    named.set(name, waker);
+  }
+  const { log } = waker;
+  void waker.runner.tick().catch((err) => log.error({ err, name }, "could not start jobs"));
+}
+
 /**
  * Makes the running jobs claimable at once. Only where no other process can be running them: the
  * embedded database at the start of its one serving process (a job shown running there lost its

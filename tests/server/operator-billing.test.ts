@@ -282,26 +282,27 @@ describe.each(backends())("operator billing API on $name", (backend) => {
       expect.objectContaining({ month: "2026-01", table: "usage_events_y2026m01", archived: false }),
     );
 
-    const archived = await op("POST", "/v1/operator/event-partitions/2026-01/archive");
-    expect(archived.statusCode, archived.body).toBe(200);
-    expect(archived.json()).toEqual({
+    // Archive and restore are jobs: the call answers 202 with the job, the job its outcome.
+    const partitionJob = async (path: string) => {
+      const res = await op("POST", `/v1/operator/event-partitions/${path}`);
+      expect(res.statusCode, res.body).toBe(202);
+      expect(res.json()).toMatchObject({ month: path.slice(0, 7), job: { job_uuid: expect.any(String) } });
+      const job = await waitForJob(t.p.api.app, local(), res.json().job.job_uuid);
+      expect(job.state, JSON.stringify(job)).toBe("done");
+      return job.partition;
+    };
+    expect(await partitionJob("2026-01/archive")).toEqual({
       month: "2026-01",
       status: "archived",
       table: "usage_events_archive_y2026m01",
       rows: 1,
     });
-    expect((await op("POST", "/v1/operator/event-partitions/2026-01/archive")).json()).toEqual({
+    expect(await partitionJob("2026-01/archive")).toMatchObject({
       month: "2026-01",
       status: "already_archived",
-      table: "usage_events_archive_y2026m01",
-      rows: null,
     });
-    const restored = await op("POST", "/v1/operator/event-partitions/2026-01/restore");
-    expect(restored.json()).toEqual({ month: "2026-01", status: "restored" });
-    expect((await op("POST", "/v1/operator/event-partitions/2026-01/restore")).json()).toEqual({
-      month: "2026-01",
-      status: "not_archived",
-    });
+    expect(await partitionJob("2026-01/restore")).toMatchObject({ month: "2026-01", status: "restored" });
+    expect(await partitionJob("2026-01/restore")).toMatchObject({ month: "2026-01", status: "not_archived" });
     expect((await audits(null, "event_partition.archived")).map((a) => [a.targetId, a.after])).toEqual([
       ["2026-01", { table: "usage_events_archive_y2026m01", attached: false, rows: 1 }],
     ]);

@@ -1,10 +1,14 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { isMonth, listMonths } from "../../metering/shared/partitions";
-import { enqueuePartitionJob, type PartitionAction } from "../../metering/shared/partitions-job";
+import {
+  enqueuePartitionJob,
+  type PartitionAction,
+  partitionJobHandlers,
+} from "../../metering/shared/partitions-job";
 import type { Actor } from "../../platform/audit";
 import { ApiError } from "../../platform/errors";
-import { getJob } from "../../platform/jobs";
+import { getJob, wakeJobs } from "../../platform/jobs";
 import type { OperatorRouteDeps } from "../route-deps";
 import { failure, json } from "../schemas";
 import { OPERATOR_ERRORS } from "./common";
@@ -70,6 +74,8 @@ export const operatorPartitionRoutes: FastifyPluginAsyncZod<OperatorRouteDeps> =
     const r = await enqueuePartitionJob(deps.db, action, month, actor);
     if (!r.ok) throw new ApiError(r.status === "not_found" ? "not_found" : "conflict", r.refusal);
     const job = await getJob(deps.db, r.jobUuid);
+    // At once in this process, not at the serving runner's next poll.
+    wakeJobs(deps.db, "partitions", () => ({ handlers: partitionJobHandlers(deps.db), log: app.log }));
     return { month, job: { job_uuid: r.jobUuid, state: job?.state ?? "queued", total: job?.total ?? 1 } };
   };
 

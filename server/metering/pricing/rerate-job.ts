@@ -9,14 +9,7 @@
  */
 import type { Actor } from "../../platform/audit";
 import type { Db, Tx } from "../../platform/database";
-import {
-  createJobRunner,
-  enqueueJob,
-  type JobHandler,
-  type JobLog,
-  type JobRow,
-  type JobRunner,
-} from "../../platform/jobs";
+import { enqueueJob, type JobHandler, type JobLog, type JobRow, wakeJobs } from "../../platform/jobs";
 import { type RerateCursor, type RerateSummary, rerateAfterPriceChange, startCursor } from "./price-change";
 import type { PriceRule } from "./rule-matching";
 
@@ -129,18 +122,7 @@ export const rerateRunnerOptions = (db: Db, log: JobLog) => ({
   log,
 });
 
-const runners = new WeakMap<Db, JobRunner>();
-
-/**
- * Starts the queued re-ratings now, in this process, rather than at the serving runner's next poll
- * (and in a process that runs no poller, such as a test's): one runner per database, claiming by
- * the same rules as any other, so no job runs twice.
- */
+/** Starts the queued re-ratings now, in this process (platform/jobs.ts wakeJobs). */
 export function wakeRerating(db: Db, log: JobLog): void {
-  let runner = runners.get(db);
-  if (!runner) {
-    runner = createJobRunner(db, rerateRunnerOptions(db, log));
-    runners.set(db, runner);
-  }
-  void runner.tick().catch((err) => log.error({ err }, "could not start re-rating"));
+  wakeJobs(db, RERATE_JOB, () => rerateRunnerOptions(db, log));
 }
